@@ -1,0 +1,506 @@
+// Package agent is the interviewer's brain: the conductor runs the LLM turn
+// loop with tools over the interview state machine, assembles the prompt
+// from the blueprint, and keeps the interview record. It knows nothing of
+// audio or LiveKit: the same conductor serves the voice session, the
+// terminal (viva chat) and text chat in the browser.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/viva-interviews/viva/agent/llm"
+	"github.com/viva-interviews/viva/fsm"
+	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/stages"
+)
+
+// Options configure a Conductor.
+type Options struct {
+	// LLM is the model that plays the interviewer. Required.
+	LLM llm.Client
+	// Machine is the interview's state machine, created with the
+	// Recorder's MachineEvent as its OnEvent. Required.
+	Machine *fsm.Machine
+	// Recorder keeps and saves the record. Required.
+	Recorder *Recorder
+	// Profile is the candidate as the instructions see them.
+	Profile stages.Profile
+	// MaxToolRounds bounds the model calls in one turn (default 6); the
+	// last round is offered no tools, so the model must speak.
+	MaxToolRounds int
+	// MaxHistory bounds the chat messages kept in the prompt (default 60).
+	MaxHistory int
+	// Logger receives the session's logs (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Conductor runs the turns of one interview. Its methods may be called
+// from several goroutines; at most one turn generates at a time (a new turn
+// cancels a running one).
+type Conductor struct {
+	llm     llm.Client
+	machine *fsm.Machine
+	bp      *stages.Blueprint
+	last    string // the final stage, whose delivered utterance ends the interview
+	rec     *Recorder
+	profile stages.Profile
+	log     *slog.Logger
+	rounds  int
+	maxHist int
+
+	mu      sync.Mutex // guards history and current
+	history []llm.Message
+	current *Reply
+
+	endedEarly atomic.Bool
+	ended      chan struct{}
+	endOnce    sync.Once
+}
+
+// New returns a conductor. It does not start the interview: call Greet.
+func New(opts Options) (*Conductor, error) {
+	switch {
+	case opts.LLM == nil:
+		return nil, errors.New("agent: Options.LLM is required")
+	case opts.Machine == nil:
+		return nil, errors.New("agent: Options.Machine is required")
+	case opts.Recorder == nil:
+		return nil, errors.New("agent: Options.Recorder is required")
+	}
+	c := &Conductor{
+		llm: opts.LLM, machine: opts.Machine, rec: opts.Recorder, profile: opts.Profile,
+		log: opts.Logger, rounds: opts.MaxToolRounds, maxHist: opts.MaxHistory,
+		ended: make(chan struct{}),
+	}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	c.bp = c.machine.Blueprint()
+	if path := c.machine.Path(); len(path) > 0 {
+		c.last = path[len(path)-1]
+	}
+	if c.rounds <= 0 {
+		c.rounds = 6
+	}
+	if c.maxHist <= 0 {
+		c.maxHist = 60
+	}
+	return c, nil
+}
+
+// Machine is the conductor's state machine.
+func (c *Conductor) Machine() *fsm.Machine { return c.machine }
+
+// Recorder is the conductor's record keeper.
+func (c *Conductor) Recorder() *Recorder { return c.rec }
+
+// Ended is closed when the interview is over by state: the closing
+// utterance was delivered, or the machine reached Done (a deadline).
+func (c *Conductor) Ended() <-chan struct{} { return c.ended }
+
+// EndedEarly reports whether the candidate asked to stop (end_interview).
+func (c *Conductor) EndedEarly() bool { return c.endedEarly.Load() }
+
+func (c *Conductor) now() time.Time { return time.Now() }
+
+// Greet starts the interview (the machine enters its first stage, the
+// record becomes in progress) and runs the first agent turn, which needs no
+// candidate input.
+func (c *Conductor) Greet(ctx context.Context) *Reply {
+	now := c.now()
+	_ = c.rec.Update(func(rec *interviews.Record) { rec.Start(now) })
+	c.machine.Start()
+	return c.turn(ctx, nil, "timer")
+}
+
+// CandidateTurn is what the candidate said, with how it was measured.
+type CandidateTurn struct {
+	// Text is the transcript or the typed message.
+	Text string
+	// Source is "voice" or "text".
+	Source string
+	// StartedAt and EndedAt bound the candidate's speech (or the moment a
+	// typed message arrived, for both).
+	StartedAt, EndedAt time.Time
+	// EndOfUtterance and STTFinal are the endpointing measures, carried to
+	// the metrics of the agent turn that answers.
+	EndOfUtterance, STTFinal time.Duration
+}
+
+// Respond records the candidate's turn and runs the agent turn that answers
+// it. A turn still generating is cancelled first, so there are never two
+// answers at once and never a stale answer after a new turn.
+func (c *Conductor) Respond(ctx context.Context, in CandidateTurn) *Reply {
+	text := strings.TrimSpace(in.Text)
+	if in.StartedAt.IsZero() {
+		in.StartedAt = c.now()
+	}
+	if in.EndedAt.IsZero() {
+		in.EndedAt = in.StartedAt
+	}
+	if in.Source == "" {
+		in.Source = "text"
+	}
+	stage := c.machine.Stage()
+	_ = c.rec.Update(func(rec *interviews.Record) {
+		rec.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: stage, Text: text,
+			Source: in.Source, StartedAt: in.StartedAt, EndedAt: in.EndedAt})
+	})
+	return c.turn(ctx, &in, in.Source)
+}
+
+// Interject runs an agent turn without candidate input when a stage change
+// is waiting to be acknowledged (a forced transition from the fallback
+// timer). It reports false, and runs nothing, when there is none or the
+// interview is over.
+func (c *Conductor) Interject(ctx context.Context) (*Reply, bool) {
+	if c.machine.Done() || !c.machine.PendingAck() {
+		return nil, false
+	}
+	return c.turn(ctx, nil, "timer"), true
+}
+
+// turn starts generating one agent turn.
+func (c *Conductor) turn(ctx context.Context, in *CandidateTurn, source string) *Reply {
+	c.mu.Lock()
+	if prev := c.current; prev != nil {
+		prev.Cancel()
+		c.mu.Unlock()
+		<-prev.generated
+		c.mu.Lock()
+	}
+	tctx, cancel := context.WithCancel(ctx)
+	r := &Reply{
+		c: c, cancel: cancel, source: source, stage: c.machine.Stage(),
+		deltas: make(chan string, 64), generated: make(chan struct{}),
+	}
+	if in != nil {
+		r.in = *in
+		c.history = append(c.history, llm.Message{Role: llm.RoleUser, Content: strings.TrimSpace(in.Text)})
+	}
+	c.current = r
+	c.mu.Unlock()
+	go r.generate(tctx)
+	return r
+}
+
+// Finish ends the record with status (unless it already ended) and closes
+// Ended. Transports call it on every exit path: completion, candidate left,
+// worker stopped, provider failure.
+func (c *Conductor) Finish(status interviews.Status, endedBy string) {
+	c.mu.Lock()
+	if c.current != nil {
+		c.current.Cancel()
+	}
+	c.mu.Unlock()
+	st := c.machine.Stage()
+	if c.rec.Finish(status, endedBy, c.now()) {
+		c.log.Info("interview finished", "status", status, "ended_by", endedBy, "final_stage", st)
+	}
+	c.endOnce.Do(func() { close(c.ended) })
+}
+
+// RunTimer runs the machine's fallback timer until ctx ends or the
+// interview is over. onForced is called for each forced transition (from a
+// goroutine of the timer): the transport then speaks the acknowledgement
+// with Interject when the candidate is not speaking. When the last stage's
+// deadline passes the interview is finished as completed by deadline.
+func (c *Conductor) RunTimer(ctx context.Context, onForced func(fsm.Transition)) {
+	c.machine.Run(ctx, func(tr fsm.Transition) {
+		c.log.Info("stage deadline passed: moving on", "from", tr.From, "to", tr.To)
+		if c.machine.Done() {
+			c.Finish(interviews.StatusCompleted, interviews.EndedDeadline)
+		}
+		if onForced != nil {
+			onForced(tr)
+		}
+	})
+}
+
+// Reply is one agent turn: the text streams out of Deltas as the model
+// produces it; the transport says what was actually delivered with
+// Delivered.
+type Reply struct {
+	c      *Conductor
+	cancel context.CancelFunc
+	source string
+	stage  string
+	in     CandidateTurn
+
+	deltas    chan string
+	generated chan struct{}
+
+	// set by generate before generated is closed
+	text       string
+	asked      []string
+	firstToken time.Duration
+	startedAt  time.Time
+	err        error
+
+	delivered atomic.Bool
+}
+
+// Deltas yields the reply's text as it is generated; it is closed when
+// generation ends (complete, cancelled or failed).
+func (r *Reply) Deltas() <-chan string { return r.deltas }
+
+// Cancel stops generation. Text already yielded stays yielded.
+func (r *Reply) Cancel() { r.cancel() }
+
+// Wait blocks until generation ends and returns the whole generated text
+// and the error that ended it, if any (a cancelled turn returns
+// context.Canceled).
+func (r *Reply) Wait() (string, error) {
+	<-r.generated
+	return r.text, r.err
+}
+
+// FirstToken is the model's time to first token on the turn's first call.
+func (r *Reply) FirstToken() time.Duration {
+	<-r.generated
+	return r.firstToken
+}
+
+// Delivery is what the transport reports about a reply it output.
+type Delivery struct {
+	// Text is what was actually delivered (played or printed); for an
+	// interrupted voice turn only the part that was played.
+	Text string
+	// Interrupted is true when the candidate barged in.
+	Interrupted bool
+	// StartedAt and EndedAt bound the delivery (first audio to end of
+	// playout); zero means now.
+	StartedAt, EndedAt time.Time
+	// TTSFirstByte and EndToEnd are voice metrics (zero for text).
+	TTSFirstByte, EndToEnd time.Duration
+}
+
+// Delivered records the agent turn with what was actually delivered: the
+// turn is saved, the questions it asked are marked spoken when their text
+// was delivered, and the history the model sees holds only what was said.
+// When the delivered turn is the uninterrupted closing utterance, the
+// interview ends by state (Ended closes). It waits for generation to end;
+// calling it twice has no further effect.
+func (r *Reply) Delivered(d Delivery) {
+	<-r.generated
+	if !r.delivered.CompareAndSwap(false, true) {
+		return
+	}
+	c := r.c
+	now := c.now()
+	if d.EndedAt.IsZero() {
+		d.EndedAt = now
+	}
+	if d.StartedAt.IsZero() {
+		d.StartedAt = d.EndedAt
+	}
+	text := strings.TrimSpace(d.Text)
+
+	var spokenIDs []string
+	for _, id := range r.asked {
+		if questionDelivered(c.machine, id, text, d.Interrupted) {
+			if err := c.machine.MarkSpoken(id); err == nil {
+				spokenIDs = append(spokenIDs, id)
+			}
+		}
+	}
+	if text != "" {
+		c.mu.Lock()
+		msg := text
+		if d.Interrupted {
+			msg += " …"
+		}
+		c.history = append(c.history, llm.Message{Role: llm.RoleAssistant, Content: msg})
+		c.mu.Unlock()
+	}
+	var metrics *interviews.TurnMetrics
+	if r.firstToken > 0 || d.TTSFirstByte > 0 || d.EndToEnd > 0 || r.in.EndOfUtterance > 0 {
+		metrics = &interviews.TurnMetrics{
+			EndOfUtteranceMs: ms(r.in.EndOfUtterance), STTFinalMs: ms(r.in.STTFinal),
+			LLMFirstTokenMs: ms(r.firstToken), TTSFirstByteMs: ms(d.TTSFirstByte), EndToEndMs: ms(d.EndToEnd),
+		}
+	}
+	if text != "" {
+		_ = c.rec.Update(func(rec *interviews.Record) {
+			rec.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: r.stage, Text: text,
+				Source: r.source, StartedAt: d.StartedAt, EndedAt: d.EndedAt, Interrupted: d.Interrupted,
+				QuestionIDs: spokenIDs, Metrics: metrics})
+		})
+	}
+	// The interview ends by state: the closing utterance has been delivered.
+	m := c.machine
+	if !d.Interrupted && text != "" && m.Stage() == c.lastStage() && r.err == nil {
+		if _, err := m.Force(stages.Done, "closing delivered"); err != nil {
+			c.log.Warn("ending the interview failed", "err", err)
+		}
+	}
+	if m.Done() {
+		endedBy := interviews.EndedClosingDelivered
+		if c.EndedEarly() {
+			endedBy = interviews.EndedCandidateRequest
+		} else if trs := m.Transitions(); len(trs) > 0 && trs[len(trs)-1].Reason == "deadline" {
+			endedBy = interviews.EndedDeadline
+		}
+		c.Finish(interviews.StatusCompleted, endedBy)
+	}
+}
+
+// questionDelivered decides whether a registered question reached the
+// candidate: an uninterrupted turn delivered everything it said; an
+// interrupted one counts a question only when the played text carries it.
+func questionDelivered(m *fsm.Machine, id, played string, interrupted bool) bool {
+	if played == "" {
+		return false
+	}
+	if !interrupted {
+		return true
+	}
+	for _, q := range m.Questions() {
+		if q.ID == id {
+			return fsm.Similarity(q.Text, lastSentences(played, 2)) >= 0.5 ||
+				strings.Contains(normalize(played), normalize(q.Text))
+		}
+	}
+	return false
+}
+
+func lastSentences(s string, n int) string {
+	parts := strings.FieldsFunc(s, func(r rune) bool { return r == '.' || r == '!' })
+	if len(parts) > n {
+		parts = parts[len(parts)-n:]
+	}
+	return strings.Join(parts, ".")
+}
+
+func normalize(s string) string {
+	return strings.Join(strings.Fields(strings.ToLower(strings.Trim(s, " ?.!"))), " ")
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// generate runs the model/tool loop of one turn.
+func (r *Reply) generate(ctx context.Context) {
+	c := r.c
+	defer close(r.generated)
+	defer close(r.deltas)
+	defer r.cancel()
+	r.startedAt = c.now()
+	var out strings.Builder
+	emit := func(s string) {
+		if s == "" {
+			return
+		}
+		out.WriteString(s)
+		select {
+		case r.deltas <- s:
+		case <-ctx.Done():
+		}
+	}
+	for round := 0; round < c.rounds; round++ {
+		if ctx.Err() != nil {
+			r.err = ctx.Err()
+			break
+		}
+		tools := Tools
+		if round == c.rounds-1 {
+			tools = nil
+		}
+		req := llm.Request{Messages: c.prompt(out.String()), Tools: tools}
+		resp, err := c.llm.Complete(ctx, req, emit)
+		if round == 0 {
+			r.firstToken = resp.FirstToken
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				err = ctx.Err()
+			}
+			r.err = err
+			break
+		}
+		if len(resp.ToolCalls) == 0 {
+			break
+		}
+		results := make([]llm.Message, 0, len(resp.ToolCalls))
+		for _, tc := range resp.ToolCalls {
+			content := tooling{c}.call(tc, &r.asked)
+			c.log.Debug("tool call", "tool", tc.Name, "result", content)
+			results = append(results, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: content})
+		}
+		c.mu.Lock()
+		c.history = append(c.history, llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls})
+		c.history = append(c.history, results...)
+		c.mu.Unlock()
+	}
+	r.text = strings.TrimSpace(out.String())
+	// The turn belongs to the stage it ended in (a turn that moves on says
+	// the next stage's first words).
+	if st := c.machine.Stage(); st != stages.Done {
+		r.stage = st
+	}
+	if r.err != nil && !errors.Is(r.err, context.Canceled) {
+		c.log.Error("interviewer turn failed", "err", r.err)
+	}
+}
+
+// prompt assembles the messages for one model call: the system prompt
+// (persona, the current stage's instructions, the clock and gates, any
+// acknowledgement due) then the recent history. spoken is text already
+// yielded in this turn.
+func (c *Conductor) prompt(spoken string) []llm.Message {
+	m := c.machine
+	bp := c.bp
+	var sys strings.Builder
+	if p, err := bp.PersonaPrompt(c.profile); err == nil {
+		sys.WriteString(p)
+	}
+	sys.WriteString("\n\nThis is a spoken conversation: answer in short, natural sentences, one question at a time, with no lists, markdown or emoji. ")
+	sys.WriteString("Register every question with ask_question before you say it; record your judgement of each answer with assess_response; move on with transition_stage when the stage's goals are met.\n\n")
+	stage := m.Stage()
+	if st, _, ok := bp.Stage(stage); ok {
+		fmt.Fprintf(&sys, "Current stage: %s (%s).\n", st.Title, stage)
+		sys.WriteString(c.stageInstructions(stage))
+		sys.WriteString("\n")
+		if len(st.Questions) > 0 {
+			sys.WriteString("Suggested questions for this stage (use bank_id when you ask one):\n")
+			asked := map[string]bool{}
+			for _, q := range m.Questions() {
+				if q.Context.Kind == "bank" {
+					asked[q.Context.Ref] = true
+				}
+			}
+			for _, q := range st.Questions {
+				if !asked[q.ID] {
+					fmt.Fprintf(&sys, "- [%s] %s\n", q.ID, q.Text)
+				}
+			}
+		}
+		fmt.Fprintf(&sys, "\nProgress: %s. %s.\n", c.progress(), c.urgency(false))
+	}
+	if ack, ok := m.TakeAck(); ok {
+		fmt.Fprintf(&sys, "\nThe interview has just moved to this stage because the previous stage ran out of time. Begin your reply by saying, once: %q Then continue with this stage.\n", ack)
+	}
+	if spoken != "" {
+		fmt.Fprintf(&sys, "\nYou have already said in this turn: %q. Do not repeat it.\n", spoken)
+	}
+	c.mu.Lock()
+	hist := c.history
+	if len(hist) > c.maxHist {
+		hist = hist[len(hist)-c.maxHist:]
+		// Never start with tool results whose call was cut off.
+		for len(hist) > 0 && hist[0].Role == llm.RoleTool {
+			hist = hist[1:]
+		}
+	}
+	msgs := make([]llm.Message, 0, len(hist)+1)
+	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: sys.String()})
+	msgs = append(msgs, hist...)
+	c.mu.Unlock()
+	return msgs
+}

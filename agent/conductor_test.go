@@ -1,0 +1,388 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/viva-interviews/viva/agent/llm"
+	"github.com/viva-interviews/viva/agent/llm/openai"
+	"github.com/viva-interviews/viva/agent/llm/scripted"
+	"github.com/viva-interviews/viva/fsm"
+	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/internal/fakeopenai"
+	"github.com/viva-interviews/viva/stages"
+)
+
+// newTestInterview wires an interview on the default blueprint, saved in a
+// temporary store, with the given model.
+func newTestInterview(t *testing.T, scale float64, newLLM func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client) (*Conductor, *interviews.Store) {
+	t.Helper()
+	store, err := interviews.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &interviews.Record{Candidate: interviews.Candidate{Name: "Ada Lovelace", Role: "Backend engineer", Level: "senior"}}
+	if err := store.Create(rec); err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewInterview(Setup{Blueprint: stages.Default(), Record: rec, Store: store, TimeScale: scale, NewLLM: newLLM})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, store
+}
+
+func scriptedLLM(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client {
+	return scripted.New(m, bp, p)
+}
+
+// deliver drains a reply as a transport would and reports it delivered whole.
+func deliver(t *testing.T, r *Reply) string {
+	t.Helper()
+	for range r.Deltas() {
+	}
+	text, err := r.Wait()
+	if err != nil {
+		t.Fatalf("turn failed: %v", err)
+	}
+	r.Delivered(Delivery{Text: text})
+	return text
+}
+
+var answers = []string{
+	"I'm doing well, thank you, and I'm ready to start.",
+	"I'm a backend engineer with eight years of experience building payment systems in Go and Java.",
+	"What excites me most is designing reliable distributed systems that scale to millions of users.",
+	"I moved from a monolith team to a platform team two years ago, where I own our Kafka pipelines.",
+	"At my last job I led the migration of our ledger service to a sharded Postgres cluster with zero downtime.",
+	"The hardest bug was a race condition in our retry logic that double charged customers; we found it with tracing.",
+	"I mentor two junior engineers and run our weekly design review.",
+	"When we disagreed about the queue design, I wrote a short doc comparing options and we chose with data.",
+	"I measure success by error budgets, latency percentiles and how quickly we can ship safely.",
+	"Recently I learned Rust to write a small high-performance proxy for our edge.",
+	"My biggest mistake was shipping a schema change without a backfill plan; now I always stage migrations.",
+	"I prefer small teams with clear ownership and written decisions.",
+	"I'd like to grow toward a staff role, leading cross-team architecture.",
+	"No more questions from me, thank you.",
+	"Thanks again.",
+}
+
+// TestScriptedInterviewCompletes runs a whole interview with the offline
+// interviewer in virtual time: every stage is entered in order, each meets
+// its minimum of spoken questions, and it ends completed by state when the
+// closing utterance is delivered.
+func TestScriptedInterviewCompletes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, store := newTestInterview(t, 0.05, scriptedLLM)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go c.RunTimer(ctx, nil)
+		greeting := deliver(t, c.Greet(ctx))
+		if !strings.Contains(greeting, "Ada") {
+			t.Errorf("greeting %q does not address the candidate", greeting)
+		}
+		for _, a := range answers {
+			select {
+			case <-c.Ended():
+			default:
+				time.Sleep(500 * time.Millisecond)
+				deliver(t, c.Respond(ctx, CandidateTurn{Text: a, Source: "text"}))
+				continue
+			}
+			break
+		}
+		select {
+		case <-c.Ended():
+		default:
+			t.Fatalf("interview did not end; stage %s", c.Machine().Stage())
+		}
+		rec, err := store.Get(c.Recorder().Snapshot().ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Status != interviews.StatusCompleted || rec.EndedBy != interviews.EndedClosingDelivered {
+			t.Errorf("status %s ended by %s, want completed by closing_delivered", rec.Status, rec.EndedBy)
+		}
+		var order []string
+		for _, v := range rec.Stages {
+			order = append(order, v.Name)
+			if v.Forced {
+				t.Errorf("stage %s was forced; the answers should have met every gate in time", v.Name)
+			}
+		}
+		if got, want := strings.Join(order, ","), "greeting,intro,experience,closing"; got != want {
+			t.Errorf("stages %s, want %s", got, want)
+		}
+		spoken := map[string]int{}
+		for _, q := range rec.Questions {
+			if q.SpokenAt != nil {
+				spoken[q.Stage]++
+			}
+		}
+		for _, st := range stages.Default().Stages {
+			if spoken[st.Name] < st.MinQuestions {
+				t.Errorf("stage %s: %d questions spoken, minimum %d", st.Name, spoken[st.Name], st.MinQuestions)
+			}
+		}
+		if len(rec.Assessments) == 0 {
+			t.Error("no assessments recorded")
+		}
+		// One merged, ordered list: agent and candidate alternate, seq increases.
+		for i, turn := range rec.Turns {
+			if turn.Seq != i+1 {
+				t.Fatalf("turn %d has seq %d", i, turn.Seq)
+			}
+			if i > 0 && turn.Role == rec.Turns[i-1].Role {
+				t.Errorf("turns %d and %d are both %s", i, i+1, turn.Role)
+			}
+		}
+		if last := rec.Turns[len(rec.Turns)-1]; last.Role != interviews.RoleAgent || last.Stage != "closing" {
+			t.Errorf("last turn %+v, want the agent's closing", last)
+		}
+		// Each stage's acknowledgement is said exactly once.
+		bp := stages.Default()
+		for _, st := range []string{"intro", "experience", "closing"} {
+			ack := bp.AcknowledgementFor(st, stages.Profile{Name: "Ada Lovelace", Role: "Backend engineer", Level: "senior"})
+			n := 0
+			for _, turn := range rec.Turns {
+				n += strings.Count(turn.Text, ack)
+			}
+			if n != 1 {
+				t.Errorf("acknowledgement for %s said %d times, want once", st, n)
+			}
+		}
+	})
+}
+
+// TestDeadlineForcesAndAcknowledgesOnce leaves the candidate silent: the
+// fallback timer forces every stage on, each acknowledgement is delivered
+// once through Interject, and the last deadline ends the interview.
+func TestDeadlineForcesAndAcknowledgesOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, store := newTestInterview(t, 0.1, scriptedLLM)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		forced := make(chan fsm.Transition, 8)
+		go c.RunTimer(ctx, func(tr fsm.Transition) { forced <- tr })
+		deliver(t, c.Greet(ctx))
+		var seen []string
+	loop:
+		for {
+			select {
+			case tr := <-forced:
+				seen = append(seen, tr.To)
+				if !tr.Forced || tr.Reason != "deadline" {
+					t.Errorf("transition %+v is not a forced deadline transition", tr)
+				}
+				if c.Machine().Done() {
+					continue
+				}
+				r, ok := c.Interject(ctx)
+				if !ok {
+					t.Fatalf("no acknowledgement pending after forced move to %s", tr.To)
+				}
+				text := deliver(t, r)
+				ack := stages.Default().AcknowledgementFor(tr.To, stages.Profile{Name: "Ada Lovelace", Role: "Backend engineer", Level: "senior"})
+				if !strings.Contains(text, ack) {
+					t.Errorf("interjection %q does not acknowledge the move", text)
+				}
+				if _, again := c.Interject(ctx); again {
+					t.Errorf("acknowledgement for %s offered twice", tr.To)
+				}
+			case <-c.Ended():
+				break loop
+			}
+		}
+		if got := strings.Join(seen, ","); !strings.HasPrefix(got, "intro,experience,closing") {
+			t.Errorf("forced transitions %s", got)
+		}
+		rec, _ := store.Get(c.Recorder().Snapshot().ID)
+		if rec.Status != interviews.StatusCompleted {
+			t.Errorf("status %s, want completed", rec.Status)
+		}
+		for _, v := range rec.Stages[1:] {
+			if !v.Forced {
+				t.Errorf("stage %s not marked forced", v.Name)
+			}
+		}
+	})
+}
+
+// TestToolLoopWithOpenAI drives the conductor through the real OpenAI
+// client against the local fake: two parallel tool calls streamed in
+// fragments, their results sent back, then the spoken text.
+func TestToolLoopWithOpenAI(t *testing.T) {
+	fake := fakeopenai.New()
+	defer fake.Close()
+	client, err := openai.New(openai.Options{APIKey: fakeopenai.Key, BaseURL: fake.URL, Model: "gpt-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := "How did you get started in backend engineering?"
+	fake.ScriptChat(
+		fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{
+			{Name: ToolAskQuestion, Arguments: `{"question":"Hello Ada, how are you today?","bank_id":"greeting-1"}`},
+		}, Chunk: 3},
+		fakeopenai.Reply{Text: "Hello Ada, welcome! How are you today?", Chunk: 5},
+		fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{
+			{Name: ToolAssessResponse, Arguments: `{"depth_score":2,"key_points":["doing well"]}`},
+			{Name: ToolTransitionStage, Arguments: `{"reason":"greeting done"}`},
+		}, Chunk: 2},
+		fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{
+			{Name: ToolAskQuestion, Arguments: `{"question":"` + q + `"}`},
+		}, Chunk: 4},
+		fakeopenai.Reply{Text: "Great, thank you. " + q, Chunk: 6},
+	)
+	c, store := newTestInterview(t, 1, func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client { return client })
+	ctx := t.Context()
+	if got := deliver(t, c.Greet(ctx)); got != "Hello Ada, welcome! How are you today?" {
+		t.Fatalf("greeting %q", got)
+	}
+	got := deliver(t, c.Respond(ctx, CandidateTurn{Text: "Very well, thanks.", Source: "voice"}))
+	if !strings.HasSuffix(got, q) {
+		t.Fatalf("reply %q", got)
+	}
+	if st := c.Machine().Stage(); st != "intro" {
+		t.Fatalf("stage %s, want intro", st)
+	}
+	reqs := fake.ChatRequests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d chat requests, want 5", len(reqs))
+	}
+	if names := strings.Join(reqs[0].ToolNames(), ","); names != "transition_stage,ask_question,assess_response,end_interview" {
+		t.Errorf("tools offered: %s", names)
+	}
+	// The fourth request carries the two parallel calls and their results.
+	msgs := reqs[3].Messages
+	var calls []fakeopenai.ToolCall
+	results := map[string]string{}
+	for _, m := range msgs {
+		calls = append(calls, m.ToolCalls...)
+		if m.Role == "tool" {
+			results[m.ToolCallID] = m.Content
+		}
+	}
+	var transitionID string
+	for _, tc := range calls {
+		if tc.Name == ToolTransitionStage {
+			transitionID = tc.ID
+		}
+		if _, ok := results[tc.ID]; !ok {
+			t.Errorf("tool call %s (%s) has no result in the next request", tc.ID, tc.Name)
+		}
+	}
+	var tr ToolResult
+	if err := json.Unmarshal([]byte(results[transitionID]), &tr); err != nil || !tr.OK || tr.Stage != "intro" || tr.Acknowledge == "" {
+		t.Errorf("transition result %s (err %v)", results[transitionID], err)
+	}
+	rec, _ := store.Get(c.Recorder().Snapshot().ID)
+	if len(rec.Assessments) != 1 || rec.Assessments[0].DepthScore != 2 || rec.Assessments[0].QuestionID != "q1" {
+		t.Errorf("assessments %+v", rec.Assessments)
+	}
+	if n := len(rec.Turns); n != 3 {
+		t.Errorf("%d turns saved, want 3", n)
+	}
+	if rec.Turns[2].Metrics == nil || rec.Turns[2].Metrics.LLMFirstTokenMs <= 0 {
+		t.Errorf("agent turn metrics %+v, want LLM time to first token", rec.Turns[2].Metrics)
+	}
+}
+
+// TestGateRefusalReachesModel: a transition requested too early is refused
+// with a reason the model can act on, and the stage does not change.
+func TestGateRefusalReachesModel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, _ := newTestInterview(t, 1, scriptedLLM)
+		c.Machine().Start()
+		var asked []string
+		res := tooling{c}.call(llm.ToolCall{ID: "1", Name: ToolTransitionStage, Arguments: `{"reason":"done"}`}, &asked)
+		var tr ToolResult
+		if err := json.Unmarshal([]byte(res), &tr); err != nil {
+			t.Fatal(err)
+		}
+		if tr.OK || !strings.Contains(tr.Error, "cannot leave greeting yet") || c.Machine().Stage() != "greeting" {
+			t.Errorf("premature transition: %+v, stage %s", tr, c.Machine().Stage())
+		}
+		for _, bad := range []llm.ToolCall{
+			{Name: ToolAskQuestion, Arguments: `{"question":`},
+			{Name: ToolAssessResponse, Arguments: `{"depth_score":9,"key_points":[]}`},
+			{Name: "open_pod_bay_doors", Arguments: `{}`},
+		} {
+			res := tooling{c}.call(bad, &asked)
+			if err := json.Unmarshal([]byte(res), &tr); err != nil || tr.OK || tr.Error == "" {
+				t.Errorf("%s(%s) → %s, want a refusal with a reason", bad.Name, bad.Arguments, res)
+			}
+		}
+		// A repeated (paraphrased) question is refused.
+		tooling{c}.call(llm.ToolCall{Name: ToolAskQuestion, Arguments: `{"question":"Tell me about a challenging project you worked on."}`}, &asked)
+		res = tooling{c}.call(llm.ToolCall{Name: ToolAskQuestion, Arguments: `{"question":"Could you tell me about a project that was challenging for you?"}`}, &asked)
+		if err := json.Unmarshal([]byte(res), &tr); err != nil || tr.OK || !strings.Contains(tr.Error, "repeats") {
+			t.Errorf("paraphrase accepted: %s", res)
+		}
+	})
+}
+
+// TestNewTurnCancelsStale: a candidate turn arriving while the previous
+// answer is still generating cancels it; only one answer is delivered.
+func TestNewTurnCancelsStale(t *testing.T) {
+	fake := fakeopenai.New()
+	defer fake.Close()
+	client, err := openai.New(openai.Options{APIKey: fakeopenai.Key, BaseURL: fake.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake.ScriptChat(
+		fakeopenai.Reply{Text: "Hello there, how are you?"},
+		fakeopenai.Reply{Text: "This answer is very slow and will be overtaken by the next turn.", StallAfter: 3},
+		fakeopenai.Reply{Text: "Sorry, go on."},
+	)
+	c, store := newTestInterview(t, 1, func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client { return client })
+	ctx := t.Context()
+	deliver(t, c.Greet(ctx))
+	slow := c.Respond(ctx, CandidateTurn{Text: "I am fine"})
+	<-slow.Deltas() // it has started speaking
+	fast := c.Respond(ctx, CandidateTurn{Text: "Actually, one more thing"})
+	if _, err := slow.Wait(); !errors.Is(err, context.Canceled) {
+		t.Errorf("stale turn ended with %v, want cancelled", err)
+	}
+	slow.Delivered(Delivery{Text: "", Interrupted: true})
+	if got := deliver(t, fast); got != "Sorry, go on." {
+		t.Errorf("fresh turn said %q", got)
+	}
+	rec, _ := store.Get(c.Recorder().Snapshot().ID)
+	var agentTurns int
+	for _, turn := range rec.Turns {
+		if turn.Role == interviews.RoleAgent {
+			agentTurns++
+		}
+	}
+	if agentTurns != 2 {
+		t.Errorf("%d agent turns saved, want 2 (greeting and the fresh answer)", agentTurns)
+	}
+}
+
+// TestInterruptedQuestionNotCounted: a question cut off before it was
+// played does not count toward the stage's minimum; the turn is saved
+// interrupted with only the played text.
+func TestInterruptedQuestionNotCounted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, store := newTestInterview(t, 1, scriptedLLM)
+		ctx := t.Context()
+		r := c.Greet(ctx)
+		for range r.Deltas() {
+		}
+		r.Delivered(Delivery{Text: "Hello Ada, and thank you", Interrupted: true})
+		if n := c.Machine().Spoken("greeting"); n != 0 {
+			t.Errorf("%d questions counted from an interrupted greeting, want 0", n)
+		}
+		rec, _ := store.Get(c.Recorder().Snapshot().ID)
+		last := rec.Turns[len(rec.Turns)-1]
+		if !last.Interrupted || last.Text != "Hello Ada, and thank you" {
+			t.Errorf("saved turn %+v", last)
+		}
+	})
+}

@@ -1,0 +1,62 @@
+package agent
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/viva-interviews/viva/agent/llm"
+	"github.com/viva-interviews/viva/fsm"
+	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/stages"
+)
+
+// Setup is everything needed to run one interview.
+type Setup struct {
+	// Blueprint is the interview plan. Required.
+	Blueprint *stages.Blueprint
+	// Record is the interview's record (candidate, id, status scheduled or
+	// in progress). Required.
+	Record *interviews.Record
+	// Store saves the record; nil keeps it in memory only.
+	Store *interviews.Store
+	// TimeScale multiplies every limit and gate (0 means 1).
+	TimeScale float64
+	// NewLLM makes the interviewer model; it receives the machine (the
+	// scripted interviewer reads it). Required.
+	NewLLM func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client
+	// Logger is the session's logger.
+	Logger *slog.Logger
+}
+
+// NewInterview wires a recorder, a state machine and a conductor for one
+// interview. The interview starts with Conductor.Greet.
+func NewInterview(s Setup) (*Conductor, error) {
+	if s.Blueprint == nil || s.Record == nil || s.NewLLM == nil {
+		return nil, fmt.Errorf("agent: Setup needs Blueprint, Record and NewLLM")
+	}
+	log := s.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	rec := s.Record
+	if rec.Blueprint == "" {
+		rec.Blueprint = s.Blueprint.Name
+	}
+	profile := stages.Profile{
+		Name: rec.Candidate.Name, Role: rec.Candidate.Role, Level: rec.Candidate.Level,
+		JobDescription: rec.JobDescription, ResumeSummary: rec.ResumeSummary,
+	}
+	recorder := NewRecorder(s.Store, rec, log)
+	bp := s.Blueprint
+	title := func(stage string) string {
+		if st, _, ok := bp.Stage(stage); ok {
+			return st.Title
+		}
+		return stage
+	}
+	m, err := fsm.New(bp, fsm.Options{TimeScale: s.TimeScale, Profile: profile, OnEvent: recorder.MachineEvent(title)})
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	return New(Options{LLM: s.NewLLM(m, bp, profile), Machine: m, Recorder: recorder, Profile: profile, Logger: log})
+}

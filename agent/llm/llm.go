@@ -1,0 +1,78 @@
+// Package llm is the interface between the conductor and a language model:
+// one streamed chat completion with tools. Providers live in subpackages
+// named after what they wrap (openai, scripted).
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Roles of chat messages.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content,omitempty"`
+	// ToolCalls are the calls an assistant message made.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID links a tool message to the call it answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// Name is the tool's name on a tool message.
+	Name string `json:"name,omitempty"`
+}
+
+// ToolCall is one complete function call requested by the model.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"` // JSON object text
+}
+
+// Tool is a function the model may call, as an OpenAI function schema.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"` // JSON Schema object
+}
+
+// Request is one completion request.
+type Request struct {
+	Messages []Message
+	Tools    []Tool
+	// Temperature 0 means the provider's default.
+	Temperature float32
+}
+
+// Response is what a completion produced once the stream ended.
+type Response struct {
+	// Text is the whole assistant text (the concatenation of the deltas).
+	Text string
+	// ToolCalls are complete calls, in the order the model made them.
+	ToolCalls []ToolCall
+	// FinishReason as the provider reported it ("stop", "tool_calls", …).
+	FinishReason string
+	// FirstToken is the time from the request to the first streamed token
+	// (text or tool call); zero when nothing was streamed.
+	FirstToken time.Duration
+}
+
+// Client is a chat model. Complete streams one completion: onDelta is called
+// with each piece of assistant text as it arrives (never concurrently), and
+// the returned Response holds the whole text and the accumulated tool calls.
+// Cancelling ctx stops the stream and returns ctx's error.
+type Client interface {
+	Complete(ctx context.Context, req Request, onDelta func(text string)) (Response, error)
+}
+
+// ErrAuth is wrapped by errors that mean the provider rejected or lacks the
+// credentials; retrying will not help.
+var ErrAuth = errors.New("llm: authentication failed")

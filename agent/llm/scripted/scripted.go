@@ -1,0 +1,463 @@
+// Package scripted is the offline interviewer used when no language model
+// is configured. It is deterministic and honest about what it is: it greets,
+// asks the blueprint's question bank in order, follows up on answers when a
+// bank runs dry, judges answers by a simple heuristic (length and keywords),
+// moves on when the machine's gates allow and closes politely. It speaks
+// through the same tool calls a real model makes, so the conductor runs the
+// same path whichever is behind it.
+package scripted
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/viva-interviews/viva/agent/llm"
+	"github.com/viva-interviews/viva/fsm"
+	"github.com/viva-interviews/viva/stages"
+)
+
+// View is the read-only part of the interview state machine the scripted
+// interviewer consults (*fsm.Machine satisfies it).
+type View interface {
+	Stage() string
+	Status() fsm.TimeStatus
+	Gate() error
+	Questions() []fsm.Question
+	Path() []string
+}
+
+// Interviewer is the scripted llm.Client.
+type Interviewer struct {
+	view    View
+	bp      *stages.Blueprint
+	profile stages.Profile
+	// ChunkWords is how many words each streamed delta carries (default 3),
+	// so voice output starts on the first sentence as with a real model.
+	ChunkWords int
+
+	mu        sync.Mutex
+	calls     int
+	spokeIn   string          // the stage the last spoken text belonged to
+	greeted   bool            // the greeting has been said
+	refused   map[string]bool // question texts refused as repeats
+	lastAsked string          // text of the last question asked
+}
+
+// New returns a scripted interviewer for the blueprint the machine runs.
+func New(view View, bp *stages.Blueprint, p stages.Profile) *Interviewer {
+	return &Interviewer{view: view, bp: bp, profile: p, ChunkWords: 3, refused: map[string]bool{}}
+}
+
+// Name identifies the engine in logs and records.
+func (s *Interviewer) Name() string { return "scripted" }
+
+// result is the part of the conductor's tool result the interviewer reads.
+type result struct {
+	OK    bool   `json:"ok"`
+	Stage string `json:"stage"`
+	Error string `json:"error"`
+}
+
+// Complete decides the interviewer's next move from the conversation so far.
+func (s *Interviewer) Complete(ctx context.Context, req llm.Request, onDelta func(string)) (llm.Response, error) {
+	start := time.Now()
+	if err := ctx.Err(); err != nil {
+		return llm.Response{}, err
+	}
+	s.mu.Lock()
+	resp := s.decide(req)
+	s.mu.Unlock()
+	if resp.Text != "" {
+		words := strings.SplitAfter(resp.Text, " ")
+		n := max(s.ChunkWords, 1)
+		for i := 0; i < len(words); i += n {
+			if err := ctx.Err(); err != nil {
+				return llm.Response{}, err
+			}
+			onDelta(strings.Join(words[i:min(i+n, len(words))], ""))
+		}
+	}
+	resp.FirstToken = time.Since(start)
+	if len(resp.ToolCalls) > 0 {
+		resp.FinishReason = "tool_calls"
+	} else {
+		resp.FinishReason = "stop"
+	}
+	return resp, nil
+}
+
+// decide is the whole policy. It is called with s.mu held.
+func (s *Interviewer) decide(req llm.Request) llm.Response {
+	msgs := req.Messages
+	last := llm.Message{}
+	if len(msgs) > 0 {
+		last = msgs[len(msgs)-1]
+	}
+	stage := s.view.Stage()
+	final := s.isFinal(stage)
+	noTools := len(req.Tools) == 0
+
+	if last.Role == llm.RoleTool {
+		call, res := lastResults(msgs)
+		for i, c := range call {
+			r := res[i]
+			switch c.Name {
+			case "transition_stage", "end_interview":
+				if r.OK && s.isFinal(r.Stage) {
+					return llm.Response{Text: s.closing()}
+				}
+				if r.OK && !noTools {
+					return s.ask(stage, "")
+				}
+			}
+		}
+		for i, c := range call {
+			if c.Name != "ask_question" {
+				continue
+			}
+			q := askedText(c)
+			if res[i].OK {
+				return llm.Response{Text: s.speak(stage, q)}
+			}
+			s.refused[strings.ToLower(q)] = true
+			if !noTools {
+				return s.ask(stage, lastUser(msgs))
+			}
+		}
+		if final {
+			return llm.Response{Text: s.closing()}
+		}
+		if noTools {
+			return llm.Response{Text: s.speak(stage, s.lastAsked)}
+		}
+		return s.ask(stage, lastUser(msgs))
+	}
+
+	if final {
+		return llm.Response{Text: s.closing()}
+	}
+	if noTools {
+		return llm.Response{Text: s.speak(stage, "Could you tell me a little more about that?")}
+	}
+	var calls []llm.ToolCall
+	if last.Role == llm.RoleUser {
+		answer := last.Content
+		if wantsToStop(answer) {
+			return llm.Response{ToolCalls: []llm.ToolCall{s.call("end_interview", map[string]any{"reason": "the candidate asked to stop: " + clip(answer, 80)})}}
+		}
+		if s.hasSpokenQuestion() {
+			score, points := s.assess(stage, answer)
+			calls = append(calls, s.call("assess_response", map[string]any{"depth_score": score, "key_points": points}))
+		}
+		if s.gateOpen() {
+			calls = append(calls, s.call("transition_stage", map[string]any{"reason": "the stage's questions have been answered"}))
+			return llm.Response{ToolCalls: calls}
+		}
+	}
+	next := s.ask(stage, lastUser(msgs))
+	next.ToolCalls = append(calls, next.ToolCalls...)
+	return next
+}
+
+func (s *Interviewer) isFinal(stage string) bool {
+	p := s.view.Path()
+	return len(p) > 0 && stage == p[len(p)-1]
+}
+
+// gateOpen reports whether a requested transition would be allowed once
+// the pending question count is what the machine says now.
+func (s *Interviewer) gateOpen() bool { return s.view.Gate() == nil }
+
+func (s *Interviewer) hasSpokenQuestion() bool {
+	for _, q := range s.view.Questions() {
+		if q.Spoken() {
+			return true
+		}
+	}
+	return false
+}
+
+// ask registers the next question of the stage: the next bank question not
+// yet asked, else a follow-up on the last answer.
+func (s *Interviewer) ask(stage, lastAnswer string) llm.Response {
+	asked := map[string]bool{}
+	var lastID string
+	for _, q := range s.view.Questions() {
+		if q.Context.Kind == "bank" {
+			asked[q.Context.Ref] = true
+		}
+		if q.Spoken() {
+			lastID = q.ID
+		}
+	}
+	if st, _, ok := s.bp.Stage(stage); ok {
+		for _, bq := range st.Questions {
+			text, err := bq.Render(s.profile)
+			if err != nil || asked[bq.ID] || s.refused[strings.ToLower(text)] {
+				continue
+			}
+			s.lastAsked = text
+			return llm.Response{ToolCalls: []llm.ToolCall{s.call("ask_question", map[string]any{
+				"question": text, "purpose": bq.Purpose, "bank_id": bq.ID})}}
+		}
+	}
+	text := s.followUp(lastAnswer)
+	s.lastAsked = text
+	args := map[string]any{"question": text, "purpose": "follow up on the last answer"}
+	if lastID != "" {
+		args["follows_up"] = lastID
+	}
+	return llm.Response{ToolCalls: []llm.ToolCall{s.call("ask_question", args)}}
+}
+
+var followUpTemplates = []string{
+	"You mentioned %s. Can you walk me through a specific example of that?",
+	"What was the hardest part of working on %s?",
+	"Looking back, what would you do differently with %s?",
+	"How did you measure whether %s was a success?",
+	"Who else was involved in %s, and how did you work together?",
+	"What did %s teach you that you still use today?",
+}
+
+var genericFollowUps = []string{
+	"Can you give me a concrete example from your own work?",
+	"What was the outcome, and what did you learn from it?",
+	"What would you do differently if you faced that again?",
+	"How did you decide what to prioritise there?",
+	"What part of that are you most proud of?",
+	"What was the biggest obstacle, and how did you get past it?",
+}
+
+// followUp makes a question about the most salient word of the answer that
+// has not been refused as a repeat.
+func (s *Interviewer) followUp(answer string) string {
+	for _, topic := range salient(answer) {
+		for _, t := range followUpTemplates {
+			q := fmt.Sprintf(t, topic)
+			if !s.refused[strings.ToLower(q)] {
+				return q
+			}
+		}
+	}
+	for _, q := range genericFollowUps {
+		if !s.refused[strings.ToLower(q)] {
+			return q
+		}
+	}
+	return fmt.Sprintf("Is there anything else about your work you would like to tell me? (%d)", len(s.refused))
+}
+
+// speak is the text said with a question: the greeting before the first
+// one, the stage acknowledgement when the stage changed since it last spoke.
+func (s *Interviewer) speak(stage, question string) string {
+	var b strings.Builder
+	switch {
+	case !s.greeted:
+		fmt.Fprintf(&b, "Hello %s, and thank you for joining. I'm the interviewer for the %s role today, and this will take about fifteen minutes. ", firstName(s.profile.Name), orDefault(s.profile.Role, "open"))
+	case stage != s.spokeIn:
+		if ack := s.bp.AcknowledgementFor(stage, s.profile); ack != "" {
+			b.WriteString(ack + " ")
+		}
+	}
+	s.greeted = true
+	s.spokeIn = stage
+	b.WriteString(question)
+	return b.String()
+}
+
+func (s *Interviewer) closing() string {
+	var b strings.Builder
+	stage := s.view.Stage()
+	if stage != s.spokeIn {
+		if ack := s.bp.AcknowledgementFor(stage, s.profile); ack != "" {
+			b.WriteString(ack + " ")
+		}
+	}
+	s.spokeIn = stage
+	fmt.Fprintf(&b, "Thank you for your time today, %s. It was a pleasure to hear about your work. The hiring team will review our conversation and get back to you soon. Goodbye!", firstName(s.profile.Name))
+	return b.String()
+}
+
+// assess scores an answer: longer answers that touch the stage's and the
+// question's keywords score higher. It returns up to three key points.
+func (s *Interviewer) assess(stage, answer string) (int, []string) {
+	words := strings.Fields(answer)
+	var keywords []string
+	if st, _, ok := s.bp.Stage(stage); ok {
+		keywords = append(keywords, st.Keywords...)
+		qs := s.view.Questions()
+		for i := len(qs) - 1; i >= 0; i-- {
+			if qs[i].Context.Kind == "bank" {
+				for _, bq := range st.Questions {
+					if bq.ID == qs[i].Context.Ref {
+						keywords = append(keywords, bq.Keywords...)
+					}
+				}
+				break
+			}
+		}
+	}
+	lower := strings.ToLower(answer)
+	hits := 0
+	for _, k := range keywords {
+		if k = strings.ToLower(strings.TrimSpace(k)); k != "" && strings.Contains(lower, k) {
+			hits++
+		}
+	}
+	score := 1
+	if len(words) >= 12 {
+		score++
+	}
+	if len(words) >= 35 {
+		score++
+	}
+	if hits >= 1 {
+		score++
+	}
+	if hits >= 3 {
+		score++
+	}
+	var points []string
+	for _, sent := range sentences(answer) {
+		if len(points) == 3 {
+			break
+		}
+		points = append(points, clip(sent, 120))
+	}
+	if len(points) == 0 {
+		points = []string{"no substantive answer"}
+	}
+	return min(score, 5), points
+}
+
+func (s *Interviewer) call(name string, args map[string]any) llm.ToolCall {
+	s.calls++
+	b, _ := json.Marshal(args)
+	return llm.ToolCall{ID: fmt.Sprintf("call_scripted_%d", s.calls), Name: name, Arguments: string(b)}
+}
+
+// lastResults pairs the trailing tool messages with the calls of the
+// assistant message they answer.
+func lastResults(msgs []llm.Message) ([]llm.ToolCall, []result) {
+	i := len(msgs) - 1
+	for i >= 0 && msgs[i].Role == llm.RoleTool {
+		i--
+	}
+	if i < 0 || msgs[i].Role != llm.RoleAssistant {
+		return nil, nil
+	}
+	byID := map[string]result{}
+	for _, m := range msgs[i+1:] {
+		var r result
+		_ = json.Unmarshal([]byte(m.Content), &r)
+		byID[m.ToolCallID] = r
+	}
+	calls := msgs[i].ToolCalls
+	res := make([]result, len(calls))
+	for k, c := range calls {
+		res[k] = byID[c.ID]
+	}
+	return calls, res
+}
+
+func askedText(c llm.ToolCall) string {
+	var a struct {
+		Question string `json:"question"`
+	}
+	_ = json.Unmarshal([]byte(c.Arguments), &a)
+	return a.Question
+}
+
+func lastUser(msgs []llm.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleUser {
+			return msgs[i].Content
+		}
+	}
+	return ""
+}
+
+var stopRe = regexp.MustCompile(`(?i)\b(can|could) we (please )?(stop|end|finish)\b|\b(i want|i'd like|i would like|let's|lets) to (stop|end|finish)\b|\bi (have|need) to (go|leave)\b|\b(stop|end) (the|this) interview\b`)
+
+// wantsToStop reports whether the candidate asked to end the interview.
+func wantsToStop(s string) bool { return stopRe.MatchString(s) }
+
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`about above after again against because been before being below between both
+could didn't doesn't doing during each having here hers herself himself itself just
+more most myself other ours ourselves over really same should some such than that their theirs
+them themselves then there these they this those through under until very were what when where which while
+with would your yours yourself yourselves actually basically things thing stuff worked working
+think know like pretty quite lot lots also well much many mostly years year time times started`) {
+		stopWords[w] = true
+	}
+}
+
+// salient returns candidate topics from an answer: its longest uncommon
+// words, most salient first.
+func salient(answer string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, w := range strings.FieldsFunc(answer, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) {
+		lw := strings.ToLower(w)
+		if len(lw) < 5 || stopWords[lw] || seen[lw] {
+			continue
+		}
+		seen[lw] = true
+		out = append(out, lw)
+	}
+	// longest first, stable
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && len(out[j]) > len(out[j-1]); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	if len(out) > 4 {
+		out = out[:4]
+	}
+	return out
+}
+
+func sentences(s string) []string {
+	var out []string
+	for _, p := range strings.FieldsFunc(s, func(r rune) bool { return r == '.' || r == '!' || r == '?' || r == ';' }) {
+		if p = strings.TrimSpace(p); len(strings.Fields(p)) >= 3 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func clip(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	cut := strings.LastIndex(s[:n], " ")
+	if cut < n/2 {
+		cut = n
+	}
+	return s[:cut] + "…"
+}
+
+func firstName(name string) string {
+	if f := strings.Fields(name); len(f) > 0 {
+		return f[0]
+	}
+	return "there"
+}
+
+func orDefault(s, d string) string {
+	if strings.TrimSpace(s) == "" {
+		return d
+	}
+	return s
+}

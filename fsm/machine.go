@@ -1,0 +1,656 @@
+// Package fsm is the interview state machine: it walks a stages.Blueprint
+// from its first stage to stages.Done, enforces each stage's gates (minimum
+// time and minimum spoken questions) on transitions the LLM requests, forces
+// the next stage when a stage's deadline passes, keeps the question log with
+// a paraphrase-aware repetition check, queues the acknowledgement spoken on
+// entering a stage, and reports everything as Events.
+//
+// The states and the allowed moves between them are a looplab/fsm machine
+// (a stage may only move forward along the blueprint's path); Machine adds
+// the clock, the gates and the bookkeeping around it. A Machine is safe for
+// concurrent use: the conversation goroutine (Ask, Advance, TakeAck) and the
+// fallback timer (Run) use it at the same time. Time comes from
+// Options.Now, so tests drive it with testing/synctest or a fake clock.
+//
+// Milestones (50/75/90/100 % of a stage's limit) are emitted by
+// CheckDeadline, and only there; Run wakes at every milestone and deadline
+// of the current stage and calls it. A machine without Run emits them when
+// its owner polls CheckDeadline.
+package fsm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	lf "github.com/looplab/fsm"
+
+	"github.com/viva-interviews/viva/stages"
+)
+
+// MaxTimeScale is the largest accepted Options.TimeScale.
+const MaxTimeScale = 10
+
+// Options configure a Machine. The zero value is valid: real time, no
+// scaling, no event listener.
+type Options struct {
+	// TimeScale multiplies every stage's Limit and MinTime: 0.1 runs the
+	// interview ten times faster (practice, demos), 2 gives twice as long.
+	// 0 means 1; otherwise it must be above 0 and at most MaxTimeScale.
+	TimeScale float64
+	// Now is the machine's clock; nil means time.Now (which tests using
+	// testing/synctest see as their fake clock).
+	Now func() time.Time
+	// Profile fills the acknowledgement templates (candidate name, role…).
+	Profile stages.Profile
+	// OnEvent, when set, is called for every Event in the order they
+	// happened, without the machine's lock held, so it may call the
+	// machine's methods. Events are delivered by one goroutine at a time:
+	// normally the caller whose action produced them, before that call
+	// returns; when another goroutine is already delivering (or OnEvent
+	// itself acts on the machine), that delivery loop passes them on right
+	// after the events already queued.
+	OnEvent func(Event)
+}
+
+// Machine is one interview's state machine. Create it with New, then call
+// Start; run Run in a goroutine for the deadlines.
+type Machine struct {
+	bp      *stages.Blueprint
+	path    []string       // stage names in visiting order
+	pos     map[string]int // stage name → position in path
+	scale   float64
+	now     func() time.Time
+	profile stages.Profile
+	onEvent func(Event)
+
+	// wake tells Run that the stage changed, so it re-arms its timer.
+	wake chan struct{}
+
+	mu            sync.Mutex
+	states        *lf.FSM
+	stage         string       // current stage, "" before Start
+	cur           stages.Stage // current stage, scaled
+	entered       time.Time
+	nextMilestone int // index into Milestones of the next milestone to emit
+	questions     []Question
+	qtokens       []questionTokens // normalised questions, parallel to questions
+	qindex        map[string]int   // question id → index in questions
+	transitions   []Transition
+	ack           string
+	ackPending    bool
+	outbox        []Event
+	flushing      bool
+}
+
+type questionTokens struct {
+	tokens map[string]bool
+	norm   string
+}
+
+// New returns a machine for bp, not yet started. It rejects a blueprint
+// that fails bp.Validate (or whose stage order does not reach stages.Done)
+// and a TimeScale out of range. The machine works on its own copy of bp.
+func New(bp *stages.Blueprint, opts Options) (*Machine, error) {
+	if bp == nil {
+		return nil, errors.New("fsm: no blueprint: pass one, e.g. stages.Default()")
+	}
+	scale := opts.TimeScale
+	if scale == 0 {
+		scale = 1
+	}
+	if math.IsNaN(scale) || scale <= 0 || scale > MaxTimeScale {
+		return nil, fmt.Errorf("fsm: time scale %v out of range: use a value above 0 and at most %d (0.1 = ten times faster, 1 = real time)", opts.TimeScale, MaxTimeScale)
+	}
+	if err := bp.Validate(); err != nil {
+		return nil, fmt.Errorf("fsm: blueprint %q: %w", bp.Name, err)
+	}
+	bp = bp.Clone()
+	path, err := checkBlueprint(bp)
+	if err != nil {
+		return nil, fmt.Errorf("fsm: blueprint %q: %w", bp.Name, err)
+	}
+	m := &Machine{
+		bp:      bp,
+		path:    path,
+		pos:     make(map[string]int, len(path)),
+		scale:   scale,
+		now:     opts.Now,
+		profile: opts.Profile,
+		onEvent: opts.OnEvent,
+		wake:    make(chan struct{}, 1),
+		qindex:  map[string]int{},
+	}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	for i, name := range path {
+		m.pos[name] = i
+	}
+	// One event per destination, allowed only from the states before it on
+	// the path: the interview moves forward, never back or sideways.
+	events := []lf.EventDesc{{Name: enterEvent(path[0]), Src: []string{""}, Dst: path[0]}}
+	for i := 1; i < len(path); i++ {
+		events = append(events, lf.EventDesc{Name: enterEvent(path[i]), Src: append([]string(nil), path[:i]...), Dst: path[i]})
+	}
+	events = append(events, lf.EventDesc{Name: enterEvent(stages.Done), Src: append([]string(nil), path...), Dst: stages.Done})
+	m.states = lf.NewFSM("", events, nil)
+	return m, nil
+}
+
+func enterEvent(stage string) string { return "enter " + stage }
+
+// checkBlueprint returns the stages in visiting order, or an error when
+// that order does not reach stages.Done (Validate already rejects such
+// blueprints; this keeps the machine sound whatever it is given).
+func checkBlueprint(bp *stages.Blueprint) ([]string, error) {
+	path := bp.Path()
+	if len(path) == 0 {
+		return nil, errors.New("no stages: a blueprint needs at least one stage")
+	}
+	if next := bp.NextStage(path[len(path)-1]); next != stages.Done {
+		return nil, fmt.Errorf("stage order %s → %s never reaches %q: fix the stages' next links", strings.Join(path, " → "), next, stages.Done)
+	}
+	return path, nil
+}
+
+// Blueprint returns a copy of the blueprint the machine runs (unscaled
+// timings).
+func (m *Machine) Blueprint() *stages.Blueprint { return m.bp.Clone() }
+
+// TimeScale returns the factor applied to every Limit and MinTime.
+func (m *Machine) TimeScale() float64 { return m.scale }
+
+// Path returns the stage names in the order the interview visits them; its
+// length is Count.
+func (m *Machine) Path() []string { return append([]string(nil), m.path...) }
+
+func (m *Machine) scaled(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * m.scale)
+}
+
+// Start enters the first stage and queues its acknowledgement (the
+// blueprint's welcome line, if it has one). Calling it again is a no-op
+// that returns the zero Transition.
+func (m *Machine) Start() Transition {
+	m.mu.Lock()
+	if m.stage != "" {
+		m.mu.Unlock()
+		return Transition{}
+	}
+	tr, err := m.transitionLocked(m.path[0], false, "start")
+	m.mu.Unlock()
+	if err != nil {
+		// Unreachable: New built the event for the first stage from "".
+		panic(err)
+	}
+	m.flush()
+	return tr
+}
+
+// Stage returns the current stage name: "" before Start, stages.Done at the
+// end.
+func (m *Machine) Stage() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.stage
+}
+
+// Current returns the current stage's definition with Limit and MinTime
+// already scaled. Before Start it is the zero Stage; at the end it is a
+// Stage named stages.Done.
+func (m *Machine) Current() stages.Stage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stage == stages.Done {
+		return stages.Stage{Name: stages.Done}
+	}
+	if m.stage == "" {
+		return stages.Stage{}
+	}
+	s, _, _ := m.bp.Stage(m.stage)
+	s.Limit, s.MinTime = m.cur.Limit, m.cur.MinTime
+	return s
+}
+
+// Index returns the 0-based position of the current stage in Path: -1
+// before Start, Count() once done.
+func (m *Machine) Index() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.indexLocked()
+}
+
+func (m *Machine) indexLocked() int {
+	switch m.stage {
+	case "":
+		return -1
+	case stages.Done:
+		return len(m.path)
+	}
+	return m.pos[m.stage]
+}
+
+// Count returns the number of stages the interview visits (len(Path())).
+func (m *Machine) Count() int { return len(m.path) }
+
+// Done reports whether the interview reached stages.Done.
+func (m *Machine) Done() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.stage == stages.Done
+}
+
+// Deadline returns when the current stage will be forced to end (the time
+// it was entered plus its scaled Limit); zero before Start and once done.
+func (m *Machine) Deadline() time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.activeLocked() {
+		return time.Time{}
+	}
+	return m.deadlineLocked()
+}
+
+func (m *Machine) activeLocked() bool { return m.stage != "" && m.stage != stages.Done }
+
+func (m *Machine) deadlineLocked() time.Time { return m.entered.Add(m.cur.Limit) }
+
+// Status returns the current stage's clock and gates. It has no side
+// effects (milestones are emitted by CheckDeadline).
+func (m *Machine) Status() TimeStatus {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st := TimeStatus{Stage: m.stage, Index: m.indexLocked(), Count: len(m.path)}
+	if !m.activeLocked() {
+		return st
+	}
+	now := m.now()
+	st.Entered = m.entered
+	st.Deadline = m.deadlineLocked()
+	st.Elapsed = max(now.Sub(m.entered), 0)
+	st.Remaining = max(st.Deadline.Sub(now), 0)
+	st.Limit, st.MinTime = m.cur.Limit, m.cur.MinTime
+	if st.Limit > 0 {
+		st.RemainingPct = min(100, 100*float64(st.Remaining)/float64(st.Limit))
+	}
+	st.Spoken, st.MinQuestions = m.spokenLocked(m.stage), m.cur.MinQuestions
+	st.MinTimeMet = st.Elapsed >= st.MinTime
+	st.MinQuestionsMet = st.Spoken >= st.MinQuestions
+	st.Overrun = !now.Before(st.Deadline)
+	return st
+}
+
+// Gate reports whether a requested transition (Advance) is allowed now: nil
+// when it is, a *GateError saying what is missing when it is not, or
+// ErrNotStarted / ErrDone.
+func (m *Machine) Gate() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.gateLocked(m.now())
+}
+
+func (m *Machine) gateLocked(now time.Time) error {
+	if err := m.activeErrLocked(); err != nil {
+		return err
+	}
+	spoken := m.spokenLocked(m.stage)
+	elapsed := max(now.Sub(m.entered), 0)
+	if spoken >= m.cur.MinQuestions && elapsed >= m.cur.MinTime {
+		return nil
+	}
+	return &GateError{Stage: m.stage, Spoken: spoken, MinQuestions: m.cur.MinQuestions, Elapsed: elapsed, MinTime: m.cur.MinTime}
+}
+
+func (m *Machine) activeErrLocked() error {
+	switch m.stage {
+	case "":
+		return ErrNotStarted
+	case stages.Done:
+		return ErrDone
+	}
+	return nil
+}
+
+// Advance moves to the next stage when the LLM asks for it. It is refused
+// with a *GateError until both the stage's scaled MinTime has passed and
+// MinQuestions questions were spoken in it; with ErrNotStarted or ErrDone
+// when there is no current stage. The transition queues the next stage's
+// acknowledgement (none when it leads to stages.Done).
+func (m *Machine) Advance(reason string) (Transition, error) {
+	m.mu.Lock()
+	if err := m.gateLocked(m.now()); err != nil {
+		m.mu.Unlock()
+		return Transition{}, err
+	}
+	tr, err := m.transitionLocked(m.bp.NextStage(m.stage), false, reason)
+	m.mu.Unlock()
+	m.flush()
+	return tr, err
+}
+
+// Force moves to stage to regardless of the gates, recorded as forced: ""
+// means the next stage; to may name any later stage of Path (e.g. the
+// closing stage when the candidate asks to stop) or stages.Done. Moving
+// back, staying, or naming an unknown stage is an error.
+func (m *Machine) Force(to, reason string) (Transition, error) {
+	m.mu.Lock()
+	tr, err := m.forceLocked(to, reason)
+	m.mu.Unlock()
+	m.flush()
+	return tr, err
+}
+
+func (m *Machine) forceLocked(to, reason string) (Transition, error) {
+	if err := m.activeErrLocked(); err != nil {
+		return Transition{}, err
+	}
+	if to == "" {
+		to = m.bp.NextStage(m.stage)
+	}
+	return m.transitionLocked(to, true, reason)
+}
+
+// transitionLocked moves to stage to through the looplab machine, which
+// refuses anything but a forward move along the path, then records the
+// transition, queues its acknowledgement and its events, and wakes Run.
+func (m *Machine) transitionLocked(to string, forced bool, reason string) (Transition, error) {
+	from := m.stage
+	if err := m.states.Event(context.Background(), enterEvent(to)); err != nil {
+		var invalid lf.InvalidEventError
+		var unknown lf.UnknownEventError
+		rest := m.path
+		if from != "" {
+			rest = m.path[m.pos[from]+1:]
+		}
+		later := strings.Join(append(rest[:len(rest):len(rest)], stages.Done), ", ")
+		switch {
+		case errors.As(err, &invalid):
+			return Transition{}, fmt.Errorf("fsm: cannot move from %s to %s: the interview only moves forward; choose one of: %s", from, to, later)
+		case errors.As(err, &unknown):
+			return Transition{}, fmt.Errorf("fsm: cannot move from %s to %q: no such stage in this interview; choose one of: %s", from, to, later)
+		}
+		return Transition{}, fmt.Errorf("fsm: move from %s to %s: %w", from, to, err)
+	}
+	now := m.now()
+	tr := Transition{From: from, To: to, Forced: forced, Reason: reason, At: now}
+	m.stage = to
+	m.entered = now
+	m.nextMilestone = 0
+	if to == stages.Done {
+		m.cur = stages.Stage{Name: stages.Done}
+		// Nothing is said after the end; an undelivered acknowledgement
+		// would only confuse.
+		m.ack, m.ackPending = "", false
+	} else {
+		s, _, _ := m.bp.Stage(to)
+		s.Limit, s.MinTime = m.scaled(s.Limit), m.scaled(s.MinTime)
+		m.cur = s
+		tr.Ack = m.bp.AcknowledgementFor(to, m.profile)
+		m.ack, m.ackPending = tr.Ack, tr.Ack != ""
+	}
+	m.transitions = append(m.transitions, tr)
+	if from != "" {
+		m.emitLocked(Event{Kind: EventStageLeft, Stage: from, Transition: &tr, At: now})
+	}
+	if to == stages.Done {
+		m.emitLocked(Event{Kind: EventDone, Stage: to, Transition: &tr, At: now})
+	} else {
+		m.emitLocked(Event{Kind: EventStageEntered, Stage: to, Transition: &tr, At: now})
+	}
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+	return tr, nil
+}
+
+// CheckDeadline emits the current stage's milestones that are due, then,
+// at or past the stage's deadline, forces the next stage with reason
+// "deadline" and returns that transition and true. Before Start and once
+// done it does nothing.
+func (m *Machine) CheckDeadline() (Transition, bool) {
+	m.mu.Lock()
+	if !m.activeLocked() {
+		m.mu.Unlock()
+		return Transition{}, false
+	}
+	now := m.now()
+	for m.nextMilestone < len(Milestones) {
+		pct := Milestones[m.nextMilestone]
+		if now.Before(m.milestoneAtLocked(m.nextMilestone)) {
+			break
+		}
+		m.nextMilestone++
+		m.emitLocked(Event{Kind: EventMilestone, Stage: m.stage, Milestone: pct, At: now})
+	}
+	var tr Transition
+	forced := false
+	if !now.Before(m.deadlineLocked()) {
+		var err error
+		tr, err = m.forceLocked("", "deadline")
+		forced = err == nil
+	}
+	m.mu.Unlock()
+	m.flush()
+	return tr, forced
+}
+
+func (m *Machine) milestoneAtLocked(i int) time.Time {
+	return m.entered.Add(m.cur.Limit * time.Duration(Milestones[i]) / 100)
+}
+
+// Run is the fallback timer that keeps the interview on time. It blocks
+// until ctx is done or the interview is done: it sleeps until the current
+// stage's next milestone or deadline, calls CheckDeadline, and calls
+// onForced (when not nil, without the machine's lock) with every transition
+// it forced. A stage change made elsewhere (Start, Advance, Force) wakes it
+// to re-arm its timer. Run one Run per machine.
+func (m *Machine) Run(ctx context.Context, onForced func(Transition)) {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		m.mu.Lock()
+		if m.stage == stages.Done {
+			m.mu.Unlock()
+			return
+		}
+		var timerC <-chan time.Time
+		if m.activeLocked() {
+			next := m.deadlineLocked()
+			if m.nextMilestone < len(Milestones) {
+				next = m.milestoneAtLocked(m.nextMilestone)
+			}
+			timer.Reset(max(next.Sub(m.now()), 0))
+			timerC = timer.C
+		}
+		m.mu.Unlock()
+
+		select {
+		case <-ctx.Done():
+			return
+		case <-m.wake:
+			timer.Stop()
+		case <-timerC:
+			if tr, forced := m.CheckDeadline(); forced && onForced != nil {
+				onForced(tr)
+			}
+		}
+	}
+}
+
+// Ask registers a question about to be asked in the current stage and
+// returns it with its id; it counts toward the stage's MinQuestions only
+// once MarkSpoken confirms it was delivered. A question whose Similarity to
+// any earlier question of the interview (every stage, spoken or not) is at
+// least RepeatThreshold is refused with a *RepeatError naming the closest
+// one. Empty text gives ErrEmptyQuestion; no current stage gives
+// ErrNotStarted or ErrDone.
+func (m *Machine) Ask(text string, qc QuestionContext) (Question, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return Question{}, ErrEmptyQuestion
+	}
+	qt := questionTokens{tokens: contentTokens(text), norm: normalText(text)}
+	m.mu.Lock()
+	if err := m.activeErrLocked(); err != nil {
+		m.mu.Unlock()
+		return Question{}, err
+	}
+	best, bestSim := -1, 0.0
+	for i, prev := range m.qtokens {
+		if s := tokenSimilarity(qt, prev); s > bestSim {
+			best, bestSim = i, s
+		}
+	}
+	if best >= 0 && bestSim >= RepeatThreshold {
+		prev := m.questions[best]
+		m.mu.Unlock()
+		return Question{}, &RepeatError{Previous: prev, Similarity: bestSim}
+	}
+	now := m.now()
+	q := Question{
+		ID:      fmt.Sprintf("q%d", len(m.questions)+1),
+		Stage:   m.stage,
+		Text:    text,
+		Context: qc,
+		AskedAt: now,
+	}
+	m.qindex[q.ID] = len(m.questions)
+	m.questions = append(m.questions, q)
+	m.qtokens = append(m.qtokens, qt)
+	ev := q
+	m.emitLocked(Event{Kind: EventQuestionAsked, Stage: q.Stage, Question: &ev, At: now})
+	m.mu.Unlock()
+	m.flush()
+	return q, nil
+}
+
+// MarkSpoken records that the question with this id was actually delivered
+// to the candidate (its text was output). Only spoken questions count
+// toward MinQuestions. Marking a question twice keeps the first time and
+// returns nil; an id Ask never returned gives ErrUnknownQuestion.
+func (m *Machine) MarkSpoken(id string) error {
+	m.mu.Lock()
+	i, ok := m.qindex[id]
+	if !ok {
+		m.mu.Unlock()
+		return fmt.Errorf("%w: %q", ErrUnknownQuestion, id)
+	}
+	q := &m.questions[i]
+	if q.Spoken() {
+		m.mu.Unlock()
+		return nil
+	}
+	now := m.now()
+	q.SpokenAt = now
+	ev := *q
+	m.emitLocked(Event{Kind: EventQuestionSpoken, Stage: q.Stage, Question: &ev, At: now})
+	m.mu.Unlock()
+	m.flush()
+	return nil
+}
+
+// Questions returns a copy of the question log in asking order.
+func (m *Machine) Questions() []Question {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]Question(nil), m.questions...)
+}
+
+// Spoken returns how many questions asked in stage were spoken.
+func (m *Machine) Spoken(stage string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.spokenLocked(stage)
+}
+
+func (m *Machine) spokenLocked(stage string) int {
+	n := 0
+	for _, q := range m.questions {
+		if q.Stage == stage && q.Spoken() {
+			n++
+		}
+	}
+	return n
+}
+
+// TakeAck returns the acknowledgement queued by the latest transition and
+// clears it, so it is spoken exactly once: a second call returns "", false.
+// A newer transition replaces an acknowledgement nobody took, and reaching
+// stages.Done drops it.
+func (m *Machine) TakeAck() (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.ackPending {
+		return "", false
+	}
+	a := m.ack
+	m.ack, m.ackPending = "", false
+	return a, true
+}
+
+// PendingAck reports whether an acknowledgement is waiting for TakeAck.
+func (m *Machine) PendingAck() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.ackPending
+}
+
+// Transitions returns a copy of the transitions so far, Start's first.
+func (m *Machine) Transitions() []Transition {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]Transition(nil), m.transitions...)
+}
+
+// emitLocked queues an event for delivery by flush.
+func (m *Machine) emitLocked(ev Event) {
+	if m.onEvent != nil {
+		m.outbox = append(m.outbox, ev)
+	}
+}
+
+// flush delivers queued events to OnEvent, in order, without the lock. Only
+// one goroutine delivers at a time; a flush that finds another one under way
+// (or is called from inside OnEvent) returns at once and leaves its events
+// to that loop, which drains the queue before it stops.
+func (m *Machine) flush() {
+	if m.onEvent == nil {
+		return
+	}
+	m.mu.Lock()
+	if m.flushing {
+		m.mu.Unlock()
+		return
+	}
+	m.flushing = true
+	m.mu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			m.mu.Lock()
+			m.flushing = false
+			m.mu.Unlock()
+			panic(r)
+		}
+	}()
+	for {
+		m.mu.Lock()
+		batch := m.outbox
+		m.outbox = nil
+		if len(batch) == 0 {
+			m.flushing = false
+			m.mu.Unlock()
+			return
+		}
+		m.mu.Unlock()
+		for _, ev := range batch {
+			m.onEvent(ev)
+		}
+	}
+}

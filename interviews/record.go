@@ -1,0 +1,604 @@
+// Package interviews holds the interview record — the candidate, the stages
+// visited, one ordered list of turns with their latency figures, the
+// questions asked, the assessments and room for a feedback report — and the
+// Store that keeps one JSON file per interview on disk.
+//
+// A record is written after every turn and on every exit path, atomically,
+// so a crash or kill never leaves a half-written or missing record, and
+// reviewers can read an interview while it is still in progress.
+package interviews
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"net/mail"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/viva-interviews/viva/stages"
+)
+
+// Size limits on the free text a record carries. Inputs longer than these
+// are refused by Validate, so a record file stays small enough to be read
+// after every turn; the web form applies the same limits.
+const (
+	// MaxNameLen bounds the candidate's name, email and role, in characters.
+	MaxNameLen = 200
+	// MaxJobDescriptionLen bounds the job description, in characters.
+	MaxJobDescriptionLen = 20_000
+	// MaxResumeTextLen bounds the text extracted from a résumé, in bytes.
+	MaxResumeTextLen = 1 << 20
+)
+
+// Status is where an interview is in its life.
+type Status string
+
+// The statuses of an interview. A record starts scheduled, becomes
+// in_progress when the agent starts it and ends in one of the finished
+// statuses.
+const (
+	// StatusScheduled means registered, nobody has joined yet.
+	StatusScheduled Status = "scheduled"
+	// StatusInProgress means the agent has started the interview.
+	StatusInProgress Status = "in_progress"
+	// StatusCompleted means the closing remarks were delivered.
+	StatusCompleted Status = "completed"
+	// StatusCandidateLeft means the candidate left (or input ended) before
+	// the closing; everything said so far is kept.
+	StatusCandidateLeft Status = "candidate_left"
+	// StatusFailed means the interview stopped on an error (provider
+	// failure, worker stopped); Record.Error says what happened.
+	StatusFailed Status = "failed"
+)
+
+// Statuses lists every valid status, in life-cycle order.
+var Statuses = []Status{StatusScheduled, StatusInProgress, StatusCompleted, StatusCandidateLeft, StatusFailed}
+
+// Valid reports whether s is one of Statuses.
+func (s Status) Valid() bool { return slices.Contains(Statuses, s) }
+
+// Finished reports whether s is a final status: the interview will not
+// continue and its record will not change except for a later report.
+func (s Status) Finished() bool {
+	return s == StatusCompleted || s == StatusCandidateLeft || s == StatusFailed
+}
+
+// Common values of Record.EndedBy: what ended the interview.
+const (
+	// EndedClosingDelivered: the closing utterance finished playing.
+	EndedClosingDelivered = "closing_delivered"
+	// EndedDeadline: the last stage's deadline passed.
+	EndedDeadline = "deadline"
+	// EndedCandidateRequest: the candidate asked to stop.
+	EndedCandidateRequest = "candidate_request"
+	// EndedCandidateLeft: the candidate left the room.
+	EndedCandidateLeft = "candidate_left"
+	// EndedWorkerStopped: the worker shut down before the interview ended.
+	EndedWorkerStopped = "worker_stopped"
+	// EndedEndOfInput: the terminal's input ended (viva chat).
+	EndedEndOfInput = "end_of_input"
+)
+
+// EndedByProviderError is the EndedBy value for an interview stopped by a
+// failing provider, e.g. EndedByProviderError("llm") = "provider_error: llm".
+// Pass the provider's kind or name, never an error text that might carry a
+// key or a transcript.
+func EndedByProviderError(provider string) string { return "provider_error: " + provider }
+
+// Role says who spoke a turn.
+type Role string
+
+// The two speakers of an interview.
+const (
+	RoleAgent     Role = "agent"
+	RoleCandidate Role = "candidate"
+)
+
+// Valid reports whether r is RoleAgent or RoleCandidate.
+func (r Role) Valid() bool { return r == RoleAgent || r == RoleCandidate }
+
+// Record is everything known about one interview. It is stored as JSON with
+// snake_case keys; slices are written as [] when empty.
+type Record struct {
+	// ID identifies the interview; see ValidID. It names the record's file.
+	ID string `json:"id"`
+	// Room is the LiveKit room name of the interview (empty for viva chat).
+	Room string `json:"room"`
+	// Candidate is who is interviewed, as registered.
+	Candidate Candidate `json:"candidate"`
+	// Blueprint is the name of the stages.Blueprint the interview follows.
+	Blueprint string `json:"blueprint"`
+	// JobDescription is the optional job description text. It stays on the
+	// server: use Public before sending a record anywhere else.
+	JobDescription string `json:"job_description,omitempty"`
+	// ResumeText is the text extracted from the uploaded résumé; server-side
+	// only, never logged.
+	ResumeText string `json:"resume_text,omitempty"`
+	// ResumeSummary is a short summary of the résumé given to the
+	// interviewer's instructions; server-side only.
+	ResumeSummary string `json:"resume_summary,omitempty"`
+	// Status is where the interview is in its life.
+	Status Status `json:"status"`
+	// EndedBy says what ended the interview (one of the Ended* constants or
+	// EndedByProviderError); empty while it runs.
+	EndedBy string `json:"ended_by,omitempty"`
+	// FinalStage is the stage the interview was in when it ended.
+	FinalStage string `json:"final_stage,omitempty"`
+	// CreatedAt is when the interview was registered.
+	CreatedAt time.Time `json:"created_at"`
+	// StartedAt is when the agent started the interview; nil while scheduled.
+	StartedAt *time.Time `json:"started_at,omitempty"`
+	// EndedAt is when the interview ended; nil until it has.
+	EndedAt *time.Time `json:"ended_at,omitempty"`
+	// Stages are the stage visits in the order they happened.
+	Stages []StageVisit `json:"stages"`
+	// Turns is the one ordered list of what was said, by both speakers.
+	Turns []Turn `json:"turns"`
+	// Questions are the questions the interviewer asked, each with an id
+	// that turns and assessments refer to.
+	Questions []Question `json:"questions"`
+	// Assessments are the interviewer's judgements of the answers.
+	Assessments []Assessment `json:"assessments"`
+	// Report is the feedback report, once one has been generated.
+	Report *Report `json:"report,omitempty"`
+	// Engines names the LLM, STT and TTS engines the interview ran on.
+	Engines *Engines `json:"engines,omitempty"`
+	// Error is a short, secret-free description of the failure that ended a
+	// failed interview.
+	Error string `json:"error,omitempty"`
+}
+
+// Candidate is the person interviewed, as the recruiter registered them.
+type Candidate struct {
+	// Name is the candidate's name as they want to be addressed; required.
+	Name string `json:"name"`
+	// Email is the candidate's email address; optional.
+	Email string `json:"email,omitempty"`
+	// Role is the role applied for, free text ("Backend engineer").
+	Role string `json:"role"`
+	// Level is the seniority level, one of stages.Levels; optional.
+	Level string `json:"level"`
+}
+
+// StageVisit is one stay in a stage, from entering it to leaving it.
+type StageVisit struct {
+	// Name is the stage id from the blueprint ("intro").
+	Name string `json:"name"`
+	// Title is the stage's human name ("Introduction").
+	Title string `json:"title"`
+	// EnteredAt is when the interview entered the stage.
+	EnteredAt time.Time `json:"entered_at"`
+	// LeftAt is when it left the stage; nil while the stage is current.
+	LeftAt *time.Time `json:"left_at,omitempty"`
+	// Forced is true when the stage was entered because the previous one's
+	// deadline passed, not because the interviewer asked to move on.
+	Forced bool `json:"forced"`
+	// Reason says why the stage was entered (the interviewer's reason or
+	// "deadline").
+	Reason string `json:"reason,omitempty"`
+}
+
+// Turn is one utterance by one speaker.
+type Turn struct {
+	// Seq numbers the turns 1, 2, 3… in the order they were recorded.
+	Seq int `json:"seq"`
+	// Role says who spoke.
+	Role Role `json:"role"`
+	// Stage is the stage current when the turn was spoken.
+	Stage string `json:"stage"`
+	// Text is what was said; for an interrupted agent turn only the text
+	// that was actually played.
+	Text string `json:"text"`
+	// Source says how the turn arrived: "voice", "text" (typed), "timer"
+	// (an acknowledgement after a forced transition), …
+	Source string `json:"source,omitempty"`
+	// StartedAt is when the speaker started the turn.
+	StartedAt time.Time `json:"started_at"`
+	// EndedAt is when the speaker finished it (or was interrupted).
+	EndedAt time.Time `json:"ended_at"`
+	// Interrupted is true when the candidate barged in on this agent turn.
+	Interrupted bool `json:"interrupted"`
+	// QuestionIDs are the questions (Record.Questions) asked in this turn.
+	QuestionIDs []string `json:"question_ids,omitempty"`
+	// Metrics are the turn's latency figures, when measured.
+	Metrics *TurnMetrics `json:"metrics,omitempty"`
+}
+
+// TurnMetrics are per-turn latency figures in milliseconds, measured on the
+// agent turn that answered a candidate turn. Zero means not measured.
+type TurnMetrics struct {
+	// EndOfUtteranceMs is the end-of-speech detection delay: from the last
+	// voiced audio to the decision that the candidate's turn ended.
+	EndOfUtteranceMs float64 `json:"end_of_utterance_ms,omitempty"`
+	// STTFinalMs is from the end of speech to the final transcript.
+	STTFinalMs float64 `json:"stt_final_ms,omitempty"`
+	// LLMFirstTokenMs is from the LLM request to its first streamed token.
+	LLMFirstTokenMs float64 `json:"llm_first_token_ms,omitempty"`
+	// TTSFirstByteMs is from the first synthesis request to its first audio.
+	TTSFirstByteMs float64 `json:"tts_first_byte_ms,omitempty"`
+	// EndToEndMs is from the end of the candidate's speech to the first
+	// agent audio frame written to the room.
+	EndToEndMs float64 `json:"end_to_end_ms,omitempty"`
+}
+
+// Question is a question the interviewer asked: a value with an id and an
+// explicit context saying what it is for.
+type Question struct {
+	// ID is unique within the record ("q3").
+	ID string `json:"id"`
+	// Stage is the stage the question was asked in.
+	Stage string `json:"stage"`
+	// Text is the question as asked.
+	Text string `json:"text"`
+	// Context says what the question is for.
+	Context QuestionContext `json:"context"`
+	// AskedAt is when the interviewer decided to ask it.
+	AskedAt time.Time `json:"asked_at"`
+	// SpokenAt is when its text was actually delivered to the candidate;
+	// nil if it never was. Only spoken questions count towards a stage's
+	// minimum.
+	SpokenAt *time.Time `json:"spoken_at,omitempty"`
+}
+
+// QuestionContext says what a question is for.
+type QuestionContext struct {
+	// Kind classifies the question: "bank" (from the blueprint's question
+	// bank), "generated", "follow_up", "skill_gap", …
+	Kind string `json:"kind,omitempty"`
+	// Ref points at what the question relates to: a bank question id, the
+	// id of the question followed up, a skill name.
+	Ref string `json:"ref,omitempty"`
+	// Note is a free explanation ("answer lacked specifics").
+	Note string `json:"note,omitempty"`
+}
+
+// Assessment is the interviewer's judgement of an answer.
+type Assessment struct {
+	// QuestionID is the question the answer belongs to; empty when no
+	// question was open.
+	QuestionID string `json:"question_id,omitempty"`
+	// Stage is the stage the answer was given in.
+	Stage string `json:"stage"`
+	// DepthScore rates the answer's depth from 1 (superficial) to 5 (expert).
+	DepthScore int `json:"depth_score"`
+	// KeyPoints are the points the answer made.
+	KeyPoints []string `json:"key_points,omitempty"`
+	// Guidance is what the interviewer was told to do next (follow up, go
+	// deeper, move on).
+	Guidance string `json:"guidance,omitempty"`
+	// At is when the assessment was made.
+	At time.Time `json:"at"`
+}
+
+// Report is the feedback report on a finished interview.
+type Report struct {
+	// GeneratedAt is when the report was produced.
+	GeneratedAt time.Time `json:"generated_at"`
+	// Summary is a short narrative of the interview.
+	Summary string `json:"summary"`
+	// Strengths are what the candidate did well.
+	Strengths []string `json:"strengths,omitempty"`
+	// Concerns are what a reviewer should look at.
+	Concerns []string `json:"concerns,omitempty"`
+	// Recommendation is the overall verdict ("hire", "no_hire", …).
+	Recommendation string `json:"recommendation,omitempty"`
+	// Scores are named scores (per stage or per rubric field).
+	Scores map[string]float64 `json:"scores,omitempty"`
+}
+
+// Engines names the engines an interview ran on ("openai:gpt-4o-mini",
+// "scripted", "sphinx", …).
+type Engines struct {
+	// LLM is the language model engine.
+	LLM string `json:"llm,omitempty"`
+	// STT is the speech recogniser; empty for text-only interviews.
+	STT string `json:"stt,omitempty"`
+	// TTS is the speech synthesiser; empty for text-only interviews.
+	TTS string `json:"tts,omitempty"`
+}
+
+// MarshalJSON writes r with empty slices as [] rather than null, so readers
+// of the file can rely on the lists being present.
+func (r Record) MarshalJSON() ([]byte, error) {
+	type plain Record // no methods: avoids recursion
+	p := plain(r)
+	if p.Stages == nil {
+		p.Stages = []StageVisit{}
+	}
+	if p.Turns == nil {
+		p.Turns = []Turn{}
+	}
+	if p.Questions == nil {
+		p.Questions = []Question{}
+	}
+	if p.Assessments == nil {
+		p.Assessments = []Assessment{}
+	}
+	return json.Marshal(p)
+}
+
+// Start marks the interview in progress from at. It does nothing if the
+// interview has already started.
+func (r *Record) Start(at time.Time) {
+	if r.StartedAt != nil {
+		return
+	}
+	r.StartedAt = &at
+	if !r.Status.Finished() {
+		r.Status = StatusInProgress
+	}
+}
+
+// AppendTurn adds t at the end of the turn list, numbering it one past the
+// last turn (Seq 1 for the first), and returns a pointer to the stored turn
+// so the caller can fill in its end time and metrics later. The pointer is
+// valid until the next AppendTurn.
+func (r *Record) AppendTurn(t Turn) *Turn {
+	t.Seq = 1
+	if n := len(r.Turns); n > 0 {
+		t.Seq = r.Turns[n-1].Seq + 1
+	}
+	r.Turns = append(r.Turns, t)
+	return &r.Turns[len(r.Turns)-1]
+}
+
+// EnterStage records entering stage name at the given time, closing the
+// visit to the previous stage. forced marks a transition made by a deadline;
+// reason says why the stage was entered.
+func (r *Record) EnterStage(name, title string, at time.Time, forced bool, reason string) {
+	if n := len(r.Stages); n > 0 && r.Stages[n-1].LeftAt == nil {
+		r.Stages[n-1].LeftAt = &at
+	}
+	r.Stages = append(r.Stages, StageVisit{Name: name, Title: title, EnteredAt: at, Forced: forced, Reason: reason})
+}
+
+// CurrentStage returns the name of the stage the interview is in (the last
+// one entered), or "" before the first.
+func (r *Record) CurrentStage() string {
+	if n := len(r.Stages); n > 0 {
+		return r.Stages[n-1].Name
+	}
+	return ""
+}
+
+// Finish ends the interview at the given time with status (one of the
+// finished statuses) and what ended it: it sets EndedAt, closes the open
+// stage visit and sets FinalStage to the last stage entered (the terminal
+// "done" state does not count). A record already finished keeps its first
+// ending, so every exit path may call Finish safely.
+func (r *Record) Finish(status Status, endedBy string, at time.Time) {
+	if r.Status.Finished() {
+		return
+	}
+	r.Status = status
+	r.EndedBy = endedBy
+	r.EndedAt = &at
+	if n := len(r.Stages); n > 0 && r.Stages[n-1].LeftAt == nil {
+		r.Stages[n-1].LeftAt = &at
+	}
+	for i := len(r.Stages) - 1; i >= 0; i-- {
+		if r.Stages[i].Name != stages.Done {
+			r.FinalStage = r.Stages[i].Name
+			break
+		}
+	}
+}
+
+// Duration is how long the interview has run: from StartedAt to EndedAt,
+// or to now while it is in progress; zero before it started.
+func (r *Record) Duration() time.Duration {
+	return duration(r.Status, r.StartedAt, r.EndedAt)
+}
+
+func duration(s Status, started, ended *time.Time) time.Duration {
+	switch {
+	case started == nil:
+		return 0
+	case ended != nil:
+		return max(ended.Sub(*started), 0)
+	case s == StatusInProgress:
+		return max(time.Since(*started), 0)
+	}
+	return 0
+}
+
+// Public returns a deep copy of r without the server-side texts (job
+// description, résumé text and summary), for responses that leave the
+// server.
+func (r *Record) Public() *Record {
+	c := r.Clone()
+	c.JobDescription, c.ResumeText, c.ResumeSummary = "", "", ""
+	return c
+}
+
+// Clone returns a deep copy of r that shares no memory with it, so a
+// snapshot can be saved outside the lock that guards r.
+func (r *Record) Clone() *Record {
+	c := *r
+	c.StartedAt = cloneTime(r.StartedAt)
+	c.EndedAt = cloneTime(r.EndedAt)
+	if r.Stages != nil {
+		c.Stages = make([]StageVisit, len(r.Stages))
+		for i, s := range r.Stages {
+			s.LeftAt = cloneTime(s.LeftAt)
+			c.Stages[i] = s
+		}
+	}
+	if r.Turns != nil {
+		c.Turns = make([]Turn, len(r.Turns))
+		for i, t := range r.Turns {
+			t.QuestionIDs = slices.Clone(t.QuestionIDs)
+			if t.Metrics != nil {
+				m := *t.Metrics
+				t.Metrics = &m
+			}
+			c.Turns[i] = t
+		}
+	}
+	if r.Questions != nil {
+		c.Questions = make([]Question, len(r.Questions))
+		for i, q := range r.Questions {
+			q.SpokenAt = cloneTime(q.SpokenAt)
+			c.Questions[i] = q
+		}
+	}
+	if r.Assessments != nil {
+		c.Assessments = make([]Assessment, len(r.Assessments))
+		for i, a := range r.Assessments {
+			a.KeyPoints = slices.Clone(a.KeyPoints)
+			c.Assessments[i] = a
+		}
+	}
+	if r.Report != nil {
+		rep := *r.Report
+		rep.Strengths = slices.Clone(rep.Strengths)
+		rep.Concerns = slices.Clone(rep.Concerns)
+		rep.Scores = maps.Clone(rep.Scores)
+		c.Report = &rep
+	}
+	if r.Engines != nil {
+		e := *r.Engines
+		c.Engines = &e
+	}
+	return &c
+}
+
+func cloneTime(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	v := *t
+	return &v
+}
+
+// Validate checks that r is a well-formed record: a valid id and status, a
+// named candidate with a known level, texts within their limits, stage
+// visits and turns in order, unique question ids that turns and assessments
+// refer to, depth scores from 1 to 5 and finite metrics. It returns every
+// problem found, joined.
+func (r *Record) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("interviews: record %q: "+format, append([]any{r.ID}, args...)...))
+	}
+	if !ValidID(r.ID) {
+		bad("invalid id %q: use 1 to 64 lower-case letters, digits, '-' or '_', such as NewID returns", r.ID)
+	}
+	if !r.Status.Valid() {
+		bad("invalid status %q: use one of %s", r.Status, joinStatuses())
+	}
+	if r.CreatedAt.IsZero() {
+		bad("created_at is not set")
+	}
+	c := r.Candidate
+	switch {
+	case strings.TrimSpace(c.Name) == "":
+		bad("candidate name is empty")
+	case utf8.RuneCountInString(c.Name) > MaxNameLen:
+		bad("candidate name is longer than %d characters", MaxNameLen)
+	}
+	if c.Email != "" {
+		if utf8.RuneCountInString(c.Email) > MaxNameLen {
+			bad("candidate email is longer than %d characters", MaxNameLen)
+		} else if a, err := mail.ParseAddress(c.Email); err != nil || a.Address != c.Email {
+			bad("candidate email %q is not an address such as name@example.com", c.Email)
+		}
+	}
+	if utf8.RuneCountInString(c.Role) > MaxNameLen {
+		bad("candidate role is longer than %d characters", MaxNameLen)
+	}
+	if c.Level != "" && !slices.Contains(stages.Levels, c.Level) {
+		bad("candidate level %q is unknown: use one of %s", c.Level, strings.Join(stages.Levels, ", "))
+	}
+	if utf8.RuneCountInString(r.JobDescription) > MaxJobDescriptionLen {
+		bad("job description is longer than %d characters", MaxJobDescriptionLen)
+	}
+	if len(r.ResumeText) > MaxResumeTextLen {
+		bad("résumé text is larger than %d bytes", MaxResumeTextLen)
+	}
+	if r.StartedAt != nil && r.EndedAt != nil && r.EndedAt.Before(*r.StartedAt) {
+		bad("ended_at %s is before started_at %s", r.EndedAt.Format(time.RFC3339Nano), r.StartedAt.Format(time.RFC3339Nano))
+	}
+	if r.Status.Finished() && r.EndedAt == nil {
+		bad("status %s needs ended_at: end the interview with Finish", r.Status)
+	}
+	for i, s := range r.Stages {
+		if s.Name == "" {
+			bad("stage visit %d has no name", i+1)
+		}
+		if s.LeftAt != nil && s.LeftAt.Before(s.EnteredAt) {
+			bad("stage visit %d (%s) left before it was entered", i+1, s.Name)
+		}
+		if s.LeftAt == nil && i < len(r.Stages)-1 {
+			bad("stage visit %d (%s) was never left although a later stage was entered", i+1, s.Name)
+		}
+	}
+	qids := make(map[string]bool, len(r.Questions))
+	for i, q := range r.Questions {
+		switch {
+		case q.ID == "":
+			bad("question %d has no id", i+1)
+		case qids[q.ID]:
+			bad("question id %q is used twice", q.ID)
+		}
+		qids[q.ID] = true
+		if strings.TrimSpace(q.Text) == "" {
+			bad("question %q has no text", q.ID)
+		}
+	}
+	prev := 0
+	for i, t := range r.Turns {
+		if t.Seq <= prev {
+			bad("turn %d has seq %d, not above the previous %d: add turns with AppendTurn", i+1, t.Seq, prev)
+		}
+		prev = t.Seq
+		if !t.Role.Valid() {
+			bad("turn %d has role %q: use agent or candidate", t.Seq, t.Role)
+		}
+		if !t.StartedAt.IsZero() && !t.EndedAt.IsZero() && t.EndedAt.Before(t.StartedAt) {
+			bad("turn %d ended before it started", t.Seq)
+		}
+		for _, id := range t.QuestionIDs {
+			if !qids[id] {
+				bad("turn %d refers to unknown question %q", t.Seq, id)
+			}
+		}
+		if m := t.Metrics; m != nil {
+			for _, v := range []float64{m.EndOfUtteranceMs, m.STTFinalMs, m.LLMFirstTokenMs, m.TTSFirstByteMs, m.EndToEndMs} {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					bad("turn %d has a metric that is not a finite number", t.Seq)
+					break
+				}
+			}
+		}
+	}
+	for i, a := range r.Assessments {
+		if a.DepthScore < 1 || a.DepthScore > 5 {
+			bad("assessment %d has depth score %d: use 1 to 5", i+1, a.DepthScore)
+		}
+		if a.QuestionID != "" && !qids[a.QuestionID] {
+			bad("assessment %d refers to unknown question %q", i+1, a.QuestionID)
+		}
+	}
+	if r.Report != nil {
+		for _, k := range slices.Sorted(maps.Keys(r.Report.Scores)) {
+			if v := r.Report.Scores[k]; math.IsNaN(v) || math.IsInf(v, 0) {
+				bad("report score %q is not a finite number", k)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func joinStatuses() string {
+	s := make([]string, len(Statuses))
+	for i, st := range Statuses {
+		s[i] = string(st)
+	}
+	return strings.Join(s, ", ")
+}

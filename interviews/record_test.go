@@ -1,0 +1,401 @@
+package interviews
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+
+func at(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
+
+func ptr[T any](v T) *T { return &v }
+
+// fullRecord returns a record with every field set, built through the
+// record's own methods where it has them.
+func fullRecord() *Record {
+	r := &Record{
+		ID:             "abcdefghij234567",
+		Room:           "interview-ada-x1y2",
+		Candidate:      Candidate{Name: "Ada Lovelace", Email: "ada@example.com", Role: "Backend engineer", Level: "senior"},
+		Blueprint:      "default",
+		JobDescription: "Build things.",
+		ResumeText:     "Analytical engine programmer.",
+		ResumeSummary:  "Programmer.",
+		Status:         StatusScheduled,
+		CreatedAt:      at(-60),
+		Report: &Report{
+			GeneratedAt: at(400), Summary: "Solid.", Strengths: []string{"depth"}, Concerns: []string{"pace"},
+			Recommendation: "hire", Scores: map[string]float64{"experience": 4.5},
+		},
+		Engines: &Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"},
+		Error:   "none",
+	}
+	r.Start(at(0))
+	r.EnterStage("greeting", "Welcome", at(0), false, "start")
+	r.Questions = append(r.Questions, Question{
+		ID: "q1", Stage: "greeting", Text: "How are you?",
+		Context: QuestionContext{Kind: "bank", Ref: "greeting-1", Note: "warm up"},
+		AskedAt: at(1), SpokenAt: ptr(at(2)),
+	})
+	r.AppendTurn(Turn{
+		Role: RoleAgent, Stage: "greeting", Text: "Hello! How are you?", Source: "voice",
+		StartedAt: at(1), EndedAt: at(3), Interrupted: true, QuestionIDs: []string{"q1"},
+		Metrics: &TurnMetrics{EndOfUtteranceMs: 500, STTFinalMs: 120, LLMFirstTokenMs: 300, TTSFirstByteMs: 90, EndToEndMs: 1010},
+	})
+	r.AppendTurn(Turn{Role: RoleCandidate, Stage: "greeting", Text: "Fine.", Source: "text", StartedAt: at(4), EndedAt: at(5)})
+	r.Assessments = append(r.Assessments, Assessment{
+		QuestionID: "q1", Stage: "greeting", DepthScore: 2, KeyPoints: []string{"fine"}, Guidance: "move on", At: at(6),
+	})
+	r.EnterStage("intro", "Introduction", at(60), true, "deadline")
+	r.Finish(StatusCompleted, EndedClosingDelivered, at(300))
+	return r
+}
+
+func TestFullRecordSetsEveryField(t *testing.T) {
+	// The clone and JSON tests rely on the fixture reaching every field.
+	var walk func(path string, v reflect.Value)
+	walk = func(path string, v reflect.Value) {
+		if v.IsZero() && v.Kind() != reflect.Bool {
+			t.Errorf("fixture leaves %s zero", path)
+			return
+		}
+		switch v.Kind() {
+		case reflect.Pointer:
+			walk(path, v.Elem())
+		case reflect.Struct:
+			if v.Type() == reflect.TypeFor[time.Time]() {
+				return
+			}
+			for i := 0; i < v.NumField(); i++ {
+				walk(path+"."+v.Type().Field(i).Name, v.Field(i))
+			}
+		case reflect.Slice:
+			walk(path+"[0]", v.Index(0))
+		}
+	}
+	walk("Record", reflect.ValueOf(fullRecord()))
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		modify func(r *Record)
+		want   []string // substrings of the error; none means valid
+	}{
+		{"full record", func(r *Record) {}, nil},
+		{"minimal record", func(r *Record) {
+			*r = Record{ID: "x", Candidate: Candidate{Name: "A"}, Status: StatusScheduled, CreatedAt: t0}
+		}, nil},
+		{"empty id", func(r *Record) { r.ID = "" }, []string{`invalid id ""`}},
+		{"path id", func(r *Record) { r.ID = "../x" }, []string{`invalid id "../x"`}},
+		{"upper-case id", func(r *Record) { r.ID = "ABC" }, []string{`invalid id "ABC"`}},
+		{"unknown status", func(r *Record) { r.Status = "done" }, []string{`invalid status "done": use one of scheduled, in_progress`}},
+		{"empty status", func(r *Record) { r.Status = "" }, []string{`invalid status ""`}},
+		{"no created_at", func(r *Record) { r.CreatedAt = time.Time{} }, []string{"created_at is not set"}},
+		{"blank name", func(r *Record) { r.Candidate.Name = "  " }, []string{"candidate name is empty"}},
+		{"long name", func(r *Record) { r.Candidate.Name = strings.Repeat("é", MaxNameLen+1) }, []string{"candidate name is longer than 200"}},
+		{"name at limit", func(r *Record) { r.Candidate.Name = strings.Repeat("é", MaxNameLen) }, nil},
+		{"bad email", func(r *Record) { r.Candidate.Email = "ada at example" }, []string{`candidate email "ada at example" is not an address`}},
+		{"email with display name", func(r *Record) { r.Candidate.Email = "Ada <ada@example.com>" }, []string{"is not an address"}},
+		{"long role", func(r *Record) { r.Candidate.Role = strings.Repeat("r", MaxNameLen+1) }, []string{"candidate role is longer"}},
+		{"unknown level", func(r *Record) { r.Candidate.Level = "godlike" }, []string{`candidate level "godlike" is unknown: use one of entry, junior, mid, senior, lead, staff`}},
+		{"empty level", func(r *Record) { r.Candidate.Level = "" }, nil},
+		{"long job description", func(r *Record) { r.JobDescription = strings.Repeat("j", MaxJobDescriptionLen+1) }, []string{"job description is longer than 20000"}},
+		{"large résumé", func(r *Record) { r.ResumeText = strings.Repeat("r", MaxResumeTextLen+1) }, []string{"résumé text is larger"}},
+		{"ended before started", func(r *Record) { r.EndedAt = ptr(at(-1)) }, []string{"ended_at", "is before started_at"}},
+		{"finished without end", func(r *Record) { r.EndedAt = nil }, []string{"status completed needs ended_at"}},
+		{"stage without name", func(r *Record) { r.Stages[0].Name = "" }, []string{"stage visit 1 has no name"}},
+		{"stage left before entered", func(r *Record) { r.Stages[1].LeftAt = ptr(at(10)) }, []string{"stage visit 2 (intro) left before it was entered"}},
+		{"earlier stage never left", func(r *Record) { r.Stages[0].LeftAt = nil }, []string{"stage visit 1 (greeting) was never left"}},
+		{"question without id", func(r *Record) { r.Questions[0].ID = "" }, []string{"question 1 has no id", `unknown question "q1"`}},
+		{"duplicate question id", func(r *Record) { r.Questions = append(r.Questions, r.Questions[0]) }, []string{`question id "q1" is used twice`}},
+		{"question without text", func(r *Record) { r.Questions[0].Text = " " }, []string{`question "q1" has no text`}},
+		{"seq repeated", func(r *Record) { r.Turns[1].Seq = 1 }, []string{"turn 2 has seq 1, not above the previous 1"}},
+		{"seq decreasing", func(r *Record) { r.Turns[0].Seq = 5 }, []string{"has seq 2, not above the previous 5"}},
+		{"seq zero", func(r *Record) { r.Turns[0].Seq = 0 }, []string{"turn 1 has seq 0, not above the previous 0"}},
+		{"unknown role", func(r *Record) { r.Turns[0].Role = "narrator" }, []string{`turn 1 has role "narrator"`}},
+		{"turn ends before start", func(r *Record) { r.Turns[0].EndedAt = at(0) }, []string{"turn 1 ended before it started"}},
+		{"turn refers to unknown question", func(r *Record) { r.Turns[0].QuestionIDs = []string{"q9"} }, []string{`turn 1 refers to unknown question "q9"`}},
+		{"NaN metric", func(r *Record) { r.Turns[0].Metrics.EndToEndMs = math.NaN() }, []string{"turn 1 has a metric that is not a finite number"}},
+		{"infinite metric", func(r *Record) { r.Turns[0].Metrics.STTFinalMs = math.Inf(1) }, []string{"not a finite number"}},
+		{"depth 0", func(r *Record) { r.Assessments[0].DepthScore = 0 }, []string{"assessment 1 has depth score 0: use 1 to 5"}},
+		{"depth 6", func(r *Record) { r.Assessments[0].DepthScore = 6 }, []string{"depth score 6"}},
+		{"depth 5", func(r *Record) { r.Assessments[0].DepthScore = 5 }, nil},
+		{"assessment without question", func(r *Record) { r.Assessments[0].QuestionID = "" }, nil},
+		{"assessment of unknown question", func(r *Record) { r.Assessments[0].QuestionID = "q7" }, []string{`assessment 1 refers to unknown question "q7"`}},
+		{"NaN score", func(r *Record) { r.Report.Scores["x"] = math.NaN() }, []string{`report score "x" is not a finite number`}},
+		{"several problems at once", func(r *Record) { r.ID = "Bad"; r.Candidate.Name = ""; r.Assessments[0].DepthScore = 9 },
+			[]string{`invalid id "Bad"`, "candidate name is empty", "depth score 9"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := fullRecord()
+			tt.modify(r)
+			err := r.Validate()
+			if len(tt.want) == 0 {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Validate() = nil, want errors containing %q", tt.want)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("Validate() = %v\nwant it to contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestStatus(t *testing.T) {
+	tests := []struct {
+		s               Status
+		valid, finished bool
+	}{
+		{StatusScheduled, true, false},
+		{StatusInProgress, true, false},
+		{StatusCompleted, true, true},
+		{StatusCandidateLeft, true, true},
+		{StatusFailed, true, true},
+		{"", false, false},
+		{"Completed", false, false},
+	}
+	for _, tt := range tests {
+		if got := tt.s.Valid(); got != tt.valid {
+			t.Errorf("%q.Valid() = %v, want %v", tt.s, got, tt.valid)
+		}
+		if got := tt.s.Finished(); got != tt.finished {
+			t.Errorf("%q.Finished() = %v, want %v", tt.s, got, tt.finished)
+		}
+	}
+}
+
+func TestAppendTurnNumbersTurns(t *testing.T) {
+	var r Record
+	for i := 1; i <= 3; i++ {
+		got := r.AppendTurn(Turn{Seq: 99, Role: RoleCandidate, Text: "x"})
+		if got.Seq != i {
+			t.Fatalf("turn %d got Seq %d", i, got.Seq)
+		}
+		// The returned pointer is the stored turn: later edits land in the record.
+		got.Interrupted = true
+		got.Metrics = &TurnMetrics{EndToEndMs: float64(i)}
+		if !r.Turns[i-1].Interrupted || r.Turns[i-1].Metrics.EndToEndMs != float64(i) {
+			t.Fatalf("edit through the returned pointer did not reach the record")
+		}
+	}
+	// Seq follows the last stored turn, even when numbering has gaps.
+	r.Turns[2].Seq = 10
+	if got := r.AppendTurn(Turn{}).Seq; got != 11 {
+		t.Fatalf("Seq after a gap = %d, want 11", got)
+	}
+}
+
+func TestStageLifecycle(t *testing.T) {
+	r := &Record{ID: "x", Candidate: Candidate{Name: "A"}, Status: StatusScheduled, CreatedAt: t0}
+	if r.CurrentStage() != "" {
+		t.Fatalf("CurrentStage before any stage = %q", r.CurrentStage())
+	}
+	r.Start(at(0))
+	if r.Status != StatusInProgress || !r.StartedAt.Equal(at(0)) {
+		t.Fatalf("after Start: status %s, started %v", r.Status, r.StartedAt)
+	}
+	r.Start(at(5)) // a second start keeps the first time
+	if !r.StartedAt.Equal(at(0)) {
+		t.Fatalf("second Start moved StartedAt to %v", r.StartedAt)
+	}
+	r.EnterStage("greeting", "Welcome", at(0), false, "start")
+	r.EnterStage("intro", "Introduction", at(60), true, "deadline")
+	r.EnterStage("experience", "Experience", at(200), false, "gates met")
+	if r.CurrentStage() != "experience" {
+		t.Fatalf("CurrentStage = %q", r.CurrentStage())
+	}
+	r.EnterStage("done", "", at(250), false, "closing delivered")
+	r.Finish(StatusCompleted, EndedClosingDelivered, at(260))
+	r.Finish(StatusFailed, EndedWorkerStopped, at(300)) // the first ending stays
+
+	want := []StageVisit{
+		{Name: "greeting", Title: "Welcome", EnteredAt: at(0), LeftAt: ptr(at(60)), Reason: "start"},
+		{Name: "intro", Title: "Introduction", EnteredAt: at(60), LeftAt: ptr(at(200)), Forced: true, Reason: "deadline"},
+		{Name: "experience", Title: "Experience", EnteredAt: at(200), LeftAt: ptr(at(250)), Reason: "gates met"},
+		{Name: "done", EnteredAt: at(250), LeftAt: ptr(at(260)), Reason: "closing delivered"},
+	}
+	if !reflect.DeepEqual(r.Stages, want) {
+		t.Fatalf("stages:\n got %+v\nwant %+v", r.Stages, want)
+	}
+	if r.Status != StatusCompleted || r.EndedBy != EndedClosingDelivered || !r.EndedAt.Equal(at(260)) {
+		t.Fatalf("ending: %s %s %v", r.Status, r.EndedBy, r.EndedAt)
+	}
+	if r.FinalStage != "experience" {
+		t.Fatalf("FinalStage = %q, want experience (done does not count)", r.FinalStage)
+	}
+	if got := r.Duration(); got != 260*time.Second {
+		t.Fatalf("Duration = %v", got)
+	}
+	if err := r.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFinishWithoutStages(t *testing.T) {
+	r := &Record{ID: "x", Candidate: Candidate{Name: "A"}, Status: StatusScheduled, CreatedAt: t0}
+	r.Finish(StatusFailed, EndedByProviderError("llm"), at(3))
+	if r.FinalStage != "" || r.EndedBy != "provider_error: llm" || r.Status != StatusFailed {
+		t.Fatalf("got %+v", r)
+	}
+	if r.Duration() != 0 {
+		t.Fatalf("Duration of a never-started interview = %v", r.Duration())
+	}
+	if err := r.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDurationInProgress(t *testing.T) {
+	r := &Record{Status: StatusInProgress, StartedAt: ptr(time.Now().Add(-time.Minute))}
+	if d := r.Duration(); d < time.Minute || d > time.Hour {
+		t.Fatalf("Duration of a running interview = %v, want about a minute", d)
+	}
+	r.Status = StatusScheduled
+	if d := r.Duration(); d != 0 {
+		t.Fatalf("Duration of a scheduled interview = %v", d)
+	}
+}
+
+// mutate changes every leaf reachable from v in place: strings, numbers,
+// booleans, times, map entries, slice elements, pointed-to values.
+func mutate(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			mutate(v.Elem())
+		}
+	case reflect.Struct:
+		if tv, ok := v.Addr().Interface().(*time.Time); ok {
+			*tv = tv.Add(time.Hour)
+			return
+		}
+		for i := 0; i < v.NumField(); i++ {
+			mutate(v.Field(i))
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			mutate(v.Index(i))
+		}
+	case reflect.Map:
+		for _, k := range v.MapKeys() {
+			v.SetMapIndex(k, reflect.ValueOf(v.MapIndex(k).Float()+1))
+		}
+		v.SetMapIndex(reflect.ValueOf("added"), reflect.ValueOf(1.0))
+	case reflect.String:
+		v.SetString(v.String() + "!")
+	case reflect.Int:
+		v.SetInt(v.Int() + 1)
+	case reflect.Float64:
+		v.SetFloat(v.Float() + 1)
+	case reflect.Bool:
+		v.SetBool(!v.Bool())
+	}
+}
+
+func TestCloneIsIndependent(t *testing.T) {
+	orig, want := fullRecord(), fullRecord()
+	c := orig.Clone()
+	if !reflect.DeepEqual(c, want) {
+		t.Fatalf("clone differs from the original:\n got %+v\nwant %+v", c, want)
+	}
+	mutate(reflect.ValueOf(c))
+	if !reflect.DeepEqual(orig, want) {
+		t.Fatalf("changing the clone changed the original:\n got %+v\nwant %+v", orig, want)
+	}
+	// And the other way round: appends to the original do not reach the clone.
+	c2 := orig.Clone()
+	orig.AppendTurn(Turn{Role: RoleAgent, Text: "later"})
+	orig.Turns[0].QuestionIDs[0] = "changed"
+	if len(c2.Turns) != 2 || c2.Turns[0].QuestionIDs[0] != "q1" {
+		t.Fatalf("clone shares turns with the original: %+v", c2.Turns)
+	}
+}
+
+func TestPublicDropsServerSideText(t *testing.T) {
+	r := fullRecord()
+	p := r.Public()
+	if p.JobDescription != "" || p.ResumeText != "" || p.ResumeSummary != "" {
+		t.Fatalf("Public kept server-side text: %+v", p)
+	}
+	if r.ResumeText == "" {
+		t.Fatal("Public changed the original")
+	}
+	data, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"job_description", "resume_text", "resume_summary"} {
+		if strings.Contains(string(data), key) {
+			t.Errorf("public JSON has %s: %s", key, data)
+		}
+	}
+}
+
+func TestRecordJSON(t *testing.T) {
+	t.Run("round trip", func(t *testing.T) {
+		r := fullRecord()
+		data, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Record
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(&back, r) {
+			t.Fatalf("round trip changed the record:\n got %+v\nwant %+v", back, *r)
+		}
+	})
+	t.Run("snake case keys and empty lists", func(t *testing.T) {
+		r := &Record{ID: "x", Candidate: Candidate{Name: "A"}, Status: StatusScheduled, CreatedAt: t0}
+		data, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range []string{"stages", "turns", "questions", "assessments"} {
+			if l, ok := m[key].([]any); !ok || len(l) != 0 {
+				t.Errorf("%s = %#v, want []", key, m[key])
+			}
+		}
+		for _, key := range []string{"job_description", "resume_text", "resume_summary", "report", "engines", "error", "started_at", "ended_at"} {
+			if _, ok := m[key]; ok {
+				t.Errorf("empty %s is written: %s", key, data)
+			}
+		}
+		for _, key := range []string{"id", "room", "candidate", "blueprint", "status", "created_at"} {
+			if _, ok := m[key]; !ok {
+				t.Errorf("%s is missing: %s", key, data)
+			}
+		}
+	})
+	t.Run("turn keys", func(t *testing.T) {
+		data, err := json.Marshal(fullRecord().Turns[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range []string{`"seq":1`, `"role":"agent"`, `"question_ids":["q1"]`, `"interrupted":true`,
+			`"end_of_utterance_ms":500`, `"stt_final_ms":120`, `"llm_first_token_ms":300`, `"tts_first_byte_ms":90`, `"end_to_end_ms":1010`} {
+			if !strings.Contains(string(data), key) {
+				t.Errorf("turn JSON lacks %s: %s", key, data)
+			}
+		}
+	})
+}

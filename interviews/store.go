@@ -1,0 +1,482 @@
+package interviews
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/rand"
+	"encoding/base32"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Errors returned by the Store; test with errors.Is.
+var (
+	// ErrNotFound means no record has the id (or the id is not valid).
+	ErrNotFound = errors.New("interviews: no such interview")
+	// ErrExists means Create was given an id that already has a record.
+	ErrExists = errors.New("interviews: interview already exists")
+)
+
+// List page sizes.
+const (
+	// DefaultListLimit is the page size when ListOptions.Limit is zero.
+	DefaultListLimit = 50
+	// MaxListLimit is the largest page List returns.
+	MaxListLimit = 200
+)
+
+// maxIDLen bounds the length of an interview id.
+const maxIDLen = 64
+
+// recordExt ends the file name of every record: "<id>.json".
+const recordExt = ".json"
+
+var idEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// NewID returns a new random interview id: 16 lower-case base32 characters
+// (80 random bits), safe in URLs and file names.
+func NewID() string {
+	var b [10]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return strings.ToLower(idEncoding.EncodeToString(b[:]))
+}
+
+// ValidID reports whether id may name an interview: 1 to 64 characters of
+// lower-case ASCII letters, digits, '-' and '_', starting with a letter or a
+// digit. Every id that names a file passes this check, so no path ever comes
+// from user input.
+func ValidID(id string) bool {
+	if id == "" || len(id) > maxIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case (c == '-' || c == '_') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Store keeps one JSON file per interview, <id>.json, in a directory. Every
+// write goes to a temporary file in the same directory that is synced and
+// then renamed over the record, so readers — in this process or another —
+// always see a whole record, old or new, and a crash never leaves a
+// half-written one. A Store is safe for concurrent use.
+type Store struct {
+	dir string
+
+	mu    sync.Mutex         // guards locks
+	locks map[string]*idLock // per-id write locks, dropped when unused
+
+	cacheMu sync.Mutex
+	cache   map[string]cachedSummary // by file name; see List
+}
+
+type idLock struct {
+	mu   sync.Mutex
+	refs int
+}
+
+// cachedSummary is List's memory of a file it has read, reused while the
+// file is unchanged.
+type cachedSummary struct {
+	info    fs.FileInfo
+	summary Summary
+	corrupt bool
+}
+
+// Open returns a Store on dir, creating the directory (mode 0750) if needed.
+func Open(dir string) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("interviews: open store: no directory given: set the data directory (--data-dir or VIVA_DATA_DIR)")
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("interviews: open store: %w", err)
+	}
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("interviews: open store: %w", err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("interviews: open store: %s is not a directory: choose another data directory", dir)
+	}
+	return &Store{dir: dir, locks: map[string]*idLock{}, cache: map[string]cachedSummary{}}, nil
+}
+
+// Dir returns the directory the store keeps its records in.
+func (s *Store) Dir() string { return s.dir }
+
+// Path returns the file that holds (or will hold) the record with the given
+// id, to tell a user where their record is.
+func (s *Store) Path(id string) (string, error) {
+	if !ValidID(id) {
+		return "", fmt.Errorf("interviews: path of %q: %w", id, ErrNotFound)
+	}
+	return filepath.Join(s.dir, id+recordExt), nil
+}
+
+// Create stores a new record. It assigns r.ID (NewID) when empty, r.CreatedAt
+// when zero and StatusScheduled when r.Status is empty, then validates and
+// writes r. It fails with ErrExists when a record with r's id is present.
+func (s *Store) Create(r *Record) error {
+	if r.ID == "" {
+		r.ID = NewID()
+	}
+	if r.CreatedAt.IsZero() {
+		r.CreatedAt = time.Now().UTC().Round(0)
+	}
+	if r.Status == "" {
+		r.Status = StatusScheduled
+	}
+	data, err := encode(r)
+	if err != nil {
+		return fmt.Errorf("interviews: create: %w", err)
+	}
+	unlock := s.lock(r.ID)
+	defer unlock()
+	switch _, err := os.Lstat(filepath.Join(s.dir, r.ID+recordExt)); {
+	case err == nil:
+		return fmt.Errorf("interviews: create %s: %w", r.ID, ErrExists)
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("interviews: create %s: %w", r.ID, err)
+	}
+	if err := s.write(r.ID, data); err != nil {
+		return fmt.Errorf("interviews: create %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// Save validates r and writes it whole, replacing the stored record with the
+// same id (or creating it). The write is atomic and durable: a temporary
+// file in the same directory is written and synced, renamed over
+// <id>.json, and the directory is synced. Saves of one id are serialised;
+// the last one wins whole. Save only reads r: a record shared between
+// goroutines should be saved as a Clone taken under the owner's lock.
+func (s *Store) Save(r *Record) error {
+	data, err := encode(r)
+	if err != nil {
+		return fmt.Errorf("interviews: save: %w", err)
+	}
+	unlock := s.lock(r.ID)
+	defer unlock()
+	if err := s.write(r.ID, data); err != nil {
+		return fmt.Errorf("interviews: save %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// encode validates r and returns its file contents.
+func encode(r *Record) ([]byte, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode record %s: %w", r.ID, err)
+	}
+	return append(data, '\n'), nil
+}
+
+// write replaces the file of id with data atomically. The caller holds the
+// id's lock and has validated id.
+func (s *Store) write(id string, data []byte) (err error) {
+	f, err := os.CreateTemp(s.dir, "."+id+recordExt+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	if err := f.Chmod(0o640); err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if testHookBeforeRename != nil {
+		testHookBeforeRename(tmp)
+	}
+	if err := os.Rename(tmp, filepath.Join(s.dir, id+recordExt)); err != nil {
+		return err
+	}
+	return syncDir(s.dir)
+}
+
+// testHookBeforeRename, set only by tests, runs when a new version of a
+// record is written and synced but not yet renamed into place: the moment a
+// crash would leave a temporary file beside the previous version.
+var testHookBeforeRename func(tmp string)
+
+// syncDir makes a rename in dir durable. File systems that cannot sync a
+// directory are tolerated: the rename is still atomic there.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, errors.ErrUnsupported) {
+		return fmt.Errorf("sync directory: %w", err)
+	}
+	return nil
+}
+
+// lock takes the write lock of id and returns its release.
+func (s *Store) lock(id string) (unlock func()) {
+	s.mu.Lock()
+	l := s.locks[id]
+	if l == nil {
+		l = &idLock{}
+		s.locks[id] = l
+	}
+	l.refs++
+	s.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		s.mu.Lock()
+		if l.refs--; l.refs == 0 {
+			delete(s.locks, id)
+		}
+		s.mu.Unlock()
+	}
+}
+
+// Get reads the record with the given id. It fails with ErrNotFound when
+// the id is unknown or not valid, and with an error naming the file when
+// the file cannot be decoded. A record may be read while its interview is
+// in progress: Get sees the last complete Save.
+func (s *Store) Get(id string) (*Record, error) {
+	if !ValidID(id) {
+		return nil, fmt.Errorf("interviews: get %q: %w", id, ErrNotFound)
+	}
+	path := filepath.Join(s.dir, id+recordExt)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("interviews: get %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("interviews: get %s: %w", id, err)
+	}
+	r, err := decode(data, id)
+	if err != nil {
+		return nil, fmt.Errorf("interviews: get %s: record file %s is unreadable: %w: restore it from a backup or remove it", id, path, err)
+	}
+	return r, nil
+}
+
+// decode parses a record file and checks it holds the record its name says.
+func decode(data []byte, id string) (*Record, error) {
+	var r Record
+	if err := json.Unmarshal(bytes.TrimSpace(data), &r); err != nil {
+		return nil, err
+	}
+	if r.ID != id {
+		return nil, fmt.Errorf("it holds id %q", r.ID)
+	}
+	return &r, nil
+}
+
+// ListOptions selects and pages the interviews List returns. The zero value
+// lists the newest DefaultListLimit interviews.
+type ListOptions struct {
+	// Status keeps only interviews with this status; empty keeps all.
+	Status Status
+	// Role keeps only candidates whose role contains this text, ignoring case.
+	Role string
+	// Query keeps only candidates whose name contains this text, ignoring case.
+	Query string
+	// Offset skips this many matching interviews (for later pages).
+	Offset int
+	// Limit is the page size: 0 means DefaultListLimit, larger than
+	// MaxListLimit means MaxListLimit.
+	Limit int
+}
+
+// ListPage is one page of List's result.
+type ListPage struct {
+	// Items are the page's interviews, newest first.
+	Items []Summary `json:"items"`
+	// Total is how many interviews match the options, over all pages.
+	Total int `json:"total"`
+}
+
+// Summary is what a reviewer's list shows of one interview.
+type Summary struct {
+	// ID identifies the interview.
+	ID string `json:"id"`
+	// Room is the interview's LiveKit room.
+	Room string `json:"room"`
+	// Candidate is who was interviewed.
+	Candidate Candidate `json:"candidate"`
+	// Blueprint is the interview plan followed.
+	Blueprint string `json:"blueprint"`
+	// Status is where the interview is in its life.
+	Status Status `json:"status"`
+	// FinalStage is the stage the interview ended in.
+	FinalStage string `json:"final_stage,omitempty"`
+	// CreatedAt is when the interview was registered.
+	CreatedAt time.Time `json:"created_at"`
+	// StartedAt is when it started; nil while scheduled.
+	StartedAt *time.Time `json:"started_at,omitempty"`
+	// EndedAt is when it ended; nil until it has.
+	EndedAt *time.Time `json:"ended_at,omitempty"`
+	// Duration is how long it ran (so far, while in progress); nanoseconds
+	// in JSON.
+	Duration time.Duration `json:"duration_ns"`
+	// Turns is how many turns were recorded.
+	Turns int `json:"turns"`
+}
+
+func summarize(r *Record) Summary {
+	return Summary{
+		ID: r.ID, Room: r.Room, Candidate: r.Candidate, Blueprint: r.Blueprint,
+		Status: r.Status, FinalStage: r.FinalStage, CreatedAt: r.CreatedAt,
+		StartedAt: r.StartedAt, EndedAt: r.EndedAt, Turns: len(r.Turns),
+	}
+}
+
+// List returns the interviews that match opts, newest first (by CreatedAt,
+// then by id), one page at a time. Files that cannot be decoded are skipped
+// and logged by file name; temporary files left by a crash are ignored.
+func (s *Store) List(opts ListOptions) (ListPage, error) {
+	if opts.Status != "" && !opts.Status.Valid() {
+		return ListPage{}, fmt.Errorf("interviews: list: unknown status %q: use one of %s", opts.Status, joinStatuses())
+	}
+	if opts.Offset < 0 || opts.Limit < 0 {
+		return ListPage{}, fmt.Errorf("interviews: list: offset %d and limit %d must not be negative", opts.Offset, opts.Limit)
+	}
+	limit := opts.Limit
+	if limit == 0 {
+		limit = DefaultListLimit
+	}
+	limit = min(limit, MaxListLimit)
+
+	all, err := s.summaries()
+	if err != nil {
+		return ListPage{}, err
+	}
+	role, query := strings.ToLower(opts.Role), strings.ToLower(opts.Query)
+	matched := all[:0]
+	for _, sum := range all {
+		if opts.Status != "" && sum.Status != opts.Status {
+			continue
+		}
+		if role != "" && !strings.Contains(strings.ToLower(sum.Candidate.Role), role) {
+			continue
+		}
+		if query != "" && !strings.Contains(strings.ToLower(sum.Candidate.Name), query) {
+			continue
+		}
+		matched = append(matched, sum)
+	}
+	slices.SortFunc(matched, func(a, b Summary) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	page := ListPage{Items: []Summary{}, Total: len(matched)}
+	if opts.Offset < len(matched) {
+		page.Items = append(page.Items, matched[opts.Offset:min(opts.Offset+limit, len(matched))]...)
+	}
+	for i := range page.Items {
+		it := &page.Items[i]
+		it.Duration = duration(it.Status, it.StartedAt, it.EndedAt)
+	}
+	return page, nil
+}
+
+// summaries returns a summary of every readable record in the directory,
+// reading only the files that changed since the last call.
+func (s *Store) summaries() ([]Summary, error) {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("interviews: list: %w", err)
+	}
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
+	seen := make(map[string]bool, len(entries))
+	out := make([]Summary, 0, len(entries))
+	for _, e := range entries {
+		name := e.Name()
+		id, ok := strings.CutSuffix(name, recordExt)
+		if !ok || !ValidID(id) || !e.Type().IsRegular() {
+			continue // temporary files start with '.', so they never match
+		}
+		info, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("interviews: list: %w", err)
+		}
+		seen[name] = true
+		c, ok := s.cache[name]
+		if !ok || !sameFile(c.info, info) {
+			c = cachedSummary{info: info}
+			r, err := s.readSummary(name, id)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				continue
+			case err != nil:
+				c.corrupt = true
+				slog.Warn("interviews: skipping unreadable record file", "file", name, "err", err)
+			default:
+				c.summary = r
+			}
+			s.cache[name] = c
+		}
+		if !c.corrupt {
+			out = append(out, c.summary)
+		}
+	}
+	for name := range s.cache {
+		if !seen[name] {
+			delete(s.cache, name)
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) readSummary(name, id string) (Summary, error) {
+	data, err := os.ReadFile(filepath.Join(s.dir, name))
+	if err != nil {
+		return Summary{}, err
+	}
+	r, err := decode(data, id)
+	if err != nil {
+		return Summary{}, err
+	}
+	return summarize(r), nil
+}
+
+// sameFile reports whether b is the file a was: every Save renames a new
+// file into place, so a changed record has a new identity, size or time.
+func sameFile(a, b fs.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what viva needs to build, run and test on Debian: the C libraries
+# for cgo (opus, soxr, pocketsphinx, flite), the offline speech engines, sox,
+# Chromium for the browser tests, and livekit-server into ./bin.
+# As root it installs with apt-get; otherwise it prints the command to run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(gcc pkg-config libopus-dev libopusfile-dev libsoxr-dev
+  pocketsphinx pocketsphinx-en-us libpocketsphinx-dev libsphinxbase-dev
+  flite flite1-dev sox chromium)
+LIVEKIT_VERSION=v1.11.0
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [ "$(id -u)" = 0 ]; then
+    echo "deps: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "deps: missing Debian packages. Run:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+  if [ -x /usr/local/go/bin/go ]; then export PATH=$PATH:/usr/local/go/bin; else
+    echo "deps: Go 1.26 is required (https://go.dev/dl/), install it to /usr/local/go" >&2; exit 1
+  fi
+fi
+
+if [ ! -x bin/livekit-server ] || ! bin/livekit-server --version 2>/dev/null | grep -q "${LIVEKIT_VERSION#v}"; then
+  echo "deps: building livekit-server ${LIVEKIT_VERSION} into ./bin (takes a few minutes once)"
+  mkdir -p bin
+  tmp=$(mktemp -d)
+  GOBIN="$tmp" GOFLAGS=-mod=mod go install "github.com/livekit/livekit-server/cmd/server@${LIVEKIT_VERSION}"
+  mv "$tmp/server" bin/livekit-server
+  rmdir "$tmp"
+fi

@@ -1,0 +1,199 @@
+package stages
+
+import (
+	"embed"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Default returns the default behavioural interview: greeting → intro →
+// experience → closing, then Done. Each call returns a new blueprint the
+// caller may change.
+func Default() *Blueprint {
+	return &Blueprint{
+		Name:          "default",
+		Title:         "Behavioural interview",
+		Description:   "A short conversational interview about the candidate's background and past work, for any role and level.",
+		ClosingSafety: 60 * time.Second,
+		Stages: []Stage{
+			{
+				Name:  "greeting",
+				Title: "Welcome",
+				Instructions: `This is the greeting, the first moment of the interview.
+Welcome {{.Name}} warmly and introduce yourself by name as the interviewer{{with .Role}} for the {{.}} role{{end}}.
+In one or two sentences, explain how it works: a short introduction, then questions about their experience, then a moment at the end for next steps.
+Your one question here is whether they can hear you clearly and are ready to begin.
+As soon as they confirm, call transition_stage. Do not ask about their background yet.`,
+				Limit:           60 * time.Second,
+				MinQuestions:    1,
+				Acknowledgement: "Hello, and welcome.",
+				Keywords:        []string{"ready", "hear", "yes", "good time"},
+				Questions: []Question{
+					{ID: "greeting-1", Text: "Thanks for joining me today. Before we begin, can you hear me clearly?",
+						Purpose: "Check the audio works and open the conversation.", Keywords: []string{"yes", "hear", "clear"}},
+					{ID: "greeting-2", Text: "Is now still a good time for you, and are you ready to get started?",
+						Purpose: "Confirm the candidate is ready to begin.", Keywords: []string{"ready", "yes", "good time"}},
+				},
+			},
+			{
+				Name:  "intro",
+				Title: "Introduction",
+				Instructions: `This is the introduction. Get to know {{.Name}}: their background, what they do now, and why they applied{{with .Role}} for the {{.}} role{{end}}.
+Ask open questions, one at a time, and keep your own remarks brief.
+{{- if .HasResume}}
+You have a summary of their résumé. Mention one specific detail from it to show you have read it, but let them tell the story in their own words.
+{{- end}}
+{{- if .HasJobDescription}}
+Where it fits naturally, connect what they say to the job description.
+{{- end}}
+Ask at least two questions here. When you have a clear picture of who they are and what motivates them, call transition_stage.`,
+				Limit:           120 * time.Second,
+				MinTime:         30 * time.Second,
+				MinQuestions:    2,
+				Acknowledgement: "Great, let's get started.",
+				Keywords:        []string{"background", "current role", "experience", "motivation", "interest", "career", "goals", "team"},
+				Questions: []Question{
+					{ID: "intro-1", Text: "To start, could you tell me a little about yourself and what you do today?",
+						Purpose: "Learn the candidate's background and current responsibilities.", Keywords: []string{"current role", "background", "responsibilities", "team"}},
+					{ID: "intro-2", Text: "What made you interested in applying for this position?",
+						Purpose: "Understand the candidate's motivation for the role.", Keywords: []string{"motivation", "interest", "company", "role", "growth"}},
+					{ID: "intro-3", Text: "How did you first get into your field, and what has your path looked like since then?",
+						Purpose: "Trace the candidate's career path and key transitions.", Keywords: []string{"career path", "education", "first job", "change"}},
+					{ID: "intro-4", Text: "Which part of your current work do you enjoy the most?",
+						Purpose: "Find what energises the candidate and where their strengths lie.", Keywords: []string{"enjoy", "strengths", "interest"}},
+					{ID: "intro-5", Text: "Where would you like your career to go over the next few years?",
+						Purpose: "Check the candidate's goals against what the role offers.", Keywords: []string{"goals", "growth", "learning", "future"}},
+					{ID: "intro-6", Text: "What kind of team or working environment helps you do your best work?",
+						Purpose: "Understand how the candidate likes to work with others.", Keywords: []string{"team", "culture", "environment", "collaboration"}},
+				},
+			},
+			{
+				Name:  "experience",
+				Title: "Your experience",
+				Instructions: `This is the main part of the interview: {{.Name}}'s experience.
+Ask about specific situations from their past work, one at a time: what the situation was, what they personally did, and what the result was.
+When an answer stays general, ask one follow-up for a concrete example, a number or a decision they made, then move on.
+Use the role focus and level expectations in your brief to choose topics and to judge the depth of the answers.
+{{- if .HasJobDescription}}
+Favour topics the job description cares about, and check the skills it asks for.
+{{- end}}
+{{- if .HasResume}}
+Dig into the projects on their résumé rather than asking hypothetical questions.
+{{- end}}
+Cover at least five different topics and never ask twice about the same thing. Call assess_response after each answer.
+When you have covered enough ground, or time is running low, call transition_stage.`,
+				Limit:           240 * time.Second,
+				MinTime:         45 * time.Second,
+				MinQuestions:    5,
+				Acknowledgement: "Thank you, that's a helpful picture. Now let's talk about your experience in more depth.",
+				Keywords:        []string{"project", "challenge", "result", "impact", "decision", "trade-off", "team", "learned", "feedback", "priority", "example"},
+				Questions: []Question{
+					{ID: "experience-1", Text: "Tell me about a recent project you're proud of. What was your own part in it?",
+						Purpose: "Establish a concrete project and the candidate's personal contribution.", Keywords: []string{"project", "role", "ownership", "result", "impact"}},
+					{ID: "experience-2", Text: "What was the hardest problem you ran into on that project, and how did you solve it?",
+						Purpose: "Probe problem solving on a real example.", Keywords: []string{"challenge", "problem", "solution", "approach", "root cause"}},
+					{ID: "experience-3", Text: "Describe a time you disagreed with a colleague about how to do something. How was it resolved?",
+						Purpose: "See how the candidate handles conflict and persuades others.", Keywords: []string{"disagreement", "conflict", "compromise", "communication", "outcome"}},
+					{ID: "experience-4", Text: "When several urgent tasks land at once, how do you decide what to handle first?",
+						Purpose: "Understand how the candidate prioritises under pressure.", Keywords: []string{"priorities", "deadlines", "trade-off", "urgency", "impact"}},
+					{ID: "experience-5", Text: "Can you walk me through a mistake you made at work and what you changed afterwards?",
+						Purpose: "Check ownership of failures and learning from them.", Keywords: []string{"mistake", "failure", "lesson", "learned", "improvement"}},
+					{ID: "experience-6", Text: "How do you check that your work is really good before you call it finished?",
+						Purpose: "Learn the candidate's quality standards and habits.", Keywords: []string{"quality", "testing", "review", "feedback", "standards"}},
+					{ID: "experience-7", Text: "Tell me about a time plans changed suddenly. How did you keep everyone informed?",
+						Purpose: "Assess adaptability and communication with stakeholders.", Keywords: []string{"change", "communication", "stakeholders", "adapt", "update"}},
+					{ID: "experience-8", Text: "What is something you had to learn quickly for a job, and how did you go about it?",
+						Purpose: "Gauge how the candidate learns new skills.", Keywords: []string{"learning", "new skill", "resources", "practice"}},
+					{ID: "experience-9", Text: "What's the most useful piece of feedback you've received, and what did you do with it?",
+						Purpose: "See whether the candidate seeks and acts on feedback.", Keywords: []string{"feedback", "growth", "change", "self-awareness"}},
+					{ID: "experience-10", Text: "Thinking about this role, which skills would you bring from day one, and where would you want support?",
+						Purpose: "Let the candidate map their strengths and gaps to the role.", Keywords: []string{"strengths", "skills", "gaps", "support", "fit"}},
+				},
+			},
+			{
+				Name:  "closing",
+				Title: "Closing",
+				Instructions: `This is the closing. The questions are over: do not ask anything more and do not call ask_question.
+Thank {{.Name}} for their time and mention one thing from the conversation you appreciated.
+Tell them what happens next: the hiring team will review the interview and get back to them about the next steps.
+Say goodbye warmly, in three short sentences at most. The interview ends by itself when you finish speaking.`,
+				Limit:           45 * time.Second,
+				MinQuestions:    0,
+				Acknowledgement: "Thank you. That brings us to the end of our questions, so let's wrap up.",
+				Keywords:        []string{"thanks", "next steps", "goodbye"},
+			},
+		},
+	}
+}
+
+//go:embed blueprints/*.yaml
+var blueprintFiles embed.FS
+
+// systemDesign parses the embedded system-design blueprint once.
+var systemDesign = sync.OnceValues(func() (*Blueprint, error) {
+	return loadEmbedded("system-design")
+})
+
+func loadEmbedded(name string) (*Blueprint, error) {
+	path := "blueprints/" + name + ".yaml"
+	data, err := blueprintFiles.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("stages: built-in blueprint %q: %w", name, err)
+	}
+	return Parse(data, path)
+}
+
+// SystemDesign returns the system-design interview: greeting, problem
+// clarification, requirements, data design, API design, high-level design
+// and closing. It is read from the embedded file
+// stages/blueprints/system-design.yaml, which also documents the YAML
+// format by example. Each call returns a new copy. It panics only if that
+// shipped file is invalid, which the package tests rule out.
+func SystemDesign() *Blueprint {
+	b, err := systemDesign()
+	if err != nil {
+		panic(err)
+	}
+	return b.Clone()
+}
+
+// builtins maps each built-in blueprint's name to its constructor.
+var builtins = map[string]func() (*Blueprint, error){
+	"default": func() (*Blueprint, error) { return Default(), nil },
+	"system-design": func() (*Blueprint, error) {
+		b, err := systemDesign()
+		return b.Clone(), err
+	},
+}
+
+// BuiltinNames returns the names of the blueprints shipped with viva,
+// sorted.
+func BuiltinNames() []string {
+	names := make([]string, 0, len(builtins))
+	for n := range builtins {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Builtin returns a fresh copy of the built-in blueprint called name (case
+// and surrounding spaces ignored); the caller may change it freely. An
+// unknown name is an error listing the known ones.
+func Builtin(name string) (*Blueprint, error) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	mk, ok := builtins[n]
+	if !ok {
+		return nil, fmt.Errorf("stages: no built-in blueprint %q; use one of %s, or give the path of a YAML blueprint file", name, strings.Join(BuiltinNames(), ", "))
+	}
+	return mk()
+}
+
+// IsBuiltin reports whether name is one of BuiltinNames.
+func IsBuiltin(name string) bool {
+	return slices.Contains(BuiltinNames(), strings.ToLower(strings.TrimSpace(name)))
+}

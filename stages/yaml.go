@@ -1,0 +1,507 @@
+package stages
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Load reads and parses the blueprint YAML file at path (see Parse for the
+// format). Errors name the file, the line and the field.
+func Load(path string) (*Blueprint, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("stages: read blueprint: %w", err)
+	}
+	return Parse(data, path)
+}
+
+// Parse decodes a blueprint from YAML and validates it. filename is used in
+// error messages ("blueprint.yaml:12: stages[1].limit: …") and, base name
+// without extension, as the blueprint's name when the file has none.
+//
+// The format (stages/blueprints/system-design.yaml is a full example):
+//
+//	name: default              # identifier stored in interview records
+//	title: Behavioural interview
+//	description: One sentence for recruiters.
+//	persona: |                 # optional template; empty = DefaultPersona
+//	  You are Ava, …
+//	closing_safety: 60         # optional, default 60 s
+//	stages:
+//	  - name: intro            # lower case [a-z0-9_-], unique, not "done"
+//	    title: Introduction    # optional, default from the name
+//	    instructions: |        # text/template with TemplateData
+//	      Ask about {{.Name}}'s background. {{.RoleFocus}}
+//	    limit: 2m              # required deadline
+//	    min_time: 30           # optional gate
+//	    min_questions: 2       # optional gate
+//	    next: experience       # optional; default the following stage, "done" ends
+//	    acknowledgement: Thanks. Let's begin.   # optional template
+//	    keywords: [background, motivation]
+//	    questions:
+//	      - id: intro-1        # optional, default <stage>-<position>
+//	        text: Tell me about yourself.
+//	        purpose: Warm up.
+//	        keywords: [current role]
+//
+// Durations are a number of seconds (90, 7.5) or a Go duration string
+// ("90s", "2m", "1m30s"). A question may also be written as a plain string,
+// its text. Unknown fields are errors, so a typo never silently drops a
+// setting.
+func Parse(data []byte, filename string) (*Blueprint, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, syntaxError(filename, err)
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, &FieldError{File: filename, Field: "stages", Msg: "the file is empty; a blueprint needs at least a name and a list of stages (see stages/blueprints/system-design.yaml)"}
+	}
+	d := &decoder{file: filename, lines: map[string]int{}}
+	b := d.blueprint(doc.Content[0])
+	if len(d.errs) > 0 {
+		return nil, joinFieldErrors(d.errs)
+	}
+	if b.Name == "" && filename != "" {
+		base := filepath.Base(filename)
+		b.Name = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	d.defaults(b)
+	if probs := b.problems(); len(probs) > 0 {
+		for _, p := range probs {
+			p.File = filename
+			p.Line = d.line(p.Field)
+		}
+		return nil, joinFieldErrors(probs)
+	}
+	return b, nil
+}
+
+// UnmarshalYAML decodes a blueprint embedded in another YAML document with
+// the same format and checks as Parse (errors carry line numbers but no file
+// name).
+func (b *Blueprint) UnmarshalYAML(n *yaml.Node) error {
+	d := &decoder{lines: map[string]int{}}
+	nb := d.blueprint(n)
+	if len(d.errs) > 0 {
+		return joinFieldErrors(d.errs)
+	}
+	d.defaults(nb)
+	if probs := nb.problems(); len(probs) > 0 {
+		for _, p := range probs {
+			p.Line = d.line(p.Field)
+		}
+		return joinFieldErrors(probs)
+	}
+	*b = *nb
+	return nil
+}
+
+// MarshalYAML encodes the blueprint in the format Parse reads: durations as
+// whole seconds when they are, Go duration strings otherwise, and empty
+// optional fields left out. yaml.Marshal of a Blueprint or *Blueprint
+// therefore round-trips through Parse.
+func (b Blueprint) MarshalYAML() (any, error) {
+	root := mapping()
+	addString(root, "name", b.Name)
+	addString(root, "title", b.Title)
+	addString(root, "description", b.Description)
+	addString(root, "persona", b.Persona)
+	if b.ClosingSafety != 0 {
+		addPair(root, "closing_safety", durationNode(b.ClosingSafety))
+	}
+	stages := &yaml.Node{Kind: yaml.SequenceNode}
+	for _, s := range b.Stages {
+		sn := mapping()
+		addString(sn, "name", s.Name)
+		addString(sn, "title", s.Title)
+		addString(sn, "instructions", s.Instructions)
+		addPair(sn, "limit", durationNode(s.Limit))
+		if s.MinTime != 0 {
+			addPair(sn, "min_time", durationNode(s.MinTime))
+		}
+		addPair(sn, "min_questions", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(s.MinQuestions)})
+		addString(sn, "next", s.Next)
+		addString(sn, "acknowledgement", s.Acknowledgement)
+		if len(s.Keywords) > 0 {
+			addPair(sn, "keywords", stringList(s.Keywords))
+		}
+		if len(s.Questions) > 0 {
+			qs := &yaml.Node{Kind: yaml.SequenceNode}
+			for _, q := range s.Questions {
+				qn := mapping()
+				addString(qn, "id", q.ID)
+				addString(qn, "text", q.Text)
+				addString(qn, "purpose", q.Purpose)
+				if len(q.Keywords) > 0 {
+					addPair(qn, "keywords", stringList(q.Keywords))
+				}
+				qs.Content = append(qs.Content, qn)
+			}
+			addPair(sn, "questions", qs)
+		}
+		stages.Content = append(stages.Content, sn)
+	}
+	addPair(root, "stages", stages)
+	return root, nil
+}
+
+func mapping() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode} }
+
+func addPair(m *yaml.Node, key string, v *yaml.Node) {
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v)
+}
+
+// addString adds a non-empty string, as a literal block when it spans lines.
+func addString(m *yaml.Node, key, v string) {
+	if v == "" {
+		return
+	}
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v}
+	if strings.Contains(v, "\n") {
+		n.Style = yaml.LiteralStyle
+	}
+	addPair(m, key, n)
+}
+
+func stringList(vs []string) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+	for _, v := range vs {
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v})
+	}
+	return n
+}
+
+func durationNode(d time.Duration) *yaml.Node {
+	if d%time.Second == 0 {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(int64(d/time.Second), 10)}
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: d.String()}
+}
+
+var yamlLineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// syntaxError turns a yaml.v3 syntax error ("yaml: line 3: …") into
+// "file:3: …".
+func syntaxError(file string, err error) error {
+	if m := yamlLineError.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &FieldError{File: file, Line: line, Field: "yaml", Msg: m[2] + "; check the indentation and quoting around this line"}
+	}
+	return fmt.Errorf("stages: %s: %w", file, err)
+}
+
+func joinFieldErrors(fes []*FieldError) error {
+	if len(fes) == 1 {
+		return fes[0]
+	}
+	errs := make([]error, len(fes))
+	for i, fe := range fes {
+		errs[i] = fe
+	}
+	return errors.Join(errs...)
+}
+
+// decoder walks a yaml.Node tree into a Blueprint, collecting every problem
+// with its line and remembering the line of every field path so validation
+// errors can be located too.
+type decoder struct {
+	file  string
+	errs  []*FieldError
+	lines map[string]int
+}
+
+func (d *decoder) fail(n *yaml.Node, field, format string, args ...any) {
+	fe := &FieldError{File: d.file, Field: field, Msg: fmt.Sprintf(format, args...)}
+	if n != nil {
+		fe.Line = n.Line
+	}
+	d.errs = append(d.errs, fe)
+}
+
+// line returns the line of field, or of its closest recorded parent
+// ("stages[1].limit" falls back to "stages[1]" when limit is missing).
+func (d *decoder) line(field string) int {
+	for f := field; f != ""; {
+		if l, ok := d.lines[f]; ok {
+			return l
+		}
+		i := strings.LastIndexAny(f, ".[")
+		if i <= 0 {
+			break
+		}
+		f = f[:i]
+	}
+	return 0
+}
+
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// fields iterates the key/value pairs of a mapping node, reporting
+// duplicate and unknown keys, and calls fn with each known field's path.
+func (d *decoder) fields(n *yaml.Node, path, what string, known []string, fn func(key string, field string, v *yaml.Node)) {
+	n = resolve(n)
+	if n.Kind != yaml.MappingNode {
+		d.fail(n, path, "must be a mapping of %s fields (%s), not %s", what, strings.Join(known, ", "), kindName(n))
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], resolve(n.Content[i+1])
+		field := k.Value
+		if path != "" {
+			field = path + "." + k.Value
+		}
+		if !slices.Contains(known, k.Value) {
+			msg := fmt.Sprintf("unknown field %q in %s", k.Value, what)
+			if s := suggest(k.Value, known); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			d.fail(k, field, "%s; known fields are %s", msg, strings.Join(known, ", "))
+			continue
+		}
+		if seen[k.Value] {
+			d.fail(k, field, "%q appears twice in the same %s; keep one", k.Value, what)
+			continue
+		}
+		seen[k.Value] = true
+		d.lines[field] = k.Line
+		fn(k.Value, field, v)
+	}
+}
+
+var (
+	blueprintFields = []string{"name", "title", "description", "persona", "closing_safety", "stages"}
+	stageFields     = []string{"name", "title", "instructions", "limit", "min_time", "min_questions", "questions", "keywords", "next", "acknowledgement"}
+	questionFields  = []string{"id", "text", "purpose", "keywords"}
+)
+
+func (d *decoder) blueprint(n *yaml.Node) *Blueprint {
+	b := &Blueprint{}
+	d.fields(n, "", "blueprint", blueprintFields, func(key, field string, v *yaml.Node) {
+		switch key {
+		case "name":
+			b.Name = d.str(v, field)
+		case "title":
+			b.Title = d.str(v, field)
+		case "description":
+			b.Description = d.str(v, field)
+		case "persona":
+			b.Persona = d.str(v, field)
+		case "closing_safety":
+			b.ClosingSafety = d.duration(v, field)
+		case "stages":
+			if v.Kind != yaml.SequenceNode {
+				if !isNull(v) {
+					d.fail(v, field, "must be a list of stages (lines starting with \"- name: …\"), not %s", kindName(v))
+				}
+				return
+			}
+			for i, sn := range v.Content {
+				sf := fmt.Sprintf("stages[%d]", i)
+				sn = resolve(sn)
+				d.lines[sf] = sn.Line
+				b.Stages = append(b.Stages, d.stage(sn, sf))
+			}
+		}
+	})
+	return b
+}
+
+func (d *decoder) stage(n *yaml.Node, path string) Stage {
+	var s Stage
+	d.fields(n, path, "stage", stageFields, func(key, field string, v *yaml.Node) {
+		switch key {
+		case "name":
+			s.Name = d.str(v, field)
+		case "title":
+			s.Title = d.str(v, field)
+		case "instructions":
+			s.Instructions = d.str(v, field)
+		case "limit":
+			s.Limit = d.duration(v, field)
+		case "min_time":
+			s.MinTime = d.duration(v, field)
+		case "min_questions":
+			s.MinQuestions = d.integer(v, field)
+		case "keywords":
+			s.Keywords = d.words(v, field)
+		case "next":
+			s.Next = d.str(v, field)
+		case "acknowledgement":
+			s.Acknowledgement = d.str(v, field)
+		case "questions":
+			if v.Kind != yaml.SequenceNode {
+				if !isNull(v) {
+					d.fail(v, field, "must be a list of questions, not %s", kindName(v))
+				}
+				return
+			}
+			for j, qn := range v.Content {
+				qf := fmt.Sprintf("%s[%d]", field, j)
+				qn = resolve(qn)
+				d.lines[qf] = qn.Line
+				s.Questions = append(s.Questions, d.question(qn, qf))
+			}
+		}
+	})
+	return s
+}
+
+func (d *decoder) question(n *yaml.Node, path string) Question {
+	var q Question
+	if n.Kind == yaml.ScalarNode {
+		q.Text = d.str(n, path+".text")
+		return q
+	}
+	d.fields(n, path, "question", questionFields, func(key, field string, v *yaml.Node) {
+		switch key {
+		case "id":
+			q.ID = d.str(v, field)
+		case "text":
+			q.Text = d.str(v, field)
+		case "purpose":
+			q.Purpose = d.str(v, field)
+		case "keywords":
+			q.Keywords = d.words(v, field)
+		}
+	})
+	return q
+}
+
+// defaults fills what a file may leave out: titles from names, question ids
+// from stage name and position, and the closing safety timeout.
+func (d *decoder) defaults(b *Blueprint) {
+	if b.Title == "" {
+		b.Title = titleFromName(b.Name)
+	}
+	if b.ClosingSafety == 0 {
+		b.ClosingSafety = DefaultClosingSafety
+	}
+	for i := range b.Stages {
+		s := &b.Stages[i]
+		if s.Title == "" {
+			s.Title = titleFromName(s.Name)
+		}
+		for j := range s.Questions {
+			if s.Questions[j].ID == "" {
+				s.Questions[j].ID = fmt.Sprintf("%s-%d", s.Name, j+1)
+			}
+		}
+	}
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "empty"
+}
+
+func (d *decoder) str(n *yaml.Node, field string) string {
+	if n.Kind != yaml.ScalarNode {
+		d.fail(n, field, "must be text, not %s", kindName(n))
+		return ""
+	}
+	if isNull(n) {
+		return ""
+	}
+	return n.Value
+}
+
+func (d *decoder) words(n *yaml.Node, field string) []string {
+	if isNull(n) {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.fail(n, field, "must be a list of words or phrases, like [caching, \"data model\"], not %s", kindName(n))
+		return nil
+	}
+	var out []string
+	for i, item := range n.Content {
+		if v := strings.TrimSpace(d.str(resolve(item), fmt.Sprintf("%s[%d]", field, i))); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (d *decoder) integer(n *yaml.Node, field string) int {
+	if n.Kind == yaml.ScalarNode && !isNull(n) {
+		if i, err := strconv.Atoi(strings.TrimSpace(n.Value)); err == nil {
+			return i
+		}
+	}
+	d.fail(n, field, "%s is not a whole number; write a count such as 3", kindName(n))
+	return 0
+}
+
+// duration reads a number of seconds (90, 7.5) or a Go duration ("90s").
+func (d *decoder) duration(n *yaml.Node, field string) time.Duration {
+	if n.Kind == yaml.ScalarNode && !isNull(n) {
+		v := strings.TrimSpace(n.Value)
+		if secs, err := strconv.ParseFloat(v, 64); err == nil && !math.IsNaN(secs) && !math.IsInf(secs, 0) && math.Abs(secs) < 1e9 {
+			return time.Duration(math.Round(secs * float64(time.Second)))
+		}
+		if dur, err := time.ParseDuration(v); err == nil {
+			return dur
+		}
+	}
+	d.fail(n, field, `%s is not a duration (use seconds like 90 or a duration like "1m30s")`, kindName(n))
+	return 0
+}
+
+// suggest returns the known name closest to s when it is a likely typo.
+func suggest(s string, known []string) string {
+	best, bestDist := "", 3
+	for _, k := range known {
+		if dist := editDistance(strings.ToLower(s), k); dist < bestDist {
+			best, bestDist = k, dist
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
