@@ -238,6 +238,8 @@ func (c *Client) Complete(ctx context.Context, req llm.Request, onDelta func(tex
 // finalError words an error that ends Complete.
 func (c *Client) finalError(f failure, err error, attempts int) error {
 	switch {
+	case f.inStream:
+		return wrap(fmt.Sprintf("llm: openai: %s reported an error mid-stream after %d attempt(s): %s", c.baseURL, attempts, f.message), err)
 	case f.status == http.StatusNotFound:
 		return wrap(fmt.Sprintf("llm: openai: %s answered 404 (%s): check the model name %q and that OPENAI_BASE_URL is the API root ending in /v1",
 			c.baseURL, f.message, c.model), err)

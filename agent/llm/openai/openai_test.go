@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -367,6 +368,22 @@ func TestCompleteRetries(t *testing.T) {
 			wantText:     text[:10],
 		},
 		{
+			name: "server error event before text is retried",
+			script: []fakeopenai.Reply{
+				{Raw: []string{`{"error":{"message":"The server had an error while processing your request.","type":"server_error"}}`}},
+				{Text: text},
+			},
+			wantRequests: 2,
+			wantSleeps:   [][2]time.Duration{{base / 2, base}},
+			wantText:     text,
+		},
+		{
+			name:         "other error event is not retried",
+			script:       []fakeopenai.Reply{{Raw: []string{`{"error":{"message":"context length exceeded","type":"invalid_request_error"}}`}}},
+			wantRequests: 1,
+			wantErr:      "reported an error mid-stream after 1 attempt(s): context length exceeded",
+		},
+		{
 			name:         "400 not retried, server message kept",
 			script:       []fakeopenai.Reply{{Status: 400, Text: "Invalid schema for function 'ask_question'"}},
 			wantRequests: 1,
@@ -454,11 +471,12 @@ func TestCompleteAuthErrors(t *testing.T) {
 
 func TestCompleteCancel(t *testing.T) {
 	tests := []struct {
-		name string
+		name  string
 		reply fakeopenai.Reply
 		// cancelInDelta cancels from onDelta; otherwise another goroutine
 		// cancels while the client waits for the stalled stream.
 		cancelInDelta bool
+		buffered      bool // the response body is read whole before the client sees it
 	}{
 		{
 			name:          "cancelled from the delta callback",
@@ -470,10 +488,12 @@ func TestCompleteCancel(t *testing.T) {
 			reply: fakeopenai.Reply{Text: "First words, then nothing more.", Chunk: 6, StallAfter: 2},
 		},
 		{
-			// The rest of the stream has arrived; none of it may be delivered.
-			name:          "cancelled with chunks already received",
+			// The whole stream has arrived (a buffering proxy); none of the
+			// rest may be delivered.
+			name:          "cancelled with the rest of the stream received",
 			reply:         fakeopenai.Reply{Text: "First " + strings.Repeat("stale text ", 20), Chunk: 6},
 			cancelInDelta: true,
+			buffered:      true,
 		},
 	}
 	for _, tt := range tests {
@@ -481,7 +501,11 @@ func TestCompleteCancel(t *testing.T) {
 			srv := fakeopenai.New()
 			defer srv.Close()
 			srv.ScriptChat(tt.reply)
-			c, _ := newClient(t, srv, nil)
+			c, _ := newClient(t, srv, func(o *Options) {
+				if tt.buffered {
+					o.HTTPClient = &http.Client{Transport: bufferingTransport{}}
+				}
+			})
 
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
@@ -520,6 +544,24 @@ func TestCompleteCancel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// bufferingTransport reads each response body whole before returning it, as
+// a buffering proxy does.
+type bufferingTransport struct{}
+
+func (bufferingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, nil
 }
 
 func TestCompleteCancelDuringBackoff(t *testing.T) {
@@ -785,5 +827,18 @@ func TestEqualJitter(t *testing.T) {
 	}
 	if seen[true] < 300 || seen[false] < 300 {
 		t.Errorf("jitter not spread over the range: %v", seen)
+	}
+}
+
+func TestCompleteUnreachableServer(t *testing.T) {
+	srv := fakeopenai.New()
+	srv.Close() // nothing listens at its address any more
+	c, rec := newClient(t, srv, nil)
+	_, _, err := collect(t.Context(), c, userHello)
+	if err == nil || !strings.Contains(err.Error(), "no answer from "+srv.URL+" after 4 attempt(s): check OPENAI_BASE_URL") {
+		t.Fatalf("error %v", err)
+	}
+	if n := len(rec.all()); n != DefaultMaxRetries {
+		t.Errorf("%d waits, want %d", n, DefaultMaxRetries)
 	}
 }

@@ -47,6 +47,7 @@ type failure struct {
 	status     int    // HTTP status; 0 when no response
 	message    string // the server's message, or a short description
 	auth       bool   // the key was rejected
+	inStream   bool   // an error event inside an accepted stream
 	retryable  bool
 	retryAfter time.Duration // the server's requested wait, if any
 }
@@ -62,6 +63,7 @@ func classify(err error, info *attemptInfo) failure {
 		f.status, f.message = apiErr.HTTPStatusCode, apiErr.Message
 		if f.status == 0 {
 			// An error event inside a stream: retry only server faults.
+			f.inStream = true
 			f.retryable = apiErr.Type == "server_error"
 		}
 	case errors.As(err, &reqErr):

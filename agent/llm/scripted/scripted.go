@@ -259,7 +259,7 @@ func (s *Interviewer) speak(stage, question string) string {
 	var b strings.Builder
 	switch {
 	case !s.greeted:
-		fmt.Fprintf(&b, "Hello %s, and thank you for joining. I'm the interviewer for the %s role today, and this will take about fifteen minutes. ", firstName(s.profile.Name), orDefault(s.profile.Role, "open"))
+		fmt.Fprintf(&b, "Hello %s, I'm Ava, and I'll be your interviewer for the %s role today. ", firstName(s.profile.Name), orDefault(s.profile.Role, "open"))
 	case stage != s.spokeIn:
 		if ack := s.bp.AcknowledgementFor(stage, s.profile); ack != "" {
 			b.WriteString(ack + " ")
@@ -383,7 +383,7 @@ func lastUser(msgs []llm.Message) string {
 	return ""
 }
 
-var stopRe = regexp.MustCompile(`(?i)\b(can|could) we (please )?(stop|end|finish)\b|\b(i want|i'd like|i would like|let's|lets) to (stop|end|finish)\b|\bi (have|need) to (go|leave)\b|\b(stop|end) (the|this) interview\b`)
+var stopRe = regexp.MustCompile(`(?i)\b(can|could) we (please )?(stop|end|finish)\b|\b(i want|i'd like|i would like|let's|lets) to (stop|end|finish)( (here|now|early|(the|this) (interview|call|conversation))|\s*[.!]*\s*$)|\bi (have|need) to (go|leave)\b|\b(stop|end) (the|this) (interview|call)\b`)
 
 // wantsToStop reports whether the candidate asked to end the interview.
 func wantsToStop(s string) bool { return stopRe.MatchString(s) }

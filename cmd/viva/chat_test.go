@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/stages"
+)
+
+var pipedAnswers = []string{
+	"Yes, I can hear you clearly.",
+	"I'm a backend engineer with eight years in payments.",
+	"I applied because I love building distributed systems.",
+	"I started in QA and moved to backend development.",
+	"I enjoy debugging production incidents with good tracing.",
+	"At my last job I led the ledger migration to Postgres.",
+	"The hardest bug was a race condition in our retry logic.",
+	"I mentor two junior engineers every week.",
+	"We disagreed about the queue design and I wrote a comparison.",
+	"I measure success with error budgets and latency.",
+	"I learned Rust to write a small proxy.",
+	"My biggest mistake was a schema change without a backfill.",
+	"I prefer small teams with clear ownership.",
+	"I want to grow toward a staff role.",
+	"No questions from me, thank you.",
+}
+
+// runChatWith runs `viva chat` in-process with answers written to its stdin
+// one every interval, and returns its stdout and the record it saved.
+func runChatWith(t *testing.T, answers []string, interval time.Duration, extra ...string) (string, *interviews.Record) {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("VIVA_LLM", "")
+	pr, pw := io.Pipe()
+	go func() {
+		defer pw.Close()
+		for _, a := range answers {
+			time.Sleep(interval) // the candidate typing, in real time: the interview's own timers run too
+			if _, err := io.WriteString(pw, a+"\n"); err != nil {
+				return
+			}
+		}
+	}()
+	var out, errOut bytes.Buffer
+	args := append([]string{"chat", "--name", "Grace Hopper", "--role", "Backend engineer", "--level", "senior", "--data-dir", dir}, extra...)
+	if code := run(context.Background(), args, pr, &out, &errOut); code != 0 {
+		t.Fatalf("viva chat exited %d: %s", code, errOut.String())
+	}
+	return out.String(), onlyRecord(t, dir)
+}
+
+func onlyRecord(t *testing.T, dir string) *interviews.Record {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("%d records in %s, want 1", len(files), dir)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec interviews.Record
+	if err := json.Unmarshal(data, &rec); err != nil {
+		t.Fatalf("record is not valid JSON: %v", err)
+	}
+	if err := rec.Validate(); err != nil {
+		t.Fatalf("record does not validate: %v", err)
+	}
+	return &rec
+}
+
+// TestChatPipedCompletes: fifteen answers piped one every half second at
+// time scale 0.05 complete all four stages in order, each with at least its
+// minimum of questions, and the record says completed.
+func TestChatPipedCompletes(t *testing.T) {
+	out, rec := runChatWith(t, pipedAnswers, 500*time.Millisecond, "--time-scale", "0.05")
+	if rec.Status != interviews.StatusCompleted {
+		t.Fatalf("status %s (%s), want completed; output:\n%s", rec.Status, rec.EndedBy, out)
+	}
+	var order []string
+	for _, v := range rec.Stages {
+		order = append(order, v.Name)
+	}
+	if got := strings.Join(order, ","); got != "greeting,intro,experience,closing" {
+		t.Errorf("stages entered %s", got)
+	}
+	spoken := map[string]int{}
+	for _, q := range rec.Questions {
+		if q.SpokenAt != nil {
+			spoken[q.Stage]++
+		}
+	}
+	for _, st := range stages.Default().Stages {
+		if spoken[st.Name] < st.MinQuestions {
+			t.Errorf("stage %s: %d questions, minimum %d", st.Name, spoken[st.Name], st.MinQuestions)
+		}
+	}
+	if !strings.Contains(out, "Record saved to ") || !strings.Contains(out, rec.ID+".json") {
+		t.Errorf("output does not name the record's path:\n%s", out)
+	}
+}
+
+// TestChatEndOfInputSavesCandidateLeft: input ending before the closing
+// stage saves the record as candidate_left with every turn said so far.
+func TestChatEndOfInputSavesCandidateLeft(t *testing.T) {
+	out, rec := runChatWith(t, pipedAnswers[:3], 50*time.Millisecond)
+	if rec.Status != interviews.StatusCandidateLeft || rec.EndedBy != interviews.EndedEndOfInput {
+		t.Fatalf("status %s ended by %s, want candidate_left by end_of_input", rec.Status, rec.EndedBy)
+	}
+	var said []string
+	for _, turn := range rec.Turns {
+		if turn.Role == interviews.RoleCandidate {
+			said = append(said, turn.Text)
+		}
+	}
+	if got, want := strings.Join(said, "|"), strings.Join(pipedAnswers[:3], "|"); got != want {
+		t.Errorf("candidate turns %q, want %q", got, want)
+	}
+	if n := len(rec.Turns); n != 7 {
+		t.Errorf("%d turns, want 7 (greeting and three exchanges); output:\n%s", n, out)
+	}
+}
+
+// TestChatUsageErrors: bad input at the edge is a clear error, exit code 2.
+func TestChatUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"chat"}, "--name is required"},
+		{[]string{"chat", "--name", "A", "--level", "wizard"}, "entry, junior, mid, senior, lead, staff"},
+		{[]string{"chat", "--name", "A", "--time-scale", "fast"}, "time-scale"},
+		{[]string{"chat", "--name", "A", "--blueprint", "/nonexistent.yaml"}, "neither a built-in blueprint"},
+		{[]string{"chat", "--name", "A", "--llm", "gpt"}, "scripted"},
+		{[]string{"nonsense"}, "unknown command"},
+	} {
+		var out, errOut bytes.Buffer
+		t.Setenv("VIVA_DATA_DIR", t.TempDir())
+		code := run(context.Background(), tc.args, strings.NewReader(""), &out, &errOut)
+		if code != 2 || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 mentioning %q", tc.args, code, errOut.String(), tc.want)
+		}
+	}
+}
+
+// TestChatKilledLeavesValidRecord kills a real viva chat process mid-way:
+// the record on disk is valid and holds the turns said before the kill.
+func TestChatKilledLeavesValidRecord(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "viva")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "chat", "--name", "Ada", "--data-dir", dir)
+	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=", "VIVA_LLM=")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Answer twice, waiting for each reply, then kill without warning.
+	buf := make([]byte, 4096)
+	var seen strings.Builder
+	for _, a := range pipedAnswers[:2] {
+		n0 := strings.Count(seen.String(), "Interviewer:")
+		for strings.Count(seen.String(), "Interviewer:") == n0 || !strings.HasSuffix(strings.TrimRight(seen.String(), " "), "\n") {
+			n, err := stdout.Read(buf)
+			if err != nil {
+				t.Fatalf("reading output: %v (so far %q)", err, seen.String())
+			}
+			seen.Write(buf[:n])
+		}
+		io.WriteString(stdin, a+"\n")
+	}
+	for strings.Count(seen.String(), "Interviewer:") < 3 || !strings.HasSuffix(seen.String(), "\n") {
+		n, err := stdout.Read(buf)
+		if err != nil {
+			t.Fatalf("reading output: %v", err)
+		}
+		seen.Write(buf[:n])
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	rec := onlyRecord(t, dir)
+	if rec.Status != interviews.StatusInProgress {
+		t.Errorf("status %s, want in_progress (the process was killed)", rec.Status)
+	}
+	if len(rec.Turns) < 4 { // greeting, answer, reply, answer: all saved before the last reply was printed
+		t.Errorf("%d turns on disk after the kill, want at least 4", len(rec.Turns))
+	}
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/viva-interviews/viva/agent/llm"
+	"github.com/viva-interviews/viva/agent/llm/openai"
+	"github.com/viva-interviews/viva/agent/llm/scripted"
+	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/fsm"
+	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/stages"
+)
+
+// candidate holds the flags that describe a candidate for commands that
+// start an interview directly.
+type candidate struct {
+	name, email, role, level, blueprint *string
+}
+
+func candidateFlags(fs *flag.FlagSet) candidate {
+	return candidate{
+		name:      fs.String("name", "", "the candidate's name (required)"),
+		email:     fs.String("email", "", "the candidate's email address"),
+		role:      fs.String("role", "Software engineer", "the role interviewed for"),
+		level:     fs.String("level", "mid", "seniority level: "+strings.Join(stages.Levels, ", ")),
+		blueprint: fs.String("blueprint", "default", "a built-in blueprint ("+strings.Join(stages.BuiltinNames(), ", ")+") or a YAML file"),
+	}
+}
+
+// record validates the flags and returns a new record and its blueprint.
+func (c candidate) record() (*interviews.Record, *stages.Blueprint, error) {
+	name := strings.TrimSpace(*c.name)
+	if name == "" {
+		return nil, nil, errors.New(`--name is required: the candidate's name, e.g. --name "Ada Lovelace"`)
+	}
+	level, err := stages.NormalizeLevel(*c.level)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--level: %w", err)
+	}
+	bp, err := loadBlueprint(*c.blueprint)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec := &interviews.Record{
+		Candidate: interviews.Candidate{Name: name, Email: strings.TrimSpace(*c.email), Role: strings.TrimSpace(*c.role), Level: level},
+		Blueprint: bp.Name,
+	}
+	return rec, bp, nil
+}
+
+// loadBlueprint returns a built-in blueprint by name or loads a YAML file.
+func loadBlueprint(nameOrPath string) (*stages.Blueprint, error) {
+	if stages.IsBuiltin(nameOrPath) {
+		return stages.Builtin(nameOrPath)
+	}
+	if _, err := os.Stat(nameOrPath); err != nil {
+		return nil, fmt.Errorf("--blueprint %q is neither a built-in blueprint (%s) nor a readable file", nameOrPath, strings.Join(stages.BuiltinNames(), ", "))
+	}
+	return stages.Load(nameOrPath)
+}
+
+// llmFactory returns how to make the interviewer model the configuration
+// asks for, and its name for logs and records.
+func llmFactory(cfg *config.Config, log *slog.Logger) (func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client, string, error) {
+	switch cfg.ResolvedLLM() {
+	case "openai":
+		client, err := openai.New(openai.Options{APIKey: cfg.OpenAIAPIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAIModel, Logger: log})
+		if err != nil {
+			return nil, "", err
+		}
+		return func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client { return client }, "openai:" + cfg.OpenAIModel, nil
+	default:
+		return func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client {
+			return scripted.New(m, bp, p)
+		}, "scripted", nil
+	}
+}

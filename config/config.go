@@ -1,0 +1,834 @@
+// Package config is viva's one set of settings. Every setting is described
+// once, on a field of Config: its flag, its environment variable, its key in
+// the optional YAML file, its default, its help text and its validation.
+//
+// A value comes from, in order of precedence: a command-line flag, the
+// environment, the YAML file named by --config or VIVA_CONFIG, and the
+// default. Secrets (API keys, the LiveKit secret, the reviewer token) have no
+// flag, so they never appear in a process list: set them in the environment
+// or the file.
+//
+// An invalid value is an error at startup that names the setting the way the
+// user set it (--time-scale, VIVA_TIME_SCALE or config.yaml:3: time_scale)
+// and says which values are accepted. Load reports every problem at once.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"net/url"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config holds every setting of viva. The zero value is not useful: get one
+// from Load, or from Default for tests and embedded use.
+//
+// Field tags describe each setting: flag (no flag for secrets), env, yaml,
+// default, help, accept (the accepted values, as shown in error messages),
+// check (validation rules) and secret.
+type Config struct {
+	// DataDir is the directory that holds the interview records.
+	DataDir string `flag:"data-dir" env:"VIVA_DATA_DIR" yaml:"data_dir" default:"./data/interviews" check:"nonempty" help:"directory where interview records are saved" accept:"a directory path such as ./data/interviews"`
+	// TimeScale multiplies every stage limit and gate: 0.1 gives a ten times
+	// shorter practice interview.
+	TimeScale float64 `flag:"time-scale" env:"VIVA_TIME_SCALE" yaml:"time_scale" default:"1" check:"gt=0,le=10" help:"multiplies every stage limit and gate (0.1 = ten times faster)" accept:"a positive number such as 0.1 (ten times faster) or 1, at most 10"`
+
+	// LLM chooses the language model engine: "scripted", "openai", or ""
+	// (auto, see ResolvedLLM).
+	LLM string `flag:"llm" env:"VIVA_LLM" yaml:"llm" check:"oneof=auto|scripted|openai" help:"language model: openai, or scripted (offline); empty picks openai when OPENAI_API_KEY is set" accept:"scripted, openai or auto"`
+	// OpenAIAPIKey authenticates with OpenAI (LLM, STT and TTS). Secret.
+	OpenAIAPIKey string `env:"OPENAI_API_KEY" yaml:"openai_api_key" secret:"true" help:"OpenAI API key; enables the openai engines" json:"-"`
+	// OpenAIBaseURL points the openai engines at another OpenAI-compatible
+	// server (Ollama, vLLM, LM Studio); empty means api.openai.com.
+	OpenAIBaseURL string `flag:"openai-base-url" env:"OPENAI_BASE_URL" yaml:"openai_base_url" check:"url=http|https" help:"base URL of an OpenAI-compatible API such as Ollama; empty for api.openai.com" accept:"an http:// or https:// URL such as http://localhost:11434/v1"`
+	// OpenAIModel is the chat model of the openai LLM.
+	OpenAIModel string `flag:"openai-model" env:"VIVA_OPENAI_MODEL" yaml:"openai_model" default:"gpt-4o-mini" check:"nonempty" help:"chat model of the openai LLM" accept:"a model name such as gpt-4o-mini"`
+
+	// STT chooses the speech recogniser: "deepgram", "openai", "sphinx", or
+	// "" (auto, see ResolvedSTT).
+	STT string `flag:"stt" env:"VIVA_STT" yaml:"stt" check:"oneof=auto|deepgram|openai|sphinx" help:"speech recogniser: deepgram, openai, or sphinx (offline); empty picks by the keys set" accept:"deepgram, openai, sphinx or auto"`
+	// TTS chooses the speech synthesiser: "openai", "flite", or "" (auto,
+	// see ResolvedTTS).
+	TTS string `flag:"tts" env:"VIVA_TTS" yaml:"tts" check:"oneof=auto|openai|flite" help:"speech synthesiser: openai, or flite (offline); empty picks openai when OPENAI_API_KEY is set" accept:"openai, flite or auto"`
+	// DeepgramAPIKey authenticates with Deepgram. Secret.
+	DeepgramAPIKey string `env:"DEEPGRAM_API_KEY" yaml:"deepgram_api_key" secret:"true" help:"Deepgram API key; enables the deepgram recogniser" json:"-"`
+	// DeepgramModel is the Deepgram live recognition model.
+	DeepgramModel string `flag:"deepgram-model" env:"VIVA_DEEPGRAM_MODEL" yaml:"deepgram_model" default:"nova-3" check:"nonempty" help:"Deepgram recognition model" accept:"a model name such as nova-3"`
+	// OpenAISTTModel is the OpenAI transcription model.
+	OpenAISTTModel string `flag:"openai-stt-model" env:"VIVA_OPENAI_STT_MODEL" yaml:"openai_stt_model" default:"gpt-4o-mini-transcribe" check:"nonempty" help:"OpenAI transcription model" accept:"a model name such as gpt-4o-mini-transcribe"`
+	// OpenAITTSModel is the OpenAI speech model.
+	OpenAITTSModel string `flag:"openai-tts-model" env:"VIVA_OPENAI_TTS_MODEL" yaml:"openai_tts_model" default:"gpt-4o-mini-tts" check:"nonempty" help:"OpenAI speech model" accept:"a model name such as gpt-4o-mini-tts"`
+	// OpenAITTSVoice is the OpenAI voice the interviewer speaks with.
+	OpenAITTSVoice string `flag:"openai-tts-voice" env:"VIVA_OPENAI_TTS_VOICE" yaml:"openai_tts_voice" default:"alloy" check:"nonempty" help:"OpenAI voice of the interviewer" accept:"a voice name such as alloy"`
+
+	// LiveKitURL is the LiveKit server the worker and web app talk to.
+	LiveKitURL string `flag:"livekit-url" env:"LIVEKIT_URL" yaml:"livekit_url" check:"url=ws|wss|http|https" help:"LiveKit server URL" accept:"a ws://, wss://, http:// or https:// URL such as ws://127.0.0.1:7880"`
+	// LiveKitAPIKey names the key pair used to sign LiveKit tokens.
+	LiveKitAPIKey string `flag:"livekit-api-key" env:"LIVEKIT_API_KEY" yaml:"livekit_api_key" help:"LiveKit API key (devkey for livekit-server --dev)" accept:"the API key of your LiveKit project"`
+	// LiveKitAPISecret signs LiveKit tokens. Secret.
+	LiveKitAPISecret string `env:"LIVEKIT_API_SECRET" yaml:"livekit_api_secret" secret:"true" help:"LiveKit API secret (secret for livekit-server --dev)" json:"-"`
+	// AgentName is the name the worker registers under and the web app
+	// dispatches to.
+	AgentName string `flag:"agent-name" env:"VIVA_AGENT_NAME" yaml:"agent_name" default:"viva-interviewer" check:"name" help:"agent name the worker registers and the web app dispatches to" accept:"letters, digits, '.', '-' and '_', such as viva-interviewer"`
+	// MaxSessions is how many interviews one worker holds at once.
+	MaxSessions int `flag:"max-sessions" env:"VIVA_MAX_SESSIONS" yaml:"max_sessions" default:"100" check:"ge=1" help:"interviews one worker holds at once" accept:"a whole number of at least 1, such as 100"`
+	// DrainTimeout is how long a stopping worker lets running interviews
+	// finish before saving them as stopped.
+	DrainTimeout time.Duration `flag:"drain-timeout" env:"VIVA_DRAIN_TIMEOUT" yaml:"drain_timeout" default:"60s" check:"ge=0s" help:"how long a stopping worker lets running interviews finish" accept:"a duration such as 60s or 2m, or a number of seconds"`
+	// EndpointingDelay is the silence after the final transcript that ends
+	// the candidate's turn.
+	EndpointingDelay time.Duration `flag:"endpointing-delay" env:"VIVA_ENDPOINTING_DELAY" yaml:"endpointing_delay" default:"500ms" check:"ge=0s" help:"silence that ends the candidate's turn" accept:"a duration between the endpointing minimum and maximum, such as 500ms"`
+	// EndpointingMin is the shortest endpointing delay.
+	EndpointingMin time.Duration `flag:"endpointing-min" env:"VIVA_ENDPOINTING_MIN" yaml:"endpointing_min" default:"200ms" check:"ge=0s" help:"shortest endpointing delay" accept:"a duration no longer than the endpointing maximum, such as 200ms"`
+	// EndpointingMax is the longest endpointing delay.
+	EndpointingMax time.Duration `flag:"endpointing-max" env:"VIVA_ENDPOINTING_MAX" yaml:"endpointing_max" default:"3s" check:"ge=0s,le=10s" help:"longest endpointing delay" accept:"a duration of at most 10s, such as 3s"`
+	// InterruptThreshold is how long the candidate must speak over the
+	// agent before the agent stops talking.
+	InterruptThreshold time.Duration `flag:"interrupt-threshold" env:"VIVA_INTERRUPT_THRESHOLD" yaml:"interrupt_threshold" default:"500ms" check:"gt=0s,le=5s" help:"candidate speech over the agent that interrupts it" accept:"a duration above 0 and at most 5s, such as 500ms"`
+
+	// Addr is the address the web server listens on.
+	Addr string `flag:"addr" env:"VIVA_ADDR" yaml:"addr" default:"127.0.0.1:8080" check:"hostport" help:"address the web server listens on" accept:"host:port such as 127.0.0.1:8080 or :8080"`
+	// ReviewerToken is the password of the reviewer pages and API. Secret.
+	ReviewerToken string `env:"VIVA_REVIEWER_TOKEN" yaml:"reviewer_token" secret:"true" check:"minlen=16" help:"password of the reviewer pages and API" accept:"at least 16 random characters, for example from: openssl rand -hex 16" json:"-"`
+	// TokenTTL is the lifetime of a candidate's LiveKit token.
+	TokenTTL time.Duration `flag:"token-ttl" env:"VIVA_TOKEN_TTL" yaml:"token_ttl" default:"2h" check:"ge=1m,le=168h" help:"lifetime of a candidate's room token" accept:"a duration from 1m to 168h, such as 2h"`
+	// PublicURL is the web app's address as candidates reach it, used in
+	// join links; empty means links relative to the request.
+	PublicURL string `flag:"public-url" env:"VIVA_PUBLIC_URL" yaml:"public_url" check:"url=http|https" help:"public address of the web app, for join links" accept:"an http:// or https:// URL such as https://interviews.example.com"`
+	// LogLevel is the lowest level logged: debug, info, warn or error.
+	LogLevel string `flag:"log-level" env:"VIVA_LOG_LEVEL" yaml:"log_level" default:"info" check:"oneof=debug|info|warn|error" help:"lowest log level" accept:"debug, info, warn or error"`
+
+	// origins says where each value came from, by YAML key, for messages.
+	origins map[string]origin
+}
+
+// Engine names, as Resolved* return them.
+const (
+	EngineScripted = "scripted"
+	EngineOpenAI   = "openai"
+	EngineDeepgram = "deepgram"
+	EngineSphinx   = "sphinx"
+	EngineFlite    = "flite"
+)
+
+// auto is the spelled-out form of an empty engine choice.
+const auto = "auto"
+
+// Setting describes one setting, for help texts and documentation.
+type Setting struct {
+	// Key is the setting's YAML key ("time_scale").
+	Key string
+	// Flag is the flag name without dashes; empty for secrets.
+	Flag string
+	// Env is the environment variable.
+	Env string
+	// Default is the default value as text; empty for none.
+	Default string
+	// Help says what the setting does.
+	Help string
+	// Accept says which values are accepted.
+	Accept string
+	// Secret settings are never shown and have no flag.
+	Secret bool
+}
+
+// setting is a Setting bound to its Config field.
+type setting struct {
+	Setting
+	index  int    // field index in Config
+	checks []rule // from the check tag
+}
+
+// settings are all settings, in Config field order.
+var settings = describe()
+
+// Settings returns the description of every setting, in a stable order.
+func Settings() []Setting {
+	out := make([]Setting, len(settings))
+	for i, s := range settings {
+		out[i] = s.Setting
+	}
+	return out
+}
+
+var durationType = reflect.TypeFor[time.Duration]()
+
+func describe() []*setting {
+	t := reflect.TypeFor[Config]()
+	var out []*setting
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		key := f.Tag.Get("yaml")
+		if key == "" {
+			continue
+		}
+		s := &setting{index: i, Setting: Setting{
+			Key: key, Flag: f.Tag.Get("flag"), Env: f.Tag.Get("env"), Default: f.Tag.Get("default"),
+			Help: f.Tag.Get("help"), Accept: f.Tag.Get("accept"), Secret: f.Tag.Get("secret") == "true",
+		}}
+		if s.Env == "" || s.Help == "" || (s.Secret && s.Flag != "") || (!s.Secret && s.Flag == "") {
+			panic("config: field " + f.Name + " needs env and help tags, and a flag unless it is secret")
+		}
+		switch f.Type {
+		case reflect.TypeFor[string](), reflect.TypeFor[float64](), reflect.TypeFor[int](), durationType:
+		default:
+			panic("config: field " + f.Name + " has an unsupported type " + f.Type.String())
+		}
+		if c := f.Tag.Get("check"); c != "" {
+			for _, spec := range strings.Split(c, ",") {
+				s.checks = append(s.checks, newRule(f.Name, f.Type, spec))
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Default returns a Config with every setting at its default.
+func Default() *Config {
+	c := &Config{}
+	for _, s := range settings {
+		if s.Default == "" {
+			continue
+		}
+		if err := s.parse(c, s.Default); err != nil {
+			panic(fmt.Sprintf("config: default of %s: %v", s.Key, err))
+		}
+	}
+	return c
+}
+
+// ConfigFlag and ConfigEnv name the YAML file to read settings from.
+const (
+	ConfigFlag = "config"
+	ConfigEnv  = "VIVA_CONFIG"
+)
+
+// Load builds the Config of a command. It registers every setting's flag,
+// and --config, on fs (which may already carry the command's own flags),
+// parses args, reads the YAML file named by --config or VIVA_CONFIG, and
+// applies precedence: flag, then environment (getenv; nil means os.Getenv;
+// an empty variable counts as unset), then the file, then the default.
+// The result is validated; every problem found is reported, joined, and
+// then the Config is nil. Errors from fs.Parse (flag.ErrHelp included) are
+// returned as they are.
+func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config, error) {
+	if fs == nil {
+		fs = flag.NewFlagSet("viva", flag.ContinueOnError)
+	}
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	flags := map[string]*rawFlag{}
+	register := func(name, usage, def string) error {
+		if fs.Lookup(name) != nil {
+			return fmt.Errorf("config: the command already defines flag --%s", name)
+		}
+		f := &rawFlag{value: def}
+		fs.Var(f, name, usage)
+		flags[name] = f
+		return nil
+	}
+	var secrets []string
+	for _, s := range settings {
+		if s.Secret {
+			secrets = append(secrets, s.Env)
+		}
+	}
+	if err := register(ConfigFlag, "YAML file of settings (env "+ConfigEnv+"); secrets ("+strings.Join(secrets, ", ")+") come from the environment or this file", ""); err != nil {
+		return nil, err
+	}
+	for _, s := range settings {
+		if s.Flag == "" {
+			continue
+		}
+		if err := register(s.Flag, s.Help+" (env "+s.Env+")", s.Default); err != nil {
+			return nil, err
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+
+	var errs []error
+	file := map[string]yamlValue{}
+	path, pathLabel := "", ""
+	if f := flags[ConfigFlag]; f.set {
+		path, pathLabel = strings.TrimSpace(f.value), "--"+ConfigFlag+"="+strconv.Quote(f.value)
+	} else if v := getenv(ConfigEnv); v != "" {
+		path, pathLabel = strings.TrimSpace(v), ConfigEnv+"="+strconv.Quote(v)
+	}
+	if path != "" {
+		var ferrs []error
+		file, ferrs = readFile(path, pathLabel)
+		errs = append(errs, ferrs...)
+	}
+
+	c := Default()
+	c.origins = map[string]origin{}
+	for _, s := range settings {
+		var o origin
+		if y, ok := file[s.Key]; ok {
+			o = origin{kind: fromFile, file: path, line: y.line, raw: y.value}
+		}
+		if v := getenv(s.Env); v != "" {
+			o = origin{kind: fromEnv, raw: v}
+		}
+		if f := flags[s.Flag]; s.Flag != "" && f.set {
+			o = origin{kind: fromFlag, raw: f.value}
+		}
+		if o.kind == fromDefault {
+			continue
+		}
+		c.origins[s.Key] = o
+		if err := s.parse(c, strings.TrimSpace(o.raw)); err != nil {
+			errs = append(errs, s.problem(o, nil, err.Error()))
+			_ = s.parse(c, s.Default) // keep the default so later checks stay meaningful
+			o.failed = true
+			c.origins[s.Key] = o
+		}
+	}
+	if err := c.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// rawFlag is a flag that keeps the text given, so that parsing and its
+// error messages are the same for flags, environment and file.
+type rawFlag struct {
+	value string
+	set   bool
+}
+
+func (f *rawFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return f.value
+}
+
+func (f *rawFlag) Set(v string) error {
+	f.value, f.set = v, true
+	return nil
+}
+
+// parse sets s's field of c from text.
+func (s *setting) parse(c *Config, text string) error {
+	v := reflect.ValueOf(c).Elem().Field(s.index)
+	switch v.Type() {
+	case durationType:
+		d, err := parseDuration(text)
+		if err != nil {
+			return err
+		}
+		v.SetInt(int64(d))
+	default:
+		switch v.Kind() {
+		case reflect.Float64:
+			f, err := strconv.ParseFloat(text, 64)
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+				return errors.New("is not a number")
+			}
+			v.SetFloat(f)
+		case reflect.Int:
+			n, err := strconv.Atoi(text)
+			if err != nil {
+				return errors.New("is not a whole number")
+			}
+			v.SetInt(int64(n))
+		case reflect.String:
+			if s.isEnum() {
+				text = strings.ToLower(text)
+				if text == auto {
+					text = ""
+				}
+			}
+			v.SetString(text)
+		}
+	}
+	return nil
+}
+
+func (s *setting) isEnum() bool {
+	for _, r := range s.checks {
+		if r.enum {
+			return true
+		}
+	}
+	return false
+}
+
+// parseDuration reads Go duration syntax ("500ms", "1m30s") or a plain
+// number of seconds ("0.5", "60").
+func parseDuration(text string) (time.Duration, error) {
+	if d, err := time.ParseDuration(text); err == nil {
+		return d, nil
+	}
+	sec, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.IsNaN(sec) || math.IsInf(sec, 0) || math.Abs(sec) > math.MaxInt64/float64(time.Second) {
+		return 0, errors.New("is not a duration")
+	}
+	return time.Duration(sec * float64(time.Second)), nil
+}
+
+// originKind says where a value came from.
+type originKind int
+
+const (
+	fromDefault originKind = iota
+	fromFile
+	fromEnv
+	fromFlag
+)
+
+// origin is where a setting's value came from.
+type origin struct {
+	kind   originKind
+	file   string // fromFile: the path as given
+	line   int    // fromFile: the line of the key
+	raw    string // the text as given
+	failed bool   // the text did not parse; the default is in use
+}
+
+// label names s the way the user set it: --time-scale, VIVA_TIME_SCALE or
+// config.yaml:3: time_scale. Settings left at their default are named by
+// their flag (or, for secrets, their environment variable).
+func (s *setting) label(o origin) string {
+	switch {
+	case o.kind == fromFile:
+		return fmt.Sprintf("%s:%d: %s", o.file, o.line, s.Key)
+	case o.kind == fromEnv || s.Flag == "":
+		return s.Env
+	default:
+		return "--" + s.Flag
+	}
+}
+
+// show names s with its value the way the user set it, never showing a
+// secret: VIVA_TIME_SCALE="fast", --time-scale="fast", config.yaml:3:
+// time_scale: "fast". With quote false the value is shown bare
+// (VIVA_STT=deepgram). value is the current value, used when o is a default.
+func (s *setting) show(o origin, value string, quote bool) string {
+	if s.Secret {
+		return s.label(o)
+	}
+	if o.kind != fromDefault {
+		value = o.raw
+	}
+	if quote {
+		value = strconv.Quote(value)
+	}
+	if o.kind == fromFile {
+		return s.label(o) + ": " + value
+	}
+	return s.label(o) + "=" + value
+}
+
+// problem is an error about s's value: what is wrong and what to use.
+func (s *setting) problem(o origin, c *Config, what string) error {
+	value := ""
+	if c != nil {
+		value = s.format(c)
+	}
+	return fmt.Errorf("%s %s: use %s", s.show(o, value, true), what, s.accept())
+}
+
+func (s *setting) accept() string {
+	if s.Accept != "" {
+		return s.Accept
+	}
+	return "a value such as " + strconv.Quote(s.Default)
+}
+
+// format renders s's value in c as text.
+func (s *setting) format(c *Config) string {
+	v := reflect.ValueOf(c).Elem().Field(s.index)
+	switch {
+	case v.Type() == durationType:
+		return time.Duration(v.Int()).String()
+	case v.Kind() == reflect.Float64:
+		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
+	case v.Kind() == reflect.Int:
+		return strconv.FormatInt(v.Int(), 10)
+	}
+	return v.String()
+}
+
+func (c *Config) origin(key string) origin {
+	return c.origins[key] // zero value: fromDefault
+}
+
+// lookup returns the setting with YAML key key, which must exist.
+func lookup(key string) *setting {
+	if s := find(key); s != nil {
+		return s
+	}
+	panic("config: no setting " + key)
+}
+
+// Validate checks every setting and the settings that depend on each other
+// (the endpointing delays; an engine chosen explicitly needs its key). It
+// returns every problem found, joined, each naming the setting as the user
+// set it.
+func (c *Config) Validate() error {
+	var errs []error
+	for _, s := range settings {
+		o := c.origin(s.Key)
+		if o.failed {
+			continue // already reported by Load
+		}
+		v := reflect.ValueOf(c).Elem().Field(s.index)
+		for _, r := range s.checks {
+			if what := r.check(v); what != "" {
+				errs = append(errs, s.problem(o, c, what))
+				break
+			}
+		}
+	}
+
+	minS, delayS, maxS := lookup("endpointing_min"), lookup("endpointing_delay"), lookup("endpointing_max")
+	switch {
+	case c.EndpointingMin > c.EndpointingMax:
+		errs = append(errs, minS.problem(c.origin(minS.Key), c,
+			fmt.Sprintf("is above the endpointing maximum %s (%s)", c.EndpointingMax, maxS.label(c.origin(maxS.Key)))))
+	case c.EndpointingDelay < c.EndpointingMin:
+		errs = append(errs, delayS.problem(c.origin(delayS.Key), c,
+			fmt.Sprintf("is below the endpointing minimum %s (%s)", c.EndpointingMin, minS.label(c.origin(minS.Key)))))
+	case c.EndpointingDelay > c.EndpointingMax:
+		errs = append(errs, delayS.problem(c.origin(delayS.Key), c,
+			fmt.Sprintf("is above the endpointing maximum %s (%s)", c.EndpointingMax, maxS.label(c.origin(maxS.Key)))))
+	}
+
+	openAIReady := c.OpenAIAPIKey != "" || c.OpenAIBaseURL != ""
+	needsKey := func(key, engine, secretEnv, compatible, offline string) {
+		s := lookup(key)
+		errs = append(errs, fmt.Errorf("%s needs %s: set it%s, or choose %s",
+			s.show(c.origin(key), engine, false), secretEnv, compatible, offline))
+	}
+	const viaBaseURL = " (or OPENAI_BASE_URL for a compatible server such as Ollama)"
+	if c.LLM == EngineOpenAI && !openAIReady {
+		needsKey("llm", EngineOpenAI, "OPENAI_API_KEY", viaBaseURL, "scripted for the offline interviewer")
+	}
+	if c.STT == EngineDeepgram && c.DeepgramAPIKey == "" {
+		needsKey("stt", EngineDeepgram, "DEEPGRAM_API_KEY", "", "sphinx for offline recognition")
+	}
+	if c.STT == EngineOpenAI && !openAIReady {
+		needsKey("stt", EngineOpenAI, "OPENAI_API_KEY", viaBaseURL, "sphinx for offline recognition")
+	}
+	if c.TTS == EngineOpenAI && !openAIReady {
+		needsKey("tts", EngineOpenAI, "OPENAI_API_KEY", viaBaseURL, "flite for offline speech")
+	}
+
+	keyS, secretS := lookup("livekit_api_key"), lookup("livekit_api_secret")
+	switch {
+	case c.LiveKitAPIKey != "" && c.LiveKitAPISecret == "":
+		errs = append(errs, fmt.Errorf("%s is set but LIVEKIT_API_SECRET is not: set both (devkey and secret for livekit-server --dev) or neither",
+			keyS.label(c.origin(keyS.Key))))
+	case c.LiveKitAPIKey == "" && c.LiveKitAPISecret != "":
+		errs = append(errs, fmt.Errorf("%s is set but LIVEKIT_API_KEY is not: set both (devkey and secret for livekit-server --dev) or neither",
+			secretS.label(c.origin(secretS.Key))))
+	}
+	return errors.Join(errs...)
+}
+
+// RequireLiveKit reports, in one error, which of the LiveKit URL, API key
+// and secret are missing; commands that talk to LiveKit call it at startup.
+func (c *Config) RequireLiveKit() error {
+	var missing []string
+	if c.LiveKitURL == "" {
+		missing = append(missing, "LIVEKIT_URL")
+	}
+	if c.LiveKitAPIKey == "" {
+		missing = append(missing, "LIVEKIT_API_KEY")
+	}
+	if c.LiveKitAPISecret == "" {
+		missing = append(missing, "LIVEKIT_API_SECRET")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("config: %s not set: set them for your LiveKit server (ws://127.0.0.1:7880, devkey and secret for livekit-server --dev), or run viva dev to start one",
+		strings.Join(missing, ", "))
+}
+
+// ResolvedLLM is the language model engine in use: the one chosen, or with
+// auto, openai when OPENAI_API_KEY is set and scripted otherwise.
+func (c *Config) ResolvedLLM() string {
+	switch c.LLM {
+	case "", auto:
+		if c.OpenAIAPIKey != "" {
+			return EngineOpenAI
+		}
+		return EngineScripted
+	}
+	return c.LLM
+}
+
+// ResolvedSTT is the speech recogniser in use: the one chosen, or with auto,
+// deepgram when DEEPGRAM_API_KEY is set, else openai when OPENAI_API_KEY is
+// set, else sphinx.
+func (c *Config) ResolvedSTT() string {
+	switch c.STT {
+	case "", auto:
+		switch {
+		case c.DeepgramAPIKey != "":
+			return EngineDeepgram
+		case c.OpenAIAPIKey != "":
+			return EngineOpenAI
+		}
+		return EngineSphinx
+	}
+	return c.STT
+}
+
+// ResolvedTTS is the speech synthesiser in use: the one chosen, or with
+// auto, openai when OPENAI_API_KEY is set and flite otherwise.
+func (c *Config) ResolvedTTS() string {
+	switch c.TTS {
+	case "", auto:
+		if c.OpenAIAPIKey != "" {
+			return EngineOpenAI
+		}
+		return EngineFlite
+	}
+	return c.TTS
+}
+
+// SlogLevel is LogLevel as a slog.Level (info when unset or unknown).
+func (c *Config) SlogLevel() slog.Level {
+	switch c.LogLevel {
+	case "debug":
+		return slog.LevelDebug
+	case "warn":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
+}
+
+// Redacted returns every setting by YAML key, as text fit for a startup log
+// line: secrets appear only as "set" or "unset", URLs lose any credentials
+// and query values, and engines left on auto show what they resolved to
+// ("auto: scripted").
+func (c *Config) Redacted() map[string]string {
+	out := make(map[string]string, len(settings))
+	for _, s := range settings {
+		out[s.Key] = c.redacted(s)
+	}
+	return out
+}
+
+func (c *Config) redacted(s *setting) string {
+	v := s.format(c)
+	switch {
+	case s.Secret:
+		if v == "" {
+			return "unset"
+		}
+		return "set"
+	case s.Key == "llm" && (v == "" || v == auto):
+		return "auto: " + c.ResolvedLLM()
+	case s.Key == "stt" && (v == "" || v == auto):
+		return "auto: " + c.ResolvedSTT()
+	case s.Key == "tts" && (v == "" || v == auto):
+		return "auto: " + c.ResolvedTTS()
+	case s.isURL():
+		return redactURL(v)
+	}
+	return v
+}
+
+func (s *setting) isURL() bool {
+	for _, r := range s.checks {
+		if r.url {
+			return true
+		}
+	}
+	return false
+}
+
+// redactURL drops the password and query values of a URL; text that does
+// not parse is hidden whole, since it could hold anything.
+func redactURL(v string) string {
+	if v == "" {
+		return ""
+	}
+	u, err := url.Parse(v)
+	if err != nil {
+		return "(invalid URL)"
+	}
+	if u.User != nil {
+		u.User = url.User("redacted")
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			q[k] = []string{"redacted"}
+		}
+		u.RawQuery = q.Encode()
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u.String()
+}
+
+// LogValue logs the Config as its Redacted settings, so a Config passed to
+// slog never shows a secret.
+func (c Config) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, len(settings))
+	for _, s := range settings {
+		attrs = append(attrs, slog.String(s.Key, c.redacted(s)))
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// String renders the Config as its Redacted settings (for %v and %+v), so
+// printing a Config never shows a secret.
+func (c Config) String() string {
+	var b strings.Builder
+	b.WriteString("config{")
+	for i, s := range settings {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s=%q", s.Key, c.redacted(s))
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// GoString is String, so %#v does not show secrets either.
+func (c Config) GoString() string { return c.String() }
+
+// rule is one validation rule of a setting, from its check tag.
+type rule struct {
+	check func(v reflect.Value) (problem string)
+	enum  bool // a oneof rule: values are lower-cased, "auto" means ""
+	url   bool // a url rule: redacted in logs
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// newRule compiles one check: nonempty, name, hostport, oneof=a|b,
+// url=scheme|scheme, minlen=N, and gt=, ge=, le= with a number or a
+// duration (matching the field's type).
+func newRule(field string, typ reflect.Type, spec string) rule {
+	name, arg, _ := strings.Cut(spec, "=")
+	bound := func() float64 {
+		if typ == durationType {
+			d, err := time.ParseDuration(arg)
+			if err != nil {
+				panic("config: " + field + ": bad bound " + spec)
+			}
+			return float64(d)
+		}
+		f, err := strconv.ParseFloat(arg, 64)
+		if err != nil {
+			panic("config: " + field + ": bad bound " + spec)
+		}
+		return f
+	}
+	number := func(v reflect.Value) float64 {
+		if v.Kind() == reflect.Float64 {
+			return v.Float()
+		}
+		return float64(v.Int())
+	}
+	switch name {
+	case "nonempty":
+		return rule{check: func(v reflect.Value) string {
+			if strings.TrimSpace(v.String()) == "" {
+				return "is empty"
+			}
+			return ""
+		}}
+	case "name":
+		return rule{check: func(v reflect.Value) string {
+			if !nameRE.MatchString(v.String()) {
+				return "is not a name of up to 64 letters, digits, '.', '-' and '_'"
+			}
+			return ""
+		}}
+	case "hostport":
+		return rule{check: func(v reflect.Value) string {
+			_, port, err := net.SplitHostPort(v.String())
+			if err != nil {
+				return "is not a host:port address"
+			}
+			if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+				return "has no valid port (0 to 65535)"
+			}
+			return ""
+		}}
+	case "oneof":
+		allowed := strings.Split(arg, "|")
+		return rule{enum: true, check: func(v reflect.Value) string {
+			s := v.String()
+			for _, a := range allowed {
+				if s == a || (s == "" && a == auto) {
+					return ""
+				}
+			}
+			return "is not one of " + strings.Join(allowed, ", ")
+		}}
+	case "url":
+		schemes := strings.Split(arg, "|")
+		return rule{url: true, check: func(v reflect.Value) string {
+			s := v.String()
+			if s == "" {
+				return ""
+			}
+			u, err := url.Parse(s)
+			switch {
+			case err != nil || u.Scheme == "" || u.Host == "":
+				return "is not a full URL with a scheme and a host"
+			case !slices.Contains(schemes, u.Scheme):
+				return "has the scheme " + strconv.Quote(u.Scheme)
+			}
+			return ""
+		}}
+	case "minlen":
+		n, err := strconv.Atoi(arg)
+		if err != nil {
+			panic("config: " + field + ": bad check " + spec)
+		}
+		return rule{check: func(v reflect.Value) string {
+			if l := len([]rune(v.String())); l > 0 && l < n {
+				return fmt.Sprintf("is too short (%d characters)", l)
+			}
+			return ""
+		}}
+	case "gt", "ge", "le":
+		if k := typ.Kind(); k != reflect.Float64 && k != reflect.Int && k != reflect.Int64 {
+			panic("config: " + field + ": " + name + " on a non-number")
+		}
+		b, text := bound(), arg
+		return rule{check: func(v reflect.Value) string {
+			x := number(v)
+			switch {
+			case name == "gt" && !(x > b):
+				return "must be above " + text
+			case name == "ge" && !(x >= b):
+				return "must be at least " + text
+			case name == "le" && !(x <= b):
+				return "must be at most " + text
+			}
+			return ""
+		}}
+	}
+	panic("config: " + field + ": unknown check " + spec)
+}
