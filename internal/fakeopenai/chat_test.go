@@ -475,19 +475,30 @@ func TestChatDropAfter(t *testing.T) {
 	}
 }
 
-func TestChatDelayEndsWhenClientLeaves(t *testing.T) {
-	s := New()
-	s.ScriptChat(Reply{Text: "slow text that never finishes", Delay: time.Hour})
-	ctx, cancel := context.WithCancel(t.Context())
-	resp := post(t, ctx, s.URL, Key, simpleBody)
-	br := bufio.NewReader(resp.Body)
-	if line, err := br.ReadString('\n'); err != nil || !strings.Contains(line, `"role":"assistant"`) {
-		t.Fatalf("first event %q, %v", line, err)
+func TestChatStreamEndsWhenClientLeaves(t *testing.T) {
+	tests := []struct {
+		name  string
+		reply Reply
+	}{
+		{name: "long delay", reply: Reply{Text: "slow text that never finishes", Delay: time.Hour}},
+		{name: "stalled", reply: Reply{Text: "stalled text", StallAfter: 1}},
 	}
-	cancel()
-	start := time.Now()
-	s.Close() // waits for the handler, which must notice the client left
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("handler kept streaming %s after the client left", d)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New()
+			s.ScriptChat(tt.reply)
+			ctx, cancel := context.WithCancel(t.Context())
+			resp := post(t, ctx, s.URL, Key, simpleBody)
+			br := bufio.NewReader(resp.Body)
+			if line, err := br.ReadString('\n'); err != nil || !strings.Contains(line, `"role":"assistant"`) {
+				t.Fatalf("first event %q, %v", line, err)
+			}
+			cancel()
+			start := time.Now()
+			s.Close() // waits for the handler, which must notice the client left
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("handler kept streaming %s after the client left", d)
+			}
+		})
 	}
 }
