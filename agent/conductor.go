@@ -309,6 +309,8 @@ func (r *Reply) Delivered(d Delivery) {
 			if err := c.machine.MarkSpoken(id); err == nil {
 				spokenIDs = append(spokenIDs, id)
 			}
+		} else {
+			_ = c.machine.Withdraw(id)
 		}
 	}
 	if text != "" {

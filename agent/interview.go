@@ -24,6 +24,9 @@ type Setup struct {
 	// NewLLM makes the interviewer model; it receives the machine (the
 	// scripted interviewer reads it). Required.
 	NewLLM func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client
+	// OnEvent, when set, also receives every state machine event, after the
+	// record has been updated (the voice session shows stage changes).
+	OnEvent func(fsm.Event)
 	// Logger is the session's logger.
 	Logger *slog.Logger
 }
@@ -54,7 +57,12 @@ func NewInterview(s Setup) (*Conductor, error) {
 		}
 		return stage
 	}
-	m, err := fsm.New(bp, fsm.Options{TimeScale: s.TimeScale, Profile: profile, OnEvent: recorder.MachineEvent(title)})
+	onEvent := recorder.MachineEvent(title)
+	if s.OnEvent != nil {
+		record, extra := onEvent, s.OnEvent
+		onEvent = func(ev fsm.Event) { record(ev); extra(ev) }
+	}
+	m, err := fsm.New(bp, fsm.Options{TimeScale: s.TimeScale, Profile: profile, OnEvent: onEvent})
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}

@@ -76,7 +76,7 @@ type Machine struct {
 	stage         string       // current stage, "" before Start
 	cur           stages.Stage // current stage, scaled
 	entered       time.Time
-	nextMilestone int // index into Milestones of the next milestone to emit
+	nextMilestone int // index into milestones of the next milestone to emit
 	questions     []Question
 	qtokens       []questionTokens // normalised questions, parallel to questions
 	qindex        map[string]int   // question id → index in questions
@@ -395,13 +395,15 @@ func (m *Machine) transitionLocked(to string, forced bool, reason string) (Trans
 	}
 	m.transitions = append(m.transitions, tr)
 	if from != "" {
-		m.emitLocked(Event{Kind: EventStageLeft, Stage: from, Transition: &tr, At: now})
+		left := tr
+		m.emitLocked(Event{Kind: EventStageLeft, Stage: from, Transition: &left, At: now})
 	}
+	kind := EventStageEntered
 	if to == stages.Done {
-		m.emitLocked(Event{Kind: EventDone, Stage: to, Transition: &tr, At: now})
-	} else {
-		m.emitLocked(Event{Kind: EventStageEntered, Stage: to, Transition: &tr, At: now})
+		kind = EventDone
 	}
+	entered := tr
+	m.emitLocked(Event{Kind: kind, Stage: to, Transition: &entered, At: now})
 	select {
 	case m.wake <- struct{}{}:
 	default:
@@ -420,8 +422,8 @@ func (m *Machine) CheckDeadline() (Transition, bool) {
 		return Transition{}, false
 	}
 	now := m.now()
-	for m.nextMilestone < len(Milestones) {
-		pct := Milestones[m.nextMilestone]
+	for m.nextMilestone < len(milestones) {
+		pct := milestones[m.nextMilestone]
 		if now.Before(m.milestoneAtLocked(m.nextMilestone)) {
 			break
 		}
@@ -441,7 +443,7 @@ func (m *Machine) CheckDeadline() (Transition, bool) {
 }
 
 func (m *Machine) milestoneAtLocked(i int) time.Time {
-	return m.entered.Add(m.cur.Limit * time.Duration(Milestones[i]) / 100)
+	return m.entered.Add(m.cur.Limit * time.Duration(milestones[i]) / 100)
 }
 
 // Run is the fallback timer that keeps the interview on time. It blocks
@@ -463,7 +465,7 @@ func (m *Machine) Run(ctx context.Context, onForced func(Transition)) {
 		var timerC <-chan time.Time
 		if m.activeLocked() {
 			next := m.deadlineLocked()
-			if m.nextMilestone < len(Milestones) {
+			if m.nextMilestone < len(milestones) {
 				next = m.milestoneAtLocked(m.nextMilestone)
 			}
 			timer.Reset(max(next.Sub(m.now()), 0))
@@ -504,6 +506,9 @@ func (m *Machine) Ask(text string, qc QuestionContext) (Question, error) {
 	}
 	best, bestSim := -1, 0.0
 	for i, prev := range m.qtokens {
+		if m.questions[i].Withdrawn {
+			continue
+		}
 		if s := tokenSimilarity(qt, prev); s > bestSim {
 			best, bestSim = i, s
 		}
@@ -529,6 +534,23 @@ func (m *Machine) Ask(text string, qc QuestionContext) (Question, error) {
 	m.mu.Unlock()
 	m.flush()
 	return q, nil
+}
+
+// Withdraw records that the question with this id was never delivered (the
+// reply that carried it was cut off before it was said), so it no longer
+// blocks asking it again. A spoken question cannot be withdrawn: Withdraw
+// then does nothing. An id Ask never returned gives ErrUnknownQuestion.
+func (m *Machine) Withdraw(id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	i, ok := m.qindex[id]
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrUnknownQuestion, id)
+	}
+	if m.questions[i].SpokenAt.IsZero() {
+		m.questions[i].Withdrawn = true
+	}
+	return nil
 }
 
 // MarkSpoken records that the question with this id was actually delivered

@@ -652,21 +652,27 @@ func TestAcknowledgementRace(t *testing.T) {
 			}
 		}()
 	}
+	// waitTaken waits until a taker won the pending acknowledgement.
+	waitTaken := func() {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); m.PendingAck(); runtime.Gosched() {
+			if time.Now().After(deadline) {
+				close(stop)
+				t.Fatal("acknowledgement still pending after 10s: TakeAck does not clear it")
+			}
+		}
+	}
 	var acks []string
 	acks = append(acks, m.Start().Ack)
 	for len(acks) < n {
-		for m.PendingAck() { // wait until a taker won this one
-			runtime.Gosched()
-		}
+		waitTaken()
 		tr, err := m.Force("", "deadline")
 		if err != nil {
 			t.Fatal(err)
 		}
 		acks = append(acks, tr.Ack)
 	}
-	for m.PendingAck() {
-		runtime.Gosched()
-	}
+	waitTaken()
 	close(stop)
 	wg.Wait()
 	close(taken)
@@ -894,6 +900,43 @@ func TestDefaultBlueprint(t *testing.T) {
 		}
 		if got, want := time.Since(start), time.Duration(float64(465*time.Second)*0.1); got != want {
 			t.Fatalf("interview lasted %v, want %v", got, want)
+		}
+	})
+}
+
+// TestWithdrawnQuestionMayBeAskedAgain: a question cut off before it was
+// said does not block asking it again; a spoken one still does.
+func TestWithdrawnQuestionMayBeAskedAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m, err := New(stages.Default(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Start()
+		const text = "Tell me about a challenging project you worked on."
+		q, err := m.Ask(text, QuestionContext{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Ask(text, QuestionContext{}); err == nil {
+			t.Fatal("a pending question was asked twice")
+		}
+		if err := m.Withdraw(q.ID); err != nil {
+			t.Fatal(err)
+		}
+		again, err := m.Ask(text, QuestionContext{})
+		if err != nil {
+			t.Fatalf("withdrawn question refused: %v", err)
+		}
+		if err := m.MarkSpoken(again.ID); err != nil {
+			t.Fatal(err)
+		}
+		_ = m.Withdraw(again.ID) // spoken: no effect
+		if _, err := m.Ask(text, QuestionContext{}); err == nil {
+			t.Error("a spoken question was asked again")
+		}
+		if err := m.Withdraw("q99"); !errors.Is(err, ErrUnknownQuestion) {
+			t.Errorf("Withdraw(unknown) = %v", err)
 		}
 	})
 }

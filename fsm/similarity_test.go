@@ -48,3 +48,25 @@ func TestSimilarityParaphrases(t *testing.T) {
 		}
 	}
 }
+
+func TestSimilarityValues(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want float64
+	}{
+		{"Tell me about yourself", "tell me about YOURSELF.", 1},
+		{"Why?", "why", 1},  // only filler left: compared as normalised text
+		{"Why?", "How?", 0}, // only filler, different
+		{"", "", 0},         // nothing to compare
+		{"What is your role?", "", 0},
+		{"Which databases do you use?", "What's your favourite colour?", 0},
+		{"challenging projects", "a project that challenged you", 1},   // stems meet
+		{"What is your current role?", "What is your current job?", 1}, // synonyms meet
+		{"Tell me about a challenging project you worked on", "Could you tell me about a project that was challenging for you?", 2 / math.Sqrt(6)},
+	}
+	for _, tt := range tests {
+		if got := Similarity(tt.a, tt.b); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("Similarity(%q, %q) = %.4f, want %.4f", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

@@ -176,6 +176,9 @@ type Question struct {
 	// SpokenAt is when MarkSpoken confirmed its delivery; zero until then.
 	// Only spoken questions count toward a stage's MinQuestions.
 	SpokenAt time.Time `json:"spoken_at,omitzero"`
+	// Withdrawn is true when the question was never delivered (Withdraw):
+	// it does not block asking it again.
+	Withdrawn bool `json:"withdrawn,omitempty"`
 }
 
 // Spoken reports whether the question was delivered to the candidate.
@@ -201,9 +204,9 @@ const (
 	EventDone EventKind = "done"
 )
 
-// Milestones are the percentages of a stage's limit at which a milestone
-// event is emitted; 100 is the deadline itself.
-var Milestones = [...]int{50, 75, 90, 100}
+// milestones are the percentages of a stage's limit at which a milestone
+// event is emitted, in order; 100 is the deadline itself.
+var milestones = [...]int{50, 75, 90, 100}
 
 // Event is something that happened in the machine, reported to
 // Options.OnEvent.
