@@ -1,5 +1,6 @@
 // Command viva runs structured voice interviews on LiveKit.
 //
+//	viva agent   the interviewer worker: joins LiveKit rooms it is dispatched to
 //	viva chat    an interview in the terminal (no audio, no LiveKit)
 //
 // Every command takes the settings of package config as flags, environment
@@ -26,6 +27,7 @@ type command struct {
 }
 
 var commands = []command{
+	{"agent", "run the interviewer worker against a LiveKit server (LIVEKIT_URL)", runAgent},
 	{"chat", "hold an interview in the terminal (offline when no OPENAI_API_KEY is set)", runChat},
 }
 

@@ -1,0 +1,120 @@
+package voice
+
+import (
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Adaptive endpointing. After the candidate stops speaking the Listener
+// waits before committing the turn; how long depends on how the transcript
+// so far ends:
+//
+//   - finished: it ends with "?" or "!", or with "." (not an ellipsis) after
+//     a word that is not a conjunction or filler → FinishedFactor × base
+//     (300 ms with the default 500 ms base);
+//   - unfinished: it ends with a comma, semicolon, colon, dash or ellipsis,
+//     or its last word is a conjunction, filler or article ("and", "but",
+//     "so", "or", "because", "um", "uh", "the", …; with a final "." only the
+//     conjunctions and fillers count, so "I think so." is finished) →
+//     UnfinishedFactor × base (1 s with the default base);
+//   - anything else (engines that do not punctuate) → base.
+//
+// The result is clamped to [EndpointingMin, EndpointingMax].
+const (
+	// FinishedFactor scales the endpointing delay after text that ends
+	// like a finished sentence.
+	FinishedFactor = 0.6
+	// UnfinishedFactor scales the endpointing delay after text that ends
+	// mid-thought.
+	UnfinishedFactor = 2.0
+)
+
+// continuationWords end a transcript that is probably not finished when
+// the engine does not punctuate.
+var continuationWords = map[string]bool{
+	"and": true, "but": true, "so": true, "or": true, "because": true,
+	"um": true, "umm": true, "uh": true, "uhh": true, "er": true, "erm": true,
+	"hmm": true, "like": true, "the": true, "a": true, "an": true, "to": true,
+	"of": true, "with": true, "my": true, "then": true, "if": true,
+}
+
+// dottedContinuations still mean "unfinished" when an engine put a full
+// stop after them ("…and." is an STT artefact; "I think so." is not).
+var dottedContinuations = map[string]bool{
+	"and": true, "but": true, "or": true, "because": true,
+	"um": true, "umm": true, "uh": true, "uhh": true, "er": true, "erm": true,
+}
+
+// endpointingDelay returns how long to wait after the end of speech before
+// committing a turn whose transcript so far is text.
+func endpointingDelay(text string, base, lo, hi time.Duration) time.Duration {
+	d := base
+	switch classifyEnding(text) {
+	case endingFinished:
+		d = time.Duration(float64(base) * FinishedFactor)
+	case endingUnfinished:
+		d = time.Duration(float64(base) * UnfinishedFactor)
+	}
+	return min(max(d, lo), hi)
+}
+
+type ending int
+
+const (
+	endingNeutral ending = iota
+	endingFinished
+	endingUnfinished
+)
+
+func classifyEnding(text string) ending {
+	t := strings.TrimRightFunc(text, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune(`"'”’»)]`, r)
+	})
+	if t == "" {
+		return endingNeutral
+	}
+	if strings.HasSuffix(t, "...") || strings.HasSuffix(t, "…") {
+		return endingUnfinished
+	}
+	last, _ := utf8.DecodeLastRuneInString(t)
+	switch last {
+	case '?', '!':
+		return endingFinished
+	case ',', ';', ':', '-', '–', '—':
+		return endingUnfinished
+	}
+	word := lastWord(t)
+	if last == '.' {
+		if dottedContinuations[word] {
+			return endingUnfinished
+		}
+		return endingFinished
+	}
+	if continuationWords[word] {
+		return endingUnfinished
+	}
+	return endingNeutral
+}
+
+// lastWord returns the last run of letters and apostrophes of t, lower-cased.
+func lastWord(t string) string {
+	end := len(t)
+	for end > 0 {
+		r, n := utf8.DecodeLastRuneInString(t[:end])
+		if unicode.IsLetter(r) {
+			break
+		}
+		end -= n
+	}
+	start := end
+	for start > 0 {
+		r, n := utf8.DecodeLastRuneInString(t[:start])
+		if !unicode.IsLetter(r) && r != '\'' {
+			break
+		}
+		start -= n
+	}
+	return strings.ToLower(t[start:end])
+}

@@ -1,0 +1,313 @@
+package worker
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/livekit/protocol/livekit"
+	lksdk "github.com/livekit/server-sdk-go/v2"
+	"github.com/twitchtv/twirp"
+)
+
+// Data topics and attribute keys shared with LiveKit's frontends and viva's
+// room page.
+const (
+	// TopicTranscription carries captions as text streams.
+	TopicTranscription = "lk.transcription"
+	// TopicChat carries typed candidate input as text streams.
+	TopicChat = "lk.chat"
+	// TopicEvents carries viva's JSON events (stage_change,
+	// interview_ending, interview_saved) as reliable data packets.
+	TopicEvents = "viva.events"
+
+	// AttrSegmentID names the caption segment a stream updates.
+	AttrSegmentID = "lk.segment_id"
+	// AttrTranscriptionFinal is "true" on a segment's last update.
+	AttrTranscriptionFinal = "lk.transcription_final"
+	// AttrTranscribedTrackID is the audio track the caption transcribes.
+	AttrTranscribedTrackID = "lk.transcribed_track_id"
+
+	// AttrStage is the current stage's name (greeting, intro, …).
+	AttrStage = "viva.stage"
+	// AttrStageTitle is the stage's human title.
+	AttrStageTitle = "viva.stage_title"
+	// AttrStageIndex is the stage's zero-based position.
+	AttrStageIndex = "viva.stage_index"
+	// AttrStageCount is the number of stages.
+	AttrStageCount = "viva.stage_count"
+	// AttrStageDeadline is the stage deadline in unix milliseconds.
+	AttrStageDeadline = "viva.stage_deadline"
+
+	// MaxChatBytes bounds one typed message; longer ones are cut at a rune
+	// boundary, and streams announcing more than 4× this are dropped unread.
+	MaxChatBytes = 16 << 10
+	// MaxEventBytes bounds one encoded event: LiveKit delivers reliable
+	// data packets up to about 15 KiB.
+	MaxEventBytes = 15_000
+
+	// streamChunkBytes is the largest text stream chunk, as LiveKit SDKs send.
+	streamChunkBytes = 15_000
+)
+
+// Segment is one caption update. Each publish carries the segment's whole
+// text so far; frontends replace the text of a segment id with each update.
+type Segment struct {
+	// ID identifies the utterance; interim updates reuse it.
+	ID string
+	// SpeakerIdentity is whose words these are: the agent's own identity (or
+	// empty) for the agent, the candidate's identity for the candidate.
+	SpeakerIdentity string
+	// TrackID is the transcribed audio track: the candidate's microphone or
+	// the agent's own audio track.
+	TrackID string
+	// Text is the segment's text so far.
+	Text string
+	// Final marks the segment's last update.
+	Final bool
+}
+
+// StageInfo is the interview stage shown to the candidate.
+type StageInfo struct {
+	// Name is the stage's machine name (greeting, intro, experience, closing).
+	Name string
+	// Title is the stage's human title.
+	Title string
+	// Index is the stage's zero-based position; Count the number of stages.
+	Index, Count int
+	// Deadline is when the stage must end; zero means none.
+	Deadline time.Time
+}
+
+// packet adapts a prepared protobuf data packet to lksdk.DataPacket.
+type packet struct{ p *livekit.DataPacket }
+
+// ToProto returns the packet unchanged.
+func (p packet) ToProto() *livekit.DataPacket { return p.p }
+
+// PublishTranscription publishes one caption update as LiveKit frontends
+// read it: a text stream on lk.transcription whose sender is the speaker,
+// with lk.segment_id, lk.transcription_final and lk.transcribed_track_id,
+// and a legacy Transcription packet for older components. The room must be
+// joined as an AGENT participant: livekit-server keeps a stream header's
+// sender identity only when an agent sends it, and forwards transcription
+// packets only from agents.
+//
+// The stream is built from header, chunk and trailer packets here because
+// the SDK's text stream writer cannot set the sender identity (and sends
+// asynchronously, dropping errors).
+func PublishTranscription(room *lksdk.Room, seg Segment) error {
+	if room == nil {
+		return errors.New("worker: publish transcription: no room")
+	}
+	if seg.ID == "" {
+		return errors.New("worker: publish transcription: segment id is empty")
+	}
+	speaker := seg.SpeakerIdentity
+	if speaker == "" {
+		speaker = room.LocalParticipant.Identity()
+	}
+	final := strconv.FormatBool(seg.Final)
+	streamID, err := newStreamID()
+	if err != nil {
+		return fmt.Errorf("worker: publish transcription: %w", err)
+	}
+	text := []byte(seg.Text)
+	total := uint64(len(text))
+
+	packets := []*livekit.DataPacket{{
+		ParticipantIdentity: speaker,
+		Value: &livekit.DataPacket_StreamHeader{StreamHeader: &livekit.DataStream_Header{
+			StreamId:    streamID,
+			Timestamp:   time.Now().UnixMilli(),
+			Topic:       TopicTranscription,
+			MimeType:    "text/plain",
+			TotalLength: &total,
+			Attributes: map[string]string{
+				AttrSegmentID:          seg.ID,
+				AttrTranscriptionFinal: final,
+				AttrTranscribedTrackID: seg.TrackID,
+			},
+			ContentHeader: &livekit.DataStream_Header_TextHeader{TextHeader: &livekit.DataStream_TextHeader{
+				OperationType: livekit.DataStream_CREATE,
+			}},
+		}},
+	}}
+	for i, chunk := range chunkUTF8(text, streamChunkBytes) {
+		packets = append(packets, &livekit.DataPacket{
+			ParticipantIdentity: speaker,
+			Value: &livekit.DataPacket_StreamChunk{StreamChunk: &livekit.DataStream_Chunk{
+				StreamId:   streamID,
+				ChunkIndex: uint64(i),
+				Content:    chunk,
+			}},
+		})
+	}
+	packets = append(packets,
+		&livekit.DataPacket{
+			ParticipantIdentity: speaker,
+			Value:               &livekit.DataPacket_StreamTrailer{StreamTrailer: &livekit.DataStream_Trailer{StreamId: streamID}},
+		},
+		&livekit.DataPacket{Value: &livekit.DataPacket_Transcription{Transcription: &livekit.Transcription{
+			TranscribedParticipantIdentity: speaker,
+			TrackId:                        seg.TrackID,
+			// Start and end times stay zero, as LiveKit's own agents send:
+			// components order segments by arrival.
+			Segments: []*livekit.TranscriptionSegment{{Id: seg.ID, Text: seg.Text, Final: seg.Final}},
+		}}},
+	)
+	for _, p := range packets {
+		if err := room.LocalParticipant.PublishDataPacket(packet{p}, lksdk.WithDataPublishReliable(true)); err != nil {
+			return fmt.Errorf("worker: publish transcription: %w", err)
+		}
+	}
+	return nil
+}
+
+// chunkUTF8 splits b into pieces of at most n bytes without cutting a rune.
+func chunkUTF8(b []byte, n int) [][]byte {
+	var out [][]byte
+	for len(b) > n {
+		k := n
+		for k > 0 && !utf8.RuneStart(b[k]) {
+			k--
+		}
+		if k == 0 {
+			k = n
+		}
+		out = append(out, b[:k])
+		b = b[k:]
+	}
+	if len(b) > 0 {
+		out = append(out, b)
+	}
+	return out
+}
+
+// newStreamID returns a random text stream id.
+func newStreamID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("stream id: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// SetAgentState sets the lk.agent.state attribute frontends read
+// (StateInitializing, StateListening, StateThinking or StateSpeaking).
+// One of the last three must appear within 20 s of joining or LiveKit's
+// useAgent reports the agent as failed.
+func SetAgentState(room *lksdk.Room, state string) error {
+	switch state {
+	case StateInitializing, StateListening, StateThinking, StateSpeaking:
+	default:
+		return fmt.Errorf("worker: agent state %q is not one of initializing, listening, thinking, speaking", state)
+	}
+	if room == nil {
+		return errors.New("worker: set agent state: no room")
+	}
+	room.LocalParticipant.SetAttributes(map[string]string{AttrAgentState: state})
+	return nil
+}
+
+// SetStage publishes the current stage as the agent's attributes
+// viva.stage, viva.stage_title, viva.stage_index, viva.stage_count and
+// viva.stage_deadline (unix ms; removed when Deadline is zero).
+func SetStage(room *lksdk.Room, s StageInfo) error {
+	switch {
+	case s.Name == "":
+		return errors.New("worker: set stage: stage name is empty")
+	case s.Count <= 0 || s.Index < 0 || s.Index >= s.Count:
+		return fmt.Errorf("worker: set stage: index %d of %d stages is out of range", s.Index, s.Count)
+	case room == nil:
+		return errors.New("worker: set stage: no room")
+	}
+	deadline := "" // an empty value removes the attribute
+	if !s.Deadline.IsZero() {
+		deadline = strconv.FormatInt(s.Deadline.UnixMilli(), 10)
+	}
+	room.LocalParticipant.SetAttributes(map[string]string{
+		AttrStage:         s.Name,
+		AttrStageTitle:    s.Title,
+		AttrStageIndex:    strconv.Itoa(s.Index),
+		AttrStageCount:    strconv.Itoa(s.Count),
+		AttrStageDeadline: deadline,
+	})
+	return nil
+}
+
+// SendEvent sends v as JSON on the viva.events topic to everyone in the
+// room, reliably.
+func SendEvent(room *lksdk.Room, v any) error {
+	if room == nil {
+		return errors.New("worker: send event: no room")
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("worker: send event: encode: %w", err)
+	}
+	if len(b) > MaxEventBytes {
+		return fmt.Errorf("worker: send event: %d bytes is over the %d-byte limit: send an id and let clients fetch the rest", len(b), MaxEventBytes)
+	}
+	err = room.LocalParticipant.PublishDataPacket(lksdk.UserData(b),
+		lksdk.WithDataPublishTopic(TopicEvents), lksdk.WithDataPublishReliable(true))
+	if err != nil {
+		return fmt.Errorf("worker: send event: %w", err)
+	}
+	return nil
+}
+
+// OnChat calls fn with the sender's identity and the text of every message
+// typed into the room (text streams on lk.chat). fn runs on its own
+// goroutine per message. Messages are cut to MaxChatBytes; streams that
+// announce more than 4×MaxChatBytes are not read at all.
+func OnChat(room *lksdk.Room, fn func(sender, text string)) error {
+	if room == nil {
+		return errors.New("worker: chat handler: no room")
+	}
+	err := room.RegisterTextStreamHandler(TopicChat, func(r *lksdk.TextStreamReader, sender string) {
+		if size := r.Info.Size; size != nil && *size > 4*MaxChatBytes {
+			return
+		}
+		fn(sender, truncateUTF8(r.ReadAll(), MaxChatBytes))
+	})
+	if err != nil {
+		return fmt.Errorf("worker: chat handler: %w", err)
+	}
+	return nil
+}
+
+// truncateUTF8 cuts s to at most n bytes without splitting a rune.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// EndRoom deletes the room so every participant is disconnected cleanly
+// (an agent that merely leaves looks like a failure to LiveKit frontends).
+// A room that no longer exists counts as ended.
+func EndRoom(ctx context.Context, rc *lksdk.RoomServiceClient, name string) error {
+	if rc == nil {
+		return errors.New("worker: end room: no room service client")
+	}
+	_, err := rc.DeleteRoom(ctx, &livekit.DeleteRoomRequest{Room: name})
+	var terr twirp.Error
+	if errors.As(err, &terr) && terr.Code() == twirp.NotFound {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("worker: end room %s: %w", name, err)
+	}
+	return nil
+}

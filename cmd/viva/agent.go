@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	lksdk "github.com/livekit/server-sdk-go/v2"
+
+	"github.com/viva-interviews/viva/agent/stt"
+	dgstt "github.com/viva-interviews/viva/agent/stt/deepgram"
+	oaistt "github.com/viva-interviews/viva/agent/stt/openai"
+	"github.com/viva-interviews/viva/agent/stt/sphinx"
+	"github.com/viva-interviews/viva/agent/tts"
+	"github.com/viva-interviews/viva/agent/tts/flite"
+	oaitts "github.com/viva-interviews/viva/agent/tts/openai"
+	"github.com/viva-interviews/viva/agent/voice"
+	"github.com/viva-interviews/viva/agent/worker"
+	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/interviews"
+)
+
+// runAgent registers a worker with LiveKit and holds the interviews it is
+// dispatched to, until SIGINT/SIGTERM (then it drains).
+func runAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("viva agent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg, err := config.Load(fs, args, os.Getenv)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError("%v", err)
+	}
+	if err := cfg.RequireLiveKit(); err != nil {
+		return usageError("%v", err)
+	}
+	log := newLogger(stderr, cfg.LogLevel)
+	w, err := newWorker(cfg, log)
+	if err != nil {
+		return err
+	}
+	return runWorker(ctx, w, cfg, log)
+}
+
+// runWorker runs w until ctx ends, then drains it.
+func runWorker(ctx context.Context, w *worker.Worker, cfg *config.Config, log *slog.Logger) error {
+	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- w.Run(runCtx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("stopping: no new interviews; waiting for running ones", "active", w.Active(), "drain_timeout", cfg.DrainTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.DrainTimeout+10*time.Second)
+	defer cancel()
+	if err := w.Shutdown(sctx); err != nil {
+		log.Warn("drain ended early", "err", err)
+	}
+	stop()
+	return <-done
+}
+
+// newWorker builds the worker and its sessions from the configuration.
+func newWorker(cfg *config.Config, log *slog.Logger) (*worker.Worker, error) {
+	store, err := interviews.Open(cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("opening the data directory: %w", err)
+	}
+	recogniser, err := newSTT(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	synth, err := newTTS(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	newLLM, llmName, err := llmFactory(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("engines", "llm", llmName, "stt", recogniser.Name(), "tts", synth.Name(), "agent_name", cfg.AgentName, "max_sessions", cfg.MaxSessions)
+	sessions := &worker.Sessions{
+		Store: store, NewLLM: newLLM, STT: recogniser, TTS: synth, TimeScale: cfg.TimeScale,
+		Engines: interviews.Engines{LLM: llmName, STT: recogniser.Name(), TTS: synth.Name()},
+		Listener: voice.ListenerOptions{EndpointingDelay: cfg.EndpointingDelay, EndpointingMin: cfg.EndpointingMin,
+			EndpointingMax: cfg.EndpointingMax, InterruptThreshold: cfg.InterruptThreshold},
+		Rooms:     lksdk.NewRoomServiceClient(httpURL(cfg.LiveKitURL), cfg.LiveKitAPIKey, cfg.LiveKitAPISecret),
+		Blueprint: loadBlueprint,
+		Logger:    log,
+	}
+	return worker.New(worker.Options{URL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
+		AgentName: cfg.AgentName, MaxSessions: cfg.MaxSessions, DrainTimeout: cfg.DrainTimeout, Logger: log, Version: version}, sessions)
+}
+
+// version is reported to LiveKit when the worker registers.
+var version = "dev"
+
+// httpURL turns a LiveKit ws(s) URL into the http(s) URL of its API.
+func httpURL(u string) string {
+	switch {
+	case strings.HasPrefix(u, "ws://"):
+		return "http://" + strings.TrimPrefix(u, "ws://")
+	case strings.HasPrefix(u, "wss://"):
+		return "https://" + strings.TrimPrefix(u, "wss://")
+	}
+	return u
+}
+
+// newSTT makes the speech recogniser the configuration asks for.
+func newSTT(cfg *config.Config, log *slog.Logger) (stt.Engine, error) {
+	switch cfg.ResolvedSTT() {
+	case config.EngineDeepgram:
+		return dgstt.New(dgstt.Options{APIKey: cfg.DeepgramAPIKey, Model: cfg.DeepgramModel, Logger: log})
+	case config.EngineOpenAI:
+		return oaistt.New(oaistt.Options{APIKey: cfg.OpenAIAPIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAISTTModel, Logger: log})
+	default:
+		return sphinx.New(sphinx.Options{Logger: log})
+	}
+}
+
+// newTTS makes the speech synthesiser the configuration asks for.
+func newTTS(cfg *config.Config, log *slog.Logger) (tts.Engine, error) {
+	switch cfg.ResolvedTTS() {
+	case config.EngineOpenAI:
+		return oaitts.New(oaitts.Options{APIKey: cfg.OpenAIAPIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAITTSModel, Voice: cfg.OpenAITTSVoice, Logger: log})
+	default:
+		return flite.New(flite.Options{Logger: log})
+	}
+}

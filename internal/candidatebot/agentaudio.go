@@ -1,0 +1,203 @@
+package candidatebot
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/livekit/media-sdk"
+	lksdk "github.com/livekit/server-sdk-go/v2"
+	lkmedia "github.com/livekit/server-sdk-go/v2/pkg/media"
+	"github.com/pion/webrtc/v4"
+)
+
+const (
+	// DefaultVoicedRMS is the default Options.VoicedRMS: about -40 dBFS.
+	// Opus-coded silence decodes to within a few units of zero, the pauses
+	// in flite speech measure 10-20 and its voiced frames mostly 1000-9000,
+	// so the threshold separates speech from silence with a wide margin.
+	DefaultVoicedRMS = 300
+	// analysisFrame20ms is the unit of voicing decisions.
+	analysisFrame20ms = 20 * time.Millisecond
+	// samplesPer20msAt16kHz is one analysis frame of agent audio.
+	samplesPer20msAt16kHz = MicSampleRateHz / 50
+	// speakingWindow is how recent voiced audio must be for AgentSpeaking.
+	speakingWindow = 200 * time.Millisecond
+)
+
+// AudioStats summarises the agent audio received since Join, over every
+// track of the participants Options.ListenTo selects.
+type AudioStats struct {
+	// Received is how much audio arrived, silence included (a live
+	// PCMLocalTrack sends silence between utterances).
+	Received time.Duration
+	// Voiced is how much of it was in 20 ms frames at or above the voiced
+	// RMS threshold.
+	Voiced time.Duration
+	// FirstVoicedAt and LastVoicedAt are when the first and the latest
+	// voiced frames arrived; zero until one has.
+	FirstVoicedAt, LastVoicedAt time.Time
+}
+
+// AgentAudio is a snapshot of the agent audio statistics.
+func (b *Bot) AgentAudio() AudioStats {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.audio
+}
+
+// AgentSpeaking reports whether voiced agent audio arrived within the last
+// 200 ms.
+func (b *Bot) AgentSpeaking() bool {
+	b.mu.Lock()
+	last := b.audio.LastVoicedAt
+	b.mu.Unlock()
+	return !last.IsZero() && time.Since(last) < speakingWindow
+}
+
+// WaitAgentSpeech waits until at least minVoiced of voiced agent audio has
+// arrived after the call.
+func (b *Bot) WaitAgentSpeech(ctx context.Context, minVoiced time.Duration) error {
+	start := b.AgentAudio().Voiced
+	err := b.wait(ctx, func() bool { return b.AgentAudio().Voiced-start >= minVoiced })
+	if err != nil {
+		return fmt.Errorf("candidatebot: waiting for %s of agent speech (heard %s): %w",
+			minVoiced, b.AgentAudio().Voiced-start, err)
+	}
+	return nil
+}
+
+// WaitAgentSilence waits until no voiced agent audio has arrived for quiet:
+// since the latest voiced frame, or since Join if there was none. Absent
+// audio (no agent track, or the bot left the room) counts as silence.
+func (b *Bot) WaitAgentSilence(ctx context.Context, quiet time.Duration) error {
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		b.mu.Lock()
+		since := b.audio.LastVoicedAt
+		b.mu.Unlock()
+		if since.Before(b.joinedAt) {
+			since = b.joinedAt
+		}
+		remaining := time.Until(since.Add(quiet))
+		if remaining <= 0 {
+			return nil
+		}
+		// Sleep until the silence would be long enough, then look again:
+		// speech in between moves the deadline.
+		if timer == nil {
+			timer = time.NewTimer(remaining)
+		} else {
+			timer.Reset(remaining)
+		}
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			return fmt.Errorf("candidatebot: waiting for %s of agent silence (agent still speaking): %w", quiet, ctx.Err())
+		}
+	}
+}
+
+// onTrackSubscribed decodes the audio tracks of listened-to participants.
+func (b *Bot) onTrackSubscribed(track *webrtc.TrackRemote, pub *lksdk.RemoteTrackPublication, rp *lksdk.RemoteParticipant) {
+	if track.Kind() != webrtc.RTPCodecTypeAudio || !b.listenTo(rp) {
+		return
+	}
+	// The decoder's goroutine ends when the track does (unsubscribed, or
+	// the connection closed), so the decoder is not kept: closing it
+	// earlier would race that goroutine into a closed resampler.
+	_, err := lkmedia.NewPCMRemoteTrack(track, &audioSink{bot: b},
+		lkmedia.WithTargetSampleRate(MicSampleRateHz), lkmedia.WithTargetChannels(1), lkmedia.WithLogger(b.sdkLog))
+	if err != nil {
+		b.log.Error("cannot decode agent audio track", "participant", rp.Identity(), "track", pub.SID(), "error", err)
+		return
+	}
+	b.log.Debug("listening to audio track", "participant", rp.Identity(), "track", pub.SID())
+	b.notify()
+}
+
+// audioSink receives one track's decoded 16 kHz mono audio and adds it to
+// the bot's statistics in 20 ms frames.
+type audioSink struct {
+	bot *Bot
+
+	mu    sync.Mutex
+	frame [samplesPer20msAt16kHz]int16
+	n     int // samples in frame
+}
+
+// WriteSample implements lkmedia.PCMRemoteTrackWriter.
+func (s *audioSink) WriteSample(pcm media.PCM16Sample) error {
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	received := len(pcm)
+	voiced := 0
+	for len(pcm) > 0 {
+		k := copy(s.frame[s.n:], pcm)
+		s.n += k
+		pcm = pcm[k:]
+		if s.n == len(s.frame) {
+			if rms(s.frame[:]) >= s.bot.voicedRMS {
+				voiced++
+			}
+			s.n = 0
+		}
+	}
+	s.bot.addAudio(now, received, voiced)
+	return nil
+}
+
+// Close implements lkmedia.PCMRemoteTrackWriter.
+func (s *audioSink) Close() error { return nil }
+
+// addAudio records samples16kHz of received audio, voicedFrames of it
+// voiced, arrived at now.
+func (b *Bot) addAudio(now time.Time, samples16kHz, voicedFrames int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.audio.Received += pcmDuration16kHz(samples16kHz)
+	if voicedFrames > 0 {
+		b.audio.Voiced += time.Duration(voicedFrames) * analysisFrame20ms
+		if b.audio.FirstVoicedAt.IsZero() {
+			b.audio.FirstVoicedAt = now
+		}
+		b.audio.LastVoicedAt = now
+	}
+	b.notifyLocked()
+}
+
+// rms is the root mean square of pcm in PCM16 units.
+func rms(pcm []int16) float64 {
+	if len(pcm) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, v := range pcm {
+		f := float64(v)
+		sum += f * f
+	}
+	return math.Sqrt(sum / float64(len(pcm)))
+}
+
+// VoicedDuration is how much of pcm16k (mono, 16 kHz) is in 20 ms frames at
+// or above voicedRMS: the measure AgentAudio applies to received audio,
+// for comparing what was heard with what was sent. A trailing partial frame
+// is ignored.
+func VoicedDuration(pcm16k []int16, voicedRMS float64) time.Duration {
+	var d time.Duration
+	for len(pcm16k) >= samplesPer20msAt16kHz {
+		if rms(pcm16k[:samplesPer20msAt16kHz]) >= voicedRMS {
+			d += analysisFrame20ms
+		}
+		pcm16k = pcm16k[samplesPer20msAt16kHz:]
+	}
+	return d
+}

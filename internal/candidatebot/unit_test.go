@@ -1,0 +1,253 @@
+package candidatebot
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+	"unicode/utf8"
+
+	"github.com/livekit/protocol/livekit"
+	lksdk "github.com/livekit/server-sdk-go/v2"
+)
+
+// tone is d of a 440 Hz sine at 16 kHz whose RMS is rmsLevel.
+func tone(d time.Duration, rmsLevel float64) []int16 {
+	n := int(d * MicSampleRateHz / time.Second)
+	out := make([]int16, n)
+	amp := rmsLevel * math.Sqrt2
+	for i := range out {
+		out[i] = int16(math.Round(amp * math.Sin(2*math.Pi*440*float64(i)/MicSampleRateHz)))
+	}
+	return out
+}
+
+// feedAsync runs feed in a goroutine and returns a channel closed when it
+// is done.
+func feedAsync(s *audioSink, pcm []int16, chunk int) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		feed(s, pcm, chunk)
+	}()
+	return done
+}
+
+// feed writes pcm to the sink in chunks of chunk samples, each after the
+// real-time duration of the previous one (fake time inside synctest).
+func feed(s *audioSink, pcm []int16, chunk int) {
+	for len(pcm) > 0 {
+		k := min(chunk, len(pcm))
+		_ = s.WriteSample(pcm[:k])
+		time.Sleep(pcmDuration16kHz(k))
+		pcm = pcm[k:]
+	}
+}
+
+func concat(parts ...[]int16) []int16 {
+	var out []int16
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+func TestAgentAudioCountsVoicedFrames(t *testing.T) {
+	tests := []struct {
+		name        string
+		voicedRMS   float64 // Options.VoicedRMS
+		pcm         []int16
+		chunk       int // samples per WriteSample
+		wantVoiced  time.Duration
+		wantReceive time.Duration
+	}{
+		{"silence is not voiced", 0, tone(time.Second, 0), 320, 0, time.Second},
+		{"quiet tone below the default threshold", 0, tone(time.Second, 250), 320, 0, time.Second},
+		{"tone above the default threshold", 0, tone(time.Second, 400), 320, time.Second, time.Second},
+		{"frames assembled across odd chunk sizes", 0, concat(tone(500*time.Millisecond, 0), tone(700*time.Millisecond, 3000)), 113, 700 * time.Millisecond, 1200 * time.Millisecond},
+		{"custom threshold rejects a tone the default accepts", 500, tone(time.Second, 400), 160, 0, time.Second},
+		{"trailing partial frame is received but not judged", 0, tone(30*time.Millisecond, 3000), 480, 20 * time.Millisecond, 30 * time.Millisecond},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := newBot(Options{VoicedRMS: tc.voicedRMS})
+				feed(&audioSink{bot: b}, tc.pcm, tc.chunk)
+				got := b.AgentAudio()
+				if got.Voiced != tc.wantVoiced || got.Received != tc.wantReceive {
+					t.Errorf("voiced %s received %s, want %s and %s", got.Voiced, got.Received, tc.wantVoiced, tc.wantReceive)
+				}
+				if (tc.wantVoiced > 0) == got.FirstVoicedAt.IsZero() {
+					t.Errorf("FirstVoicedAt = %v with %s voiced", got.FirstVoicedAt, got.Voiced)
+				}
+				if want := VoicedDuration(tc.pcm, b.voicedRMS); want != tc.wantVoiced {
+					t.Errorf("VoicedDuration = %s, want %s (same measure as received audio)", want, tc.wantVoiced)
+				}
+			})
+		})
+	}
+}
+
+func TestWaitAgentSpeechAndSilenceFollowTheAudio(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBot(Options{})
+		sink := &audioSink{bot: b}
+		start := time.Now()
+		// 300 ms silence, 1 s speech, 2 s silence, as 20 ms packets.
+		fed := feedAsync(sink, concat(tone(300*time.Millisecond, 0), tone(time.Second, 2000), tone(2*time.Second, 0)), 320)
+		defer func() { <-fed }()
+
+		ctx := context.Background()
+		if err := b.WaitAgentSpeech(ctx, 500*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := time.Since(start), 780*time.Millisecond; got != want {
+			t.Errorf("WaitAgentSpeech(500ms) returned after %s, want %s (the 25th voiced packet starts at 780 ms)", got, want)
+		}
+		if !b.AgentSpeaking() {
+			t.Errorf("AgentSpeaking = false in the middle of speech")
+		}
+		if err := b.WaitAgentSilence(ctx, 400*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		// The last voiced frame arrives at 1.28 s (written when it starts,
+		// in one packet); silence of 400 ms then ends at 1.68 s.
+		if got, want := time.Since(start), 1680*time.Millisecond; got != want {
+			t.Errorf("WaitAgentSilence(400ms) returned after %s, want %s", got, want)
+		}
+		if b.AgentSpeaking() {
+			t.Errorf("AgentSpeaking = true 400 ms after the last voiced frame")
+		}
+		stats := b.AgentAudio()
+		if stats.Voiced != time.Second || stats.LastVoicedAt.Sub(stats.FirstVoicedAt) != 980*time.Millisecond {
+			t.Errorf("stats = %+v, want 1 s voiced spanning 980 ms", stats)
+		}
+
+		// Speech that has already been heard does not satisfy a new wait.
+		wctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		err := b.WaitAgentSpeech(wctx, 20*time.Millisecond)
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "heard 0s") {
+			t.Errorf("WaitAgentSpeech after the speech ended = %v, want a deadline error saying 0s heard", err)
+		}
+	})
+}
+
+func TestWaitAgentSilenceWithoutAudioCountsFromJoin(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBot(Options{})
+		start := time.Now()
+		if err := b.WaitAgentSilence(context.Background(), 700*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		if got := time.Since(start); got != 700*time.Millisecond {
+			t.Errorf("returned after %s, want 700ms", got)
+		}
+	})
+}
+
+func TestWaitAgentSilenceFailsWhileTheAgentKeepsTalking(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBot(Options{})
+		fed := feedAsync(&audioSink{bot: b}, tone(3*time.Second, 2000), 320)
+		defer func() { <-fed }()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		err := b.WaitAgentSilence(ctx, 300*time.Millisecond)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v, want deadline exceeded", err)
+		}
+	})
+}
+
+func TestEventsKeepJSONObjectsOnTheEventsTopic(t *testing.T) {
+	tests := []struct {
+		name    string
+		topic   string
+		payload string
+		kept    bool
+	}{
+		{"stage change", topicEvents, `{"type":"stage_change","stage":"intro"}`, true},
+		{"other topic", "lk.other", `{"type":"stage_change"}`, false},
+		{"not JSON", topicEvents, `stage_change`, false},
+		{"JSON array", topicEvents, `[{"type":"stage_change"}]`, false},
+		{"JSON null", topicEvents, `null`, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBot(Options{})
+			b.onDataPacket(&lksdk.UserDataPacket{Topic: tc.topic, Payload: []byte(tc.payload)}, lksdk.DataReceiveParams{SenderIdentity: "agent"})
+			if got := len(b.Events()); got != map[bool]int{true: 1, false: 0}[tc.kept] {
+				t.Fatalf("Events() has %d, kept = %v", got, tc.kept)
+			}
+		})
+	}
+}
+
+func TestWaitsEndWhenTheBotIsDisconnected(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBot(Options{})
+		b.onDataPacket(&lksdk.UserDataPacket{Topic: topicEvents, Payload: []byte(`{"type":"interview_ending"}`)}, lksdk.DataReceiveParams{})
+		done := make(chan error, 1)
+		go func() {
+			_, err := b.WaitEvent(context.Background(), "interview_saved")
+			done <- err
+		}()
+		synctest.Wait()
+		b.markDisconnected(livekit.DisconnectReason_ROOM_DELETED)
+		err := <-done
+		if !errors.Is(err, ErrDisconnected) || !strings.Contains(err.Error(), "ROOM_DELETED") {
+			t.Errorf("WaitEvent = %v, want ErrDisconnected with the reason", err)
+		}
+		// What was observed before the disconnection still satisfies a wait.
+		if ev, err := b.WaitEvent(context.Background(), "interview_ending"); err != nil || ev["type"] != "interview_ending" {
+			t.Errorf("WaitEvent(interview_ending) after disconnect = %v, %v", ev, err)
+		}
+		select {
+		case <-b.Disconnected():
+		default:
+			t.Errorf("Disconnected() not closed")
+		}
+	})
+}
+
+func TestChunkUTF8KeepsRunesWhole(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		max  int
+		want []string
+	}{
+		{"empty", "", 4, nil},
+		{"fits", "abc", 4, []string{"abc"}},
+		{"ascii split", "abcdefghij", 4, []string{"abcd", "efgh", "ij"}},
+		{"no split inside é", "aéé", 2, []string{"a", "é", "é"}},
+		{"four-byte rune", "a😀b", 4, []string{"a", "😀", "b"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := chunkUTF8(tc.in, tc.max)
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
+				t.Fatalf("chunkUTF8(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
+			}
+			for _, c := range got {
+				if !utf8.ValidString(c) || len(c) > tc.max {
+					t.Errorf("chunk %q invalid or longer than %d", c, tc.max)
+				}
+			}
+		})
+	}
+}
+
+func TestPublicationSIDHandlesTypedNil(t *testing.T) {
+	var remote *lksdk.RemoteTrackPublication
+	var local *lksdk.LocalTrackPublication
+	for name, pub := range map[string]lksdk.TrackPublication{"nil": nil, "typed nil remote": remote, "typed nil local": local} {
+		if got := publicationSID(pub); got != "" {
+			t.Errorf("%s: publicationSID = %q, want empty", name, got)
+		}
+	}
+}
