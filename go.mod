@@ -1,6 +1,7 @@
 module github.com/viva-interviews/viva
 
 go 1.26
+
 require (
 	github.com/gorilla/websocket v1.5.4-0.20250319132907-e064f32e3674
 	github.com/livekit/media-sdk v0.0.0-20260605212526-4c11a51d3c97
@@ -35,6 +36,7 @@ require (
 	github.com/jxskiss/base62 v1.1.0 // indirect
 	github.com/klauspost/compress v1.18.6 // indirect
 	github.com/klauspost/cpuid/v2 v2.3.0 // indirect
+	github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0 // indirect
 	github.com/lithammer/shortuuid/v4 v4.2.0 // indirect
 	github.com/livekit/mageutil v0.0.0-20250511045019-0f1ff63f7731 // indirect
 	github.com/livekit/mediatransportutil v0.0.0-20260605212259-862d4a7bcb1e // indirect
@@ -90,6 +92,6 @@ require (
 )
 
 require (
-	github.com/maxhawkins/go-webrtcvad v0.0.0-20210121163624-be60036f3083
 	github.com/chromedp/chromedp v0.14.2
+	github.com/maxhawkins/go-webrtcvad v0.0.0-20210121163624-be60036f3083
 )

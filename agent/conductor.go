@@ -200,9 +200,8 @@ func (c *Conductor) Finish(status interviews.Status, endedBy string) {
 		c.current.Cancel()
 	}
 	c.mu.Unlock()
-	st := c.machine.Stage()
 	if c.rec.Finish(status, endedBy, c.now()) {
-		c.log.Info("interview finished", "status", status, "ended_by", endedBy, "final_stage", st)
+		c.log.Info("interview finished", "status", status, "ended_by", endedBy, "final_stage", c.rec.Snapshot().FinalStage)
 	}
 	c.endOnce.Do(func() { close(c.ended) })
 }

@@ -80,6 +80,17 @@ type EndOfTurn struct {
 	Metrics TurnMetrics
 }
 
+// STTStopped says the speech recogniser's stream ended on its own (the
+// service went away and could not be reached again): no more transcripts
+// will come from this Listener.
+type STTStopped struct {
+	// At is when the end was noticed.
+	At time.Time
+}
+
+// EventTime returns At.
+func (e STTStopped) EventTime() time.Time { return e.At }
+
 // EventTime returns At.
 func (e SpeechStarted) EventTime() time.Time { return e.At }
 
@@ -100,3 +111,4 @@ func (SpeechEnded) isEvent()   {}
 func (Transcript) isEvent()    {}
 func (Interruption) isEvent()  {}
 func (EndOfTurn) isEvent()     {}
+func (STTStopped) isEvent()    {}

@@ -22,10 +22,11 @@ import (
 // Listener defaults. Each applies when the matching ListenerOptions field is
 // zero.
 const (
-	// DefaultVADMode is webrtc VAD aggressiveness 3 ("very aggressive"):
-	// on flite speech mixed with light noise it finds every utterance with
-	// the onset as early as mode 2, and it rejects more noise, which matters
-	// most for barge-in (a false interruption cuts the agent off).
+	// DefaultVADMode is webrtc VAD aggressiveness 3 ("very aggressive"). On
+	// flite speech in light noise it finds every utterance with the onset
+	// within 100 ms, as mode 2 does; typing near the microphone, which
+	// starts false utterances in mode 2, starts none in mode 3 (see
+	// TestListenerNoiseOnly). False starts matter most for barge-in.
 	DefaultVADMode = 3
 	// DefaultMinSpeech is how much voiced audio starts an utterance.
 	DefaultMinSpeech = 60 * time.Millisecond
@@ -79,7 +80,7 @@ type ListenerOptions struct {
 	// marked inUtterance; negative disables it.
 	PreRoll time.Duration
 	// EndpointingDelay is the base wait between the end of speech and
-	// committing a turn (see the adaptive rule in endpoint.go: finished
+	// committing a turn (adapted to the text, see FinishedFactor: finished
 	// sentences wait less, trailing "and"/"um"/commas wait more).
 	EndpointingDelay time.Duration
 	// EndpointingMin and EndpointingMax clamp the adaptive delay.
@@ -102,6 +103,27 @@ type ListenerOptions struct {
 // The audio path (WriteSample) runs on the caller's goroutine, allocates
 // nothing per frame and never blocks on the event reader. One goroutine
 // reads the STT stream's results; endpointing uses one reusable timer.
+//
+// # Voice activity and the STT feed
+//
+// Frames are 20 ms. An utterance starts when MinSpeech of the last
+// MinSpeech + 40 ms was voiced and ends after MinSilence unvoiced; the first
+// 200 ms of a stream only train the detector's noise model. While no
+// utterance is in progress, frames pass through a delay line of PreRoll +
+// the detection window before they reach the STT stream (as not-utterance);
+// at the onset the whole line is flushed as utterance, so the engine gets
+// the pre-roll and the first syllable, then frames go straight through
+// until the end. Every frame reaches the stream exactly once, in order,
+// and the delay line never delays speech itself.
+//
+// # End of turn
+//
+// A turn ends when an STT final with text has arrived and the candidate
+// has been silent (measured from the end of the last voiced frame) for the
+// adaptive endpointing delay (see FinishedFactor). Speech resuming first
+// cancels the pending end; finals accumulate into one turn until then.
+// Finals that arrive with no voice activity since the last turn count the
+// delay from the first such final.
 //
 // # Slow readers
 //
@@ -555,7 +577,10 @@ func (l *Listener) run(ctx context.Context) {
 				select {
 				case <-l.stop:
 				default:
-					l.log.Warn("voice: STT stream ended; transcripts stop until the listener is replaced")
+					if ctx.Err() == nil {
+						l.log.Warn("voice: the speech recogniser stopped; transcripts stop until the listener is replaced")
+						l.emit(STTStopped{At: l.now()})
+					}
 				}
 				continue
 			}

@@ -124,6 +124,7 @@ func (s *Speaker) Say(ctx context.Context, deltas <-chan string) *Utterance {
 		wake:      make(chan struct{}, 1),
 		synthWake: make(chan struct{}, 1),
 		done:      make(chan struct{}),
+		started:   make(chan struct{}),
 		failedAt:  -1,
 	}
 	s.mu.Lock()
@@ -213,7 +214,8 @@ type Utterance struct {
 	firstAudioAt time.Time
 	result       Result
 
-	done chan struct{}
+	done    chan struct{}
+	started chan struct{} // closed when the first audio frame is written
 }
 
 // sentenceAudio is one sentence and its synthesised audio.
@@ -227,6 +229,10 @@ type sentenceAudio struct {
 	startSample, endSample int64
 	started, ended         bool
 }
+
+// Started is closed when the first audio frame of the utterance has been
+// written to the sink (it stays open if none ever is).
+func (u *Utterance) Started() <-chan struct{} { return u.started }
 
 // Done is closed when the audio has finished playing (the sink's
 // WaitForPlayout returned) or the utterance was interrupted.
@@ -557,6 +563,7 @@ func (u *Utterance) write(scratch []int16, n int) error {
 	}
 	if u.written == 0 {
 		u.firstAudioAt = now
+		close(u.started)
 	}
 	u.written += int64(got)
 	u.playEnd = later(u.playEnd, now).Add(samplesToDuration(int64(got), u.s.rateHz))

@@ -268,6 +268,10 @@ func TestSpeakerFirstAudioBeforeReplyEnds(t *testing.T) {
 		for _, d := range []string{"Thanks", " for joining", " today.", " Let"} {
 			deltas <- d
 		}
+		<-u.Started() // the first sentence is heard while the reply is still being written
+		if got := time.Since(start); got != engine.firstDelay {
+			t.Errorf("Started after %v, want %v", got, engine.firstDelay)
+		}
 		time.Sleep(3 * time.Second) // the LLM stalls mid-reply
 		secondAt := time.Now()
 		deltas <- " us begin with your background."

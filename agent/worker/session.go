@@ -226,8 +226,15 @@ func (ss *session) runOps() {
 
 type listenerWriter struct{ l *voice.Listener }
 
-func (w listenerWriter) WriteSample(s media.PCM16Sample) error { return w.l.WriteSample(s) }
-func (w listenerWriter) Close() error                          { return nil }
+// WriteSample feeds the listener; audio arriving after the session closed
+// its listener is dropped quietly.
+func (w listenerWriter) WriteSample(s media.PCM16Sample) error {
+	if err := w.l.WriteSample(s); err != nil && !errors.Is(err, voice.ErrClosed) {
+		return err
+	}
+	return nil
+}
+func (w listenerWriter) Close() error { return nil }
 
 type trackSink struct{ *lkmedia.PCMLocalTrack }
 
@@ -416,6 +423,11 @@ func (ss *session) loop(ctx context.Context) error {
 				ss.maybeInterject(ctx)
 			case voice.Transcript:
 				ss.caption(voice.Transcript(e))
+			case voice.STTStopped:
+				ss.stopSpeaking()
+				c.Finish(interviews.StatusFailed, interviews.EndedByProviderError("stt"))
+				ss.log.Error("the speech recogniser failed: interview saved as failed")
+				return ss.end(ctx)
 			case voice.Interruption:
 				if ss.speaking != nil {
 					ss.log.Debug("barge-in: stopping the agent's audio", "speech", e.Speech)
@@ -521,9 +533,6 @@ func (ss *session) speak(ctx context.Context, r *agent.Reply, heardEnd time.Time
 		defer close(deltas)
 		var text strings.Builder
 		for d := range r.Deltas() {
-			if text.Len() == 0 {
-				ss.setState(StateSpeaking)
-			}
 			text.WriteString(d)
 			select {
 			case deltas <- d:
@@ -539,6 +548,11 @@ func (ss *session) speak(ctx context.Context, r *agent.Reply, heardEnd time.Time
 	ss.speaking = sp
 	ss.listener.SetAgentSpeaking(true)
 	go func() {
+		select {
+		case <-sp.utt.Started():
+			ss.setState(StateSpeaking)
+		case <-sp.utt.Done():
+		}
 		<-sp.utt.Done()
 		ss.post(evSpoken{sp})
 	}()

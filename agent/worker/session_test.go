@@ -3,6 +3,7 @@ package worker_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -12,19 +13,19 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/agent/llm"
-	// oaillm "github.com/viva-interviews/viva/agent/llm/openai"
+	oaillm "github.com/viva-interviews/viva/agent/llm/openai"
 	"github.com/viva-interviews/viva/agent/llm/scripted"
 	"github.com/viva-interviews/viva/agent/stt"
-	// dgstt "github.com/viva-interviews/viva/agent/stt/deepgram"
+	dgstt "github.com/viva-interviews/viva/agent/stt/deepgram"
 	"github.com/viva-interviews/viva/agent/stt/sphinx"
 	"github.com/viva-interviews/viva/agent/tts"
 	"github.com/viva-interviews/viva/agent/tts/flite"
-	// oaitts "github.com/viva-interviews/viva/agent/tts/openai"
+	oaitts "github.com/viva-interviews/viva/agent/tts/openai"
 	"github.com/viva-interviews/viva/agent/worker"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/internal/candidatebot"
-	// "github.com/viva-interviews/viva/internal/fakedeepgram"
-	// "github.com/viva-interviews/viva/internal/fakeopenai"
+	"github.com/viva-interviews/viva/internal/fakedeepgram"
+	"github.com/viva-interviews/viva/internal/fakeopenai"
 	"github.com/viva-interviews/viva/internal/lktest"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
@@ -213,5 +214,347 @@ func TestOfflineInterviewAdvances(t *testing.T) {
 	}
 	if mine := bot.FinalCaptions(bot.Identity()); len(mine) == 0 {
 		t.Error("no final caption of the candidate's words under the candidate's identity")
+	}
+}
+
+// fakes are the local OpenAI and Deepgram servers and the real clients
+// pointed at them.
+type fakes struct {
+	oai *fakeopenai.Server
+	dg  *fakedeepgram.Server
+}
+
+func startFakes(t *testing.T, transcripts []string, policy func(fakeopenai.Request) fakeopenai.Reply) (*fakes, *worker.Sessions) {
+	t.Helper()
+	f := &fakes{oai: fakeopenai.New(), dg: fakedeepgram.New()}
+	t.Cleanup(f.oai.Close)
+	t.Cleanup(f.dg.Close)
+	f.dg.ScriptTranscripts(transcripts...)
+	f.oai.ChatFunc(policy)
+	model, err := oaillm.New(oaillm.Options{APIKey: fakeopenai.Key, BaseURL: f.oai.URL, Model: "gpt-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := dgstt.New(dgstt.Options{APIKey: fakedeepgram.Key, URL: f.dg.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	synth, err := oaitts.New(oaitts.Options{APIKey: fakeopenai.Key, BaseURL: f.oai.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, &worker.Sessions{
+		NewLLM: func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client { return model },
+		STT:    rec, TTS: synth,
+		Engines: interviews.Engines{LLM: "openai:gpt-test", STT: "deepgram", TTS: "openai"},
+	}
+}
+
+// interviewerPolicy plays a model that drives the interview with tools: it
+// assesses every answer and asks to move on; when refused it asks the next
+// question; it says the question once registered; in the last stage it
+// closes.
+func interviewerPolicy(greeting string) func(fakeopenai.Request) fakeopenai.Reply {
+	questions := []string{
+		"Can you hear me well?",
+		"What do you do at the moment?",
+		"Why did you apply for this role?",
+		"Which project are you proudest of?",
+		"What was the hardest bug you fixed?",
+		"How do you handle disagreements in a team?",
+		"How do you decide what to work on first?",
+		"What mistake taught you the most?",
+		"How do you keep learning new skills?",
+		"What does a great manager do for you?",
+		"How do you test your code before release?",
+		"Where do you want to grow next?",
+	}
+	var mu sync.Mutex
+	next := 0
+	ask := func() fakeopenai.Reply {
+		q := questions[next%len(questions)]
+		next++
+		return fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{Name: "ask_question", Arguments: fmt.Sprintf(`{"question":%q}`, q)}}}
+	}
+	closing := fakeopenai.Reply{Text: "Thank you for your time today. The team will be in touch soon. Goodbye!"}
+	return func(req fakeopenai.Request) fakeopenai.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		msgs := req.Messages
+		last := msgs[len(msgs)-1]
+		system := msgs[0].Content
+		inClosing := strings.Contains(system, "(closing)")
+		switch last.Role {
+		case "tool":
+			// The calls these results answer.
+			i := len(msgs) - 1
+			for i >= 0 && msgs[i].Role == "tool" {
+				i--
+			}
+			results := map[string]map[string]any{}
+			for _, m := range msgs[i+1:] {
+				var r map[string]any
+				_ = json.Unmarshal([]byte(m.Content), &r)
+				results[m.ToolCallID] = r
+			}
+			for _, call := range msgs[i].ToolCalls {
+				r := results[call.ID]
+				ok, _ := r["ok"].(bool)
+				switch call.Name {
+				case "transition_stage":
+					if ok && r["stage"] == "closing" {
+						return closing
+					}
+					return ask()
+				case "ask_question":
+					if !ok {
+						return ask()
+					}
+					var a struct{ Question string }
+					_ = json.Unmarshal([]byte(call.Arguments), &a)
+					text := a.Question
+					if greeting != "" && next == 1 {
+						text = greeting + " " + text
+					}
+					if ack, _ := r["acknowledge"].(string); ack != "" {
+						text = ack + " " + text
+					}
+					return fakeopenai.Reply{Text: text}
+				}
+			}
+			return ask()
+		case "user":
+			if inClosing {
+				return closing
+			}
+			return fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{
+				{Name: "assess_response", Arguments: `{"depth_score":3,"key_points":["answered"]}`},
+				{Name: "transition_stage", Arguments: `{"reason":"answered"}`},
+			}}
+		default:
+			if inClosing {
+				return closing
+			}
+			return ask()
+		}
+	}
+}
+
+var fullAnswers = []string{
+	"Yes, I can hear you well.",
+	"I build payment systems in Go.",
+	"I like the product and the team.",
+	"I led our ledger migration.",
+	"A race condition in our retries.",
+	"I write down the options and we decide.",
+	"I look at customer impact first.",
+	"Shipping a migration without a backfill.",
+	"I read papers and build small tools.",
+	"They give clear goals and trust.",
+	"Unit tests and staged rollouts.",
+	"Toward technical leadership.",
+}
+
+// TestFullInterviewWithProviderFakes holds a whole spoken interview through
+// all four stages against the fake OpenAI (streamed chat with tool calls,
+// pcm speech) and the fake Deepgram (transcripts for the utterances it
+// hears): captions of both speakers arrive under their own identities, the
+// record is completed with every turn, and the room is deleted at the end.
+func TestFullInterviewWithProviderFakes(t *testing.T) {
+	_, sessions := startFakes(t, fullAnswers, interviewerPolicy("Hello Ada, welcome to your interview."))
+	sessions.TimeScale = 0.2
+	h := startHarness(t, sessions)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace", "role": "Backend engineer", "level": "senior"})
+
+	said := 0
+	for _, a := range fullAnswers {
+		select {
+		case <-bot.Disconnected():
+		default:
+			if err := bot.WaitAgentSpeech(ctx, 300*time.Millisecond); err != nil {
+				break
+			}
+			if err := bot.WaitAgentSilence(ctx, 700*time.Millisecond); err != nil {
+				break
+			}
+			if stage := bot.AgentAttributes()["viva.stage"]; stage == "closing" {
+				break
+			}
+			if err := bot.SayText(ctx, a); err != nil {
+				if errors.Is(err, candidatebot.ErrDisconnected) {
+					break // the closing words ended the interview as the bot began to answer
+				}
+				t.Fatalf("saying %q: %v", a, err)
+			}
+			said++
+			continue
+		}
+		break
+	}
+	select {
+	case <-bot.Disconnected():
+	case <-ctx.Done():
+		t.Fatalf("the room was not deleted at the end; attributes %v", bot.AgentAttributes())
+	}
+	if reason := bot.DisconnectReason().String(); reason != "ROOM_DELETED" {
+		t.Errorf("disconnect reason %s, want ROOM_DELETED", reason)
+	}
+	rec := h.record(t, ctx, room, finished)
+	if rec.Status != interviews.StatusCompleted || rec.EndedBy != interviews.EndedClosingDelivered {
+		t.Fatalf("status %s by %s, want completed by closing_delivered\n%s", rec.Status, rec.EndedBy, dump(rec))
+	}
+	var order []string
+	for _, v := range rec.Stages {
+		order = append(order, v.Name)
+	}
+	if got := strings.Join(order, ","); got != "greeting,intro,experience,closing" {
+		t.Errorf("stages %s", got)
+	}
+	var heard []string
+	agentTurns, measured := 0, 0
+	for _, turn := range rec.Turns {
+		switch turn.Role {
+		case interviews.RoleCandidate:
+			heard = append(heard, turn.Text)
+		case interviews.RoleAgent:
+			agentTurns++
+			if m := turn.Metrics; m != nil && m.EndToEndMs > 0 && m.LLMFirstTokenMs > 0 && m.TTSFirstByteMs > 0 && m.EndOfUtteranceMs > 0 {
+				measured++
+			}
+		}
+	}
+	if got, want := strings.Join(heard, "|"), strings.Join(fullAnswers[:said], "|"); got != want {
+		t.Errorf("candidate turns\n %q\nwant\n %q", got, want)
+	}
+	if measured == 0 {
+		t.Errorf("no agent turn carries end-to-end, LLM, TTS and endpointing metrics")
+	}
+	// Captions: each under its speaker's identity, the candidate's on its microphone track.
+	agentID := bot.AgentIdentity()
+	var mine []string
+	for _, c := range bot.FinalCaptions(bot.Identity()) {
+		mine = append(mine, c.Text)
+		if c.TrackID != bot.MicTrackID() {
+			t.Errorf("candidate caption %q on track %q, want %q", c.Text, c.TrackID, bot.MicTrackID())
+		}
+	}
+	if len(mine) < said {
+		t.Errorf("%d final candidate captions under the candidate's identity, want %d: %q", len(mine), said, mine)
+	}
+	agentCaps := bot.FinalCaptions(agentID)
+	if len(agentCaps) < agentTurns-1 {
+		t.Errorf("%d final agent captions, want about %d", len(agentCaps), agentTurns)
+	}
+	for _, c := range agentCaps {
+		for _, a := range fullAnswers {
+			if c.Text == a {
+				t.Errorf("the candidate's words %q were captioned as the agent's", a)
+			}
+		}
+	}
+	if len(bot.LegacyTranscriptions()) == 0 {
+		t.Error("no legacy transcription packets")
+	}
+	stagesSeen := map[string]bool{}
+	for _, ev := range bot.Events() {
+		if ev["type"] == "stage_change" {
+			stagesSeen[fmt.Sprint(ev["stage"])] = true
+		}
+	}
+	if len(stagesSeen) != 4 {
+		t.Errorf("stage_change events for %v, want all four stages", stagesSeen)
+	}
+	if _, err := bot.WaitEvent(ctx, "interview_ending"); err != nil {
+		t.Errorf("no interview_ending event: %v", err)
+	}
+}
+
+// TestBargeIn: the candidate speaks over a long greeting; the agent's audio
+// stops and the turn is saved interrupted with only what was played.
+func TestBargeIn(t *testing.T) {
+	long := "Hello Ada, welcome to your interview today. I will start with a short introduction of how this works. " +
+		"First we will talk about you and your background. Then we will go through your experience in some depth. " +
+		"At the end there will be time for your questions and for next steps. It should take about fifteen minutes in total."
+	_, sessions := startFakes(t, []string{"Sorry to interrupt, can we start?"}, interviewerPolicy(long))
+	h := startHarness(t, sessions)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace"})
+	if err := bot.WaitAgentSpeech(ctx, 1500*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	speech, err := bot.Speech(ctx, "Sorry to interrupt, can we start?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := bot.Say(ctx, speech); err != nil {
+		t.Fatal(err)
+	}
+	lastVoiced := bot.AgentAudio().LastVoicedAt
+	if lastVoiced.IsZero() {
+		t.Fatal("no agent audio")
+	}
+	if d := lastVoiced.Sub(start); d > 2*time.Second {
+		t.Errorf("agent audio continued %v after the candidate started speaking", d)
+	}
+	rec := h.record(t, ctx, room, func(r *interviews.Record) bool {
+		return len(r.Turns) > 0 && r.Turns[0].Interrupted
+	})
+	first := rec.Turns[0]
+	if first.Role != interviews.RoleAgent || !first.Interrupted || len(first.Text) >= len(long) || !strings.HasPrefix(long, strings.TrimSuffix(first.Text, ".")[:min(10, len(first.Text))]) {
+		t.Errorf("interrupted turn %+v", first)
+	}
+	if len(first.QuestionIDs) != 0 {
+		t.Errorf("a question cut off before it was said counted as spoken: %v", first.QuestionIDs)
+	}
+}
+
+// TestCandidateLeavesMidStage: the record is saved candidate_left at once
+// with everything said so far.
+func TestCandidateLeavesMidStage(t *testing.T) {
+	_, sessions := startFakes(t, fullAnswers, interviewerPolicy(""))
+	h := startHarness(t, sessions)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace"})
+	answer(t, ctx, bot, fullAnswers[0])
+	if err := bot.WaitAgentSpeech(ctx, 300*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if err := bot.WaitAgentSilence(ctx, 700*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	bot.Leave()
+	rec := h.record(t, ctx, room, finished)
+	if rec.Status != interviews.StatusCandidateLeft || rec.EndedBy != interviews.EndedCandidateLeft {
+		t.Fatalf("status %s by %s", rec.Status, rec.EndedBy)
+	}
+	var roles []string
+	for _, turn := range rec.Turns {
+		roles = append(roles, string(turn.Role))
+	}
+	if got := strings.Join(roles, ","); got != "agent,candidate,agent" {
+		t.Errorf("turns %s, want agent,candidate,agent\n%s", got, dump(rec))
+	}
+	if rec.Turns[1].Text != fullAnswers[0] {
+		t.Errorf("candidate turn %q", rec.Turns[1].Text)
+	}
+}
+
+// TestBadDispatchMetadataFailsCleanly: metadata that names no interview is
+// rejected with a failed job, and no record is written.
+func TestBadDispatchMetadataFailsCleanly(t *testing.T) {
+	synth, rec := offlineEngines(t)
+	h := startHarness(t, &worker.Sessions{NewLLM: scriptedLLM, STT: rec, TTS: synth})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, _ = h.join(t, ctx, map[string]string{"nonsense": "1"})
+	h.lk.WaitLog(t, 30*time.Second, "dispatch metadata")
+	page, err := h.store.List(interviews.ListOptions{})
+	if err != nil || page.Total != 0 {
+		t.Errorf("records after a rejected job: %d (%v)", page.Total, err)
 	}
 }

@@ -42,6 +42,7 @@ func runAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return usageError("%v", err)
 	}
 	log := newLogger(stderr, cfg.LogLevel)
+	lksdk.SetLogger(worker.SDKLogger(log, ""))
 	w, err := newWorker(cfg, log)
 	if err != nil {
 		return err

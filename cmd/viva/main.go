@@ -1,6 +1,8 @@
 // Command viva runs structured voice interviews on LiveKit.
 //
 //	viva agent   the interviewer worker: joins LiveKit rooms it is dispatched to
+//	viva web     the web app: registration, room page, reviewer pages
+//	viva dev     everything on one machine (LiveKit dev server, worker, web app)
 //	viva chat    an interview in the terminal (no audio, no LiveKit)
 //
 // Every command takes the settings of package config as flags, environment
