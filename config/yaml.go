@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/viva-interviews/viva/internal/typo"
 )
 
 // maxFileSize bounds the settings file; a larger one is surely not it.
@@ -101,39 +103,12 @@ func suggest(key string) string {
 			return "did you mean " + s.Key + "?"
 		}
 	}
-	best, bestDist := "", 3
-	for _, s := range settings {
-		if d := distance(norm, s.Key); d < bestDist {
-			best, bestDist = s.Key, d
-		}
-	}
-	if best != "" {
-		return "did you mean " + best + "?"
-	}
 	keys := make([]string, len(settings))
 	for i, s := range settings {
 		keys[i] = s.Key
 	}
+	if best := typo.Closest(norm, keys); best != "" {
+		return "did you mean " + best + "?"
+	}
 	return "known settings are " + strings.Join(keys, ", ")
-}
-
-// distance is the Levenshtein edit distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

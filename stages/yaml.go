@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/viva-interviews/viva/internal/typo"
 )
 
 // Load reads and parses the blueprint YAML file at path (see Parse for the
@@ -475,33 +477,4 @@ func (d *decoder) duration(n *yaml.Node, field string) time.Duration {
 }
 
 // suggest returns the known name closest to s when it is a likely typo.
-func suggest(s string, known []string) string {
-	best, bestDist := "", 3
-	for _, k := range known {
-		if dist := editDistance(strings.ToLower(s), k); dist < bestDist {
-			best, bestDist = k, dist
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+func suggest(s string, known []string) string { return typo.Closest(s, known) }
