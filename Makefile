@@ -7,24 +7,35 @@ GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 export CGO_ENABLED := 1
 
-.PHONY: all deps build run test bench chat vet clean
+.PHONY: all deps assets build run test bench chat clean
 
 all: build
 
 deps:
 	@bash scripts/deps.sh
 
-build: deps
+# The candidate's room page: livekit-client bundled with esbuild, embedded
+# into the binary with go:embed.
+assets: deps
+	@if [ -f web/frontend/package.json ]; then cd web/frontend && npm run --silent build; fi
+
+build: assets
 	$(GO) build -o bin/viva ./cmd/viva
 
+# The whole system on this machine: LiveKit (dev mode), a worker, the web app.
 run: build
+	bin/viva dev
+
+# An interview in the terminal, no audio.
+chat: build
 	bin/viva chat --name "$${VIVA_NAME:-Candidate}" --role "$${VIVA_ROLE:-Software engineer}" --level "$${VIVA_LEVEL:-mid}"
 
-test: deps
+test: assets
+	cd web/frontend && npm test --silent
 	$(GO) vet ./...
 	$(GO) test -race -timeout 40m ./...
 
-bench: deps
+bench: assets
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 clean:

@@ -117,7 +117,7 @@ func (c *Conductor) Greet(ctx context.Context) *Reply {
 	now := c.now()
 	_ = c.rec.Update(func(rec *interviews.Record) { rec.Start(now) })
 	c.machine.Start()
-	return c.turn(ctx, nil, "timer")
+	return c.turn(ctx, nil, "greeting")
 }
 
 // CandidateTurn is what the candidate said, with how it was measured.

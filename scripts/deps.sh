@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what viva needs to build, run and test on Debian: the C libraries
 # for cgo (opus, soxr, pocketsphinx, flite), the offline speech engines, sox,
-# Chromium for the browser tests, and livekit-server into ./bin.
+# Chromium for the browser tests, Node.js for the room page's bundle, and
+# livekit-server into ./bin; then the room page's npm packages.
 # As root it installs with apt-get; otherwise it prints the command to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,8 @@ missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node.js and npm bundle the room page's JavaScript; any install of them will do.
+if ! command -v npm >/dev/null 2>&1; then missing+=(nodejs npm); fi
 if ((${#missing[@]})); then
   if [ "$(id -u)" = 0 ]; then
     echo "deps: installing ${missing[*]}"
@@ -41,4 +44,9 @@ if [ ! -x bin/livekit-server ] || ! bin/livekit-server --version 2>/dev/null | g
   GOBIN="$tmp" GOFLAGS=-mod=mod go install "github.com/livekit/livekit-server/cmd/server@${LIVEKIT_VERSION}"
   mv "$tmp/server" bin/livekit-server
   rmdir "$tmp"
+fi
+
+if [ -f web/frontend/package-lock.json ] && [ ! -d web/frontend/node_modules ]; then
+  echo "deps: installing the room page's npm packages"
+  (cd web/frontend && npm ci --no-audit --no-fund --loglevel=error)
 fi

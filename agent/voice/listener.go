@@ -147,10 +147,13 @@ type ListenerOptions struct {
 //		return w.Listener.WriteSample(s)
 //	}
 type Listener struct {
-	log    *slog.Logger
-	now    func() time.Time
-	stream stt.Stream
-	vad    *webrtcvad.VAD
+	// closing is set when Close begins, so the end of the STT stream it
+	// causes is not taken for a failure.
+	closing atomic.Bool
+	log     *slog.Logger
+	now     func() time.Time
+	stream  stt.Stream
+	vad     *webrtcvad.VAD
 
 	// Resolved options.
 	endpointingDelay, endpointingMin, endpointingMax time.Duration
@@ -577,7 +580,7 @@ func (l *Listener) run(ctx context.Context) {
 				select {
 				case <-l.stop:
 				default:
-					if ctx.Err() == nil {
+					if ctx.Err() == nil && !l.closing.Load() {
 						l.log.Warn("voice: the speech recogniser stopped; transcripts stop until the listener is replaced")
 						l.emit(STTStopped{At: l.now()})
 					}
@@ -655,6 +658,7 @@ func (l *Listener) segmentID() string {
 // and timer, and closes Events. Later WriteSample calls return ErrClosed.
 func (l *Listener) Close() error {
 	l.closeOnce.Do(func() {
+		l.closing.Store(true)
 		l.audioMu.Lock()
 		l.audioClosed = true
 		if err := l.stream.Close(); err != nil {

@@ -169,6 +169,7 @@ type session struct {
 	// Loop state.
 	speaking          *speech // the reply being spoken, nil when quiet
 	candidateSpeaking bool
+	turnStarted       time.Time // first speech of the candidate turn being heard
 	ackDue            bool
 	llmFailures       int
 	segments          int
@@ -418,6 +419,9 @@ func (ss *session) loop(ctx context.Context) error {
 			switch e := ev.(type) {
 			case voice.SpeechStarted:
 				ss.candidateSpeaking = true
+				if ss.turnStarted.IsZero() {
+					ss.turnStarted = e.At
+				}
 			case voice.SpeechEnded:
 				ss.candidateSpeaking = false
 				ss.maybeInterject(ctx)
@@ -439,7 +443,11 @@ func (ss *session) loop(ctx context.Context) error {
 					continue
 				}
 				ss.stopSpeaking()
-				started := e.SpeechEndedAt
+				started := ss.turnStarted
+				ss.turnStarted = time.Time{}
+				if started.IsZero() {
+					started = e.SpeechEndedAt
+				}
 				r := c.Respond(ctx, agent.CandidateTurn{Text: e.Text, Source: "voice", StartedAt: started, EndedAt: e.SpeechEndedAt,
 					EndOfUtterance: e.Metrics.EndOfUtterance, STTFinal: e.Metrics.STTFinalDelay})
 				ss.speak(ctx, r, e.SpeechEndedAt)

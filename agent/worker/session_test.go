@@ -558,3 +558,26 @@ func TestBadDispatchMetadataFailsCleanly(t *testing.T) {
 		t.Errorf("records after a rejected job: %d (%v)", page.Total, err)
 	}
 }
+
+// TestCandidateLeavesWhileAgentSpeaks: the words the agent had played when
+// the candidate left are saved, as an interrupted turn.
+func TestCandidateLeavesWhileAgentSpeaks(t *testing.T) {
+	long := "Hello Ada, welcome to your interview today. I will start with a short introduction of how this works. " +
+		"First we will talk about you and your background. Then we will go through your experience in some depth."
+	_, sessions := startFakes(t, fullAnswers, interviewerPolicy(long))
+	h := startHarness(t, sessions)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace"})
+	if err := bot.WaitAgentSpeech(ctx, 3*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	bot.Leave()
+	rec := h.record(t, ctx, room, finished)
+	if rec.Status != interviews.StatusCandidateLeft {
+		t.Fatalf("status %s", rec.Status)
+	}
+	if len(rec.Turns) != 1 || !rec.Turns[0].Interrupted || !strings.HasPrefix(rec.Turns[0].Text, "Hello Ada, welcome") || len(rec.Turns[0].Text) >= len(long) {
+		t.Errorf("turns after leaving mid-greeting: %s", dump(rec))
+	}
+}

@@ -42,7 +42,6 @@ func runAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return usageError("%v", err)
 	}
 	log := newLogger(stderr, cfg.LogLevel)
-	lksdk.SetLogger(worker.SDKLogger(log, ""))
 	w, err := newWorker(cfg, log)
 	if err != nil {
 		return err
@@ -73,6 +72,7 @@ func runWorker(ctx context.Context, w *worker.Worker, cfg *config.Config, log *s
 
 // newWorker builds the worker and its sessions from the configuration.
 func newWorker(cfg *config.Config, log *slog.Logger) (*worker.Worker, error) {
+	lksdk.SetLogger(worker.SDKLogger(log, ""))
 	store, err := interviews.Open(cfg.DataDir)
 	if err != nil {
 		return nil, fmt.Errorf("opening the data directory: %w", err)

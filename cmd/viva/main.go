@@ -30,6 +30,8 @@ type command struct {
 
 var commands = []command{
 	{"agent", "run the interviewer worker against a LiveKit server (LIVEKIT_URL)", runAgent},
+	{"web", "serve the web app: registration, the candidate's room page, reviewer pages", runWeb},
+	{"dev", "run everything on this machine: LiveKit (dev mode), a worker and the web app", runDev},
 	{"chat", "hold an interview in the terminal (offline when no OPENAI_API_KEY is set)", runChat},
 }
 

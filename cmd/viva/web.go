@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/web"
+)
+
+// runWeb serves the web app: registration, the candidate's room page and
+// the reviewer pages.
+func runWeb(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("viva web", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg, err := config.Load(fs, args, os.Getenv)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError("%v", err)
+	}
+	if err := cfg.RequireLiveKit(); err != nil {
+		return usageError("%v", err)
+	}
+	if cfg.ReviewerToken == "" {
+		return usageError("VIVA_REVIEWER_TOKEN is not set: set it to a password of at least 16 characters for the reviewer pages (for example: openssl rand -hex 16)")
+	}
+	log := newLogger(stderr, cfg.LogLevel)
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w (is another viva web running? choose another address with --addr)", cfg.Addr, err)
+	}
+	return serveWeb(ctx, ln, cfg, log)
+}
+
+// serveWeb serves the web app on ln until ctx ends.
+func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slog.Logger) error {
+	store, err := interviews.Open(cfg.DataDir)
+	if err != nil {
+		return fmt.Errorf("opening the data directory: %w", err)
+	}
+	srv, err := web.New(web.Options{Store: store, LiveKitURL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
+		AgentName: cfg.AgentName, ReviewerToken: cfg.ReviewerToken, TokenTTL: cfg.TokenTTL, PublicURL: cfg.PublicURL,
+		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Logger: log})
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	log.Info("web app listening", "url", "http://"+ln.Addr().String())
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return hs.Shutdown(sctx)
+}
+
+// randomToken returns n random bytes as hex.
+func randomToken(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,176 @@
+package web
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"math"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/viva-interviews/viva/interviews"
+)
+
+// assets holds the page templates and the static files (CSS, the room
+// page's script bundle under static/dist when it has been built).
+//
+//go:embed static templates
+var assets embed.FS
+
+// pageFiles are the templates rendered inside templates/layout.html.
+var pageFiles = []string{
+	"register.html", "created.html", "message.html",
+	"login.html", "review_list.html", "review_detail.html",
+}
+
+// roomTemplate is the candidate's room page, rendered on its own (it may use
+// the layout's definitions).
+const roomTemplate = "room.html"
+
+// loadAssets parses the templates and prepares the static file system.
+func (s *Server) loadAssets() error {
+	static, err := fs.Sub(assets, "static")
+	if err != nil {
+		return fmt.Errorf("web: static assets: %w", err)
+	}
+	s.static = static
+	s.pages = make(map[string]*template.Template, len(pageFiles))
+	for _, page := range pageFiles {
+		t, err := template.New(page).Funcs(templateFuncs).ParseFS(assets, "templates/layout.html", "templates/"+page)
+		if err != nil {
+			return fmt.Errorf("web: parsing template %s: %w", page, err)
+		}
+		s.pages[page] = t
+	}
+	switch _, err := fs.Stat(assets, "templates/"+roomTemplate); {
+	case errors.Is(err, fs.ErrNotExist):
+		s.log.Warn("web: the room page template is missing; /interview/{id} answers 500 until it is added", "template", "templates/"+roomTemplate)
+	case err != nil:
+		return fmt.Errorf("web: room page template: %w", err)
+	default:
+		t, err := template.New(roomTemplate).Funcs(templateFuncs).ParseFS(assets, "templates/layout.html", "templates/"+roomTemplate)
+		if err != nil {
+			return fmt.Errorf("web: parsing template %s: %w", roomTemplate, err)
+		}
+		s.roomPage = t
+	}
+	return nil
+}
+
+// staticHandler serves the embedded static files under /static/, without
+// directory listings.
+func (s *Server) staticHandler() http.Handler {
+	files := http.StripPrefix("/static/", http.FileServerFS(s.static))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
+	})
+}
+
+// templateFuncs are the helpers the templates use.
+var templateFuncs = template.FuncMap{
+	"datetime":    formatDateTime,
+	"clock":       formatClock,
+	"duration":    formatDuration,
+	"ms":          formatMillis,
+	"statusLabel": statusLabel,
+	"statusClass": statusClass,
+	"since":       formatOffset,
+	"add":         func(a, b int) int { return a + b },
+}
+
+// formatDateTime shows a time as "2026-03-01 14:05 UTC"; "—" when unset.
+func formatDateTime(t any) string {
+	tt, ok := timeOf(t)
+	if !ok {
+		return "—"
+	}
+	return tt.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// formatClock shows the time of day, "14:05:09".
+func formatClock(t any) string {
+	tt, ok := timeOf(t)
+	if !ok {
+		return "—"
+	}
+	return tt.UTC().Format("15:04:05")
+}
+
+func timeOf(t any) (time.Time, bool) {
+	switch v := t.(type) {
+	case time.Time:
+		return v, !v.IsZero()
+	case *time.Time:
+		if v == nil {
+			return time.Time{}, false
+		}
+		return *v, !v.IsZero()
+	}
+	return time.Time{}, false
+}
+
+// formatOffset shows how far into the interview t was, "+3:07"; empty when
+// either time is unknown.
+func formatOffset(start *time.Time, t time.Time) string {
+	if start == nil || start.IsZero() || t.IsZero() {
+		return ""
+	}
+	d := max(t.Sub(*start), 0).Round(time.Second)
+	return fmt.Sprintf("+%d:%02d", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// formatDuration shows a duration as "12m 30s", "1h 02m" or "45s"; "—"
+// for zero.
+func formatDuration(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d <= 0:
+		return "—"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh %02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// formatMillis shows a latency in whole milliseconds, "412 ms"; "—" when
+// not measured (zero).
+func formatMillis(v float64) string {
+	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f ms", v)
+}
+
+// statusLabel is the human name of a status.
+func statusLabel(s interviews.Status) string {
+	switch s {
+	case interviews.StatusScheduled:
+		return "Scheduled"
+	case interviews.StatusInProgress:
+		return "In progress"
+	case interviews.StatusCompleted:
+		return "Completed"
+	case interviews.StatusCandidateLeft:
+		return "Candidate left"
+	case interviews.StatusFailed:
+		return "Failed"
+	}
+	return string(s)
+}
+
+// statusClass is the CSS class of a status badge.
+func statusClass(s interviews.Status) string {
+	if s.Valid() {
+		return "status-" + strings.ReplaceAll(string(s), "_", "-")
+	}
+	return "status-unknown"
+}

@@ -1,0 +1,45 @@
+// The web server's room API.
+
+/**
+ * JoinError is a failed join request. gone is true when the interview is
+ * unknown or already finished (404/410): retrying cannot help.
+ */
+export class JoinError extends Error {
+  constructor(message, status) {
+    super(message);
+    this.name = 'JoinError';
+    this.status = status;
+    this.gone = status === 404 || status === 410;
+  }
+}
+
+/**
+ * requestJoin asks the server for a fresh LiveKit token for the interview:
+ * {token, livekit_url, room, identity, name}. The token is kept in memory
+ * only, never in storage.
+ */
+export async function requestJoin(interviewId) {
+  let res;
+  try {
+    res = await fetch(`/api/interviews/${encodeURIComponent(interviewId)}/join`, {
+      method: 'POST',
+      headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
+      body: '{}',
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
+  } catch (err) {
+    throw new JoinError('The interview server could not be reached. Check your internet connection.', 0);
+  }
+  let body = null;
+  try {
+    body = await res.json();
+  } catch {
+    body = null;
+  }
+  if (res.ok && body && typeof body.token === 'string' && typeof body.livekit_url === 'string') {
+    return body;
+  }
+  const message = body && typeof body.error === 'string' && body.error ? body.error : `The interview server answered ${res.status}.`;
+  throw new JoinError(message, res.status);
+}

@@ -1,0 +1,96 @@
+// Captions of both speakers: one line per `lk.segment_id`, interim text
+// replaced by later updates and by the final one, typed messages shown at
+// once and merged with the agent's echo of them.
+
+/** Speakers of a caption line. */
+export const SPEAKER_YOU = 'you';
+export const SPEAKER_AGENT = 'agent';
+export const SPEAKER_OTHER = 'other';
+
+/** speakerLabel is the name shown in front of a line. */
+export function speakerLabel(speaker) {
+  switch (speaker) {
+    case SPEAKER_YOU:
+      return 'You';
+    case SPEAKER_AGENT:
+      return 'Interviewer';
+    default:
+      return 'Participant';
+  }
+}
+
+const normalize = (s) => s.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/**
+ * CaptionModel holds the caption lines in order of first appearance. It
+ * knows nothing of the DOM: apply and addTyped return the line that
+ * changed, and the page renders it.
+ */
+export class CaptionModel {
+  constructor() {
+    /** @type {Array<{id:number, segmentId:string, speaker:string, text:string, final:boolean, pending:boolean, at:number}>} */
+    this.lines = [];
+    this.bySegment = new Map();
+    this.nextId = 1;
+  }
+
+  /**
+   * apply takes one caption update (the segment's whole text so far; at
+   * is when it was sent, in ms). It returns {line, created} or null when
+   * the update changes nothing: empty text for a new segment, an interim
+   * arriving after the final, or an interim older than the text shown.
+   */
+  apply({ segmentId, speaker, text, final, at = 0 }) {
+    text = (text || '').trim();
+    let line = this.bySegment.get(segmentId);
+    if (line) {
+      if (line.final && !final) return null;
+      if (!final && at < line.at) return null;
+      if (line.text === text && line.final === final) return null;
+      line.text = text;
+      line.final = final;
+      line.at = Math.max(line.at, at);
+      return { line, created: false };
+    }
+    if (!text) return null;
+    if (speaker === SPEAKER_YOU && final) {
+      // The agent echoes a typed message as the candidate's caption: adopt
+      // the line shown when it was sent instead of adding a duplicate.
+      const typed = this.lines.find((l) => l.pending && normalize(l.text) === normalize(text));
+      if (typed) {
+        typed.pending = false;
+        typed.at = at;
+        typed.segmentId = segmentId;
+        typed.text = text;
+        typed.final = true;
+        this.bySegment.set(segmentId, typed);
+        return { line: typed, created: false };
+      }
+    }
+    line = { id: this.nextId++, segmentId, speaker, text, final, pending: false, at };
+    this.lines.push(line);
+    this.bySegment.set(segmentId, line);
+    return { line, created: true };
+  }
+
+  /** addTyped shows a message the candidate typed, pending its echo. */
+  addTyped(text) {
+    const line = {
+      id: this.nextId++,
+      segmentId: '',
+      speaker: SPEAKER_YOU,
+      text: text.trim(),
+      final: true,
+      pending: true,
+      at: 0,
+    };
+    this.lines.push(line);
+    return line;
+  }
+
+  /** remove drops a line (a typed message that could not be sent). */
+  remove(line) {
+    this.lines = this.lines.filter((l) => l !== line);
+    if (line.segmentId) this.bySegment.delete(line.segmentId);
+  }
+}

@@ -1,0 +1,160 @@
+// Pure helpers of the room page: labels, countdowns, levels, microphone
+// errors and reconnect delays. Nothing here touches the DOM or LiveKit, so
+// `npm test` checks it under Node.
+
+/** Agent states as LiveKit agents publish them in `lk.agent.state`. */
+export const AGENT_STATES = ['initializing', 'listening', 'thinking', 'speaking'];
+
+/**
+ * stateView maps the agent's `lk.agent.state` (or "connecting" before the
+ * agent is in the room, "left" after it went away) to the text shown to the
+ * candidate and the data-state used for styling.
+ */
+export function stateView(state) {
+  switch (state) {
+    case 'listening':
+      return { state: 'listening', text: 'Listening' };
+    case 'thinking':
+      return { state: 'thinking', text: 'Thinking…' };
+    case 'speaking':
+      return { state: 'speaking', text: 'Speaking' };
+    case 'initializing':
+      return { state: 'connecting', text: 'Getting ready…' };
+    case 'left':
+      return { state: 'left', text: 'Your interviewer left the room' };
+    default:
+      return { state: 'connecting', text: 'Connecting to your interviewer…' };
+  }
+}
+
+/**
+ * parseStage reads the stage the agent publishes in its attributes
+ * (`viva.stage`, `viva.stage_title`, `viva.stage_index` 0-based,
+ * `viva.stage_count`, `viva.stage_deadline` in unix ms). It returns null
+ * when the attributes name no valid stage.
+ */
+export function parseStage(attrs) {
+  if (!attrs) return null;
+  const name = attrs['viva.stage'] || '';
+  const index = Number.parseInt(attrs['viva.stage_index'] ?? '', 10);
+  const count = Number.parseInt(attrs['viva.stage_count'] ?? '', 10);
+  if (!name || !Number.isInteger(index) || !Number.isInteger(count) || count <= 0 || index < 0 || index >= count) {
+    return null;
+  }
+  const deadline = Number.parseInt(attrs['viva.stage_deadline'] ?? '', 10);
+  return {
+    name,
+    title: attrs['viva.stage_title'] || titleCase(name),
+    index,
+    count,
+    deadline: Number.isFinite(deadline) && deadline > 0 ? deadline : 0,
+  };
+}
+
+/**
+ * stageFromEvent reads a `stage_change` event of the `viva.events` topic
+ * ({stage, title, index, count, deadline}) into the shape parseStage returns.
+ */
+export function stageFromEvent(ev) {
+  if (!ev || typeof ev !== 'object') return null;
+  return parseStage({
+    'viva.stage': typeof ev.stage === 'string' ? ev.stage : '',
+    'viva.stage_title': typeof ev.title === 'string' ? ev.title : '',
+    'viva.stage_index': String(ev.index),
+    'viva.stage_count': String(ev.count),
+    'viva.stage_deadline': String(ev.deadline ?? ''),
+  });
+}
+
+/** stageLabel is "Stage n of N — Title" (n 1-based). */
+export function stageLabel(stage) {
+  if (!stage) return 'Waiting for the interview to start';
+  return `Stage ${stage.index + 1} of ${stage.count} — ${stage.title}`;
+}
+
+/**
+ * formatCountdown shows the time left until deadlineMs as mm:ss, rounded up
+ * to the second and never negative.
+ */
+export function formatCountdown(deadlineMs, nowMs) {
+  const left = Math.max(0, Math.ceil((deadlineMs - nowMs) / 1000));
+  const m = Math.floor(left / 60);
+  const s = left % 60;
+  return `${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}`;
+}
+
+/**
+ * levelFromRms maps the RMS of full-scale float samples to a 0–100 meter
+ * level: -60 dBFS and below is 0, 0 dBFS is 100.
+ */
+export function levelFromRms(rms) {
+  if (!(rms > 0)) return 0;
+  const db = 20 * Math.log10(rms);
+  return Math.round(Math.min(100, Math.max(0, ((db + 60) / 60) * 100)));
+}
+
+/**
+ * micProblem explains a getUserMedia failure to the candidate. kind is
+ * denied, missing, busy, insecure or other; message says what to do next.
+ */
+export function micProblem(err) {
+  const name = (err && err.name) || '';
+  switch (name) {
+    case 'NotAllowedError':
+    case 'PermissionDeniedError':
+    case 'SecurityError':
+      return {
+        kind: 'denied',
+        message: 'Your browser blocked the microphone. Allow it in the address bar, then press Try again.',
+      };
+    case 'NotFoundError':
+    case 'DevicesNotFoundError':
+    case 'OverconstrainedError':
+      return {
+        kind: 'missing',
+        message:
+          'No microphone was found. Connect one and press Try again, or continue without a microphone and type your answers.',
+      };
+    case 'NotReadableError':
+    case 'TrackStartError':
+    case 'AbortError':
+      return {
+        kind: 'busy',
+        message:
+          'Your microphone could not start; another app may be using it. Close that app, then press Try again.',
+      };
+    case 'InsecureContext':
+      return {
+        kind: 'insecure',
+        message:
+          'This page cannot use a microphone because it was not opened over a secure connection. Open the link exactly as you received it.',
+      };
+    default:
+      return {
+        kind: 'other',
+        message: `The microphone could not start${err && err.message ? ` (${err.message})` : ''}. Press Try again.`,
+      };
+  }
+}
+
+/**
+ * reconnectDelay is the wait before reconnect attempt n (1-based): 1 s,
+ * 2 s, 4 s, 8 s, then 10 s, with up to 20% added jitter (random in [0,1)).
+ */
+export function reconnectDelay(attempt, random = 0) {
+  const base = Math.min(10_000, 1000 * 2 ** Math.max(0, attempt - 1));
+  return Math.round(base * (1 + 0.2 * random));
+}
+
+/** MAX_RECONNECT_ATTEMPTS bounds the automatic reconnects after a lost connection. */
+export const MAX_RECONNECT_ATTEMPTS = 5;
+
+/** audioConstraints are the microphone constraints; raw turns off all processing. */
+export function audioConstraints(raw) {
+  const on = !raw;
+  return { echoCancellation: on, noiseSuppression: on, autoGainControl: on, channelCount: 1 };
+}
+
+function titleCase(s) {
+  return s ? s.charAt(0).toUpperCase() + s.slice(1).replace(/[_-]+/g, ' ') : s;
+}

@@ -1,0 +1,567 @@
+// The candidate's interview room: microphone, LiveKit connection, the
+// interviewer's state, stage and countdown, live captions, typed messages,
+// ending and reconnecting. Loaded by web/templates/room.html.
+
+import { DisconnectReason, ParticipantKind, Room, RoomEvent, Track } from 'livekit-client';
+import { CaptionModel, SPEAKER_AGENT, SPEAKER_OTHER, SPEAKER_YOU, speakerLabel } from './captions.js';
+import { JoinError, requestJoin } from './api.js';
+import { LevelMeter } from './meter.js';
+import {
+  MAX_RECONNECT_ATTEMPTS,
+  audioConstraints,
+  formatCountdown,
+  micProblem,
+  parseStage,
+  reconnectDelay,
+  stageFromEvent,
+  stageLabel,
+  stateView,
+} from './format.js';
+
+/** Topics and attributes shared with the interviewer (agent/worker). */
+const TOPIC_TRANSCRIPTION = 'lk.transcription';
+const TOPIC_CHAT = 'lk.chat';
+const TOPIC_EVENTS = 'viva.events';
+const ATTR_AGENT_STATE = 'lk.agent.state';
+const ATTR_PUBLISH_ON_BEHALF = 'lk.publish_on_behalf';
+const ATTR_SEGMENT_ID = 'lk.segment_id';
+const ATTR_FINAL = 'lk.transcription_final';
+
+/** END_CONFIRM_MS is how long "Click again to end" stays armed. */
+const END_CONFIRM_MS = 6000;
+/** SCROLL_STICK_PX: captions follow new lines while within this of the bottom. */
+const SCROLL_STICK_PX = 64;
+
+const byId = (id) => document.getElementById(id);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** isAgent tells the interviewer apart, as LiveKit's own components do. */
+function isAgent(p) {
+  return !!p && p.kind === ParticipantKind.AGENT && !(p.attributes && p.attributes[ATTR_PUBLISH_ON_BEHALF]);
+}
+
+class RoomPage {
+  constructor(root) {
+    this.id = root.dataset.interviewId || '';
+    this.name = root.dataset.candidateName || '';
+    this.raw = new URLSearchParams(window.location.search).get('raw') === '1';
+
+    this.el = {
+      banner: byId('banner'),
+      problem: byId('problem'),
+      problemText: byId('problem-text'),
+      retry: byId('retry'),
+      noMic: byId('no-mic'),
+      prejoin: byId('prejoin'),
+      join: byId('join'),
+      joinStatus: byId('join-status'),
+      live: byId('live'),
+      agentState: byId('agent-state'),
+      agentStateText: byId('agent-state-text'),
+      stage: byId('stage'),
+      countdownWrap: byId('countdown-wrap'),
+      countdown: byId('countdown'),
+      meter: byId('meter'),
+      micOff: byId('mic-off'),
+      startAudio: byId('start-audio'),
+      captions: byId('captions'),
+      chat: byId('chat'),
+      chatInput: byId('chat-input'),
+      chatSend: byId('chat-send'),
+      end: byId('end'),
+      endHint: byId('end-hint'),
+      closing: byId('closing'),
+      closingTitle: byId('closing-title'),
+      closingText: byId('closing-text'),
+      audioSink: byId('audio-sink'),
+    };
+
+    this.phase = 'prejoin'; // prejoin → joining → live ⇄ reconnecting → ended
+    this.room = null;
+    this.mic = null; // MediaStreamTrack of the candidate's microphone
+    this.micOff = false; // the candidate chose to type only
+    this.audioCtx = null;
+    this.meter = new LevelMeter(this.el.meter);
+    this.agentIdentity = '';
+    this.stage = null;
+    this.countdownTimer = 0;
+    this.endArmed = false;
+    this.endTimer = 0;
+    this.ending = false; // the interviewer announced the end
+    this.retryAction = null;
+    this.captions = new CaptionModel();
+    this.lineEls = new Map();
+
+    this.el.join.addEventListener('click', () => this.join());
+    this.el.retry.addEventListener('click', () => {
+      const action = this.retryAction;
+      this.hideProblem();
+      if (action) action();
+    });
+    this.el.noMic.addEventListener('click', () => {
+      this.micOff = true;
+      this.hideProblem();
+      this.join();
+    });
+    this.el.chat.addEventListener('submit', (e) => {
+      e.preventDefault();
+      this.sendTyped();
+    });
+    this.el.end.addEventListener('click', () => this.onEndClick());
+    this.el.end.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') this.disarmEnd();
+    });
+    this.el.startAudio.addEventListener('click', () => this.startAudio());
+    this.checkPermission();
+  }
+
+  // ---- joining ----
+
+  /** checkPermission warns before Join when the microphone is already blocked. */
+  async checkPermission() {
+    try {
+      const status = await navigator.permissions.query({ name: 'microphone' });
+      const show = () => {
+        this.el.joinStatus.textContent =
+          status.state === 'denied' && this.phase === 'prejoin'
+            ? 'Your browser is blocking the microphone for this site. Allow it in the address bar, or join and type your answers.'
+            : '';
+      };
+      show();
+      status.addEventListener('change', show);
+    } catch {
+      // Permissions API unavailable: getUserMedia will tell.
+    }
+  }
+
+  /** join runs on the Join click: microphone, token, room. */
+  async join() {
+    if (this.phase !== 'prejoin') return;
+    this.phase = 'joining';
+    this.el.join.disabled = true;
+    this.hideProblem();
+    // Audio may only start after a user gesture: create the context now.
+    if (!this.audioCtx) {
+      const Ctx = window.AudioContext || window.webkitAudioContext;
+      if (Ctx) this.audioCtx = new Ctx();
+    }
+    if (this.audioCtx && this.audioCtx.state === 'suspended') this.audioCtx.resume().catch(() => {});
+
+    if (!this.micOff && !this.mic) {
+      this.el.joinStatus.textContent = 'Asking for your microphone…';
+      try {
+        this.mic = await this.openMicrophone();
+      } catch (err) {
+        const problem = micProblem(err);
+        this.phase = 'prejoin';
+        this.el.join.disabled = false;
+        this.el.joinStatus.textContent = '';
+        this.showProblem(problem.message, () => this.join(), problem.kind === 'missing' || problem.kind === 'busy');
+        return;
+      }
+    }
+    this.el.joinStatus.textContent = 'Connecting…';
+    try {
+      await this.connect();
+    } catch (err) {
+      this.phase = 'prejoin';
+      this.el.join.disabled = false;
+      this.el.joinStatus.textContent = '';
+      if (err instanceof JoinError && err.gone) {
+        this.showProblem(`${err.message} This interview link can no longer be used.`, null, false);
+        this.el.join.disabled = true;
+      } else {
+        this.showProblem(`Could not join the interview: ${err.message} Press Try again.`, () => this.join(), false);
+      }
+      return;
+    }
+    this.phase = 'live';
+    this.showLive();
+  }
+
+  async openMicrophone() {
+    if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+      const err = new Error('no media devices');
+      err.name = 'InsecureContext';
+      throw err;
+    }
+    const stream = await navigator.mediaDevices.getUserMedia({ audio: audioConstraints(this.raw), video: false });
+    const [track] = stream.getAudioTracks();
+    if (!track) {
+      const err = new Error('no audio track');
+      err.name = 'NotFoundError';
+      throw err;
+    }
+    track.addEventListener('ended', () => {
+      if (this.phase === 'live') {
+        this.el.micOff.textContent = 'Your microphone stopped. Type your answers below, or reload the page to use it again.';
+        this.el.micOff.hidden = false;
+        this.meter.stop();
+      }
+    });
+    return track;
+  }
+
+  /**
+   * connect fetches a fresh token and joins a new Room with it, publishing
+   * the microphone. A new Room each time keeps handlers from doubling up
+   * after a reconnect.
+   */
+  async connect() {
+    const info = await requestJoin(this.id);
+    if (info.name) this.name = info.name;
+    const room = new Room({
+      adaptiveStream: false,
+      dynacast: false,
+      stopLocalTrackOnUnpublish: false, // the microphone outlives one connection
+      disconnectOnPageLeave: true,
+    });
+    this.bindRoom(room);
+    this.room = room;
+    try {
+      await room.connect(info.livekit_url, info.token, { autoSubscribe: true });
+      if (this.mic) {
+        // DTX off: continuous audio keeps the interviewer's end-of-speech timing steady.
+        await room.localParticipant.publishTrack(this.mic, {
+          source: Track.Source.Microphone,
+          name: 'microphone',
+          dtx: false,
+        });
+      }
+    } catch (err) {
+      room.removeAllListeners();
+      await room.disconnect().catch(() => {});
+      if (this.room === room) this.room = null;
+      throw err;
+    }
+    for (const p of room.remoteParticipants.values()) this.considerParticipant(p);
+    this.startAudio();
+    this.setChatEnabled(true);
+  }
+
+  bindRoom(room) {
+    room
+      .on(RoomEvent.ParticipantConnected, (p) => this.considerParticipant(p))
+      .on(RoomEvent.ParticipantAttributesChanged, (_changed, p) => this.considerParticipant(p))
+      .on(RoomEvent.ParticipantDisconnected, (p) => {
+        if (room === this.room && p.identity === this.agentIdentity && this.phase !== 'ended' && !this.ending) {
+          this.setAgentState('left');
+        }
+      })
+      .on(RoomEvent.TrackSubscribed, (track) => {
+        if (track.kind === Track.Kind.Audio) this.el.audioSink.append(track.attach());
+      })
+      .on(RoomEvent.TrackUnsubscribed, (track) => {
+        for (const el of track.detach()) el.remove();
+      })
+      .on(RoomEvent.AudioPlaybackStatusChanged, () => this.updatePlayback())
+      .on(RoomEvent.Reconnecting, () => this.showBanner('Connection lost. Reconnecting…'))
+      .on(RoomEvent.SignalReconnecting, () => this.showBanner('Connection lost. Reconnecting…'))
+      .on(RoomEvent.Reconnected, () => this.hideBanner())
+      .on(RoomEvent.Disconnected, (reason) => this.onDisconnected(room, reason))
+      .on(RoomEvent.DataReceived, (payload, participant, _kind, topic) => this.onData(payload, participant, topic));
+    room.registerTextStreamHandler(TOPIC_TRANSCRIPTION, (reader, from) => this.onCaption(room, reader, from.identity));
+  }
+
+  // ---- the interviewer ----
+
+  considerParticipant(p) {
+    if (!isAgent(p)) return;
+    this.agentIdentity = p.identity;
+    const attrs = p.attributes || {};
+    this.setAgentState(attrs[ATTR_AGENT_STATE]);
+    const stage = parseStage(attrs);
+    if (stage) this.setStage(stage);
+  }
+
+  setAgentState(state) {
+    if (this.phase === 'ended') return;
+    const view = stateView(state);
+    this.el.agentState.dataset.state = view.state;
+    this.el.agentStateText.textContent = view.text;
+  }
+
+  setStage(stage) {
+    const prev = this.stage;
+    this.stage = stage;
+    this.el.stage.textContent = stageLabel(stage);
+    if (!prev || prev.name !== stage.name) this.el.stage.dataset.stage = stage.name;
+    if (stage.deadline > 0) {
+      this.el.countdownWrap.hidden = false;
+      this.tickCountdown();
+      if (!this.countdownTimer) this.countdownTimer = setInterval(() => this.tickCountdown(), 500);
+    } else {
+      this.el.countdownWrap.hidden = true;
+    }
+  }
+
+  tickCountdown() {
+    if (!this.stage || !this.stage.deadline) return;
+    const left = this.stage.deadline - Date.now();
+    this.el.countdown.textContent = formatCountdown(this.stage.deadline, Date.now());
+    this.el.countdownWrap.dataset.urgent = left < 30_000 ? 'true' : 'false';
+  }
+
+  onData(payload, participant, topic) {
+    if (topic !== TOPIC_EVENTS || !isAgent(participant)) return;
+    let ev;
+    try {
+      ev = JSON.parse(new TextDecoder().decode(payload));
+    } catch {
+      return;
+    }
+    switch (ev && ev.type) {
+      case 'stage_change': {
+        const stage = stageFromEvent(ev);
+        if (stage) this.setStage(stage);
+        break;
+      }
+      case 'interview_ending':
+      case 'interview_saved':
+        this.ending = true;
+        this.finish();
+        break;
+      default:
+    }
+  }
+
+  // ---- captions ----
+
+  speakerOf(room, identity) {
+    if (identity === room.localParticipant.identity) return SPEAKER_YOU;
+    if (identity === this.agentIdentity || isAgent(room.remoteParticipants.get(identity))) return SPEAKER_AGENT;
+    return SPEAKER_OTHER;
+  }
+
+  async onCaption(room, reader, identity) {
+    const attrs = reader.info.attributes || {};
+    let text;
+    try {
+      text = await reader.readAll();
+    } catch {
+      return;
+    }
+    if (room !== this.room) return;
+    this.applyCaption({
+      segmentId: attrs[ATTR_SEGMENT_ID] || reader.info.id,
+      speaker: this.speakerOf(room, identity),
+      text,
+      final: attrs[ATTR_FINAL] === 'true',
+      at: reader.info.timestamp || 0,
+    });
+  }
+
+  applyCaption(update) {
+    const changed = this.captions.apply(update);
+    if (changed) this.renderLine(changed.line);
+  }
+
+  renderLine(line) {
+    const box = this.el.captions;
+    const stick = box.scrollHeight - box.scrollTop - box.clientHeight < SCROLL_STICK_PX;
+    let el = this.lineEls.get(line.id);
+    if (!el) {
+      el = document.createElement('p');
+      el.className = 'room-caption';
+      const who = document.createElement('span');
+      who.className = 'room-caption-who';
+      who.textContent = speakerLabel(line.speaker);
+      const text = document.createElement('span');
+      text.className = 'room-caption-text';
+      el.append(who, text);
+      box.append(el);
+      this.lineEls.set(line.id, el);
+    }
+    el.dataset.speaker = line.speaker;
+    el.dataset.final = String(line.final);
+    el.dataset.pending = String(line.pending);
+    if (line.segmentId) el.dataset.segment = line.segmentId;
+    el.querySelector('.room-caption-text').textContent = line.text;
+    if (stick) box.scrollTop = box.scrollHeight;
+  }
+
+  removeLine(line) {
+    this.captions.remove(line);
+    const el = this.lineEls.get(line.id);
+    if (el) el.remove();
+    this.lineEls.delete(line.id);
+  }
+
+  // ---- typing ----
+
+  setChatEnabled(on) {
+    this.el.chatInput.disabled = !on;
+    this.el.chatSend.disabled = !on;
+  }
+
+  async sendTyped() {
+    const input = this.el.chatInput;
+    const text = input.value.trim();
+    const room = this.room;
+    if (!text || !room || this.phase !== 'live') return;
+    const line = this.captions.addTyped(text);
+    this.renderLine(line);
+    input.value = '';
+    try {
+      await room.localParticipant.sendText(text, { topic: TOPIC_CHAT });
+    } catch (err) {
+      this.removeLine(line);
+      if (!input.value) input.value = text;
+      this.el.endHint.textContent = 'Your message was not sent. Check your connection, then press Send again.';
+    }
+  }
+
+  // ---- audio playback ----
+
+  startAudio() {
+    if (!this.room) return;
+    this.room
+      .startAudio()
+      .catch(() => {})
+      .finally(() => this.updatePlayback());
+  }
+
+  updatePlayback() {
+    this.el.startAudio.hidden = !this.room || this.room.canPlaybackAudio || this.phase === 'ended';
+  }
+
+  // ---- ending ----
+
+  onEndClick() {
+    if (this.phase === 'ended') return;
+    if (!this.endArmed) {
+      this.endArmed = true;
+      this.el.end.textContent = 'Click again to end';
+      this.el.end.dataset.armed = 'true';
+      this.el.endHint.textContent = 'Press again to leave the interview. What you said so far is saved.';
+      this.endTimer = setTimeout(() => this.disarmEnd(), END_CONFIRM_MS);
+      return;
+    }
+    this.finish();
+  }
+
+  disarmEnd() {
+    clearTimeout(this.endTimer);
+    this.endArmed = false;
+    this.el.end.textContent = 'End interview';
+    this.el.end.dataset.armed = 'false';
+    this.el.endHint.textContent = '';
+  }
+
+  /** finish leaves the room and shows the closing screen. */
+  finish() {
+    if (this.phase === 'ended') return;
+    this.phase = 'ended';
+    clearTimeout(this.endTimer);
+    clearInterval(this.countdownTimer);
+    const room = this.room;
+    if (room) room.disconnect().catch(() => {});
+    this.meter.stop();
+    if (this.mic) this.mic.stop();
+    if (this.audioCtx) this.audioCtx.close().catch(() => {});
+    this.setChatEnabled(false);
+    this.hideBanner();
+    this.hideProblem();
+    this.el.prejoin.hidden = true;
+    this.el.live.hidden = true;
+    const who = this.name ? `Thank you, ${this.name}.` : 'Thank you.';
+    this.el.closingText.textContent = `Your interview has been saved. ${who} You can close this tab.`;
+    this.el.closing.hidden = false;
+    this.el.closingTitle.focus();
+  }
+
+  // ---- connection loss ----
+
+  onDisconnected(room, reason) {
+    if (room !== this.room || this.phase === 'ended') return;
+    this.setChatEnabled(false);
+    if (reason === DisconnectReason.ROOM_DELETED || this.ending) {
+      this.finish();
+      return;
+    }
+    if (reason === DisconnectReason.CLIENT_INITIATED) return;
+    this.room = null;
+    if (reason === DisconnectReason.DUPLICATE_IDENTITY) {
+      this.showProblem(
+        'This interview was opened in another tab or window. Close the other one, then press Try again to continue here.',
+        () => this.reconnect(),
+        false,
+      );
+      return;
+    }
+    this.reconnect();
+  }
+
+  /** reconnect joins again with fresh tokens, a bounded number of times. */
+  async reconnect() {
+    if (this.phase === 'ended' || this.phase === 'reconnecting') return;
+    this.phase = 'reconnecting';
+    this.showBanner('Connection lost. Reconnecting…');
+    for (let attempt = 1; attempt <= MAX_RECONNECT_ATTEMPTS; attempt++) {
+      await sleep(reconnectDelay(attempt, Math.random()));
+      if (this.phase !== 'reconnecting') return;
+      try {
+        await this.connect();
+        this.phase = 'live';
+        this.hideBanner();
+        return;
+      } catch (err) {
+        if (err instanceof JoinError && err.gone) {
+          // The interview was closed and saved while we were away.
+          this.finish();
+          return;
+        }
+      }
+    }
+    this.phase = 'live';
+    this.hideBanner();
+    this.showProblem(
+      'We could not reconnect to the interview. Check your internet connection, then press Try again.',
+      () => this.reconnect(),
+      false,
+    );
+  }
+
+  // ---- views ----
+
+  showLive() {
+    this.el.prejoin.hidden = true;
+    this.el.live.hidden = false;
+    if (this.mic && this.audioCtx) {
+      this.meter.start(this.audioCtx, this.mic);
+      this.el.micOff.hidden = true;
+    } else {
+      this.el.meter.hidden = true;
+      this.el.micOff.hidden = false;
+    }
+    this.updatePlayback();
+    this.el.captions.focus();
+  }
+
+  showProblem(message, retry, offerNoMic) {
+    this.retryAction = retry;
+    this.el.problemText.textContent = message;
+    this.el.retry.hidden = !retry;
+    this.el.noMic.hidden = !offerNoMic;
+    this.el.problem.hidden = false;
+    (retry ? this.el.retry : this.el.problemText).focus?.();
+  }
+
+  hideProblem() {
+    this.el.problem.hidden = true;
+    this.retryAction = null;
+  }
+
+  showBanner(text) {
+    if (this.phase === 'ended') return;
+    this.el.banner.textContent = text;
+    this.el.banner.hidden = false;
+  }
+
+  hideBanner() {
+    this.el.banner.hidden = true;
+  }
+}
+
+const root = document.getElementById('room');
+if (root) new RoomPage(root);

@@ -1,0 +1,617 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/mail"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/stages"
+)
+
+// Request body limits. A registration may carry a résumé text of up to
+// interviews.MaxResumeTextLen bytes (as JSON or a form field, where line
+// breaks may take two bytes) or a résumé file of up to MaxResumeFileSize.
+const (
+	// maxSmallBody bounds the JSON bodies of the token and login endpoints.
+	maxSmallBody = 64 << 10
+	// maxRegistrationBody bounds a JSON or URL-encoded registration.
+	maxRegistrationBody = 2*interviews.MaxResumeTextLen + 256<<10
+	// maxMultipartBody bounds a multipart registration: the file, the
+	// pasted text and the other fields.
+	maxMultipartBody = MaxResumeFileSize + maxRegistrationBody
+	// maxMultipartParts bounds the parts of a multipart registration.
+	maxMultipartParts = 32
+	// resumeReadTimeout bounds the extraction of a résumé's text.
+	resumeReadTimeout = 15 * time.Second
+)
+
+// Form and JSON field names of a registration.
+const (
+	fieldName       = "name"
+	fieldEmail      = "email"
+	fieldRole       = "role"
+	fieldLevel      = "level"
+	fieldBlueprint  = "blueprint"
+	fieldJobDesc    = "job_description"
+	fieldResume     = "resume"      // the file
+	fieldResumeText = "resume_text" // pasted text
+	fieldUI         = "ui"          // "html" from the registration page
+)
+
+// fieldReadLimit is how many bytes of a form field are read; longer values
+// are cut there and refused by validation.
+func fieldReadLimit(field string) int64 {
+	switch field {
+	case fieldJobDesc:
+		return 5*interviews.MaxJobDescriptionLen + 1 // 4-byte characters, CRLF
+	case fieldResumeText:
+		return 2*interviews.MaxResumeTextLen + 1
+	}
+	return 4*interviews.MaxNameLen + 1
+}
+
+// registration is what a recruiter submits, as typed.
+type registration struct {
+	Name           string `json:"name"`
+	Email          string `json:"email"`
+	Role           string `json:"role"`
+	Level          string `json:"level"`
+	Blueprint      string `json:"blueprint"`
+	JobDescription string `json:"job_description"`
+	ResumeText     string `json:"resume_text"`
+}
+
+// upload is a résumé file received in a multipart form.
+type upload struct {
+	name     string
+	data     []byte
+	tooLarge bool
+}
+
+// submission is a parsed registration request.
+type submission struct {
+	reg  registration
+	file *upload
+	html bool // answer with pages, not JSON
+}
+
+// requestError is a request that cannot be read at all.
+type requestError struct {
+	status int
+	msg    string
+}
+
+func (e *requestError) Error() string { return e.msg }
+
+var errTooLarge = &requestError{http.StatusRequestEntityTooLarge,
+	"The request is too large: a résumé file may be at most 5 MB and its text at most 1 MB. Upload a smaller file or paste a shorter text."}
+
+// bodyError turns an error reading a body into a requestError.
+func bodyError(err error, what string) *requestError {
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return errTooLarge
+	}
+	return &requestError{http.StatusBadRequest, what + ": " + err.Error()}
+}
+
+// readSubmission parses a registration sent as JSON, a multipart form or
+// a URL-encoded form, within the body limits.
+func readSubmission(w http.ResponseWriter, r *http.Request) (*submission, *requestError) {
+	ct, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil {
+		ct = ""
+	}
+	sub := &submission{}
+	switch {
+	case ct == "application/json" || strings.HasSuffix(ct, "+json"):
+		r.Body = http.MaxBytesReader(w, r.Body, maxRegistrationBody)
+		dec := json.NewDecoder(r.Body)
+		dec.DisallowUnknownFields()
+		if err := decodeOne(dec, &sub.reg); err != nil {
+			return nil, err
+		}
+	case ct == "multipart/form-data":
+		r.Body = http.MaxBytesReader(w, r.Body, maxMultipartBody)
+		if params["boundary"] == "" {
+			return nil, &requestError{http.StatusBadRequest, "The form is malformed (no multipart boundary). Submit it again from the registration page."}
+		}
+		sub.html = acceptsHTML(r)
+		if err := readMultipart(multipart.NewReader(r.Body, params["boundary"]), sub); err != nil {
+			return nil, err
+		}
+	case ct == "application/x-www-form-urlencoded":
+		r.Body = http.MaxBytesReader(w, r.Body, maxRegistrationBody)
+		if err := r.ParseForm(); err != nil {
+			return nil, bodyError(err, "The form could not be read")
+		}
+		f := r.PostForm
+		sub.reg = registration{
+			Name: f.Get(fieldName), Email: f.Get(fieldEmail), Role: f.Get(fieldRole),
+			Level: f.Get(fieldLevel), Blueprint: f.Get(fieldBlueprint),
+			JobDescription: f.Get(fieldJobDesc), ResumeText: f.Get(fieldResumeText),
+		}
+		sub.html = f.Get(fieldUI) == "html" || acceptsHTML(r)
+	default:
+		return nil, &requestError{http.StatusUnsupportedMediaType,
+			"Send the registration as JSON (Content-Type: application/json) or as a form (multipart/form-data or application/x-www-form-urlencoded)."}
+	}
+	return sub, nil
+}
+
+// decodeOne decodes exactly one JSON value into v.
+func decodeOne(dec *json.Decoder, v any) *requestError {
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return &requestError{http.StatusBadRequest, "The request body is empty: send a JSON object."}
+		}
+		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
+			return &requestError{http.StatusBadRequest, fmt.Sprintf("Field %q must be a %s.", te.Field, te.Type.Kind())}
+		}
+		return bodyError(err, "The JSON body could not be read")
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return &requestError{http.StatusBadRequest, "The JSON body must hold a single object."}
+	}
+	return nil
+}
+
+// readMultipart reads the parts of a multipart registration: text fields
+// up to their read limits, the résumé file up to MaxResumeFileSize (a
+// larger file is marked and skipped, so the other fields still arrive).
+func readMultipart(mr *multipart.Reader, sub *submission) *requestError {
+	for n := 0; ; n++ {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return bodyError(err, "The form could not be read")
+		}
+		if n >= maxMultipartParts {
+			return &requestError{http.StatusBadRequest, "The form has too many fields. Submit it from the registration page."}
+		}
+		field := part.FormName()
+		if field == fieldResume {
+			if err := readUpload(part, sub); err != nil {
+				return err
+			}
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(part, fieldReadLimit(field)))
+		if err == nil {
+			_, err = io.Copy(io.Discard, part)
+		}
+		if err != nil {
+			return bodyError(err, "The form could not be read")
+		}
+		v := string(data)
+		switch field {
+		case fieldName:
+			sub.reg.Name = v
+		case fieldEmail:
+			sub.reg.Email = v
+		case fieldRole:
+			sub.reg.Role = v
+		case fieldLevel:
+			sub.reg.Level = v
+		case fieldBlueprint:
+			sub.reg.Blueprint = v
+		case fieldJobDesc:
+			sub.reg.JobDescription = v
+		case fieldResumeText:
+			sub.reg.ResumeText = v
+		case fieldUI:
+			sub.html = sub.html || v == "html"
+		}
+	}
+}
+
+func readUpload(part *multipart.Part, sub *submission) *requestError {
+	data, err := io.ReadAll(io.LimitReader(part, MaxResumeFileSize+1))
+	if err != nil {
+		return bodyError(err, "The résumé could not be read")
+	}
+	rest, err := io.Copy(io.Discard, part)
+	if err != nil {
+		return bodyError(err, "The résumé could not be read")
+	}
+	name := part.FileName()
+	if name == "" && len(data) == 0 {
+		return nil // the file input was left empty
+	}
+	up := &upload{name: name, data: data}
+	if rest > 0 || len(data) > MaxResumeFileSize {
+		up.data, up.tooLarge = nil, true
+	}
+	sub.file = up
+	return nil
+}
+
+// fieldErrors maps field names to what is wrong with each.
+type fieldErrors map[string]string
+
+// validated is a registration that passed validation, ready to store.
+type validated struct {
+	candidate      interviews.Candidate
+	blueprint      string
+	jobDescription string
+	resumeText     string
+	resumeSource   string // the file name the text came from; empty for pasted text
+}
+
+// validate checks and normalises a submission: trimmed single-line fields,
+// a name and a role, a plausible email, a known level and blueprint, a job
+// description and a résumé within their limits. It extracts the text of an
+// uploaded résumé; when another field is wrong, that text is kept in
+// sub.reg.ResumeText so the form can show it instead of asking for the
+// file again.
+func (s *Server) validate(ctx context.Context, sub *submission) (*validated, fieldErrors) {
+	errs := fieldErrors{}
+	in := &sub.reg
+	v := &validated{}
+
+	in.Name = cleanLine(in.Name)
+	switch {
+	case in.Name == "":
+		errs[fieldName] = "Enter the candidate's name"
+	case utf8.RuneCountInString(in.Name) > interviews.MaxNameLen:
+		errs[fieldName] = fmt.Sprintf("Keep the name to %d characters or fewer", interviews.MaxNameLen)
+	}
+	v.candidate.Name = in.Name
+
+	in.Email = cleanLine(in.Email)
+	if in.Email != "" {
+		a, err := mail.ParseAddress(in.Email)
+		if err != nil || a.Address != in.Email || !strings.Contains(in.Email[strings.LastIndexByte(in.Email, '@')+1:], ".") ||
+			utf8.RuneCountInString(in.Email) > interviews.MaxNameLen {
+			errs[fieldEmail] = "That doesn't look like an email address; use the form name@example.com, or leave it empty"
+		}
+	}
+	v.candidate.Email = in.Email
+
+	in.Role = cleanLine(in.Role)
+	switch {
+	case in.Role == "":
+		errs[fieldRole] = "Enter the role the candidate is applying for, such as Backend engineer"
+	case utf8.RuneCountInString(in.Role) > interviews.MaxNameLen:
+		errs[fieldRole] = fmt.Sprintf("Keep the role to %d characters or fewer", interviews.MaxNameLen)
+	}
+	v.candidate.Role = in.Role
+
+	in.Level = cleanLine(in.Level)
+	if in.Level != "" {
+		level, err := stages.NormalizeLevel(in.Level)
+		if err != nil {
+			errs[fieldLevel] = "Choose a level: " + strings.Join(stages.Levels, ", ")
+		} else {
+			in.Level = level
+		}
+	}
+	v.candidate.Level = in.Level
+
+	in.Blueprint = cleanLine(in.Blueprint)
+	if in.Blueprint == "" {
+		in.Blueprint = s.blueprints[0].Name
+	}
+	if !slices.ContainsFunc(s.blueprints, func(b blueprintOption) bool { return b.Name == in.Blueprint }) {
+		errs[fieldBlueprint] = "Choose one of the interview plans offered: " + strings.Join(s.blueprintNames(), ", ")
+	}
+	v.blueprint = in.Blueprint
+
+	in.JobDescription = strings.TrimSpace(normalizeNewlines(in.JobDescription))
+	if !utf8.ValidString(in.JobDescription) {
+		in.JobDescription = strings.ToValidUTF8(in.JobDescription, "")
+	}
+	if n := utf8.RuneCountInString(in.JobDescription); n > interviews.MaxJobDescriptionLen {
+		errs[fieldJobDesc] = fmt.Sprintf("The job description has %s characters; shorten it to %s or fewer",
+			thousands(n), thousands(interviews.MaxJobDescriptionLen))
+	}
+	v.jobDescription = in.JobDescription
+
+	in.ResumeText = normalizeText(in.ResumeText)
+	switch f := sub.file; {
+	case f != nil && f.tooLarge:
+		errs[fieldResume] = msgResumeTooLarge
+	case f != nil:
+		ctx, cancel := context.WithTimeout(ctx, resumeReadTimeout)
+		text, err := ExtractResume(ctx, f.name, f.data)
+		cancel()
+		if re, ok := errors.AsType[*ResumeError](err); ok {
+			errs[fieldResume] = re.Message
+			// The cause is not logged: parser messages may quote the file.
+			s.log.Info("web: résumé refused", "file_type", strings.ToLower(pathExt(f.name)), "size", len(f.data), "reason", re.Message)
+			break
+		} else if err != nil {
+			errs[fieldResume] = msgResumeBadPDF
+			break
+		}
+		in.ResumeText, v.resumeSource = text, f.name
+	}
+	if len(in.ResumeText) > interviews.MaxResumeTextLen {
+		errs[fieldResumeText] = msgResumeTextLarge
+	}
+	v.resumeText = in.ResumeText
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return v, nil
+}
+
+func (s *Server) blueprintNames() []string {
+	names := make([]string, len(s.blueprints))
+	for i, b := range s.blueprints {
+		names[i] = b.Name
+	}
+	return names
+}
+
+// cleanLine trims a single-line field and turns any control characters
+// (line breaks, tabs) into spaces, collapsing runs of spaces.
+func cleanLine(s string) string {
+	s = strings.ToValidUTF8(s, "")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// normalizeNewlines turns CRLF and CR line ends (browsers send CRLF) into
+// LF, so limits count a line break as one character.
+func normalizeNewlines(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+func pathExt(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 && !strings.ContainsAny(name[i:], `/\`) {
+		return name[i:]
+	}
+	return ""
+}
+
+// thousands formats n with comma separators, "20,000".
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// createRecord stores a new scheduled interview for v, in a new room.
+func (s *Server) createRecord(v *validated) (*interviews.Record, error) {
+	rec := &interviews.Record{
+		ID:             interviews.NewID(),
+		Room:           RoomName(v.candidate.Name),
+		Candidate:      v.candidate,
+		Blueprint:      v.blueprint,
+		JobDescription: v.jobDescription,
+		ResumeText:     v.resumeText,
+		Status:         interviews.StatusScheduled,
+		CreatedAt:      s.now().UTC().Round(0),
+	}
+	if v.resumeText != "" {
+		rec.ResumeSummary = ResumeSummary(v.resumeText)
+	}
+	if err := s.store.Create(rec); err != nil {
+		return nil, fmt.Errorf("web: storing the new interview: %w", err)
+	}
+	s.log.Info("web: interview registered", "interview_id", rec.ID, "room", rec.Room, "blueprint", rec.Blueprint,
+		"has_resume", rec.ResumeText != "", "has_job_description", rec.JobDescription != "")
+	return rec, nil
+}
+
+// joinURL is the candidate's link to the room page of interview id.
+func (s *Server) joinURL(r *http.Request, id string) string {
+	base := s.publicURL
+	if base == "" {
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		base = scheme + "://" + r.Host
+	}
+	return base + "/interview/" + url.PathEscape(id)
+}
+
+// createdResponse is the JSON answer to POST /api/interviews.
+type createdResponse struct {
+	// ID identifies the interview.
+	ID string `json:"id"`
+	// Room is the LiveKit room of the interview.
+	Room string `json:"room"`
+	// JoinURL is the link to send the candidate.
+	JoinURL string `json:"join_url"`
+	// Token is a LiveKit token for the candidate, for clients that build
+	// their own room page.
+	Token string `json:"token"`
+	// LiveKitURL is the LiveKit server the token is for.
+	LiveKitURL string `json:"livekit_url"`
+}
+
+// registerPage is the data of register.html.
+type registerPage struct {
+	view
+	Values     registration
+	Errors     fieldErrors
+	Error      string // about the whole form
+	Notice     string // the résumé text kept from an upload
+	Levels     []string
+	Blueprints []blueprintOption
+	MaxJobDesc int
+}
+
+func (s *Server) registerPage() registerPage {
+	return registerPage{
+		view:       view{Title: "Register a candidate"},
+		Values:     registration{Blueprint: s.blueprints[0].Name},
+		Errors:     fieldErrors{},
+		Levels:     stages.Levels,
+		Blueprints: s.blueprints,
+		MaxJobDesc: interviews.MaxJobDescriptionLen,
+	}
+}
+
+// handleForm serves the registration form.
+func (s *Server) handleForm(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, http.StatusOK, "register.html", s.registerPage())
+}
+
+// createdPage is the data of created.html.
+type createdPage struct {
+	view
+	ID        string
+	Room      string
+	JoinURL   string
+	Candidate interviews.Candidate
+	Blueprint string
+	MailTo    string
+	HasResume bool
+	HasJD     bool
+}
+
+// handleCreate registers a candidate: from the form it answers with the
+// result page (or the form again, with what is wrong), from JSON or API
+// form posts with 201 and the join details.
+func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
+	sub, rerr := readSubmission(w, r)
+	if rerr != nil {
+		if acceptsHTML(r) && !isJSONBody(r) {
+			p := s.registerPage()
+			p.Error = rerr.msg
+			s.render(w, r, rerr.status, "register.html", p)
+			return
+		}
+		s.writeJSON(w, rerr.status, apiError{Error: rerr.msg})
+		return
+	}
+	v, errs := s.validate(r.Context(), sub)
+	if errs != nil {
+		if sub.html {
+			p := s.registerPage()
+			p.Values, p.Errors = sub.reg, errs
+			p.Error = "Some fields need your attention; see the messages below."
+			if sub.file != nil && errs[fieldResume] == "" {
+				p.Notice = "The text of " + sub.file.name + " is kept below; you don't need to upload the file again."
+			}
+			s.render(w, r, http.StatusUnprocessableEntity, "register.html", p)
+			return
+		}
+		s.writeJSON(w, http.StatusUnprocessableEntity, apiError{Error: "Some fields are not valid; see fields.", Fields: errs})
+		return
+	}
+	rec, err := s.createRecord(v)
+	if err != nil {
+		s.log.Error("web: registering a candidate", "err", err)
+		s.serverError(w, r)
+		return
+	}
+	join := s.joinURL(r, rec.ID)
+	if sub.html {
+		s.render(w, r, http.StatusCreated, "created.html", createdPage{
+			view: view{Title: "Interview ready"},
+			ID:   rec.ID, Room: rec.Room, JoinURL: join, Candidate: rec.Candidate,
+			Blueprint: blueprintTitle(rec.Blueprint), MailTo: mailTo(rec.Candidate, join),
+			HasResume: rec.ResumeText != "", HasJD: rec.JobDescription != "",
+		})
+		return
+	}
+	token, err := s.candidateToken(rec)
+	if err != nil {
+		s.log.Error("web: minting a candidate token", "interview_id", rec.ID, "err", err)
+		s.serverError(w, r)
+		return
+	}
+	s.writeJSON(w, http.StatusCreated, createdResponse{ID: rec.ID, Room: rec.Room, JoinURL: join, Token: token, LiveKitURL: s.clientURL})
+}
+
+// mailTo is a mailto: link that drafts the invitation to the candidate.
+func mailTo(c interviews.Candidate, join string) string {
+	if c.Email == "" {
+		return ""
+	}
+	subject := "Your interview"
+	if c.Role != "" {
+		subject += " for the " + c.Role + " role"
+	}
+	body := "Hello " + c.Name + ",\n\nYour interview is ready. Open this link in Chrome, Edge, Firefox or Safari, " +
+		"allow the microphone, and the interviewer will greet you:\n\n" + join +
+		"\n\nFind a quiet place and plan for about 30 minutes.\n"
+	return "mailto:" + url.PathEscape(c.Email) + "?subject=" + url.PathEscape(subject) + "&body=" + url.PathEscape(body)
+}
+
+// tokenRequest is the body of POST /api/token, as frontends written for
+// the Python original send it.
+type tokenRequest struct {
+	Name      string `json:"name"`
+	Email     string `json:"email"`
+	Role      string `json:"role"`
+	Level     string `json:"level"`
+	Blueprint string `json:"blueprint"`
+}
+
+// tokenResponse is the answer of POST /api/token: the fields the Python
+// original returned (token, url, room, candidate) and the interview's id,
+// identity and join link.
+type tokenResponse struct {
+	Token     string `json:"token"`
+	URL       string `json:"url"`
+	Room      string `json:"room"`
+	Candidate string `json:"candidate"`
+	ID        string `json:"id"`
+	Identity  string `json:"identity"`
+	JoinURL   string `json:"join_url"`
+}
+
+// handleToken registers a candidate from a JSON {name, email, role, level}
+// and answers with a room token, for frontends of the Python original.
+// Unknown fields are ignored, as those frontends may send more.
+func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
+	if !isJSONBody(r) {
+		s.writeJSON(w, http.StatusUnsupportedMediaType, apiError{Error: "Send a JSON body (Content-Type: application/json) such as {\"name\": \"Ada Lovelace\", \"role\": \"Backend engineer\", \"level\": \"senior\"}."})
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxSmallBody)
+	var req tokenRequest
+	if err := decodeOne(json.NewDecoder(r.Body), &req); err != nil {
+		s.writeJSON(w, err.status, apiError{Error: err.msg})
+		return
+	}
+	sub := &submission{reg: registration{Name: req.Name, Email: req.Email, Role: req.Role, Level: req.Level, Blueprint: req.Blueprint}}
+	v, errs := s.validate(r.Context(), sub)
+	if errs != nil {
+		s.writeJSON(w, http.StatusUnprocessableEntity, apiError{Error: "Some fields are not valid; see fields.", Fields: errs})
+		return
+	}
+	rec, err := s.createRecord(v)
+	if err != nil {
+		s.log.Error("web: registering a candidate", "err", err)
+		s.serverError(w, r)
+		return
+	}
+	token, err := s.candidateToken(rec)
+	if err != nil {
+		s.log.Error("web: minting a candidate token", "interview_id", rec.ID, "err", err)
+		s.serverError(w, r)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, tokenResponse{
+		Token: token, URL: s.clientURL, Room: rec.Room, Candidate: rec.Candidate.Name,
+		ID: rec.ID, Identity: CandidateIdentity(rec.ID), JoinURL: s.joinURL(r, rec.ID),
+	})
+}

@@ -1,0 +1,346 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/stages"
+)
+
+// reviewPageSize is how many interviews a page of the reviewer list shows.
+const reviewPageSize = 25
+
+// listQuery is the reviewer list's filters, read from the query string.
+type listQuery struct {
+	Status string
+	Role   string
+	Query  string
+	Page   int
+}
+
+func readListQuery(q url.Values) listQuery {
+	lq := listQuery{
+		Status: strings.TrimSpace(q.Get("status")),
+		Role:   cleanLine(q.Get("role")),
+		Query:  cleanLine(q.Get("q")),
+		Page:   1,
+	}
+	if !interviews.Status(lq.Status).Valid() {
+		lq.Status = ""
+	}
+	if p, err := strconv.Atoi(q.Get("page")); err == nil && p > 1 {
+		lq.Page = p
+	}
+	return lq
+}
+
+// url returns the list page URL with these filters, on page.
+func (lq listQuery) url(page int) string {
+	v := url.Values{}
+	if lq.Status != "" {
+		v.Set("status", lq.Status)
+	}
+	if lq.Role != "" {
+		v.Set("role", lq.Role)
+	}
+	if lq.Query != "" {
+		v.Set("q", lq.Query)
+	}
+	if page > 1 {
+		v.Set("page", strconv.Itoa(page))
+	}
+	if len(v) == 0 {
+		return "/review"
+	}
+	return "/review?" + v.Encode()
+}
+
+// statusOption is one choice of the status filter.
+type statusOption struct {
+	Value    string
+	Label    string
+	Selected bool
+}
+
+// listPage is the data of review_list.html.
+type listPage struct {
+	view
+	Filter   listQuery
+	Statuses []statusOption
+	Items    []interviews.Summary
+	Total    int
+	First    int // 1-based index of the first item shown
+	Last     int
+	PrevURL  string
+	NextURL  string
+	Filtered bool
+}
+
+// handleReviewList lists interviews, newest first, filtered and paged.
+func (s *Server) handleReviewList(w http.ResponseWriter, r *http.Request) {
+	lq := readListQuery(r.URL.Query())
+	page, err := s.store.List(interviews.ListOptions{
+		Status: interviews.Status(lq.Status), Role: lq.Role, Query: lq.Query,
+		Offset: (lq.Page - 1) * reviewPageSize, Limit: reviewPageSize,
+	})
+	if err != nil {
+		s.log.Error("web: listing interviews", "err", err)
+		s.serverError(w, r)
+		return
+	}
+	p := listPage{
+		view:     view{Title: "Interviews", Reviewer: true},
+		Filter:   lq,
+		Items:    page.Items,
+		Total:    page.Total,
+		Filtered: lq.Status != "" || lq.Role != "" || lq.Query != "",
+	}
+	p.Statuses = append(p.Statuses, statusOption{Value: "", Label: "Any status", Selected: lq.Status == ""})
+	for _, st := range interviews.Statuses {
+		p.Statuses = append(p.Statuses, statusOption{Value: string(st), Label: statusLabel(st), Selected: lq.Status == string(st)})
+	}
+	if len(page.Items) > 0 {
+		p.First = (lq.Page-1)*reviewPageSize + 1
+		p.Last = p.First + len(page.Items) - 1
+	}
+	if lq.Page > 1 {
+		p.PrevURL = lq.url(lq.Page - 1)
+	}
+	if lq.Page*reviewPageSize < page.Total {
+		p.NextURL = lq.url(lq.Page + 1)
+	}
+	s.render(w, r, http.StatusOK, "review_list.html", p)
+}
+
+// handleAPIList answers GET /api/interviews: {items, total}, filtered by
+// status, role and q (name), paged by offset and limit.
+func (s *Server) handleAPIList(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	opts := interviews.ListOptions{
+		Status: interviews.Status(strings.TrimSpace(q.Get("status"))),
+		Role:   cleanLine(q.Get("role")),
+		Query:  cleanLine(q.Get("q")),
+	}
+	for _, p := range []struct {
+		name string
+		dst  *int
+	}{{"offset", &opts.Offset}, {"limit", &opts.Limit}} {
+		if v := q.Get(p.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				s.writeJSON(w, http.StatusBadRequest, apiError{Error: p.name + " must be a whole number of at least 0"})
+				return
+			}
+			*p.dst = n
+		}
+	}
+	if opts.Status != "" && !opts.Status.Valid() {
+		s.writeJSON(w, http.StatusBadRequest, apiError{Error: "status must be one of scheduled, in_progress, completed, candidate_left, failed"})
+		return
+	}
+	page, err := s.store.List(opts)
+	if err != nil {
+		s.log.Error("web: listing interviews", "err", err)
+		s.serverError(w, r)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, page)
+}
+
+// readRecord reads the interview named by the path, answering 404 or 500
+// itself (as JSON when asJSON) and returning nil when it cannot.
+func (s *Server) readRecord(w http.ResponseWriter, r *http.Request, id string, asJSON bool) *interviews.Record {
+	rec, err := s.store.Get(id)
+	if err == nil {
+		return rec
+	}
+	if errors.Is(err, interviews.ErrNotFound) {
+		const msg = "There is no interview with this id. Go back to the list of interviews."
+		if asJSON {
+			s.writeJSON(w, http.StatusNotFound, apiError{Error: msg})
+		} else {
+			s.render(w, r, http.StatusNotFound, "message.html", messagePage{view: view{Title: "Interview not found", Reviewer: true}, Message: msg})
+		}
+		return nil
+	}
+	s.log.Error("web: reading an interview", "interview_id", id, "err", err)
+	s.serverError(w, r)
+	return nil
+}
+
+// handleAPIGet answers GET /api/interviews/{id} with the public record:
+// everything but the résumé and job-description texts.
+func (s *Server) handleAPIGet(w http.ResponseWriter, r *http.Request) {
+	rec := s.readRecord(w, r, r.PathValue("id"), true)
+	if rec == nil {
+		return
+	}
+	s.writeJSON(w, http.StatusOK, rec.Public())
+}
+
+// handleReviewDetail shows one interview as a timeline, or downloads its
+// public JSON for /review/{id}.json and ?download=1.
+func (s *Server) handleReviewDetail(w http.ResponseWriter, r *http.Request) {
+	id, download := strings.CutSuffix(r.PathValue("id"), ".json")
+	download = download || r.URL.Query().Get("download") == "1"
+	rec := s.readRecord(w, r, id, false)
+	if rec == nil {
+		return
+	}
+	if download {
+		data, err := json.MarshalIndent(rec.Public(), "", "  ")
+		if err != nil {
+			s.log.Error("web: encoding an interview", "interview_id", rec.ID, "err", err)
+			s.serverError(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("Content-Disposition", `attachment; filename="interview-`+rec.ID+`.json"`)
+		_, _ = w.Write(append(data, '\n'))
+		return
+	}
+	s.render(w, r, http.StatusOK, "review_detail.html", s.detailPage(rec))
+}
+
+// detailPage is the data of review_detail.html.
+type detailPage struct {
+	view
+	Rec         *interviews.Record
+	Blueprint   string
+	Duration    time.Duration
+	Groups      []stageGroup
+	InProgress  bool
+	DownloadURL string
+	TurnCount   int
+	Interrupted int
+}
+
+// stageGroup is one stage visit of the timeline with what happened in it.
+type stageGroup struct {
+	Name        string
+	Title       string
+	EnteredAt   *time.Time
+	LeftAt      *time.Time
+	Forced      bool
+	Reason      string
+	Recorded    bool // false for a group made up for turns of no recorded visit
+	Turns       []turnView
+	Questions   []interviews.Question
+	Assessments []assessmentView
+}
+
+// turnView is a turn as the timeline shows it.
+type turnView struct {
+	interviews.Turn
+	Speaker   string
+	Agent     bool
+	Offset    string
+	Questions []interviews.Question
+}
+
+// assessmentView is an assessment with the text of its question.
+type assessmentView struct {
+	interviews.Assessment
+	Question string
+}
+
+// detailPage arranges rec as a timeline: its stage visits in order, each
+// with the turns, questions and assessments made during it.
+func (s *Server) detailPage(rec *interviews.Record) detailPage {
+	rec = rec.Public()
+	p := detailPage{
+		view:        view{Title: rec.Candidate.Name, Reviewer: true},
+		Rec:         rec,
+		Blueprint:   blueprintTitle(rec.Blueprint),
+		Duration:    rec.Duration(),
+		InProgress:  rec.Status == interviews.StatusInProgress,
+		DownloadURL: "/review/" + rec.ID + ".json",
+		TurnCount:   len(rec.Turns),
+	}
+	if p.InProgress {
+		p.Refresh = true
+	}
+	questions := make(map[string]interviews.Question, len(rec.Questions))
+	for _, q := range rec.Questions {
+		questions[q.ID] = q
+	}
+	for _, v := range rec.Stages {
+		if v.Name == stages.Done {
+			continue
+		}
+		title := v.Title
+		if title == "" {
+			title = v.Name
+		}
+		p.Groups = append(p.Groups, stageGroup{
+			Name: v.Name, Title: title, EnteredAt: &v.EnteredAt, LeftAt: v.LeftAt,
+			Forced: v.Forced, Reason: v.Reason, Recorded: true,
+		})
+	}
+	// group returns the index of the group for something said or done in
+	// stage at time t: the visit of that stage that spans t, else the last
+	// visit of that stage, else a group added for it.
+	group := func(stage string, t time.Time) int {
+		last := -1
+		for i, g := range p.Groups {
+			if g.Name != stage || !g.Recorded {
+				continue
+			}
+			last = i
+			if !t.IsZero() && !t.Before(*g.EnteredAt) && (g.LeftAt == nil || t.Before(*g.LeftAt)) {
+				return i
+			}
+		}
+		if last >= 0 {
+			return last
+		}
+		for i, g := range p.Groups {
+			if !g.Recorded && g.Name == stage {
+				return i
+			}
+		}
+		title := stage
+		if stage == "" {
+			title = "Outside any stage"
+		}
+		p.Groups = append(p.Groups, stageGroup{Name: stage, Title: title})
+		return len(p.Groups) - 1
+	}
+	for _, t := range rec.Turns {
+		tv := turnView{Turn: t, Agent: t.Role == interviews.RoleAgent, Offset: formatOffset(rec.StartedAt, t.StartedAt)}
+		if tv.Agent {
+			tv.Speaker = "Interviewer"
+		} else {
+			tv.Speaker = rec.Candidate.Name
+		}
+		if t.Interrupted {
+			p.Interrupted++
+		}
+		for _, id := range t.QuestionIDs {
+			if q, ok := questions[id]; ok {
+				tv.Questions = append(tv.Questions, q)
+			}
+		}
+		i := group(t.Stage, t.StartedAt)
+		p.Groups[i].Turns = append(p.Groups[i].Turns, tv)
+	}
+	for _, q := range rec.Questions {
+		i := group(q.Stage, q.AskedAt)
+		p.Groups[i].Questions = append(p.Groups[i].Questions, q)
+	}
+	for _, a := range rec.Assessments {
+		av := assessmentView{Assessment: a}
+		if q, ok := questions[a.QuestionID]; ok {
+			av.Question = q.Text
+		}
+		i := group(a.Stage, a.At)
+		p.Groups[i].Assessments = append(p.Groups[i].Assessments, av)
+	}
+	return p
+}

@@ -1,0 +1,530 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/viva-interviews/viva/interviews"
+)
+
+func TestReviewerAuthPages(t *testing.T) {
+	ts := newTestServer(t)
+	id := registerJSON(t, ts, map[string]string{"name": "Ada", "role": "Engineer"}).ID
+	for _, path := range []string{"/review", "/review/", "/review/" + id, "/review/" + id + ".json", "/review?status=completed&q=ada"} {
+		t.Run(path, func(t *testing.T) {
+			rec := ts.get(path)
+			if rec.Code != http.StatusSeeOther {
+				t.Fatalf("status %d, want 303", rec.Code)
+			}
+			if want := "/review/login?next=" + url.QueryEscape(path); rec.Header().Get("Location") != want {
+				t.Errorf("Location %q, want %q", rec.Header().Get("Location"), want)
+			}
+			if strings.Contains(rec.Body.String(), "Ada") {
+				t.Error("redirect leaks the record")
+			}
+		})
+	}
+}
+
+func TestReviewerLogin(t *testing.T) {
+	ts := newTestServer(t, func(o *Options) { o.SecureCookies = true })
+	login := ts.get("/review/login?next=/review/abc")
+	if login.Code != 200 || !strings.Contains(login.Body.String(), `name="next" value="/review/abc"`) || !strings.Contains(login.Body.String(), `type="password"`) {
+		t.Fatalf("login form: %d %s", login.Code, login.Body)
+	}
+
+	post := func(password, next string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/review/login", strings.NewReader(url.Values{"password": {password}, "next": {next}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", "https://interviews.example.com")
+		return ts.do(req)
+	}
+	for _, wrong := range []string{"", "nope", testReviewerToken + "x", strings.ToUpper(testReviewerToken)} {
+		rec := post(wrong, "/review/abc")
+		if rec.Code != http.StatusUnauthorized || !strings.Contains(rec.Body.String(), "That password is not right") ||
+			!strings.Contains(rec.Body.String(), `value="/review/abc"`) || len(rec.Result().Cookies()) != 0 {
+			t.Errorf("wrong password %q: %d cookies %v", wrong, rec.Code, rec.Result().Cookies())
+		}
+	}
+
+	rec := post(testReviewerToken, "/review/abc?q=1")
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/review/abc?q=1" {
+		t.Fatalf("login: %d → %q", rec.Code, rec.Header().Get("Location"))
+	}
+	cookies := rec.Result().Cookies()
+	if len(cookies) != 1 {
+		t.Fatalf("cookies %v", cookies)
+	}
+	c := cookies[0]
+	if c.Name != sessionCookie || !c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || c.MaxAge <= 0 {
+		t.Errorf("session cookie %+v", c)
+	}
+	if strings.Contains(c.Value, testReviewerToken) || len(c.Value) < 40 {
+		t.Errorf("cookie value %q is not a random session id", c.Value)
+	}
+	if logs := ts.logs.String(); strings.Contains(logs, testReviewerToken) || strings.Contains(logs, c.Value) {
+		t.Errorf("logs carry the password or session:\n%s", logs)
+	}
+
+	page := func(c *http.Cookie) int {
+		req := httptest.NewRequest(http.MethodGet, "/review", nil)
+		if c != nil {
+			req.AddCookie(c)
+		}
+		return ts.do(req).Code
+	}
+	if got := page(c); got != 200 {
+		t.Errorf("with session: %d", got)
+	}
+	if got := page(&http.Cookie{Name: sessionCookie, Value: "forged"}); got != http.StatusSeeOther {
+		t.Errorf("forged session: %d", got)
+	}
+	// Signed in, the login form moves on.
+	req := httptest.NewRequest(http.MethodGet, "/review/login?next=/review", nil)
+	req.AddCookie(c)
+	if rec := ts.do(req); rec.Code != http.StatusSeeOther {
+		t.Errorf("login form when signed in: %d", rec.Code)
+	}
+
+	// Sessions expire.
+	ts.clock.Advance(sessionTTL)
+	if got := page(c); got != http.StatusSeeOther {
+		t.Errorf("expired session: %d", got)
+	}
+
+	// Logout ends the session.
+	c = ts.login(t)
+	req = httptest.NewRequest(http.MethodPost, "/review/logout", nil)
+	req.AddCookie(c)
+	rec = ts.do(req)
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/review/login" {
+		t.Errorf("logout: %d %q", rec.Code, rec.Header().Get("Location"))
+	}
+	if got := page(c); got != http.StatusSeeOther {
+		t.Errorf("after logout: %d", got)
+	}
+}
+
+func TestSafeNext(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", "/review"},
+		{"/review", "/review"},
+		{"/review/abc?download=1", "/review/abc?download=1"},
+		{"/review?status=completed&page=2", "/review?status=completed&page=2"},
+		{"https://evil.example/review", "/review"},
+		{"//evil.example/review", "/review"},
+		{`/\evil.example`, "/review"},
+		{"/api/interviews", "/review"},
+		{"/review/login", "/review"},
+		{"/reviewer", "/review"},
+		{"javascript:alert(1)", "/review"},
+	}
+	for _, tt := range tests {
+		if got := safeNext(tt.in); got != tt.want {
+			t.Errorf("safeNext(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestReviewerAPIAuth(t *testing.T) {
+	ts := newTestServer(t)
+	id := registerJSON(t, ts, map[string]string{"name": "Ada", "role": "Engineer", "resume_text": "SECRET RÉSUMÉ", "job_description": "SECRET JD"}).ID
+	cookie := ts.login(t)
+	tests := []struct {
+		name   string
+		header string
+		cookie *http.Cookie
+		want   int
+	}{
+		{"none", "", nil, 401},
+		{"wrong bearer", "Bearer not-the-token", nil, 401},
+		{"basic scheme", "Basic " + testReviewerToken, nil, 401},
+		{"bearer", "Bearer " + testReviewerToken, nil, 200},
+		{"bearer lower-case scheme", "bearer " + testReviewerToken, nil, 200},
+		{"session cookie", "", cookie, 200},
+		{"wrong bearer beats cookie", "Bearer nope", cookie, 401},
+	}
+	for _, tt := range tests {
+		for _, path := range []string{"/api/interviews", "/api/interviews/" + id} {
+			t.Run(tt.name+" "+path, func(t *testing.T) {
+				req := httptest.NewRequest(http.MethodGet, path, nil)
+				if tt.header != "" {
+					req.Header.Set("Authorization", tt.header)
+				}
+				if tt.cookie != nil {
+					req.AddCookie(tt.cookie)
+				}
+				rec := ts.do(req)
+				if rec.Code != tt.want {
+					t.Fatalf("status %d, want %d", rec.Code, tt.want)
+				}
+				if !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
+					t.Errorf("content type %q", rec.Header().Get("Content-Type"))
+				}
+				body := rec.Body.String()
+				if tt.want == 401 {
+					if !strings.Contains(body, "Authorization: Bearer") || rec.Header().Get("WWW-Authenticate") == "" {
+						t.Errorf("401 body %q", body)
+					}
+					return
+				}
+				if strings.Contains(body, "SECRET") {
+					t.Errorf("API leaks server-side text: %s", body)
+				}
+			})
+		}
+	}
+	rec := ts.get("/api/interviews/"+id, "Authorization", "Bearer "+testReviewerToken)
+	got := decodeJSON[interviews.Record](t, rec.Body)
+	if got.ID != id || got.Candidate.Name != "Ada" || got.ResumeText != "" || got.ResumeSummary != "" || got.JobDescription != "" {
+		t.Errorf("record %+v", got)
+	}
+	if rec := ts.get("/api/interviews/zzzzzzzz", "Authorization", "Bearer "+testReviewerToken); rec.Code != 404 {
+		t.Errorf("unknown id: %d", rec.Code)
+	}
+}
+
+// seedInterviews stores n interviews, one minute apart, cycling statuses
+// and roles.
+func seedInterviews(t *testing.T, ts *testServer, n int) {
+	t.Helper()
+	statuses := []interviews.Status{interviews.StatusCompleted, interviews.StatusScheduled, interviews.StatusCandidateLeft}
+	roles := []string{"Backend engineer", "Designer"}
+	base := ts.clock.Now()
+	for i := range n {
+		at := base.Add(time.Duration(i) * time.Minute)
+		r := &interviews.Record{
+			Candidate: interviews.Candidate{Name: fmt.Sprintf("Person %02d", i), Role: roles[i%2], Level: "mid"},
+			Blueprint: "default", CreatedAt: at, Room: fmt.Sprintf("interview-person-%02d-abcdef", i),
+		}
+		if st := statuses[i%3]; st != interviews.StatusScheduled {
+			r.Start(at)
+			r.EnterStage("intro", "Introduction", at, false, "")
+			r.Finish(st, "test", at.Add(12*time.Minute+30*time.Second))
+		}
+		if err := ts.store.Create(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestReviewList(t *testing.T) {
+	ts := newTestServer(t)
+	seedInterviews(t, ts, 60)
+	auth := []string{"Authorization", "Bearer " + testReviewerToken}
+	rows := func(body string) []string {
+		var names []string
+		for _, part := range strings.Split(body, `<td data-label="Candidate">`)[1:] {
+			start := strings.Index(part, `">`) + 2
+			names = append(names, part[start:strings.Index(part, "</a>")])
+		}
+		return names
+	}
+	tests := []struct {
+		name      string
+		query     string
+		total     int
+		first     string
+		count     int
+		next      string
+		prev      string
+		rowChecks []string
+	}{
+		{"all, newest first", "", 60, "Person 59", 25, "/review?page=2", "", []string{"12m 30s", "Completed", `<td data-label="Final stage">intro</td>`}},
+		{"page 3", "?page=3", 60, "Person 09", 10, "", "/review?page=2", nil},
+		{"status filter", "?status=completed", 20, "Person 57", 20, "", "", []string{"Completed"}},
+		{"role filter", "?role=design", 30, "Person 59", 25, "/review?page=2&amp;role=design", "", []string{"Designer"}},
+		{"role and status, page 2", "?role=backend&status=candidate_left&page=1", 10, "Person 56", 10, "", "", nil},
+		{"filters kept across pages", "?status=completed&role=Backend+engineer&q=person&page=1", 10, "Person 54", 10, "", "", nil},
+		{"name search", "?q=person+0", 10, "Person 09", 10, "", "", nil},
+		{"unknown status ignored", "?status=bogus", 60, "Person 59", 25, "/review?page=2", "", nil},
+		{"no match", "?q=nobody", 0, "", 0, "", "", []string{"No interview matches these filters"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := ts.get("/review"+tt.query, auth...)
+			if rec.Code != 200 {
+				t.Fatalf("status %d", rec.Code)
+			}
+			body := rec.Body.String()
+			names := rows(body)
+			if len(names) != tt.count {
+				t.Fatalf("%d rows, want %d", len(names), tt.count)
+			}
+			if tt.count > 0 {
+				if names[0] != tt.first {
+					t.Errorf("first row %q, want %q", names[0], tt.first)
+				}
+				if !strings.Contains(body, fmt.Sprintf("of %d interview", tt.total)) {
+					t.Errorf("total %d not shown", tt.total)
+				}
+			}
+			if (tt.next == "") != !strings.Contains(body, `rel="next"`) || tt.next != "" && !strings.Contains(body, `href="`+tt.next+`" rel="next"`) {
+				t.Errorf("next link, want %q", tt.next)
+			}
+			if (tt.prev == "") != !strings.Contains(body, `rel="prev"`) || tt.prev != "" && !strings.Contains(body, `href="`+tt.prev+`" rel="prev"`) {
+				t.Errorf("prev link, want %q", tt.prev)
+			}
+			for _, want := range tt.rowChecks {
+				if !strings.Contains(body, want) {
+					t.Errorf("list lacks %q", want)
+				}
+			}
+		})
+	}
+	// The filter form shows the filters in use.
+	body := ts.get("/review?status=scheduled&role=Designer&q=Person", auth...).Body.String()
+	for _, want := range []string{`<option value="scheduled" selected>`, `id="role" name="role" type="text" value="Designer"`, `value="Person"`, `href="/review">Clear</a>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("filter form lacks %q", want)
+		}
+	}
+	rec := ts.get("/review?role=Designer&status=scheduled&q=Person&page=1", auth...)
+	if !strings.Contains(rec.Body.String(), "Showing 1–10 of 10") {
+		t.Errorf("combined filters: %s", rec.Body)
+	}
+}
+
+func TestReviewListPaginationKeepsFilters(t *testing.T) {
+	ts := newTestServer(t)
+	seedInterviews(t, ts, 160)
+	auth := []string{"Authorization", "Bearer " + testReviewerToken}
+	body := ts.get("/review?status=completed&role=Backend&q=Person&page=2", auth...).Body.String()
+	// 160 interviews: 27 completed backend ones, so page 2 has prev only…
+	for _, want := range []string{
+		`href="/review?q=Person&amp;role=Backend&amp;status=completed" rel="prev"`,
+		"Showing 26–27 of 27",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page 2 lacks %q", want)
+		}
+	}
+	body = ts.get("/review?status=completed&role=Backend&q=Person", auth...).Body.String()
+	if want := `href="/review?page=2&amp;q=Person&amp;role=Backend&amp;status=completed" rel="next"`; !strings.Contains(body, want) {
+		t.Errorf("page 1 lacks %q", want)
+	}
+}
+
+func TestReviewerListAPI(t *testing.T) {
+	ts := newTestServer(t)
+	seedInterviews(t, ts, 7)
+	auth := []string{"Authorization", "Bearer " + testReviewerToken}
+	tests := []struct {
+		query        string
+		code, total  int
+		items        int
+		firstName    string
+		errorMessage string
+	}{
+		{"", 200, 7, 7, "Person 06", ""},
+		{"?status=completed", 200, 3, 3, "Person 06", ""},
+		{"?role=designer&limit=2", 200, 3, 2, "Person 05", ""},
+		{"?offset=5", 200, 7, 2, "Person 01", ""},
+		{"?q=person+03", 200, 1, 1, "Person 03", ""},
+		{"?status=nope", 400, 0, 0, "", "status must be one of"},
+		{"?limit=-1", 400, 0, 0, "", "limit must be a whole number"},
+		{"?offset=x", 400, 0, 0, "", "offset must be a whole number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			rec := ts.get("/api/interviews"+tt.query, auth...)
+			if rec.Code != tt.code {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tt.code, rec.Body)
+			}
+			if tt.code != 200 {
+				if got := decodeJSON[apiError](t, rec.Body); !strings.Contains(got.Error, tt.errorMessage) {
+					t.Errorf("error %q", got.Error)
+				}
+				return
+			}
+			page := decodeJSON[interviews.ListPage](t, rec.Body)
+			if page.Total != tt.total || len(page.Items) != tt.items || page.Items[0].Candidate.Name != tt.firstName {
+				t.Errorf("page total %d items %d first %q", page.Total, len(page.Items), page.Items[0].Candidate.Name)
+			}
+		})
+	}
+}
+
+// detailRecord is an interview with two stage visits (the second forced by
+// the timer), turns with metrics, an interruption, questions and an
+// assessment.
+func detailRecord(t *testing.T, ts *testServer, status interviews.Status) *interviews.Record {
+	t.Helper()
+	t0 := ts.clock.Now()
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	r := &interviews.Record{
+		Room: "interview-ada-lovelace-abc123", Blueprint: "default",
+		Candidate:      interviews.Candidate{Name: "Ada Lovelace", Role: "Backend engineer", Level: "senior", Email: "ada@example.com"},
+		ResumeText:     "RESUME-SECRET",
+		JobDescription: "JD-SECRET",
+		CreatedAt:      t0,
+		Engines:        &interviews.Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"},
+	}
+	r.Start(at(0))
+	r.EnterStage("greeting", "Greeting", at(0), false, "")
+	r.Questions = append(r.Questions, interviews.Question{ID: "q1", Stage: "greeting", Text: "How are you today?", Context: interviews.QuestionContext{Kind: "bank", Ref: "greet-1"}, AskedAt: at(1), SpokenAt: ptr(at(2))})
+	r.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: "greeting", Text: "Hello Ada, how are you today?", Source: "voice", StartedAt: at(1), EndedAt: at(4), Interrupted: true, QuestionIDs: []string{"q1"}})
+	r.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: "greeting", Text: "Very well, thank you.", StartedAt: at(4), EndedAt: at(6)})
+	r.EnterStage("intro", "Introduction", at(65), true, "deadline")
+	r.Questions = append(r.Questions, interviews.Question{ID: "q2", Stage: "intro", Text: "Tell me about a system you built.", Context: interviews.QuestionContext{Kind: "follow_up", Ref: "q1", Note: "answer lacked specifics"}, AskedAt: at(66)})
+	r.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: "intro", Text: "Let's move on. Tell me about a system you built.", Source: "timer", StartedAt: at(66), EndedAt: at(70), QuestionIDs: []string{"q2"},
+		Metrics: &interviews.TurnMetrics{EndOfUtteranceMs: 512.4, STTFinalMs: 181, LLMFirstTokenMs: 240.6, TTSFirstByteMs: 95, EndToEndMs: 1034}})
+	r.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: "intro", Text: "I built a difference engine.", Source: "text", StartedAt: at(71), EndedAt: at(80)})
+	r.Assessments = append(r.Assessments, interviews.Assessment{QuestionID: "q2", Stage: "intro", DepthScore: 4, KeyPoints: []string{"mechanical computation", "punched cards"}, Guidance: "go deeper on trade-offs", At: at(81)})
+	if status.Finished() {
+		r.Finish(status, interviews.EndedClosingDelivered, at(120))
+	}
+	if err := ts.store.Create(r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestReviewDetail(t *testing.T) {
+	ts := newTestServer(t)
+	r := detailRecord(t, ts, interviews.StatusCompleted)
+	rec := ts.get("/review/"+r.ID, "Authorization", "Bearer "+testReviewerToken)
+	if rec.Code != 200 {
+		t.Fatalf("status %d", rec.Code)
+	}
+	body := rec.Body.String()
+	greeting := strings.Index(body, `<h3 id="stage-0">Greeting</h3>`)
+	intro := strings.Index(body, `<h3 id="stage-1">Introduction</h3>`)
+	if greeting < 0 || intro < greeting {
+		t.Fatalf("stages missing or out of order (greeting %d, intro %d)", greeting, intro)
+	}
+	inGreeting, inIntro := body[greeting:intro], body[intro:]
+	for _, c := range []struct {
+		section, name, want string
+	}{
+		{inGreeting, "entered/left", "entered 09:30:00, left 09:31:05"},
+		{inGreeting, "agent turn", "Hello Ada, how are you today?"},
+		{inGreeting, "speaker", `<span class="speaker">Interviewer</span>`},
+		{inGreeting, "candidate speaker", `<span class="speaker">Ada Lovelace</span>`},
+		{inGreeting, "interrupted badge", `<span class="badge badge-interrupted">interrupted</span>`},
+		{inGreeting, "turn time", `<time datetime="2026-03-02T09:30:01Z">09:30:01</time> <span class="offset">&#43;0:01</span>`},
+		{inGreeting, "question with context", `<span class="qref">q1</span> How are you today?`},
+		{inGreeting, "question kind", `<span class="badge">bank</span> ref greet-1`},
+		{inIntro, "forced marker", "moved on by the timer"},
+		{inIntro, "left time", "entered 09:31:05, left 09:32:00"},
+		{inIntro, "end of utterance", "<dt>End of utterance</dt><dd>512 ms</dd>"},
+		{inIntro, "stt", "<dt>STT final</dt><dd>181 ms</dd>"},
+		{inIntro, "llm", "<dt>LLM first token</dt><dd>241 ms</dd>"},
+		{inIntro, "tts", "<dt>TTS first byte</dt><dd>95 ms</dd>"},
+		{inIntro, "e2e", "<dt>End to end</dt><dd>1034 ms</dd>"},
+		{inIntro, "typed source", `<span class="badge">text</span>`},
+		{inIntro, "follow-up context", "ref q1 — answer lacked specifics"},
+		{inIntro, "unspoken question", "not spoken"},
+		{inIntro, "assessment", "Depth 4/5</span> <span class=\"qref\">q2</span> Tell me about a system you built."},
+		{inIntro, "key points", "<li>mechanical computation</li><li>punched cards</li>"},
+		{inIntro, "guidance", "Next: go deeper on trade-offs"},
+		{body, "download", `href="/review/` + r.ID + `.json" download`},
+		{body, "status", "Completed"},
+		{body, "duration", "<dt>Duration</dt><dd>2m 00s</dd>"},
+		{body, "interrupted count", "4 (1 interrupted)"},
+		{body, "engines", "LLM scripted · STT sphinx · TTS flite"},
+	} {
+		if !strings.Contains(c.section, c.want) {
+			t.Errorf("%s: lacks %q", c.name, c.want)
+		}
+	}
+	if strings.Contains(inGreeting, "moved on by the timer") {
+		t.Error("the greeting was not forced")
+	}
+	if strings.Contains(body, "RESUME-SECRET") || strings.Contains(body, "JD-SECRET") {
+		t.Error("detail shows server-side text")
+	}
+	if strings.Contains(body, `http-equiv="refresh"`) {
+		t.Error("a finished interview refreshes")
+	}
+}
+
+func TestReviewDetailRefreshesWhileInProgress(t *testing.T) {
+	ts := newTestServer(t)
+	r := detailRecord(t, ts, interviews.StatusInProgress)
+	body := ts.get("/review/"+r.ID, "Authorization", "Bearer "+testReviewerToken).Body.String()
+	if !strings.Contains(body, `<meta http-equiv="refresh" content="5">`) || !strings.Contains(body, "Live — this page refreshes") {
+		t.Error("in-progress interview does not refresh")
+	}
+	if !strings.Contains(body, "entered 09:31:05, current") {
+		t.Error("current stage not marked")
+	}
+}
+
+func TestReviewDetailGroupsUnrecordedStages(t *testing.T) {
+	ts := newTestServer(t)
+	r := &interviews.Record{Candidate: interviews.Candidate{Name: "Ada"}, Blueprint: "default", CreatedAt: ts.clock.Now()}
+	r.Start(ts.clock.Now())
+	r.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Text: "before any stage", StartedAt: ts.clock.Now()})
+	r.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: "mystery", Text: "in an unrecorded stage", StartedAt: ts.clock.Now()})
+	if err := ts.store.Create(r); err != nil {
+		t.Fatal(err)
+	}
+	body := ts.get("/review/"+r.ID, "Authorization", "Bearer "+testReviewerToken).Body.String()
+	for _, want := range []string{"Outside any stage", "before any stage", ">mystery</h3>", "in an unrecorded stage", "no recorded visit"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("lacks %q", want)
+		}
+	}
+}
+
+func TestReviewDownload(t *testing.T) {
+	ts := newTestServer(t)
+	r := detailRecord(t, ts, interviews.StatusCompleted)
+	for _, path := range []string{"/review/" + r.ID + ".json", "/review/" + r.ID + "?download=1"} {
+		rec := ts.get(path, "Authorization", "Bearer "+testReviewerToken)
+		if rec.Code != 200 {
+			t.Fatalf("%s: %d", path, rec.Code)
+		}
+		if got := rec.Header().Get("Content-Disposition"); got != `attachment; filename="interview-`+r.ID+`.json"` {
+			t.Errorf("Content-Disposition %q", got)
+		}
+		body := rec.Body.String()
+		if strings.Contains(body, "SECRET") {
+			t.Error("download carries server-side text")
+		}
+		got := decodeJSON[interviews.Record](t, strings.NewReader(body))
+		if got.ID != r.ID || len(got.Turns) != 4 || len(got.Stages) != 2 || !got.Turns[0].Interrupted {
+			t.Errorf("downloaded record %+v", got)
+		}
+	}
+	if rec := ts.get("/review/nope.json", "Authorization", "Bearer "+testReviewerToken); rec.Code != 404 {
+		t.Errorf("unknown download: %d", rec.Code)
+	}
+	if rec := ts.get("/review/nope", "Authorization", "Bearer "+testReviewerToken); rec.Code != 404 || !strings.Contains(rec.Body.String(), "There is no interview with this id") {
+		t.Errorf("unknown detail: %d", rec.Code)
+	}
+}
+
+func TestSessionStoreIsBounded(t *testing.T) {
+	clock := newFakeClock()
+	s := newSessionStore(time.Hour, 3, clock.Now)
+	var ids []string
+	for range 4 {
+		ids = append(ids, s.create())
+		clock.Advance(time.Minute)
+	}
+	if s.valid(ids[0]) {
+		t.Error("the oldest session survived past the cap")
+	}
+	for _, id := range ids[1:] {
+		if !s.valid(id) {
+			t.Errorf("session %d lost", len(id))
+		}
+	}
+	clock.Advance(time.Hour)
+	if s.valid(ids[3]) || s.valid("") {
+		t.Error("expired session still valid")
+	}
+	s.create()
+	if n := len(s.expires); n != 1 {
+		t.Errorf("%d sessions held after expiry, want 1", n)
+	}
+}

@@ -1,0 +1,462 @@
+// Package web is viva's HTTP server: the recruiter's registration form and
+// API, LiveKit tokens that dispatch the interviewer agent, the candidate's
+// room page, and the reviewer's pages and API behind a login.
+//
+// Everything it serves is embedded in the binary (templates and static
+// assets). Pages are rendered with html/template, carry a strict Content
+// Security Policy (no inline script) and never contain a secret other than
+// the candidate's own LiveKit token. Résumé and job-description texts stay
+// on the server, in the interview record.
+package web
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/stages"
+)
+
+// Defaults applied by New to zero Options fields.
+const (
+	// DefaultAgentName is the agent the tokens dispatch when
+	// Options.AgentName is empty; the worker registers under the same name.
+	DefaultAgentName = "viva-interviewer"
+	// DefaultTokenTTL is the lifetime of a candidate's room token when
+	// Options.TokenTTL is zero.
+	DefaultTokenTTL = 2 * time.Hour
+	// DefaultRateLimit is how many requests per minute one client address
+	// may send to the endpoints that create interviews, mint tokens or sign
+	// in, when Options.RateLimit is zero. The same number is the burst.
+	DefaultRateLimit = 20
+	// MinReviewerTokenLen is the shortest reviewer password New accepts.
+	MinReviewerTokenLen = 16
+)
+
+// Options configures a Server. Store, LiveKitURL, APIKey, APISecret and
+// ReviewerToken are required; the other fields have working defaults.
+type Options struct {
+	// Store holds the interview records.
+	Store *interviews.Store
+	// LiveKitURL is the LiveKit server the candidate's browser connects to
+	// (ws://, wss://, http:// or https://). It is also allowed by the
+	// Content Security Policy.
+	LiveKitURL string
+	// APIKey and APISecret sign the candidates' room tokens.
+	APIKey, APISecret string
+	// AgentName is the agent each candidate token dispatches into its room
+	// (default DefaultAgentName).
+	AgentName string
+	// ReviewerToken is the reviewers' password for the pages and the
+	// bearer token of the reviewer API; at least MinReviewerTokenLen
+	// characters.
+	ReviewerToken string
+	// TokenTTL is the lifetime of a candidate's room token (default
+	// DefaultTokenTTL). The join endpoint mints a fresh one on every call.
+	TokenTTL time.Duration
+	// PublicURL is the public address of the web app (http:// or
+	// https://), used to build join links. Empty means the address the
+	// request came to.
+	PublicURL string
+	// Blueprints are the interview plans offered in the registration form,
+	// by name; the first is the default choice, or "default" when listed.
+	// Empty means stages.BuiltinNames().
+	Blueprints []string
+	// Logger receives the server's logs (default slog.Default()). Tokens,
+	// the reviewer password, résumé and job-description texts are never
+	// logged.
+	Logger *slog.Logger
+	// Now is the clock (default time.Now); tests inject their own.
+	Now func() time.Time
+	// RateLimit is how many requests per minute one client address may
+	// send to the rate-limited endpoints, and the size of the burst
+	// (default DefaultRateLimit).
+	RateLimit int
+	// SecureCookies marks the reviewer session cookie Secure; set it when
+	// the app is served over HTTPS.
+	SecureCookies bool
+}
+
+// Server serves the web app. Create one with New; it is safe for
+// concurrent use.
+type Server struct {
+	store         *interviews.Store
+	liveKitURL    string // as configured
+	clientURL     string // ws:// or wss:// form given to browsers
+	apiKey        string
+	apiSecret     string
+	agentName     string
+	reviewerHash  [sha256.Size]byte
+	tokenTTL      time.Duration
+	publicURL     string // without a trailing slash; empty: from the request
+	blueprints    []blueprintOption
+	log           *slog.Logger
+	now           func() time.Time
+	secureCookies bool
+
+	pages     map[string]*template.Template
+	roomPage  *template.Template // nil when templates/room.html is absent
+	static    fs.FS
+	csp       string
+	createLim *rateLimiter
+	loginLim  *rateLimiter
+	sessions  *sessionStore
+	handler   http.Handler
+}
+
+// blueprintOption is one interview plan offered in the form.
+type blueprintOption struct {
+	Name  string
+	Title string
+}
+
+// New checks opts and returns a Server. Its errors say which option is
+// wrong and what to set instead.
+func New(opts Options) (*Server, error) {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("web: "+format, args...)) }
+	if opts.Store == nil {
+		bad("no interview store: open one with interviews.Open(dataDir)")
+	}
+	clientURL, err := clientLiveKitURL(opts.LiveKitURL)
+	if err != nil {
+		bad("%v", err)
+	}
+	if opts.APIKey == "" || opts.APISecret == "" {
+		bad("LiveKit API key and secret are required to sign room tokens: set LIVEKIT_API_KEY and LIVEKIT_API_SECRET (devkey and secret for livekit-server --dev)")
+	}
+	if opts.AgentName == "" {
+		opts.AgentName = DefaultAgentName
+	}
+	if len(opts.ReviewerToken) < MinReviewerTokenLen {
+		bad("the reviewer token is shorter than %d characters: set VIVA_REVIEWER_TOKEN to a random value, for example from: openssl rand -hex 16", MinReviewerTokenLen)
+	}
+	switch {
+	case opts.TokenTTL == 0:
+		opts.TokenTTL = DefaultTokenTTL
+	case opts.TokenTTL < time.Minute:
+		bad("token lifetime %s is too short: use at least 1m, such as 2h", opts.TokenTTL)
+	}
+	publicURL := strings.TrimRight(opts.PublicURL, "/")
+	if publicURL != "" {
+		u, err := url.Parse(publicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			bad("public URL %q is not an http:// or https:// address such as https://interviews.example.com", opts.PublicURL)
+		}
+	}
+	if len(opts.Blueprints) == 0 {
+		opts.Blueprints = stages.BuiltinNames()
+	}
+	var blueprints []blueprintOption
+	for _, name := range opts.Blueprints {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			bad("a blueprint name is empty: list names such as default or system-design")
+			continue
+		}
+		if slices.ContainsFunc(blueprints, func(b blueprintOption) bool { return b.Name == name }) {
+			continue
+		}
+		blueprints = append(blueprints, blueprintOption{Name: name, Title: blueprintTitle(name)})
+	}
+	if i := slices.IndexFunc(blueprints, func(b blueprintOption) bool { return b.Name == "default" }); i > 0 {
+		d := blueprints[i]
+		blueprints = append([]blueprintOption{d}, slices.Delete(blueprints, i, i+1)...)
+	}
+	switch {
+	case opts.RateLimit == 0:
+		opts.RateLimit = DefaultRateLimit
+	case opts.RateLimit < 0:
+		bad("rate limit %d is negative: use a number of requests per minute such as 20", opts.RateLimit)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+
+	s := &Server{
+		store:         opts.Store,
+		liveKitURL:    opts.LiveKitURL,
+		clientURL:     clientURL,
+		apiKey:        opts.APIKey,
+		apiSecret:     opts.APISecret,
+		agentName:     opts.AgentName,
+		reviewerHash:  sha256.Sum256([]byte(opts.ReviewerToken)),
+		tokenTTL:      opts.TokenTTL,
+		publicURL:     publicURL,
+		blueprints:    blueprints,
+		log:           opts.Logger,
+		now:           opts.Now,
+		secureCookies: opts.SecureCookies,
+		csp:           contentSecurityPolicy(opts.LiveKitURL),
+		createLim:     newRateLimiter(opts.RateLimit, opts.Now),
+		loginLim:      newRateLimiter(opts.RateLimit, opts.Now),
+		sessions:      newSessionStore(sessionTTL, maxSessions, opts.Now),
+	}
+	if err := s.loadAssets(); err != nil {
+		return nil, err
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// blueprintTitle is the human name of a blueprint: its title when it is
+// built in, else its name.
+func blueprintTitle(name string) string {
+	if b, err := stages.Builtin(name); err == nil && b.Title != "" {
+		return b.Title
+	}
+	return name
+}
+
+// clientLiveKitURL checks the configured LiveKit URL and returns the
+// ws:// or wss:// form browsers connect to.
+func clientLiveKitURL(raw string) (string, error) {
+	if raw == "" {
+		return "", errors.New("no LiveKit URL: set LIVEKIT_URL, such as ws://127.0.0.1:7880")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", fmt.Errorf("LiveKit URL %q is not a ws://, wss://, http:// or https:// address such as ws://127.0.0.1:7880", raw)
+	}
+	switch u.Scheme {
+	case "ws", "wss":
+	case "http":
+		u.Scheme = "ws"
+	case "https":
+		u.Scheme = "wss"
+	default:
+		return "", fmt.Errorf("LiveKit URL %q has scheme %q: use ws://, wss://, http:// or https://", raw, u.Scheme)
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// contentSecurityPolicy allows only this origin, plus the LiveKit server
+// (its websocket address and its http twin, which livekit-client uses to
+// validate a failed connection) for connections.
+func contentSecurityPolicy(liveKitURL string) string {
+	connect := []string{"'self'"}
+	if u, err := url.Parse(liveKitURL); err == nil && u.Host != "" {
+		ws, web := "ws", "http"
+		if u.Scheme == "wss" || u.Scheme == "https" {
+			ws, web = "wss", "https"
+		}
+		connect = append(connect, ws+"://"+u.Host, web+"://"+u.Host)
+		if strings.HasSuffix(u.Hostname(), ".livekit.cloud") {
+			// LiveKit Cloud hands out regional servers under the same domain.
+			connect = append(connect, "wss://*.livekit.cloud", "https://*.livekit.cloud")
+		}
+	}
+	return strings.Join([]string{
+		"default-src 'self'",
+		"script-src 'self'",
+		"style-src 'self'",
+		"img-src 'self' data:",
+		"connect-src " + strings.Join(connect, " "),
+		"media-src 'self' blob:",
+		"frame-ancestors 'none'",
+		"base-uri 'none'",
+		"form-action 'self'",
+	}, "; ")
+}
+
+// Handler returns the handler of every route, wrapped with the security
+// headers, cross-origin protection for state-changing requests and panic
+// recovery.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// routes builds the request router.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.handleForm)
+	mux.HandleFunc("GET /healthz", s.handleHealth)
+	mux.Handle("GET /static/", s.staticHandler())
+
+	mux.Handle("POST /api/interviews", s.limited(s.createLim, http.HandlerFunc(s.handleCreate)))
+	mux.Handle("POST /api/token", s.limited(s.createLim, http.HandlerFunc(s.handleToken)))
+	mux.Handle("POST /api/interviews/{id}/join", s.limited(s.createLim, http.HandlerFunc(s.handleJoin)))
+	mux.HandleFunc("GET /interview/{id}", s.handleRoom)
+
+	mux.HandleFunc("GET /review/login", s.handleLoginForm)
+	mux.Handle("POST /review/login", s.limited(s.loginLim, http.HandlerFunc(s.handleLogin)))
+	mux.HandleFunc("POST /review/logout", s.handleLogout)
+	mux.HandleFunc("GET /review", s.requirePage(s.handleReviewList))
+	mux.HandleFunc("GET /review/{$}", s.requirePage(s.handleReviewList))
+	mux.HandleFunc("GET /review/{id}", s.requirePage(s.handleReviewDetail))
+	mux.HandleFunc("GET /api/interviews", s.requireAPI(s.handleAPIList))
+	mux.HandleFunc("GET /api/interviews/{id}", s.requireAPI(s.handleAPIGet))
+
+	cop := http.NewCrossOriginProtection()
+	if s.publicURL != "" {
+		if u, err := url.Parse(s.publicURL); err == nil {
+			_ = cop.AddTrustedOrigin(u.Scheme + "://" + u.Host) // checked in New
+		}
+	}
+	cop.SetDenyHandler(http.HandlerFunc(s.handleCrossOrigin))
+	return s.recoverPanics(s.securityHeaders(cop.Handler(mux)))
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte("ok"))
+}
+
+func (s *Server) handleCrossOrigin(w http.ResponseWriter, r *http.Request) {
+	s.log.Warn("web: cross-origin request refused", "method", r.Method, "path", r.URL.Path, "origin", r.Header.Get("Origin"))
+	msg := "This request came from another site and was refused. Open the page on this site and submit it from there."
+	if wantsJSON(r) {
+		s.writeJSON(w, http.StatusForbidden, apiError{Error: msg})
+		return
+	}
+	s.renderMessage(w, r, http.StatusForbidden, "Request refused", msg)
+}
+
+// securityHeaders sets the headers every response carries.
+func (s *Server) securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", s.csp)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Permissions-Policy", "microphone=(self), camera=(), geolocation=()")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		if strings.HasPrefix(r.URL.Path, "/static/") {
+			h.Set("Cache-Control", "no-cache")
+		} else {
+			h.Set("Cache-Control", "no-store")
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// recoverPanics turns a panic in a handler into a logged 500 instead of a
+// dropped connection.
+func (s *Server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.Error("web: handler panicked", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v))
+				s.serverError(w, r)
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// apiError is the body of every JSON error response.
+type apiError struct {
+	// Error says what went wrong and what to do.
+	Error string `json:"error"`
+	// Fields maps request fields to what is wrong with each.
+	Fields map[string]string `json:"fields,omitempty"`
+}
+
+// writeJSON writes v as the JSON response body with the given status.
+func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		s.log.Error("web: encoding a JSON response", "err", err)
+		http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(data, '\n'))
+}
+
+// wantsJSON reports whether an error for r should be answered in JSON: API
+// paths, unless a browser posted a form there and asks for HTML.
+func wantsJSON(r *http.Request) bool {
+	if !strings.HasPrefix(r.URL.Path, "/api/") {
+		return false
+	}
+	return !acceptsHTML(r) || isJSONBody(r)
+}
+
+// acceptsHTML reports whether the client asks for an HTML page, as browsers
+// do when they navigate or submit a form.
+func acceptsHTML(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "text/html")
+}
+
+// isJSONBody reports whether the request body is declared as JSON.
+func isJSONBody(r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	ct, _, _ = strings.Cut(ct, ";")
+	ct = strings.ToLower(strings.TrimSpace(ct))
+	return ct == "application/json" || strings.HasSuffix(ct, "+json")
+}
+
+// serverError answers a request that failed on the server's side.
+func (s *Server) serverError(w http.ResponseWriter, r *http.Request) {
+	const msg = "Something went wrong on our side. Try again in a moment; if it keeps happening, ask the administrator to check the server log."
+	if wantsJSON(r) {
+		s.writeJSON(w, http.StatusInternalServerError, apiError{Error: msg})
+		return
+	}
+	s.renderMessage(w, r, http.StatusInternalServerError, "Something went wrong", msg)
+}
+
+// render executes the page template with data and writes it with status.
+// The page is rendered in full before anything is written, so a template
+// error becomes a clean 500.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page string, data any) {
+	t := s.pages[page]
+	if t == nil {
+		s.log.Error("web: no such page template", "page", page)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout", data); err != nil {
+		s.log.Error("web: rendering a page", "page", page, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = buf.WriteTo(w)
+}
+
+// messagePage is the data of message.html: a titled message with a link
+// onwards.
+type messagePage struct {
+	view
+	Message string
+}
+
+// renderMessage renders a page that only says something: an error, a
+// refusal, the end of an interview.
+func (s *Server) renderMessage(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
+	s.render(w, r, status, "message.html", messagePage{view: view{Title: title}, Message: msg})
+}
+
+// view is what every page's layout reads.
+type view struct {
+	// Title is the page title and heading.
+	Title string
+	// Reviewer shows the reviewer navigation (signed in).
+	Reviewer bool
+	// Refresh reloads the page every 5 seconds (a running interview).
+	Refresh bool
+}
