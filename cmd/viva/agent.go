@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
@@ -29,14 +26,9 @@ import (
 // runAgent registers a worker with LiveKit and holds the interviews it is
 // dispatched to, until SIGINT/SIGTERM (then it drains).
 func runAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("viva agent", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg, err := config.Load(fs, args, os.Getenv)
+	cfg, err := loadConfig("agent", args, stderr, nil)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError("%v", err)
+		return err
 	}
 	if err := cfg.RequireLiveKit(); err != nil {
 		return usageError("%v", err)

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/viva-interviews/viva/agent"
-	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
 )
@@ -20,15 +19,10 @@ import (
 // printed, the candidate's are read from stdin (so answers can be piped),
 // and the record is saved after every turn.
 func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("viva chat", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cand := candidateFlags(fs)
-	cfg, err := config.Load(fs, args, os.Getenv)
+	var cand candidate
+	cfg, err := loadConfig("chat", args, stderr, func(fs *flag.FlagSet) { cand = candidateFlags(fs) })
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError("%v", err)
+		return err
 	}
 	rec, bp, err := cand.record()
 	if err != nil {

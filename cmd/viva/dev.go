@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/viva-interviews/viva/config"
 )
 
 // Development credentials of livekit-server --dev.
@@ -27,16 +26,14 @@ const (
 // (unless LIVEKIT_URL is set), one interviewer worker and the web app, all
 // stopped together on Ctrl-C.
 func runDev(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("viva dev", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	lkBin := fs.String("livekit-server", "", "path of the livekit-server binary (default: bin/livekit-server next to viva, then $PATH)")
-	lkPort := fs.Int("livekit-port", 7880, "signal port of the dev LiveKit server (WebRTC uses the next two: TCP and UDP)")
-	cfg, err := config.Load(fs, args, os.Getenv)
+	var lkBin *string
+	var lkPort *int
+	cfg, err := loadConfig("dev", args, stderr, func(fs *flag.FlagSet) {
+		lkBin = fs.String("livekit-server", "", "path of the livekit-server binary (default: bin/livekit-server next to viva, then $PATH)")
+		lkPort = fs.Int("livekit-port", 7880, "signal port of the dev LiveKit server (WebRTC uses the next two: TCP and UDP)")
+	})
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError("%v", err)
+		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)
 	ctx, cancel := context.WithCancel(ctx)

@@ -20,6 +20,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/viva-interviews/viva/config"
 )
 
 // command is one subcommand of viva.
@@ -85,6 +87,25 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'viva COMMAND -h' for the flags of a command.")
+}
+
+// loadConfig parses a command's flags (flags registers the command's own
+// before the settings') and the configuration from flags, environment and
+// file. A bad value is a usage error naming the setting.
+func loadConfig(name string, args []string, stderr io.Writer, flags func(*flag.FlagSet)) (*config.Config, error) {
+	fs := flag.NewFlagSet("viva "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if flags != nil {
+		flags(fs)
+	}
+	cfg, err := config.Load(fs, args, os.Getenv)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usageError("%v", err)
+	}
+	return cfg, nil
 }
 
 // newLogger returns the process logger: text on stderr at the given level.

@@ -4,14 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -23,14 +20,9 @@ import (
 // runWeb serves the web app: registration, the candidate's room page and
 // the reviewer pages.
 func runWeb(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("viva web", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg, err := config.Load(fs, args, os.Getenv)
+	cfg, err := loadConfig("web", args, stderr, nil)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError("%v", err)
+		return err
 	}
 	if err := cfg.RequireLiveKit(); err != nil {
 		return usageError("%v", err)
