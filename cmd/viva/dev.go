@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
-
 )
 
 // Development credentials of livekit-server --dev.
@@ -149,4 +148,3 @@ func waitHTTP(ctx context.Context, url string, timeout time.Duration) error {
 		}
 	}
 }
-
