@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDevRunsTheWholeSystem starts `viva dev` as `make run` does: it starts
+// livekit-server, a worker and the web app, prints where to go, registers
+// candidates, and stops everything on cancel.
+func TestDevRunsTheWholeSystem(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	bin := filepath.Join(root, "bin", "livekit-server")
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("%s missing: run make deps", bin)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	for _, k := range []string{"LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET", "OPENAI_API_KEY", "DEEPGRAM_API_KEY", "VIVA_REVIEWER_TOKEN"} {
+		t.Setenv(k, "")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		defer pw.Close()
+		done <- run(ctx, []string{"dev", "--addr", "127.0.0.1:0", "--livekit-server", bin, "--livekit-port", strconv.Itoa(port),
+			"--data-dir", t.TempDir(), "--log-level", "warn"}, strings.NewReader(""), pw, io.Discard)
+	}()
+	var url, password string
+	sc := bufio.NewScanner(pr)
+	go func() {
+		<-ctx.Done()
+		pr.Close()
+	}()
+	deadline := time.AfterFunc(60*time.Second, cancel)
+	defer deadline.Stop()
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if v, ok := strings.CutPrefix(line, "Register a candidate:"); ok {
+			url = strings.TrimSuffix(strings.TrimSpace(v), "/")
+		}
+		if v, ok := strings.CutPrefix(line, "Reviewer password:"); ok {
+			password = strings.Fields(v)[0]
+		}
+		if strings.HasPrefix(line, "Engines:") {
+			if !strings.Contains(line, "llm=scripted stt=sphinx tts=flite") {
+				t.Errorf("engines without keys: %q", line)
+			}
+			break
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	if url == "" || len(password) < 16 {
+		t.Fatalf("viva dev printed url %q and password %q", url, password)
+	}
+	resp, err := http.Post(url+"/api/interviews", "application/json", strings.NewReader(`{"name":"Ada Lovelace","role":"Backend engineer","level":"senior"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created struct{ ID, JoinURL, LiveKitURL string }
+	_ = json.NewDecoder(resp.Body).Decode(&created)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated || created.ID == "" {
+		t.Fatalf("registering: %s %+v", resp.Status, created)
+	}
+	req, _ := http.NewRequest(http.MethodGet, url+"/api/interviews/"+created.ID, nil)
+	req.Header.Set("Authorization", "Bearer "+password)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("reviewer API with the printed password: %v %v", resp.Status, err)
+	}
+	resp.Body.Close()
+	// The LiveKit server it started answers on the chosen port.
+	if resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port)); err != nil {
+		t.Fatalf("livekit-server not reachable: %v", err)
+	} else {
+		resp.Body.Close()
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("viva dev exited %d after Ctrl-C", code)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("viva dev did not stop")
+	}
+	if _, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port)); err == nil {
+		t.Error("livekit-server still running after viva dev stopped")
+	}
+}
