@@ -81,6 +81,9 @@ func newWorker(cfg *config.Config, log *slog.Logger) (*worker.Worker, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkKeys(context.Background(), cfg, recogniser); err != nil {
+		return nil, err
+	}
 	log.Info("engines", "llm", llmName, "stt", recogniser.Name(), "tts", synth.Name(), "agent_name", cfg.AgentName, "max_sessions", cfg.MaxSessions)
 	sessions := &worker.Sessions{
 		Store: store, NewLLM: newLLM, STT: recogniser, TTS: synth, TimeScale: cfg.TimeScale,
@@ -115,7 +118,7 @@ func newSTT(cfg *config.Config, log *slog.Logger) (stt.Engine, error) {
 	case config.EngineDeepgram:
 		return dgstt.New(dgstt.Options{APIKey: cfg.DeepgramAPIKey, Model: cfg.DeepgramModel, Logger: log})
 	case config.EngineOpenAI:
-		return oaistt.New(oaistt.Options{APIKey: cfg.OpenAIAPIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAISTTModel, Logger: log})
+		return oaistt.New(oaistt.Options{APIKey: openAIKey(cfg), BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAISTTModel, Logger: log})
 	default:
 		return sphinx.New(sphinx.Options{Logger: log})
 	}
@@ -125,7 +128,7 @@ func newSTT(cfg *config.Config, log *slog.Logger) (stt.Engine, error) {
 func newTTS(cfg *config.Config, log *slog.Logger) (tts.Engine, error) {
 	switch cfg.ResolvedTTS() {
 	case config.EngineOpenAI:
-		return oaitts.New(oaitts.Options{APIKey: cfg.OpenAIAPIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAITTSModel, Voice: cfg.OpenAITTSVoice, Logger: log})
+		return oaitts.New(oaitts.Options{APIKey: openAIKey(cfg), BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAITTSModel, Voice: cfg.OpenAITTSVoice, Logger: log})
 	default:
 		return flite.New(flite.Options{Logger: log})
 	}

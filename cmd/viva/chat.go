@@ -37,6 +37,11 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
+	if llmName != "scripted" {
+		if err := checkKeys(ctx, cfg); err != nil {
+			return err
+		}
+	}
 	rec.Engines = &interviews.Engines{LLM: llmName}
 	if err := store.Create(rec); err != nil {
 		return fmt.Errorf("creating the interview record: %w", err)

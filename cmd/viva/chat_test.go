@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/viva-interviews/viva/internal/fakeopenai"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -198,5 +199,28 @@ func TestChatKilledLeavesValidRecord(t *testing.T) {
 	}
 	if len(rec.Turns) < 4 { // greeting, answer, reply, answer: all saved before the last reply was printed
 		t.Errorf("%d turns on disk after the kill, want at least 4", len(rec.Turns))
+	}
+}
+
+// TestRejectedKeyStopsAtStartup: a key the service refuses is a clear error
+// before the interview starts, not a silent fallback to the offline engines.
+func TestRejectedKeyStopsAtStartup(t *testing.T) {
+	fake := fakeopenai.New()
+	defer fake.Close()
+	t.Setenv("OPENAI_BASE_URL", fake.URL)
+	for key, want := range map[string]string{
+		"sk-wrong":     "rejected OPENAI_API_KEY",
+		fakeopenai.Key: "",
+	} {
+		t.Setenv("OPENAI_API_KEY", key)
+		fake.ScriptChat(fakeopenai.Reply{Text: "Hello, can you hear me?"})
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), []string{"chat", "--name", "Ada", "--data-dir", t.TempDir()}, strings.NewReader(""), &out, &errOut)
+		switch {
+		case want != "" && (code != 1 || !strings.Contains(errOut.String(), want) || strings.Contains(out.String(), "Interviewer:")):
+			t.Errorf("key %q: exit %d, stderr %q, stdout %q; want exit 1 naming the rejected key before any interview", key, code, errOut.String(), out.String())
+		case want == "" && !strings.Contains(out.String(), "Hello, can you hear me?"):
+			t.Errorf("accepted key: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
+		}
 	}
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/agent/llm/openai"
@@ -70,7 +72,7 @@ func loadBlueprint(nameOrPath string) (*stages.Blueprint, error) {
 func llmFactory(cfg *config.Config, log *slog.Logger) (func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client, string, error) {
 	switch cfg.ResolvedLLM() {
 	case "openai":
-		client, err := openai.New(openai.Options{APIKey: cfg.OpenAIAPIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAIModel, Logger: log})
+		client, err := openai.New(openai.Options{APIKey: openAIKey(cfg), BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAIModel, Logger: log})
 		if err != nil {
 			return nil, "", err
 		}
@@ -80,4 +82,38 @@ func llmFactory(cfg *config.Config, log *slog.Logger) (func(*fsm.Machine, *stage
 			return scripted.New(m, bp, p)
 		}, "scripted", nil
 	}
+}
+
+// openAIKey is the key for OpenAI-compatible services: OPENAI_API_KEY, or a
+// placeholder for a local server (OPENAI_BASE_URL) that needs none.
+func openAIKey(cfg *config.Config) string {
+	if cfg.OpenAIAPIKey == "" && cfg.OpenAIBaseURL != "" {
+		return "none"
+	}
+	return cfg.OpenAIAPIKey
+}
+
+// checkKeys makes sure, before any interview starts, that every keyed
+// service in use accepts its key: a rejected key stops viva with a clear
+// error instead of failing the first interview.
+func checkKeys(ctx context.Context, cfg *config.Config, engines ...any) error {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if cfg.ResolvedLLM() == config.EngineOpenAI || cfg.ResolvedSTT() == config.EngineOpenAI || cfg.ResolvedTTS() == config.EngineOpenAI {
+		c, err := openai.New(openai.Options{APIKey: openAIKey(cfg), BaseURL: cfg.OpenAIBaseURL, MaxRetries: -1})
+		if err != nil {
+			return err
+		}
+		if err := c.Check(ctx); err != nil {
+			return err
+		}
+	}
+	for _, e := range engines {
+		if c, ok := e.(interface{ Check(context.Context) error }); ok {
+			if err := c.Check(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

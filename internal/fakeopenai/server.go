@@ -32,6 +32,10 @@ func New() *Server {
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
 	mux.HandleFunc("POST /v1/audio/speech", s.handleSpeech)
 	mux.HandleFunc("POST /v1/audio/transcriptions", s.handleTranscription)
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"gpt-4o-mini","object":"model","created":1700000000,"owned_by":"fake"}]}`))
+	})
 	s.srv = httptest.NewServer(s.auth(mux))
 	s.URL = s.srv.URL + "/v1"
 	return s

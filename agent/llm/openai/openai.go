@@ -306,3 +306,30 @@ func (c *Client) attempt(ctx context.Context, creq goopenai.ChatCompletionReques
 	}
 	return acc.response(), delivered, nil
 }
+
+// Check asks the server for its models with the configured key, so a
+// rejected key or a wrong OPENAI_BASE_URL is reported at startup rather than
+// in the first interview. A rejected key wraps llm.ErrAuth.
+func (c *Client) Check(ctx context.Context) error {
+	_, err := c.api.ListModels(ctx)
+	if err == nil {
+		return nil
+	}
+	var apiErr *goopenai.APIError
+	var reqErr *goopenai.RequestError
+	status := 0
+	switch {
+	case errors.As(err, &apiErr):
+		status = apiErr.HTTPStatusCode
+	case errors.As(err, &reqErr):
+		status = reqErr.HTTPStatusCode
+	}
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return fmt.Errorf("llm: openai: the server at %s rejected OPENAI_API_KEY (HTTP %d): check the key and OPENAI_BASE_URL: %w", c.baseURL, status, llm.ErrAuth)
+	case 0:
+		return fmt.Errorf("llm: openai: cannot reach %s: %v; check OPENAI_BASE_URL and the network", c.baseURL, err)
+	default:
+		return fmt.Errorf("llm: openai: checking the key at %s: %w", c.baseURL, err)
+	}
+}

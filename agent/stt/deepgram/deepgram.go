@@ -200,6 +200,18 @@ func (e *Engine) NewStream(ctx context.Context) (stt.Stream, error) {
 	return newStream(ctx, e, conn), nil
 }
 
+// Check connects once with the configured key and model and closes again,
+// so a rejected key or an unreachable service is reported at startup rather
+// than in the first interview. A rejected key wraps stt.ErrAuth.
+func (e *Engine) Check(ctx context.Context) error {
+	conn, err := e.dial(ctx)
+	if err != nil {
+		return err
+	}
+	_ = conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"CloseStream"}`))
+	return conn.Close()
+}
+
 // dial opens one websocket connection.
 func (e *Engine) dial(ctx context.Context) (*websocket.Conn, error) {
 	conn, resp, err := e.dialer.DialContext(ctx, e.url, e.header)
