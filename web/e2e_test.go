@@ -125,6 +125,9 @@ func startSystem(t *testing.T) *system {
 		cancel()
 		<-done
 	})
+	// A dispatch made before the server has registered the worker finds no
+	// worker: wait for the registration.
+	lk.WaitLog(t, 30*time.Second, "worker registered", sys.agent)
 
 	sys.signal = startBlipProxy(t, strings.TrimPrefix(lk.URL, "ws://"))
 	srv, err := web.New(web.Options{Store: store, LiveKitURL: "ws://" + sys.signal.Addr(), APIKey: lk.APIKey, APISecret: lk.APISecret,

@@ -66,6 +66,9 @@ func startHarness(t *testing.T, sessions *worker.Sessions) *harness {
 		cancel()
 		<-done
 	})
+	// A dispatch made before the server has registered the worker finds no
+	// worker: wait for the registration.
+	lk.WaitLog(t, 30*time.Second, "worker registered", h.agent)
 	return h
 }
 
