@@ -370,6 +370,10 @@ func TestFullInterviewWithProviderFakes(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace", "role": "Backend engineer", "level": "senior"})
+	agentID, err := bot.WaitAgent(ctx) // known now: the agent is gone once the room is deleted
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	said := 0
 	for _, a := range fullAnswers {
@@ -435,7 +439,6 @@ func TestFullInterviewWithProviderFakes(t *testing.T) {
 		t.Errorf("no agent turn carries end-to-end, LLM, TTS and endpointing metrics")
 	}
 	// Captions: each under its speaker's identity, the candidate's on its microphone track.
-	agentID := bot.AgentIdentity()
 	var mine []string
 	for _, c := range bot.FinalCaptions(bot.Identity()) {
 		mine = append(mine, c.Text)
