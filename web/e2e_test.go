@@ -36,6 +36,7 @@ import (
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/internal/lktest"
 	"github.com/viva-interviews/viva/internal/wav"
+	"github.com/viva-interviews/viva/internal/workertest"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 	"github.com/viva-interviews/viva/web"
@@ -111,23 +112,7 @@ func startSystem(t *testing.T) *system {
 		// not force the interview on before the recorded answer is heard.
 		TimeScale: 1,
 	}
-	w, err := worker.New(worker.Options{URL: lk.URL, APIKey: lk.APIKey, APISecret: lk.APISecret, AgentName: sys.agent, Logger: log}, sessions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = w.Run(ctx) }()
-	t.Cleanup(func() {
-		sctx, c := context.WithTimeout(context.Background(), 10*time.Second)
-		defer c()
-		_ = w.Shutdown(sctx)
-		cancel()
-		<-done
-	})
-	// A dispatch made before the server has registered the worker finds no
-	// worker: wait for the registration.
-	lk.WaitLog(t, 30*time.Second, "worker registered", sys.agent)
+	workertest.Run(t, lk, sys.agent, sessions, log)
 
 	sys.signal = startBlipProxy(t, strings.TrimPrefix(lk.URL, "ws://"))
 	srv, err := web.New(web.Options{Store: store, LiveKitURL: "ws://" + sys.signal.Addr(), APIKey: lk.APIKey, APISecret: lk.APISecret,

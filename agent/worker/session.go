@@ -137,7 +137,7 @@ func (s *Sessions) HandleJob(ctx context.Context, job Job) error {
 	engines := s.Engines
 	rec.Engines = &engines
 	sess := &session{s: s, job: job, log: log, bp: bp,
-		events: make(chan any, 64), ops: make(chan func(), 256), opsDone: make(chan struct{})}
+		events: make(chan any, 64), ops: make(chan func(), 256), opsDone: make(chan struct{}), done: make(chan struct{})}
 	return sess.run(ctx, rec)
 }
 
@@ -159,6 +159,9 @@ type session struct {
 	events  chan any    // from callbacks, listener, speaker, timer → run loop
 	ops     chan func() // room updates, in order
 	opsDone chan struct{}
+	// done is closed when the session ends: late posts and room updates
+	// from callbacks and playback goroutines are then dropped, not blocked.
+	done chan struct{}
 
 	candidate     atomic.Value // string: the candidate's identity
 	candidateMic  atomic.Value // string: the candidate's microphone track sid
@@ -200,6 +203,7 @@ type (
 func (ss *session) post(ev any) {
 	select {
 	case ss.events <- ev:
+	case <-ss.done:
 	case <-time.After(5 * time.Second):
 		ss.log.Warn("session loop is not keeping up; dropped an event", "event", fmt.Sprintf("%T", ev))
 	}
@@ -215,13 +219,30 @@ func (ss *session) op(f func(), droppable bool) {
 		}
 		return
 	}
-	ss.ops <- f
+	select {
+	case ss.ops <- f:
+	case <-ss.done:
+	}
 }
 
+// runOps applies room updates in order until the session ends, then the
+// ones still queued.
 func (ss *session) runOps() {
 	defer close(ss.opsDone)
-	for f := range ss.ops {
-		f()
+	for {
+		select {
+		case f := <-ss.ops:
+			f()
+		case <-ss.done:
+			for {
+				select {
+				case f := <-ss.ops:
+					f()
+				default:
+					return
+				}
+			}
+		}
 	}
 }
 
@@ -247,7 +268,7 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	defer cancel()
 	go ss.runOps()
 	defer func() {
-		close(ss.ops)
+		close(ss.done)
 		<-ss.opsDone
 	}()
 

@@ -27,6 +27,7 @@ import (
 	"github.com/viva-interviews/viva/internal/fakedeepgram"
 	"github.com/viva-interviews/viva/internal/fakeopenai"
 	"github.com/viva-interviews/viva/internal/lktest"
+	"github.com/viva-interviews/viva/internal/workertest"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -52,23 +53,7 @@ func startHarness(t *testing.T, sessions *worker.Sessions) *harness {
 	sessions.Rooms = lk.RoomClient()
 	sessions.Logger = log
 	h := &harness{lk: lk, store: store, agent: "viva-test-" + strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))}
-	w, err := worker.New(worker.Options{URL: lk.URL, APIKey: lk.APIKey, APISecret: lk.APISecret, AgentName: h.agent, Logger: log}, sessions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = w.Run(ctx) }()
-	t.Cleanup(func() {
-		sctx, c := context.WithTimeout(context.Background(), 10*time.Second)
-		defer c()
-		_ = w.Shutdown(sctx)
-		cancel()
-		<-done
-	})
-	// A dispatch made before the server has registered the worker finds no
-	// worker: wait for the registration.
-	lk.WaitLog(t, 30*time.Second, "worker registered", h.agent)
+	workertest.Run(t, lk, h.agent, sessions, log)
 	return h
 }
 
