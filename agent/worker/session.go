@@ -49,11 +49,18 @@ type Sessions struct {
 	Listener voice.ListenerOptions
 	// Rooms deletes rooms when an interview ends. Required.
 	Rooms *lksdk.RoomServiceClient
+	// EndGrace is the pause between the ending events and deleting the room
+	// (default DefaultEndGrace).
+	EndGrace time.Duration
 	// CandidateTimeout bounds the wait for the candidate to join (default 10 min).
 	CandidateTimeout time.Duration
 	// Logger is the worker's logger.
 	Logger *slog.Logger
 }
+
+// DefaultEndGrace is how long a finished session waits after its ending
+// events before it deletes the room.
+const DefaultEndGrace = time.Second
 
 // Metadata is the dispatch metadata a job may carry: an interview
 // registered through the web app, or the candidate to interview directly.
@@ -686,6 +693,17 @@ func (ss *session) end(ctx context.Context) error {
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
+	}
+	// Data packets are sent asynchronously: give the events time to reach
+	// the clients (and their closing screens time to show) before the room
+	// is deleted under them.
+	grace := ss.s.EndGrace
+	if grace <= 0 {
+		grace = DefaultEndGrace
+	}
+	select {
+	case <-time.After(grace):
+	case <-ctx.Done():
 	}
 	ss.log.Info("interview over", "status", rec.Status, "ended_by", rec.EndedBy, "turns", len(rec.Turns))
 	ss.job.Complete(nil)
