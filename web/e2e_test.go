@@ -354,13 +354,22 @@ func newBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) *browser {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profileDir(t)),
 		chromedp.WindowSize(412, 915), // a phone
 	)
 	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
+	t.Cleanup(func() {
+		// Leave the page first, as a candidate closing the tab does: the
+		// room page disconnects on pagehide, so the interviewer sees the
+		// candidate go instead of waiting out a dead connection.
+		lctx, c := context.WithTimeout(ctx, 5*time.Second)
+		_ = chromedp.Run(lctx, chromedp.Navigate("about:blank"))
+		c()
+		cancel()
+		cancelAlloc()
+	})
 	b := &browser{ctx: ctx, dir: t.ArtifactDir()}
 	t.Logf("screenshots: %s", b.dir)
 	chromedp.ListenTarget(ctx, func(ev any) {
@@ -389,6 +398,29 @@ func newBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) *browser {
 		t.Fatalf("starting %s: %v", chromiumPath, err)
 	}
 	return b
+}
+
+// profileDir is a fresh Chromium profile directory, removed after the
+// browser has gone. Chromium's helper processes can still write to it for
+// a moment after the browser process exits (t.TempDir would then fail the
+// test on "directory not empty"), so removal is retried for a while.
+func profileDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "viva-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Registered before the browser's own cleanup, so it runs after it.
+	t.Cleanup(func() {
+		var err error
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if err = os.RemoveAll(dir); err == nil {
+				return
+			}
+		}
+		t.Logf("leaving the browser profile %s behind: %v", dir, err)
+	})
+	return dir
 }
 
 // step runs actions within stepTimeout; on failure it saves a screenshot

@@ -41,8 +41,11 @@ const (
 	// startAttempts is how often Start picks new ports when the server cannot
 	// bind the ones it was given (another process took them in between).
 	startAttempts = 3
-	// tailLines is how much of the server log a failing test prints.
-	tailLines = 60
+	// tailLines and tailWidth bound how much of the server log a failing
+	// test prints: the whole log stays in its file, and the test's own
+	// failure message must not scroll out of view under it.
+	tailLines = 25
+	tailWidth = 240
 )
 
 // Server is a running livekit-server owned by one test.
@@ -242,8 +245,8 @@ func (s *Server) reportTail() {
 	procs := append([]*process(nil), s.procs...)
 	s.mu.Unlock()
 	for i, p := range procs {
-		s.t.Logf("lktest: livekit-server run %d log (%s), last %d lines:\n%s",
-			i, p.log.path, tailLines, strings.Join(tail(p.log.Lines(), tailLines), "\n"))
+		s.t.Logf("lktest: livekit-server run %d log (%s), last %d lines, cut at %d characters:\n%s",
+			i, p.log.path, tailLines, tailWidth, strings.Join(tail(p.log.Lines(), tailLines), "\n"))
 	}
 }
 
@@ -432,9 +435,16 @@ func freePorts() (ports, error) {
 // tail returns the last n lines.
 func tail(lines []string, n int) []string {
 	if len(lines) > n {
-		return lines[len(lines)-n:]
+		lines = lines[len(lines)-n:]
 	}
-	return lines
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		if len(l) > tailWidth {
+			l = l[:tailWidth] + " …"
+		}
+		out[i] = l
+	}
+	return out
 }
 
 // logSink writes the server's output to a file and keeps its lines in memory
