@@ -386,3 +386,98 @@ func TestInterruptedQuestionNotCounted(t *testing.T) {
 		}
 	})
 }
+
+// TestLeaveAndRejoin: a candidate who leaves is saved candidate_left at
+// once; coming back continues the interview with a welcome that repeats the
+// last question heard, without ending it even in the closing stage; a
+// Finish while away closes the window.
+func TestLeaveAndRejoin(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, store := newTestInterview(t, 1, scriptedLLM)
+		ctx := t.Context()
+		deliver(t, c.Greet(ctx))
+		qs := c.Machine().Questions()
+		if len(qs) == 0 || !qs[len(qs)-1].Spoken() {
+			t.Fatalf("the greeting asked nothing: %+v", qs)
+		}
+		last := qs[len(qs)-1].Text
+
+		c.Leave(time.Minute)
+		saved, err := store.Get(c.Recorder().Snapshot().ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if saved.Status != interviews.StatusCandidateLeft || !saved.CanRejoin(time.Now()) || len(saved.Turns) != 1 {
+			t.Fatalf("saved as the candidate left: status %s, can rejoin %v, %d turns", saved.Status, saved.CanRejoin(time.Now()), len(saved.Turns))
+		}
+
+		time.Sleep(20 * time.Second)
+		r, err := c.Rejoin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := deliver(t, r)
+		if want := "Welcome back, Ada. We lost you for a moment. I was asking: " + last; text != want {
+			t.Errorf("welcome back %q, want %q", text, want)
+		}
+		rec := c.Recorder().Snapshot()
+		if rec.Status != interviews.StatusInProgress || rec.EndedAt != nil || len(rec.Absences) != 1 || rec.Absences[0].BackAt == nil {
+			t.Fatalf("after rejoining: status %s, ended %v, absences %+v", rec.Status, rec.EndedAt, rec.Absences)
+		}
+		if turn := rec.Turns[len(rec.Turns)-1]; turn.Role != interviews.RoleAgent || turn.Source != "rejoin" || turn.Text != text {
+			t.Errorf("the welcome back turn: %+v", turn)
+		}
+		select {
+		case <-c.Ended():
+			t.Fatal("the interview ended on rejoining")
+		default:
+		}
+
+		// The interview goes on: the next answer gets the next question.
+		next := deliver(t, c.Respond(ctx, CandidateTurn{Text: answers[0]}))
+		if next == "" || strings.Contains(next, "Welcome back") {
+			t.Errorf("the turn after rejoining: %q", next)
+		}
+
+		// Gone again, and the session gives up: no way back.
+		c.Leave(time.Minute)
+		c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateLeft)
+		rec = c.Recorder().Snapshot()
+		if rec.Status != interviews.StatusCandidateLeft || rec.RejoinUntil != nil || len(rec.Absences) != 2 {
+			t.Errorf("after giving up: status %s, rejoin until %v, absences %d", rec.Status, rec.RejoinUntil, len(rec.Absences))
+		}
+		if _, err := c.Rejoin(ctx); err == nil {
+			t.Error("rejoined after the window closed")
+		}
+	})
+}
+
+// TestRejoinInClosingDoesNotEnd: the welcome back in the closing stage is
+// not the closing utterance.
+func TestRejoinInClosingDoesNotEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, _ := newTestInterview(t, 1, scriptedLLM)
+		ctx := t.Context()
+		deliver(t, c.Greet(ctx))
+		m := c.Machine()
+		for m.Stage() != "closing" {
+			if _, err := m.Force("", "test"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.Leave(time.Minute)
+		r, err := c.Rejoin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deliver(t, r)
+		select {
+		case <-c.Ended():
+			t.Fatal("the welcome back ended the interview")
+		default:
+		}
+		if m.Done() {
+			t.Fatal("the machine is done after the welcome back")
+		}
+	})
+}

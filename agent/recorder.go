@@ -80,6 +80,11 @@ func (r *Recorder) Finish(status interviews.Status, endedBy string, at time.Time
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.rec.Status.Finished() {
+		// A candidate who left may no longer come back.
+		if r.rec.RejoinUntil != nil {
+			r.rec.CloseRejoin()
+			_ = r.saveLocked()
+		}
 		return false
 	}
 	r.rec.Finish(status, endedBy, at)

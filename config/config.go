@@ -85,6 +85,9 @@ type Config struct {
 	// DrainTimeout is how long a stopping worker lets running interviews
 	// finish before saving them as stopped.
 	DrainTimeout time.Duration `flag:"drain-timeout" env:"VIVA_DRAIN_TIMEOUT" yaml:"drain_timeout" default:"60s" check:"ge=0s" help:"how long a stopping worker lets running interviews finish" accept:"a duration such as 60s or 2m, or a number of seconds"`
+	// RejoinGrace is how long an interview waits for a candidate who left
+	// the room (a reload, a crashed browser) to come back and continue.
+	RejoinGrace time.Duration `flag:"rejoin-grace" env:"VIVA_REJOIN_GRACE" yaml:"rejoin_grace" default:"60s" check:"ge=0s,le=30m" help:"how long an interview waits for a candidate who left to rejoin (0 ends it at once)" accept:"a duration from 0s to 30m, such as 60s"`
 	// EndpointingDelay is the silence after the final transcript that ends
 	// the candidate's turn.
 	EndpointingDelay time.Duration `flag:"endpointing-delay" env:"VIVA_ENDPOINTING_DELAY" yaml:"endpointing_delay" default:"500ms" check:"ge=0s" help:"silence that ends the candidate's turn" accept:"a duration between the endpointing minimum and maximum, such as 500ms"`

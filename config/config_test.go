@@ -43,7 +43,7 @@ func TestDefaults(t *testing.T) {
 		"OpenAIModel": "gpt-4o-mini", "STT": "", "TTS": "", "DeepgramAPIKey": "", "DeepgramModel": "nova-3",
 		"OpenAISTTModel": "gpt-4o-mini-transcribe", "OpenAITTSModel": "gpt-4o-mini-tts", "OpenAITTSVoice": "alloy",
 		"LiveKitURL": "", "LiveKitAPIKey": "", "LiveKitAPISecret": "", "AgentName": "viva-interviewer",
-		"MaxSessions": 100, "DrainTimeout": 60 * time.Second, "EndpointingDelay": 500 * time.Millisecond,
+		"MaxSessions": 100, "DrainTimeout": 60 * time.Second, "RejoinGrace": 60 * time.Second, "EndpointingDelay": 500 * time.Millisecond,
 		"EndpointingMin": 200 * time.Millisecond, "EndpointingMax": 3 * time.Second,
 		"InterruptThreshold": 500 * time.Millisecond, "Addr": "127.0.0.1:8080", "ReviewerToken": "",
 		"TokenTTL": 2 * time.Hour, "PublicURL": "", "LogLevel": "info",
@@ -199,6 +199,8 @@ func TestInvalidValues(t *testing.T) {
 			[]string{`--max-sessions="0" must be at least 1: use a whole number of at least 1, such as 100`}},
 		{"not a duration", nil, map[string]string{"VIVA_DRAIN_TIMEOUT": "soon"}, "",
 			[]string{`VIVA_DRAIN_TIMEOUT="soon" is not a duration: use a duration such as 60s or 2m, or a number of seconds`}},
+		{"rejoin grace too long", []string{"--rejoin-grace=1h"}, nil, "",
+			[]string{`--rejoin-grace="1h" must be at most 30m: use a duration from 0s to 30m, such as 60s`}},
 		{"negative duration", nil, nil, "drain_timeout: -5s\n",
 			[]string{`FILE:1: drain_timeout: "-5s" must be at least 0s: use a duration such as 60s or 2m, or a number of seconds`}},
 		{"duration too short", nil, map[string]string{"VIVA_TOKEN_TTL": "30s"}, "",
@@ -317,7 +319,7 @@ func TestFileErrors(t *testing.T) {
 		want string // FILE is the path
 	}{
 		{"unknown key with its line", "time_scale: 1\n\nagent_name: x\nfavourite_colour: blue\n",
-			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, time_scale, llm, openai_api_key, openai_base_url, openai_model, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, addr, reviewer_token, token_ttl, public_url, log_level`},
+			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, time_scale, llm, openai_api_key, openai_base_url, openai_model, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, addr, reviewer_token, token_ttl, public_url, log_level`},
 		{"typo", "# settings\ntime_scael: 0.5\n", `FILE:2: unknown setting "time_scael": did you mean time_scale?`},
 		{"env name as key", "OPENAI_API_KEY: sk-test\n", `FILE:1: unknown setting "OPENAI_API_KEY": did you mean openai_api_key?`},
 		{"flag name as key", "time-scale: 0.5\n", `FILE:1: unknown setting "time-scale": did you mean time_scale?`},

@@ -135,6 +135,11 @@ type Record struct {
 	StartedAt *time.Time `json:"started_at,omitempty"`
 	// EndedAt is when the interview ended; nil until it has.
 	EndedAt *time.Time `json:"ended_at,omitempty"`
+	// RejoinUntil is set while a candidate who left may come back: until
+	// then the interview (saved candidate_left) continues when they rejoin.
+	RejoinUntil *time.Time `json:"rejoin_until,omitempty"`
+	// Absences are the times the candidate left the room, and came back.
+	Absences []Absence `json:"absences,omitempty"`
 	// Stages are the stage visits in the order they happened.
 	Stages []StageVisit `json:"stages"`
 	// Turns is the one ordered list of what was said, by both speakers.
@@ -163,6 +168,14 @@ type Candidate struct {
 	Role string `json:"role"`
 	// Level is the seniority level, one of stages.Levels; optional.
 	Level string `json:"level"`
+}
+
+// Absence is one time the candidate left the room.
+type Absence struct {
+	// LeftAt is when the candidate left.
+	LeftAt time.Time `json:"left_at"`
+	// BackAt is when they rejoined; nil if they did not.
+	BackAt *time.Time `json:"back_at,omitempty"`
 }
 
 // StageVisit is one stay in a stage, from entering it to leaving it.
@@ -389,6 +402,49 @@ func (r *Record) Finish(status Status, endedBy string, at time.Time) {
 	}
 }
 
+// Leave ends the interview as candidate_left at the given time, like
+// Finish, and keeps it open for the candidate to rejoin until until (no
+// window when until is not after at).
+func (r *Record) Leave(at, until time.Time) {
+	if r.Status.Finished() {
+		return
+	}
+	r.Finish(StatusCandidateLeft, EndedCandidateLeft, at)
+	if until.After(at) {
+		r.RejoinUntil = &until
+	}
+	r.Absences = append(r.Absences, Absence{LeftAt: at})
+}
+
+// CanRejoin reports whether the candidate, having left, may still come
+// back at now.
+func (r *Record) CanRejoin(now time.Time) bool {
+	return r.Status == StatusCandidateLeft && r.RejoinUntil != nil && now.Before(*r.RejoinUntil)
+}
+
+// Rejoin undoes Leave when the candidate has come back: the interview is in
+// progress again, in the stage it was in, and the absence is closed. The
+// session that keeps the window decides when it has passed, so only a
+// closed window (CloseRejoin) makes Rejoin fail.
+func (r *Record) Rejoin(at time.Time) error {
+	if r.Status != StatusCandidateLeft || r.RejoinUntil == nil || r.EndedAt == nil {
+		return fmt.Errorf("interview %s cannot be rejoined: it is %s", r.ID, r.Status)
+	}
+	left := *r.EndedAt
+	r.Status = StatusInProgress
+	r.EndedBy, r.EndedAt, r.FinalStage, r.RejoinUntil = "", nil, "", nil
+	if n := len(r.Stages); n > 0 && r.Stages[n-1].LeftAt != nil && r.Stages[n-1].LeftAt.Equal(left) {
+		r.Stages[n-1].LeftAt = nil
+	}
+	if n := len(r.Absences); n > 0 && r.Absences[n-1].BackAt == nil {
+		r.Absences[n-1].BackAt = &at
+	}
+	return nil
+}
+
+// CloseRejoin ends the window in which a candidate who left may come back.
+func (r *Record) CloseRejoin() { r.RejoinUntil = nil }
+
 // Duration is how long the interview has run: from StartedAt to EndedAt,
 // or to now while it is in progress; zero before it started.
 func (r *Record) Duration() time.Duration {
@@ -422,6 +478,14 @@ func (r *Record) Clone() *Record {
 	c := *r
 	c.StartedAt = cloneTime(r.StartedAt)
 	c.EndedAt = cloneTime(r.EndedAt)
+	c.RejoinUntil = cloneTime(r.RejoinUntil)
+	if r.Absences != nil {
+		c.Absences = make([]Absence, len(r.Absences))
+		for i, a := range r.Absences {
+			a.BackAt = cloneTime(a.BackAt)
+			c.Absences[i] = a
+		}
+	}
 	if r.Stages != nil {
 		c.Stages = make([]StageVisit, len(r.Stages))
 		for i, s := range r.Stages {
@@ -526,6 +590,9 @@ func (r *Record) Validate() error {
 	}
 	if r.Status.Finished() && r.EndedAt == nil {
 		bad("status %s needs ended_at: end the interview with Finish", r.Status)
+	}
+	if r.RejoinUntil != nil && r.Status != StatusCandidateLeft {
+		bad("rejoin_until is set but the interview is %s: only a candidate who left can rejoin", r.Status)
 	}
 	for i, s := range r.Stages {
 		if s.Name == "" {

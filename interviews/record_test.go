@@ -52,7 +52,12 @@ func fullRecord() *Record {
 		QuestionID: "q1", Stage: "greeting", DepthScore: 2, KeyPoints: []string{"fine"}, Guidance: "move on", At: at(6),
 	})
 	r.EnterStage("intro", "Introduction", at(60), true, "deadline")
-	r.Finish(StatusCompleted, EndedClosingDelivered, at(300))
+	r.Leave(at(100), at(160))
+	if err := r.Rejoin(at(110)); err != nil {
+		panic(err)
+	}
+	// The candidate leaves for good; the window to come back is still open.
+	r.Leave(at(300), at(360))
 	return r
 }
 
@@ -108,7 +113,8 @@ func TestValidate(t *testing.T) {
 		{"long job description", func(r *Record) { r.JobDescription = strings.Repeat("j", MaxJobDescriptionLen+1) }, []string{"job description is longer than 20000"}},
 		{"large résumé", func(r *Record) { r.ResumeText = strings.Repeat("r", MaxResumeTextLen+1) }, []string{"résumé text is larger"}},
 		{"ended before started", func(r *Record) { r.EndedAt = ptr(at(-1)) }, []string{"ended_at", "is before started_at"}},
-		{"finished without end", func(r *Record) { r.EndedAt = nil }, []string{"status completed needs ended_at"}},
+		{"finished without end", func(r *Record) { r.EndedAt = nil }, []string{"status candidate_left needs ended_at"}},
+		{"rejoin window while running", func(r *Record) { r.Status, r.EndedAt = StatusInProgress, nil }, []string{"rejoin_until is set but the interview is in_progress"}},
 		{"stage without name", func(r *Record) { r.Stages[0].Name = "" }, []string{"stage visit 1 has no name"}},
 		{"stage left before entered", func(r *Record) { r.Stages[1].LeftAt = ptr(at(10)) }, []string{"stage visit 2 (intro) left before it was entered"}},
 		{"earlier stage never left", func(r *Record) { r.Stages[0].LeftAt = nil }, []string{"stage visit 1 (greeting) was never left"}},
@@ -242,6 +248,72 @@ func TestStageLifecycle(t *testing.T) {
 	}
 	if err := r.Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLeaveAndRejoin: a candidate who leaves is saved candidate_left at
+// once; coming back within the window continues the interview in the same
+// stage; the window closes.
+func TestLeaveAndRejoin(t *testing.T) {
+	r := &Record{ID: "abcdefghij234567", Candidate: Candidate{Name: "Ada"}, Blueprint: "default", Status: StatusScheduled, CreatedAt: at(-10)}
+	r.Start(at(0))
+	r.EnterStage("greeting", "Welcome", at(0), false, "start")
+	r.EnterStage("intro", "Introduction", at(30), false, "ready")
+
+	r.Leave(at(40), at(100))
+	if r.Status != StatusCandidateLeft || r.EndedBy != EndedCandidateLeft || !r.EndedAt.Equal(at(40)) || r.FinalStage != "intro" {
+		t.Fatalf("after leaving: status %s by %s at %v, final stage %q", r.Status, r.EndedBy, r.EndedAt, r.FinalStage)
+	}
+	if err := r.Validate(); err != nil {
+		t.Fatalf("a record saved as the candidate leaves is invalid: %v", err)
+	}
+	for sec, want := range map[int]bool{41: true, 99: true, 100: false, 200: false} {
+		if got := r.CanRejoin(at(sec)); got != want {
+			t.Errorf("CanRejoin at %ds = %v, want %v", sec, got, want)
+		}
+	}
+
+	if err := r.Rejoin(at(50)); err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != StatusInProgress || r.EndedAt != nil || r.EndedBy != "" || r.FinalStage != "" || r.RejoinUntil != nil {
+		t.Fatalf("after rejoining: %+v", r)
+	}
+	if cur := r.Stages[len(r.Stages)-1]; cur.Name != "intro" || cur.LeftAt != nil {
+		t.Errorf("the stage the candidate left is not open again: %+v", cur)
+	}
+	if len(r.Absences) != 1 || !r.Absences[0].LeftAt.Equal(at(40)) || r.Absences[0].BackAt == nil || !r.Absences[0].BackAt.Equal(at(50)) {
+		t.Errorf("absences %+v", r.Absences)
+	}
+	if err := r.Validate(); err != nil {
+		t.Fatalf("a rejoined record is invalid: %v", err)
+	}
+	if r.CanRejoin(at(51)) {
+		t.Error("an interview in progress offers a rejoin")
+	}
+
+	// Gone again, and the window closes: no way back.
+	r.Leave(at(70), at(130))
+	r.CloseRejoin()
+	if r.CanRejoin(at(71)) || r.Rejoin(at(72)) == nil {
+		t.Error("a closed window still lets the candidate rejoin")
+	}
+	if r.Status != StatusCandidateLeft || len(r.Absences) != 2 || r.Absences[1].BackAt != nil {
+		t.Errorf("after the window closed: status %s, absences %+v", r.Status, r.Absences)
+	}
+
+	// Leave without a window (until not after at) is a plain candidate_left.
+	r2 := &Record{Status: StatusInProgress}
+	r2.Leave(at(5), at(5))
+	if r2.Status != StatusCandidateLeft || r2.RejoinUntil != nil || r2.CanRejoin(at(4)) {
+		t.Errorf("leave without a window: %+v", r2)
+	}
+	// And an interview that already ended is not reopened by a leave.
+	done := &Record{Status: StatusInProgress}
+	done.Finish(StatusCompleted, EndedClosingDelivered, at(9))
+	done.Leave(at(10), at(60))
+	if done.Status != StatusCompleted || done.RejoinUntil != nil || done.CanRejoin(at(11)) {
+		t.Errorf("leaving a completed interview: %+v", done)
 	}
 }
 

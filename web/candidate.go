@@ -53,7 +53,7 @@ func (s *Server) lookupJoinable(w http.ResponseWriter, r *http.Request, asJSON b
 		s.log.Error("web: reading an interview", "err", err)
 		fail(http.StatusInternalServerError, "Something went wrong", "Something went wrong on our side. Try again in a moment.")
 		return nil
-	case rec.Status.Finished():
+	case rec.Status.Finished() && !rec.CanRejoin(s.now()):
 		fail(http.StatusGone, "Interview ended", msgEndedInterview)
 		return nil
 	}
@@ -99,7 +99,8 @@ type joinResponse struct {
 }
 
 // handleJoin mints a fresh candidate token for an interview that has not
-// finished, so the room page can connect and reconnect.
+// finished, or that the candidate left moments ago and may still rejoin, so
+// the room page can connect and reconnect.
 func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 	rec := s.lookupJoinable(w, r, true)
 	if rec == nil {

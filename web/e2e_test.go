@@ -82,8 +82,9 @@ var fliteEngine = sync.OnceValues(func() (*flite.Engine, error) { return flite.N
 var sphinxEngine = sync.OnceValues(func() (*sphinx.Engine, error) { return sphinx.New(sphinx.Options{}) })
 
 // startSystem runs livekit-server, one worker with the offline engines and
-// the web server, sharing one interview store.
-func startSystem(t *testing.T) *system {
+// the web server, sharing one interview store. rejoinGrace is the worker's
+// and web app's rejoin grace (none when omitted).
+func startSystem(t *testing.T, rejoinGrace ...time.Duration) *system {
 	t.Helper()
 	synth, err := fliteEngine()
 	if err != nil {
@@ -112,11 +113,16 @@ func startSystem(t *testing.T) *system {
 		// not force the interview on before the recorded answer is heard.
 		TimeScale: 1,
 	}
+	var grace time.Duration
+	if len(rejoinGrace) > 0 {
+		grace = rejoinGrace[0]
+	}
+	sessions.RejoinGrace = grace
 	workertest.Run(t, lk, sys.agent, sessions, log)
 
 	sys.signal = startBlipProxy(t, strings.TrimPrefix(lk.URL, "ws://"))
 	srv, err := web.New(web.Options{Store: store, LiveKitURL: "ws://" + sys.signal.Addr(), APIKey: lk.APIKey, APISecret: lk.APISecret,
-		AgentName: sys.agent, ReviewerToken: e2eReviewerToken, Logger: log})
+		AgentName: sys.agent, ReviewerToken: e2eReviewerToken, RejoinGrace: grace, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -541,7 +547,7 @@ func TestBrowserInterview(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser end-to-end test: skipped with -short")
 	}
-	sys := startSystem(t)
+	sys := startSystem(t, 5*time.Minute) // a candidate who drops out may rejoin, as in production
 
 	// The recorded answer starts once the greeting has surely finished.
 	greetPCM, rate := speech(t, greetingText("Ada", "Backend engineer"))
@@ -730,9 +736,19 @@ func TestBrowserInterview(t *testing.T) {
 	if want := "Your interview has been saved. Thank you, Ada Lovelace. You can close this tab."; closing != want {
 		t.Errorf("closing screen %q, want %q", closing, want)
 	}
-	sys.record(t, id, stepTimeout, "the interview saved as ended by the candidate", func(r *interviews.Record) bool {
-		return r.Status == interviews.StatusCandidateLeft
+	// Ending is final: the interviewer is told before the page leaves, so
+	// no rejoin window stays open and the link no longer works.
+	sys.record(t, id, stepTimeout, "the interview saved as ended by the candidate, for good", func(r *interviews.Record) bool {
+		return r.Status == interviews.StatusCandidateLeft && r.RejoinUntil == nil
 	})
+	resp, err := http.Post(sys.web.URL+"/api/interviews/"+id+"/join", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusGone {
+		t.Errorf("joining after the candidate ended the interview: %s, want 410 Gone", resp.Status)
+	}
 	var stored string
 	b.step(t, "nothing stored in the browser",
 		chromedp.Evaluate(`JSON.stringify([localStorage.length, sessionStorage.length, document.cookie])`, &stored))
@@ -1009,4 +1025,47 @@ func setMicPermission(origin string, setting cdpbrowser.PermissionSetting) chrom
 		return cdpbrowser.SetPermission(&cdpbrowser.PermissionDescriptor{Name: "microphone"}, setting).
 			WithOrigin(origin).Do(cdp.WithExecutor(ctx, c.Browser))
 	}
+}
+
+// TestBrowserReloadRejoins: a candidate who reloads the page mid-interview
+// joins again from the same link; the interviewer welcomes them back and
+// the interview continues in the same record.
+func TestBrowserReloadRejoins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser end-to-end test: skipped with -short")
+	}
+	sys := startSystem(t, time.Minute)
+	created := sys.register(t, "Alan Turing", "Cryptanalyst")
+	b := newBrowser(t, fakeMicrophone(micFile(t, time.Second, nil, 16000))...)
+	b.step(t, "join and hear the greeting",
+		chromedp.Navigate(created.JoinURL),
+		chromedp.WaitVisible(`#join`, chromedp.ByID),
+		chromedp.Click(`#join`, chromedp.ByID),
+		chromedp.WaitVisible(`#live`, chromedp.ByID),
+		waitCaption(func(c caption) bool { return c.Speaker == "agent" && c.Final && strings.Contains(c.Text, "Hello Alan") }),
+	)
+	b.step(t, "reload the page",
+		chromedp.Reload(),
+		chromedp.WaitVisible(`#join`, chromedp.ByID),
+	)
+	left := sys.record(t, created.ID, 30*time.Second, "saved as the candidate left", func(r *interviews.Record) bool {
+		return r.Status == interviews.StatusCandidateLeft
+	})
+	if left.RejoinUntil == nil {
+		t.Fatalf("the record offers no rejoin: %+v", left)
+	}
+	b.step(t, "join again and be welcomed back",
+		chromedp.Click(`#join`, chromedp.ByID),
+		chromedp.WaitVisible(`#live`, chromedp.ByID),
+		waitCaption(func(c caption) bool { return c.Speaker == "agent" && strings.HasPrefix(c.Text, "Welcome back, Alan.") }),
+	)
+	b.shot(t, "welcomed back")
+	rec := sys.record(t, created.ID, 60*time.Second, "in progress again, with the welcome back saved", func(r *interviews.Record) bool {
+		n := len(r.Turns)
+		return r.Status == interviews.StatusInProgress && n > 0 && r.Turns[n-1].Source == "rejoin"
+	})
+	if len(rec.Absences) != 1 || rec.Absences[0].BackAt == nil || rec.Turns[0].Source != "greeting" {
+		t.Errorf("after rejoining: absences %+v, turns %+v", rec.Absences, rec.Turns)
+	}
+	b.checkClean(t)
 }

@@ -259,7 +259,7 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 		Rec:         rec,
 		Blueprint:   blueprintTitle(rec.Blueprint),
 		Duration:    rec.Duration(),
-		InProgress:  rec.Status == interviews.StatusInProgress,
+		InProgress:  rec.Status == interviews.StatusInProgress || rec.CanRejoin(s.now()),
 		DownloadURL: "/review/" + rec.ID + ".json",
 		TurnCount:   len(rec.Turns),
 	}

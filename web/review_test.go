@@ -458,6 +458,44 @@ func TestReviewDetailRefreshesWhileInProgress(t *testing.T) {
 	}
 }
 
+// TestReviewDetailShowsAbsences: the times the candidate left, and whether
+// they came back; the page stays live while they still may.
+func TestReviewDetailShowsAbsences(t *testing.T) {
+	ts := newTestServer(t)
+	r := detailRecord(t, ts, interviews.StatusInProgress)
+	t0 := ts.clock.Now()
+	r.Leave(t0.Add(30*time.Second), t0.Add(90*time.Second))
+	if err := r.Rejoin(t0.Add(42 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	r.Leave(t0.Add(100*time.Second), t0.Add(160*time.Second))
+	if err := ts.store.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	get := func() string {
+		return ts.get("/review/"+r.ID, "Authorization", "Bearer "+testReviewerToken).Body.String()
+	}
+	body := get()
+	for _, want := range []string{
+		"<dt>Left the room</dt>",
+		"<li>09:30:30 — back at 09:30:42</li>",
+		"<li>09:31:40 — may rejoin until 09:32:40</li>",
+		`<meta http-equiv="refresh" content="5">`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("while the candidate may rejoin, the page lacks %q", want)
+		}
+	}
+	r.CloseRejoin()
+	if err := ts.store.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	body = get()
+	if !strings.Contains(body, "<li>09:31:40 — did not come back</li>") || strings.Contains(body, `http-equiv="refresh"`) {
+		t.Errorf("after the rejoin window closed the page shows:\n%s", body)
+	}
+}
+
 func TestReviewDetailGroupsUnrecordedStages(t *testing.T) {
 	ts := newTestServer(t)
 	r := &interviews.Record{Candidate: interviews.Candidate{Name: "Ada"}, Blueprint: "default", CreatedAt: ts.clock.Now()}

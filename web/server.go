@@ -65,6 +65,11 @@ type Options struct {
 	// TokenTTL is the lifetime of a candidate's room token (default
 	// DefaultTokenTTL). The join endpoint mints a fresh one on every call.
 	TokenTTL time.Duration
+	// RejoinGrace is how long the interviewer waits for a candidate who
+	// left to come back (the worker's setting of the same name). Rooms are
+	// created to outlive the candidate's departure by that long, so the
+	// interviewer is still there when they rejoin.
+	RejoinGrace time.Duration
 	// PublicURL is the public address of the web app (http:// or
 	// https://), used to build join links. Empty means the address the
 	// request came to.
@@ -99,6 +104,7 @@ type Server struct {
 	agentName     string
 	reviewerHash  [sha256.Size]byte
 	tokenTTL      time.Duration
+	rejoinGrace   time.Duration
 	publicURL     string // without a trailing slash; empty: from the request
 	blueprints    []blueprintOption
 	log           *slog.Logger
@@ -147,6 +153,9 @@ func New(opts Options) (*Server, error) {
 		opts.TokenTTL = DefaultTokenTTL
 	case opts.TokenTTL < time.Minute:
 		bad("token lifetime %s is too short: use at least 1m, such as 2h", opts.TokenTTL)
+	}
+	if opts.RejoinGrace < 0 {
+		bad("rejoin grace %s is negative: use 0 to end an interview as soon as the candidate leaves, or a duration such as 60s", opts.RejoinGrace)
 	}
 	publicURL := strings.TrimRight(opts.PublicURL, "/")
 	if publicURL != "" {
@@ -199,6 +208,7 @@ func New(opts Options) (*Server, error) {
 		agentName:     opts.AgentName,
 		reviewerHash:  sha256.Sum256([]byte(opts.ReviewerToken)),
 		tokenTTL:      opts.TokenTTL,
+		rejoinGrace:   opts.RejoinGrace,
 		publicURL:     publicURL,
 		blueprints:    blueprints,
 		log:           opts.Logger,

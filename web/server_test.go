@@ -33,6 +33,7 @@ func TestNewValidatesOptions(t *testing.T) {
 		{"no secret", func(o *Options) { o.APISecret = "" }, "LIVEKIT_API_SECRET"},
 		{"short reviewer token", func(o *Options) { o.ReviewerToken = "short" }, "VIVA_REVIEWER_TOKEN"},
 		{"tiny ttl", func(o *Options) { o.TokenTTL = time.Second }, "at least 1m"},
+		{"negative rejoin grace", func(o *Options) { o.RejoinGrace = -time.Second }, "rejoin grace -1s is negative"},
 		{"bad public url", func(o *Options) { o.PublicURL = "interviews.example.com" }, "public URL"},
 		{"good public url", func(o *Options) { o.PublicURL = "https://interviews.example.com/" }, ""},
 		{"empty blueprint name", func(o *Options) { o.Blueprints = []string{"default", " "} }, "blueprint name is empty"},

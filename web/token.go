@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/livekit/protocol/auth"
@@ -135,7 +136,8 @@ func (s *Server) candidateToken(rec *interviews.Record) (string, error) {
 			AttrLevel:         rec.Candidate.Level,
 		}).
 		SetRoomConfig(&livekit.RoomConfiguration{
-			Agents: []*livekit.RoomAgentDispatch{{AgentName: s.agentName, Metadata: string(meta)}},
+			Agents:           []*livekit.RoomAgentDispatch{{AgentName: s.agentName, Metadata: string(meta)}},
+			DepartureTimeout: departureTimeout(s.rejoinGrace),
 		})
 	jwt, err := at.ToJWT()
 	if err != nil {
@@ -143,3 +145,18 @@ func (s *Server) candidateToken(rec *interviews.Record) (string, error) {
 	}
 	return jwt, nil
 }
+
+// departureTimeout is how long, in seconds, the room outlives the
+// candidate's departure: the rejoin grace and a margin, so the interviewer
+// (who does not keep a room open by itself) is still in it when the
+// candidate comes back. Zero keeps the server's default.
+func departureTimeout(grace time.Duration) uint32 {
+	if grace <= 0 {
+		return 0
+	}
+	return uint32((grace + departureMargin).Round(time.Second) / time.Second)
+}
+
+// departureMargin covers the moments between the interviewer giving up on
+// the candidate and leaving the room.
+const departureMargin = 10 * time.Second

@@ -86,6 +86,9 @@ func TestCandidateTokenClaims(t *testing.T) {
 	if err := json.Unmarshal([]byte(rc.Agents[0].Metadata), &meta); err != nil || len(meta) != 1 || meta["interview_id"] != resp.ID {
 		t.Errorf("dispatch metadata %q, want exactly {\"interview_id\": %q}", rc.Agents[0].Metadata, resp.ID)
 	}
+	if rc.DepartureTimeout != 0 {
+		t.Errorf("departure timeout %ds without a rejoin grace, want the server's default (0)", rc.DepartureTimeout)
+	}
 	if got := claims.ExpiresAt.Sub(claims.IssuedAt.Time); got != 90*time.Minute {
 		t.Errorf("token lifetime %s, want the configured 1h30m", got)
 	}
@@ -206,3 +209,52 @@ func TestRoomNames(t *testing.T) {
 		seen[r] = true
 	}
 }
+
+// TestJoinAfterLeaving: a candidate who left may rejoin while the record's
+// rejoin window is open, and not after; the room outlives their departure
+// by the rejoin grace, so the interviewer is still there.
+func TestJoinAfterLeaving(t *testing.T) {
+	ts := newTestServer(t, func(o *Options) { o.RejoinGrace = time.Minute })
+	resp := registerJSON(t, ts, map[string]string{"name": "Ada Lovelace", "role": "Engineer"})
+	r, _ := ts.store.Get(resp.ID)
+	now := ts.clock.Now()
+	r.Start(now)
+	r.Leave(now.Add(time.Minute), now.Add(2*time.Minute))
+	if err := ts.store.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	ts.clock.Advance(90 * time.Second)
+	join := ts.postJSON("/api/interviews/"+resp.ID+"/join", "")
+	if join.Code != http.StatusOK {
+		t.Fatalf("join within the rejoin window: %d %s", join.Code, join.Body)
+	}
+	got := decodeJSON[joinResponse](t, join.Body)
+	_, grants := verifyToken(t, got.Token)
+	if rc := grants.GetRoomConfiguration(); rc == nil || rc.DepartureTimeout != 70 {
+		t.Errorf("room configuration %v, want a departure timeout of 70 s (grace and margin)", rc)
+	}
+	if page := ts.get("/interview/"+resp.ID, "Accept", "text/html"); page.Code != http.StatusOK {
+		t.Errorf("room page within the rejoin window: %d", page.Code)
+	}
+
+	ts.clock.Advance(31 * time.Second)
+	if join := ts.postJSON("/api/interviews/"+resp.ID+"/join", ""); join.Code != http.StatusGone {
+		t.Errorf("join after the rejoin window: %d %s", join.Code, join.Body)
+	}
+	if page := ts.get("/interview/"+resp.ID, "Accept", "text/html"); page.Code != http.StatusGone {
+		t.Errorf("room page after the rejoin window: %d", page.Code)
+	}
+
+	// The interviewer closing the window ends it at once.
+	r, _ = ts.store.Get(resp.ID)
+	r.RejoinUntil = ptrTime(ts.clock.Now().Add(time.Hour))
+	r.CloseRejoin()
+	if err := ts.store.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	if join := ts.postJSON("/api/interviews/"+resp.ID+"/join", ""); join.Code != http.StatusGone {
+		t.Errorf("join after the interviewer gave up: %d %s", join.Code, join.Body)
+	}
+}
+
+func ptrTime(t time.Time) *time.Time { return &t }

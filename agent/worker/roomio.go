@@ -27,6 +27,11 @@ const (
 	// interview_ending, interview_saved) as reliable data packets.
 	TopicEvents = "viva.events"
 
+	// RPCEndInterview is the RPC method the candidate's page calls when the
+	// candidate ends the interview, before it leaves the room: the
+	// interview is then over at once instead of waiting for a rejoin.
+	RPCEndInterview = "viva.end_interview"
+
 	// AttrSegmentID names the caption segment a stream updates.
 	AttrSegmentID = "lk.segment_id"
 	// AttrTranscriptionFinal is "true" on a segment's last update.
@@ -279,6 +284,24 @@ func OnChat(room *lksdk.Room, fn func(sender, text string)) error {
 	})
 	if err != nil {
 		return fmt.Errorf("worker: chat handler: %w", err)
+	}
+	return nil
+}
+
+// OnEndRequest answers RPCEndInterview: fn gets the caller's identity and
+// returns once the interview is saved as over (or why it could not be).
+func OnEndRequest(room *lksdk.Room, fn func(caller string) error) error {
+	if room == nil {
+		return errors.New("worker: end request handler: no room")
+	}
+	err := room.RegisterRpcMethod(RPCEndInterview, func(d lksdk.RpcInvocationData) (string, error) {
+		if err := fn(d.CallerIdentity); err != nil {
+			return "", err
+		}
+		return "saved", nil
+	})
+	if err != nil {
+		return fmt.Errorf("worker: end request handler: %w", err)
 	}
 	return nil
 }

@@ -54,6 +54,11 @@ type Sessions struct {
 	EndGrace time.Duration
 	// CandidateTimeout bounds the wait for the candidate to join (default 10 min).
 	CandidateTimeout time.Duration
+	// RejoinGrace is how long an interview waits for a candidate who left
+	// the room to come back and continue. The record is saved
+	// candidate_left as they leave either way. Zero ends the interview at
+	// once.
+	RejoinGrace time.Duration
 	// Logger is the worker's logger.
 	Logger *slog.Logger
 }
@@ -170,17 +175,17 @@ type session struct {
 	// from callbacks and playback goroutines are then dropped, not blocked.
 	done chan struct{}
 
-	candidate     atomic.Value // string: the candidate's identity
-	candidateMic  atomic.Value // string: the candidate's microphone track sid
-	subscribeOnce sync.Once
-	remote        *lkmedia.PCMRemoteTrack
-	sdkLog        protologger.Logger
+	candidate    atomic.Value // string: the candidate's identity
+	candidateMic atomic.Value // string: the candidate's microphone track sid
+	micMu        sync.Mutex   // guards connecting a microphone to the listener
+	sdkLog       protologger.Logger
 
 	// Loop state.
 	speaking          *speech // the reply being spoken, nil when quiet
 	candidateSpeaking bool
 	turnStarted       time.Time // first speech of the candidate turn being heard
 	ackDue            bool
+	away              bool // the candidate left and may rejoin
 	llmFailures       int
 	segments          int
 	closingSince      time.Time
@@ -201,6 +206,7 @@ type (
 	evCandidateLeft   struct{}
 	evDisconnected    struct{}
 	evChat            struct{ sender, text string }
+	evEndRequested    struct{ saved chan struct{} }
 	evSpoken          struct{ sp *speech }
 	evForced          struct{ tr fsm.Transition }
 	evStage           struct{ ev fsm.Event }
@@ -330,6 +336,9 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	if err := OnChat(room, func(sender, text string) { ss.post(evChat{sender, text}) }); err != nil {
 		ss.log.Warn("typed input unavailable", "err", err)
 	}
+	if err := OnEndRequest(room, ss.endRequested); err != nil {
+		ss.log.Warn("ending from the room page unavailable", "err", err)
+	}
 
 	track, err := lkmedia.NewPCMLocalTrack(s.TTS.SampleRate(), 1, sdkLog)
 	if err != nil {
@@ -347,12 +356,7 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	// Wait for the candidate (who may already be in the room).
 	for _, p := range room.GetRemoteParticipants() {
 		if p.Kind() != lksdk.ParticipantAgent {
-			ss.candidate.Store(p.Identity())
-			for _, pub := range p.TrackPublications() {
-				if rpub, ok := pub.(*lksdk.RemoteTrackPublication); ok && rpub.TrackRemote() != nil {
-					ss.subscribed(rpub.TrackRemote(), rpub, p)
-				}
-			}
+			ss.adopt(p)
 			break
 		}
 	}
@@ -390,7 +394,41 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 
 func (ss *session) candidateID() string { id, _ := ss.candidate.Load().(string); return id }
 
-// subscribed connects the candidate's microphone to the listener.
+// errNotCandidate answers an end request from anyone but the candidate.
+var errNotCandidate = errors.New("only the candidate can end the interview")
+
+// endRequested is the candidate ending the interview from the room page:
+// it returns once the loop has saved the record as over.
+func (ss *session) endRequested(caller string) error {
+	if caller == "" || caller != ss.candidateID() {
+		return errNotCandidate
+	}
+	saved := make(chan struct{})
+	ss.post(evEndRequested{saved})
+	select {
+	case <-saved:
+		return nil
+	case <-ss.done:
+		return nil
+	case <-time.After(5 * time.Second):
+		return errors.New("the interview could not be saved in time")
+	}
+}
+
+// adopt makes p the candidate and connects the microphone it already
+// publishes: at the start, and when the candidate rejoins (possibly under
+// a new identity).
+func (ss *session) adopt(p *lksdk.RemoteParticipant) {
+	ss.candidate.Store(p.Identity())
+	for _, pub := range p.TrackPublications() {
+		if rpub, ok := pub.(*lksdk.RemoteTrackPublication); ok && rpub.TrackRemote() != nil {
+			ss.subscribed(rpub.TrackRemote(), rpub, p)
+		}
+	}
+}
+
+// subscribed connects the candidate's microphone to the listener, once per
+// track: a candidate who rejoins brings a new one.
 func (ss *session) subscribed(track *webrtc.TrackRemote, pub *lksdk.RemoteTrackPublication, rp *lksdk.RemoteParticipant) {
 	if track.Kind() != webrtc.RTPCodecTypeAudio || rp.Kind() == lksdk.ParticipantAgent {
 		return
@@ -398,25 +436,29 @@ func (ss *session) subscribed(track *webrtc.TrackRemote, pub *lksdk.RemoteTrackP
 	if id := ss.candidateID(); id != "" && id != rp.Identity() {
 		return
 	}
-	ss.subscribeOnce.Do(func() {
-		ss.candidate.Store(rp.Identity())
-		ss.candidateMic.Store(pub.SID())
-		remote, err := lkmedia.NewPCMRemoteTrack(track, listenerWriter{ss.listener},
-			lkmedia.WithTargetSampleRate(stt.SampleRate), lkmedia.WithTargetChannels(1), lkmedia.WithLogger(ss.sdkLog))
-		if err != nil {
-			ss.log.Error("cannot decode the candidate's microphone", "err", err)
-			return
-		}
-		ss.remote = remote
-		ss.post(evCandidateJoined{rp.Identity()})
-	})
+	ss.micMu.Lock()
+	if mic, _ := ss.candidateMic.Load().(string); mic == pub.SID() {
+		ss.micMu.Unlock()
+		return
+	}
+	ss.candidate.Store(rp.Identity())
+	ss.candidateMic.Store(pub.SID())
+	// The previous microphone's track (if any) ends with its participant.
+	_, err := lkmedia.NewPCMRemoteTrack(track, listenerWriter{ss.listener},
+		lkmedia.WithTargetSampleRate(stt.SampleRate), lkmedia.WithTargetChannels(1), lkmedia.WithLogger(ss.sdkLog))
+	ss.micMu.Unlock()
+	if err != nil {
+		ss.log.Error("cannot decode the candidate's microphone", "err", err)
+		return
+	}
+	ss.post(evCandidateJoined{rp.Identity()})
 }
 
 // loop is the session's turn-taking: one goroutine decides who speaks.
 func (ss *session) loop(ctx context.Context) error {
 	c := ss.c
 	lev := ss.listener.Events()
-	var safety <-chan time.Time
+	var safety, rejoin <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -433,6 +475,11 @@ func (ss *session) loop(ctx context.Context) error {
 				}
 			}
 			return ss.end(ctx)
+
+		case <-rejoin:
+			c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateLeft)
+			ss.log.Info("the candidate did not come back: interview saved")
+			return nil
 
 		case <-safety:
 			ss.log.Warn("closing words did not finish in time; ending the interview")
@@ -484,7 +531,19 @@ func (ss *session) loop(ctx context.Context) error {
 		case ev := <-ss.events:
 			switch e := ev.(type) {
 			case evCandidateLeft:
+				if ss.away {
+					continue
+				}
 				ss.stopSpeaking()
+				if grace := ss.s.RejoinGrace; grace > 0 && !c.Machine().Done() {
+					// Saved candidate_left now; continued if they come back.
+					c.Leave(grace)
+					ss.away = true
+					ss.candidateSpeaking, ss.turnStarted = false, time.Time{}
+					rejoin = time.After(grace)
+					ss.setState(StateListening)
+					continue
+				}
 				c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateLeft)
 				ss.log.Info("the candidate left: interview saved")
 				return nil
@@ -493,6 +552,12 @@ func (ss *session) loop(ctx context.Context) error {
 				c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateLeft)
 				ss.log.Info("disconnected from the room: interview saved")
 				return nil
+			case evEndRequested:
+				ss.stopSpeaking()
+				c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateLeft)
+				close(e.saved)
+				ss.log.Info("the candidate ended the interview: saved")
+				return ss.end(ctx)
 			case evChat:
 				text := strings.TrimSpace(e.text)
 				if text == "" || e.sender != ss.candidateID() {
@@ -527,6 +592,19 @@ func (ss *session) loop(ctx context.Context) error {
 					safety = time.After(max(time.Duration(float64(ss.bp.ClosingSafetyTimeout())*scale), 5*time.Second))
 				}
 			case evCandidateJoined:
+				if !ss.away {
+					continue
+				}
+				if p := ss.room.GetParticipantByIdentity(e.identity); p != nil {
+					ss.adopt(p)
+				}
+				r, err := c.Rejoin(ctx)
+				if err != nil {
+					ss.log.Warn("the candidate came back too late", "err", err)
+					continue
+				}
+				ss.away, rejoin = false, nil
+				ss.speak(ctx, r, time.Time{})
 			}
 		}
 	}
@@ -535,7 +613,7 @@ func (ss *session) loop(ctx context.Context) error {
 // maybeInterject speaks a pending stage-change acknowledgement when nobody
 // is speaking.
 func (ss *session) maybeInterject(ctx context.Context) {
-	if !ss.ackDue || ss.speaking != nil || ss.candidateSpeaking {
+	if !ss.ackDue || ss.speaking != nil || ss.candidateSpeaking || ss.away {
 		return
 	}
 	ss.ackDue = false

@@ -503,13 +503,10 @@ func TestBargeIn(t *testing.T) {
 	}
 }
 
-// TestCandidateLeavesMidStage: the record is saved candidate_left at once
-// with everything said so far.
-func TestCandidateLeavesMidStage(t *testing.T) {
-	_, sessions := startFakes(t, fullAnswers, interviewerPolicy(""))
-	h := startHarness(t, sessions)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+// leaveAfterFirstAnswer joins a candidate who answers the greeting, hears
+// the next question through and leaves; it returns the room.
+func leaveAfterFirstAnswer(t *testing.T, ctx context.Context, h *harness) string {
+	t.Helper()
 	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace"})
 	answer(t, ctx, bot, fullAnswers[0])
 	if err := bot.WaitAgentSpeech(ctx, 300*time.Millisecond); err != nil {
@@ -519,6 +516,17 @@ func TestCandidateLeavesMidStage(t *testing.T) {
 		t.Fatal(err)
 	}
 	bot.Leave()
+	return room
+}
+
+// TestCandidateLeavesMidStage: the record is saved candidate_left at once
+// with everything said so far.
+func TestCandidateLeavesMidStage(t *testing.T) {
+	_, sessions := startFakes(t, fullAnswers, interviewerPolicy(""))
+	h := startHarness(t, sessions)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	room := leaveAfterFirstAnswer(t, ctx, h)
 	rec := h.record(t, ctx, room, finished)
 	if rec.Status != interviews.StatusCandidateLeft || rec.EndedBy != interviews.EndedCandidateLeft {
 		t.Fatalf("status %s by %s", rec.Status, rec.EndedBy)
@@ -571,4 +579,83 @@ func TestCandidateLeavesWhileAgentSpeaks(t *testing.T) {
 	if len(rec.Turns) != 1 || !rec.Turns[0].Interrupted || !strings.HasPrefix(rec.Turns[0].Text, "Hello Ada, welcome") || len(rec.Turns[0].Text) >= len(long) {
 		t.Errorf("turns after leaving mid-greeting: %s", dump(rec))
 	}
+}
+
+// TestCandidateRejoins: a candidate who drops out is saved candidate_left
+// at once; when they come back (here under a new identity, as after a
+// crashed browser) the interviewer welcomes them back, repeats the question
+// they last heard, and the interview goes on.
+func TestCandidateRejoins(t *testing.T) {
+	_, sessions := startFakes(t, fullAnswers, interviewerPolicy(""))
+	sessions.RejoinGrace = time.Minute
+	h := startHarness(t, sessions)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	room := leaveAfterFirstAnswer(t, ctx, h)
+	left := h.record(t, ctx, room, finished)
+	if left.Status != interviews.StatusCandidateLeft || !left.CanRejoin(time.Now()) || len(left.Turns) != 3 {
+		t.Fatalf("as the candidate left: %s", dump(left))
+	}
+	lastQuestion := left.Turns[2].Text
+
+	back, err := candidatebot.Join(ctx, candidatebot.Options{URL: h.lk.URL, Logger: testLogger(t),
+		Token: h.lk.Token("candidate-again-"+room, room, lktest.WithName("Ada Lovelace"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(back.Leave)
+	welcome, err := back.WaitCaption(ctx, func(c candidatebot.Caption) bool {
+		return c.Final && strings.HasPrefix(c.Text, "Welcome back, Ada.")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(welcome.Text, "I was asking: ") || !strings.Contains(lastQuestion, strings.TrimSpace(strings.SplitN(welcome.Text, "I was asking: ", 2)[1])) {
+		t.Errorf("welcome back %q does not repeat the last question %q", welcome.Text, lastQuestion)
+	}
+	// The interview goes on with the candidate's new microphone (the final
+	// caption comes once the welcome has been played).
+	if err := back.WaitAgentSilence(ctx, 700*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if err := back.SayText(ctx, fullAnswers[1]); err != nil {
+		t.Fatal(err)
+	}
+	rec := h.record(t, ctx, room, func(r *interviews.Record) bool {
+		n := len(r.Turns)
+		return n >= 6 && r.Turns[n-1].Role == interviews.RoleAgent && r.Turns[n-2].Role == interviews.RoleCandidate
+	})
+	if rec.Status != interviews.StatusInProgress || rec.EndedAt != nil || rec.RejoinUntil != nil {
+		t.Errorf("after rejoining: status %s, ended %v, rejoin until %v", rec.Status, rec.EndedAt, rec.RejoinUntil)
+	}
+	if len(rec.Absences) != 1 || rec.Absences[0].BackAt == nil {
+		t.Errorf("absences %+v", rec.Absences)
+	}
+	if w := rec.Turns[3]; w.Role != interviews.RoleAgent || w.Source != "rejoin" || w.Text != welcome.Text {
+		t.Errorf("turn 4 is not the welcome back: %+v", w)
+	}
+	if got := rec.Turns[4].Text; got != fullAnswers[1] {
+		t.Errorf("the answer after rejoining was heard as %q, want %q", got, fullAnswers[1])
+	}
+}
+
+// TestCandidateDoesNotComeBack: past the rejoin grace the interview is over
+// for good: the window closes and the job ends.
+func TestCandidateDoesNotComeBack(t *testing.T) {
+	_, sessions := startFakes(t, fullAnswers, interviewerPolicy(""))
+	sessions.RejoinGrace = time.Second
+	h := startHarness(t, sessions)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace"})
+	if err := bot.WaitAgentSpeech(ctx, 300*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	agentID := bot.AgentIdentity()
+	bot.Leave()
+	rec := h.record(t, ctx, room, func(r *interviews.Record) bool { return r.Status.Finished() && r.RejoinUntil == nil })
+	if rec.Status != interviews.StatusCandidateLeft || rec.EndedBy != interviews.EndedCandidateLeft || len(rec.Absences) != 1 || rec.Absences[0].BackAt != nil {
+		t.Errorf("after the grace: %s", dump(rec))
+	}
+	h.lk.WaitLog(t, 30*time.Second, "job ended", agentID[len("agent-"):])
 }

@@ -45,7 +45,7 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 		return fmt.Errorf("opening the data directory: %w", err)
 	}
 	srv, err := web.New(web.Options{Store: store, LiveKitURL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
-		AgentName: cfg.AgentName, ReviewerToken: cfg.ReviewerToken, TokenTTL: cfg.TokenTTL, PublicURL: cfg.PublicURL,
+		AgentName: cfg.AgentName, ReviewerToken: cfg.ReviewerToken, TokenTTL: cfg.TokenTTL, RejoinGrace: cfg.RejoinGrace, PublicURL: cfg.PublicURL,
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Logger: log})
 	if err != nil {
 		return err

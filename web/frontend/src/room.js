@@ -26,6 +26,10 @@ const ATTR_AGENT_STATE = 'lk.agent.state';
 const ATTR_PUBLISH_ON_BEHALF = 'lk.publish_on_behalf';
 const ATTR_SEGMENT_ID = 'lk.segment_id';
 const ATTR_FINAL = 'lk.transcription_final';
+/** RPC_END_INTERVIEW tells the interviewer the candidate is ending, so the
+ * interview is over at once rather than held open for a rejoin. */
+const RPC_END_INTERVIEW = 'viva.end_interview';
+const RPC_END_TIMEOUT_MS = 5000;
 
 /** END_CONFIRM_MS is how long "Click again to end" stays armed. */
 const END_CONFIRM_MS = 6000;
@@ -437,7 +441,7 @@ class RoomPage {
       this.endTimer = setTimeout(() => this.disarmEnd(), END_CONFIRM_MS);
       return;
     }
-    this.finish();
+    this.finish(true);
   }
 
   disarmEnd() {
@@ -448,14 +452,28 @@ class RoomPage {
     this.el.endHint.textContent = '';
   }
 
-  /** finish leaves the room and shows the closing screen. */
-  finish() {
+  /** finish leaves the room and shows the closing screen. byCandidate: the
+   * candidate pressed End, so the interviewer is told before the page leaves. */
+  finish(byCandidate = false) {
     if (this.phase === 'ended') return;
     this.phase = 'ended';
     clearTimeout(this.endTimer);
     clearInterval(this.countdownTimer);
     const room = this.room;
-    if (room) room.disconnect().catch(() => {});
+    if (room) {
+      const told =
+        byCandidate && this.agentIdentity
+          ? room.localParticipant
+              .performRpc({
+                destinationIdentity: this.agentIdentity,
+                method: RPC_END_INTERVIEW,
+                payload: '',
+                responseTimeout: RPC_END_TIMEOUT_MS,
+              })
+              .catch(() => {})
+          : Promise.resolve();
+      told.finally(() => room.disconnect().catch(() => {}));
+    }
     this.meter.stop();
     if (this.mic) this.mic.stop();
     if (this.audioCtx) this.audioCtx.close().catch(() => {});
