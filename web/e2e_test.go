@@ -739,7 +739,7 @@ func TestBrowserInterview(t *testing.T) {
 	// Ending is final: the interviewer is told before the page leaves, so
 	// no rejoin window stays open and the link no longer works.
 	sys.record(t, id, stepTimeout, "the interview saved as ended by the candidate, for good", func(r *interviews.Record) bool {
-		return r.Status == interviews.StatusCandidateLeft && r.RejoinUntil == nil
+		return r.Status == interviews.StatusCandidateLeft && r.EndedBy == interviews.EndedCandidateRequest && r.RejoinUntil == nil
 	})
 	resp, err := http.Post(sys.web.URL+"/api/interviews/"+id+"/join", "application/json", nil)
 	if err != nil {

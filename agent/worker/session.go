@@ -554,7 +554,7 @@ func (ss *session) loop(ctx context.Context) error {
 				return nil
 			case evEndRequested:
 				ss.stopSpeaking()
-				c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateLeft)
+				c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateRequest)
 				close(e.saved)
 				ss.log.Info("the candidate ended the interview: saved")
 				return ss.end(ctx)

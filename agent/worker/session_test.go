@@ -30,6 +30,9 @@ import (
 	"github.com/viva-interviews/viva/internal/workertest"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
+
+	"github.com/livekit/protocol/livekit"
+	lksdk "github.com/livekit/server-sdk-go/v2"
 )
 
 // harness is one livekit-server, one worker holding spoken interviews, and
@@ -658,4 +661,60 @@ func TestCandidateDoesNotComeBack(t *testing.T) {
 		t.Errorf("after the grace: %s", dump(rec))
 	}
 	h.lk.WaitLog(t, 30*time.Second, "job ended", agentID[len("agent-"):])
+}
+
+// TestCandidateEndsInterview: the room page's End button calls the
+// interviewer before leaving; the interview is then over for good (no
+// rejoin window), saved as the candidate's request, and the room is
+// deleted. Nobody else in the room can end it.
+func TestCandidateEndsInterview(t *testing.T) {
+	_, sessions := startFakes(t, fullAnswers, interviewerPolicy(""))
+	sessions.RejoinGrace = time.Minute
+	h := startHarness(t, sessions)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace"})
+	if err := bot.WaitAgentSpeech(ctx, 300*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	agentID := bot.AgentIdentity()
+	end := func(b *candidatebot.Bot) (*string, error) {
+		return b.Room().LocalParticipant.PerformRpc(lksdk.PerformRpcParams{
+			DestinationIdentity: agentID, Method: worker.RPCEndInterview})
+	}
+
+	observer, err := candidatebot.Join(ctx, candidatebot.Options{URL: h.lk.URL, Logger: testLogger(t),
+		Token: h.lk.Token("observer-"+room, room, lktest.WithName("Observer"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(observer.Leave)
+	if _, err := end(observer); err == nil {
+		t.Fatal("someone other than the candidate ended the interview")
+	}
+	if rec := h.record(t, ctx, room, func(*interviews.Record) bool { return true }); rec.Status != interviews.StatusInProgress {
+		t.Fatalf("after a refused end request: %s", dump(rec))
+	}
+
+	resp, err := end(bot)
+	if err != nil || resp == nil || *resp != "saved" {
+		t.Fatalf("end request: %v, %v", resp, err)
+	}
+	// The answer comes once the record is saved: no waiting needed.
+	saved, err := h.store.Get(h.record(t, ctx, room, func(*interviews.Record) bool { return true }).ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved.Status != interviews.StatusCandidateLeft || saved.EndedBy != interviews.EndedCandidateRequest ||
+		saved.RejoinUntil != nil || saved.CanRejoin(time.Now()) || len(saved.Absences) != 0 {
+		t.Errorf("ended by the candidate: %s", dump(saved))
+	}
+	select {
+	case <-bot.Disconnected():
+	case <-ctx.Done():
+		t.Fatal("the room was not deleted after the candidate ended the interview")
+	}
+	if r := bot.DisconnectReason(); r != livekit.DisconnectReason_ROOM_DELETED {
+		t.Errorf("candidate disconnected by %s, want ROOM_DELETED", r)
+	}
 }
