@@ -642,18 +642,27 @@ func TestCandidateRejoins(t *testing.T) {
 	}
 }
 
-// TestCandidateDoesNotComeBack: past the rejoin grace the interview is over
-// for good: the window closes and the job ends.
-func TestCandidateDoesNotComeBack(t *testing.T) {
+// greetedWithRejoinGrace starts an interview against the provider fakes
+// with the given rejoin grace and returns once the candidate hears the
+// greeting.
+func greetedWithRejoinGrace(t *testing.T, ctx context.Context, grace time.Duration) (*harness, *candidatebot.Bot, string) {
+	t.Helper()
 	_, sessions := startFakes(t, fullAnswers, interviewerPolicy(""))
-	sessions.RejoinGrace = time.Second
+	sessions.RejoinGrace = grace
 	h := startHarness(t, sessions)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace"})
 	if err := bot.WaitAgentSpeech(ctx, 300*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
+	return h, bot, room
+}
+
+// TestCandidateDoesNotComeBack: past the rejoin grace the interview is over
+// for good: the window closes and the job ends.
+func TestCandidateDoesNotComeBack(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	h, bot, room := greetedWithRejoinGrace(t, ctx, time.Second)
 	agentID := bot.AgentIdentity()
 	bot.Leave()
 	rec := h.record(t, ctx, room, func(r *interviews.Record) bool { return r.Status.Finished() && r.RejoinUntil == nil })
@@ -668,15 +677,9 @@ func TestCandidateDoesNotComeBack(t *testing.T) {
 // rejoin window), saved as the candidate's request, and the room is
 // deleted. Nobody else in the room can end it.
 func TestCandidateEndsInterview(t *testing.T) {
-	_, sessions := startFakes(t, fullAnswers, interviewerPolicy(""))
-	sessions.RejoinGrace = time.Minute
-	h := startHarness(t, sessions)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace"})
-	if err := bot.WaitAgentSpeech(ctx, 300*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
+	h, bot, room := greetedWithRejoinGrace(t, ctx, time.Minute)
 	agentID := bot.AgentIdentity()
 	end := func(b *candidatebot.Bot) (*string, error) {
 		return b.Room().LocalParticipant.PerformRpc(lksdk.PerformRpcParams{
