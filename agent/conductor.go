@@ -462,8 +462,25 @@ func (r *Reply) generate(ctx context.Context) {
 	if r.fixed != "" {
 		emit(r.fixed)
 		r.err = ctx.Err()
+	} else {
+		r.converse(ctx, &out, emit)
 	}
-	for round := 0; r.fixed == "" && round < c.rounds; round++ {
+	r.text = strings.TrimSpace(out.String())
+	// The turn belongs to the stage it ended in (a turn that moves on says
+	// the next stage's first words).
+	if st := c.machine.Stage(); st != stages.Done {
+		r.stage = st
+	}
+	if r.err != nil && !errors.Is(r.err, context.Canceled) {
+		c.log.Error("interviewer turn failed", "err", r.err)
+	}
+}
+
+// converse runs the model and its tool calls for up to c.rounds rounds;
+// out holds what the turn has said so far and emit says more.
+func (r *Reply) converse(ctx context.Context, out *strings.Builder, emit func(string)) {
+	c := r.c
+	for round := 0; round < c.rounds; round++ {
 		if ctx.Err() != nil {
 			r.err = ctx.Err()
 			break
@@ -497,15 +514,6 @@ func (r *Reply) generate(ctx context.Context) {
 		c.history = append(c.history, llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls})
 		c.history = append(c.history, results...)
 		c.mu.Unlock()
-	}
-	r.text = strings.TrimSpace(out.String())
-	// The turn belongs to the stage it ended in (a turn that moves on says
-	// the next stage's first words).
-	if st := c.machine.Stage(); st != stages.Done {
-		r.stage = st
-	}
-	if r.err != nil && !errors.Is(r.err, context.Canceled) {
-		c.log.Error("interviewer turn failed", "err", r.err)
 	}
 }
 
