@@ -28,7 +28,7 @@ const normalize = (s) => s.trim().replace(/\s+/g, ' ').toLowerCase();
  */
 export class CaptionModel {
   constructor() {
-    /** @type {Array<{id:number, segmentId:string, speaker:string, text:string, final:boolean, pending:boolean, at:number}>} */
+    /** @type {Array<{id:number, segmentId:string, speaker:string, identity:string, text:string, final:boolean, pending:boolean, at:number}>} */
     this.lines = [];
     this.bySegment = new Map();
     this.nextId = 1;
@@ -40,7 +40,7 @@ export class CaptionModel {
    * the update changes nothing: empty text for a new segment, an interim
    * arriving after the final, or an interim older than the text shown.
    */
-  apply({ segmentId, speaker, text, final, at = 0 }) {
+  apply({ segmentId, speaker, identity = '', text, final, at = 0 }) {
     text = (text || '').trim();
     let line = this.bySegment.get(segmentId);
     if (line) {
@@ -67,10 +67,27 @@ export class CaptionModel {
         return { line: typed, created: false };
       }
     }
-    line = { id: this.nextId++, segmentId, speaker, text, final, pending: false, at };
+    line = { id: this.nextId++, segmentId, speaker, identity, text, final, pending: false, at };
     this.lines.push(line);
     this.bySegment.set(segmentId, line);
     return { line, created: true };
+  }
+
+  /**
+   * identify names the speaker of everything identity has sent so far. A
+   * caption can arrive before the room knows who its sender is (the text
+   * stream and the participant list travel apart); once it does, the
+   * earlier lines change with it. It returns the lines that changed.
+   */
+  identify(identity, speaker) {
+    const changed = [];
+    for (const line of this.lines) {
+      if (identity && line.identity === identity && line.speaker !== speaker) {
+        line.speaker = speaker;
+        changed.push(line);
+      }
+    }
+    return changed;
   }
 
   /** addTyped shows a message the candidate typed, pending its echo. */
@@ -79,6 +96,7 @@ export class CaptionModel {
       id: this.nextId++,
       segmentId: '',
       speaker: SPEAKER_YOU,
+      identity: '',
       text: text.trim(),
       final: true,
       pending: true,

@@ -272,6 +272,7 @@ class RoomPage {
   considerParticipant(p) {
     if (!isAgent(p)) return;
     this.agentIdentity = p.identity;
+    for (const line of this.captions.identify(p.identity, SPEAKER_AGENT)) this.renderLine(line);
     const attrs = p.attributes || {};
     this.setAgentState(attrs[ATTR_AGENT_STATE]);
     const stage = parseStage(attrs);
@@ -349,6 +350,7 @@ class RoomPage {
     this.applyCaption({
       segmentId: attrs[ATTR_SEGMENT_ID] || reader.info.id,
       speaker: this.speakerOf(room, identity),
+      identity,
       text,
       final: attrs[ATTR_FINAL] === 'true',
       at: reader.info.timestamp || 0,
@@ -369,7 +371,6 @@ class RoomPage {
       el.className = 'room-caption';
       const who = document.createElement('span');
       who.className = 'room-caption-who';
-      who.textContent = speakerLabel(line.speaker);
       const text = document.createElement('span');
       text.className = 'room-caption-text';
       el.append(who, text);
@@ -377,6 +378,7 @@ class RoomPage {
       this.lineEls.set(line.id, el);
     }
     el.dataset.speaker = line.speaker;
+    el.querySelector('.room-caption-who').textContent = speakerLabel(line.speaker);
     el.dataset.final = String(line.final);
     el.dataset.pending = String(line.pending);
     if (line.segmentId) el.dataset.segment = line.segmentId;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CaptionModel, SPEAKER_AGENT, SPEAKER_YOU, speakerLabel } from '../src/captions.js';
+import { CaptionModel, SPEAKER_AGENT, SPEAKER_OTHER, SPEAKER_YOU, speakerLabel } from '../src/captions.js';
 
 const view = (m) => m.lines.map((l) => `${speakerLabel(l.speaker)}:${l.text}${l.final ? '' : '…'}${l.pending ? ' (pending)' : ''}`);
 
@@ -65,4 +65,18 @@ test('remove drops an unsent message', () => {
   assert.deepEqual(view(m), []);
   m.apply({ segmentId: 'chat-1', speaker: SPEAKER_YOU, text: 'lost', final: true });
   assert.deepEqual(view(m), ['You:lost']);
+});
+
+test('a caption that arrived before its sender was known is relabelled when the sender turns out to be the interviewer', () => {
+  const m = new CaptionModel();
+  m.apply({ segmentId: 'a1', speaker: SPEAKER_OTHER, identity: 'agent-AJ_1', text: 'Hello Ada.', final: true, at: 1 });
+  m.apply({ segmentId: 'o1', speaker: SPEAKER_OTHER, identity: 'observer', text: 'hi', final: true, at: 2 });
+  assert.deepEqual(view(m), ['Participant:Hello Ada.', 'Participant:hi']);
+  const changed = m.identify('agent-AJ_1', SPEAKER_AGENT);
+  assert.deepEqual(changed.map((l) => l.segmentId), ['a1']);
+  assert.deepEqual(view(m), ['Interviewer:Hello Ada.', 'Participant:hi']);
+  // Later updates of the segment keep the speaker, and naming it again changes nothing.
+  m.apply({ segmentId: 'a1', speaker: SPEAKER_AGENT, identity: 'agent-AJ_1', text: 'Hello Ada. Can you hear me?', final: true, at: 3 });
+  assert.deepEqual(m.identify('agent-AJ_1', SPEAKER_AGENT), []);
+  assert.deepEqual(view(m), ['Interviewer:Hello Ada. Can you hear me?', 'Participant:hi']);
 });
