@@ -479,45 +479,17 @@ func (r *Record) Clone() *Record {
 	c.StartedAt = cloneTime(r.StartedAt)
 	c.EndedAt = cloneTime(r.EndedAt)
 	c.RejoinUntil = cloneTime(r.RejoinUntil)
-	if r.Absences != nil {
-		c.Absences = make([]Absence, len(r.Absences))
-		for i, a := range r.Absences {
-			a.BackAt = cloneTime(a.BackAt)
-			c.Absences[i] = a
+	c.Absences = cloneEach(r.Absences, func(a *Absence) { a.BackAt = cloneTime(a.BackAt) })
+	c.Stages = cloneEach(r.Stages, func(s *StageVisit) { s.LeftAt = cloneTime(s.LeftAt) })
+	c.Turns = cloneEach(r.Turns, func(t *Turn) {
+		t.QuestionIDs = slices.Clone(t.QuestionIDs)
+		if t.Metrics != nil {
+			m := *t.Metrics
+			t.Metrics = &m
 		}
-	}
-	if r.Stages != nil {
-		c.Stages = make([]StageVisit, len(r.Stages))
-		for i, s := range r.Stages {
-			s.LeftAt = cloneTime(s.LeftAt)
-			c.Stages[i] = s
-		}
-	}
-	if r.Turns != nil {
-		c.Turns = make([]Turn, len(r.Turns))
-		for i, t := range r.Turns {
-			t.QuestionIDs = slices.Clone(t.QuestionIDs)
-			if t.Metrics != nil {
-				m := *t.Metrics
-				t.Metrics = &m
-			}
-			c.Turns[i] = t
-		}
-	}
-	if r.Questions != nil {
-		c.Questions = make([]Question, len(r.Questions))
-		for i, q := range r.Questions {
-			q.SpokenAt = cloneTime(q.SpokenAt)
-			c.Questions[i] = q
-		}
-	}
-	if r.Assessments != nil {
-		c.Assessments = make([]Assessment, len(r.Assessments))
-		for i, a := range r.Assessments {
-			a.KeyPoints = slices.Clone(a.KeyPoints)
-			c.Assessments[i] = a
-		}
-	}
+	})
+	c.Questions = cloneEach(r.Questions, func(q *Question) { q.SpokenAt = cloneTime(q.SpokenAt) })
+	c.Assessments = cloneEach(r.Assessments, func(a *Assessment) { a.KeyPoints = slices.Clone(a.KeyPoints) })
 	if r.Report != nil {
 		rep := *r.Report
 		rep.Strengths = slices.Clone(rep.Strengths)
@@ -530,6 +502,20 @@ func (r *Record) Clone() *Record {
 		c.Engines = &e
 	}
 	return &c
+}
+
+// cloneEach copies s element by element and lets deep give each copy its
+// own memory where the element holds pointers or slices; nil stays nil.
+func cloneEach[T any](s []T, deep func(*T)) []T {
+	if s == nil {
+		return nil
+	}
+	c := make([]T, len(s))
+	for i := range s {
+		c[i] = s[i]
+		deep(&c[i])
+	}
+	return c
 }
 
 func cloneTime(t *time.Time) *time.Time {

@@ -120,13 +120,10 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	token, err := s.candidateToken(rec)
-	if err != nil {
-		s.log.Error("web: minting a candidate token", "interview_id", rec.ID, "err", err)
-		s.serverError(w, r)
+	token, ok := s.issueToken(w, r, rec)
+	if !ok {
 		return
 	}
-	s.log.Info("web: candidate token issued", "interview_id", rec.ID, "room", rec.Room)
 	s.writeJSON(w, http.StatusOK, joinResponse{
 		Token: token, LiveKitURL: s.clientURL, Room: rec.Room,
 		Identity: CandidateIdentity(rec.ID), Name: rec.Candidate.Name,

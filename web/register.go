@@ -252,6 +252,20 @@ type validated struct {
 	resumeSource   string // the file name the text came from; empty for pasted text
 }
 
+// requiredLine cleans a required single-line field and records in errs
+// under field when it is empty (ifEmpty) or longer than
+// interviews.MaxNameLen characters; what names the field in that message.
+func requiredLine(errs fieldErrors, field, value, ifEmpty, what string) string {
+	value = cleanLine(value)
+	switch {
+	case value == "":
+		errs[field] = ifEmpty
+	case utf8.RuneCountInString(value) > interviews.MaxNameLen:
+		errs[field] = fmt.Sprintf("Keep %s to %d characters or fewer", what, interviews.MaxNameLen)
+	}
+	return value
+}
+
 // validate checks and normalises a submission: trimmed single-line fields,
 // a name and a role, a plausible email, a known level and blueprint, a job
 // description and a résumé within their limits. It extracts the text of an
@@ -263,13 +277,7 @@ func (s *Server) validate(ctx context.Context, sub *submission) (*validated, fie
 	in := &sub.reg
 	v := &validated{}
 
-	in.Name = cleanLine(in.Name)
-	switch {
-	case in.Name == "":
-		errs[fieldName] = "Enter the candidate's name"
-	case utf8.RuneCountInString(in.Name) > interviews.MaxNameLen:
-		errs[fieldName] = fmt.Sprintf("Keep the name to %d characters or fewer", interviews.MaxNameLen)
-	}
+	in.Name = requiredLine(errs, fieldName, in.Name, "Enter the candidate's name", "the name")
 	v.candidate.Name = in.Name
 
 	in.Email = cleanLine(in.Email)
@@ -282,13 +290,7 @@ func (s *Server) validate(ctx context.Context, sub *submission) (*validated, fie
 	}
 	v.candidate.Email = in.Email
 
-	in.Role = cleanLine(in.Role)
-	switch {
-	case in.Role == "":
-		errs[fieldRole] = "Enter the role the candidate is applying for, such as Backend engineer"
-	case utf8.RuneCountInString(in.Role) > interviews.MaxNameLen:
-		errs[fieldRole] = fmt.Sprintf("Keep the role to %d characters or fewer", interviews.MaxNameLen)
-	}
+	in.Role = requiredLine(errs, fieldRole, in.Role, "Enter the role the candidate is applying for, such as Backend engineer", "the role")
 	v.candidate.Role = in.Role
 
 	in.Level = cleanLine(in.Level)
@@ -531,10 +533,8 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 		})
 		return
 	}
-	token, err := s.candidateToken(rec)
-	if err != nil {
-		s.log.Error("web: minting a candidate token", "interview_id", rec.ID, "err", err)
-		s.serverError(w, r)
+	token, ok := s.issueToken(w, r, rec)
+	if !ok {
 		return
 	}
 	s.writeJSON(w, http.StatusCreated, createdResponse{ID: rec.ID, Room: rec.Room, JoinURL: join, Token: token, LiveKitURL: s.clientURL})
@@ -604,10 +604,8 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r)
 		return
 	}
-	token, err := s.candidateToken(rec)
-	if err != nil {
-		s.log.Error("web: minting a candidate token", "interview_id", rec.ID, "err", err)
-		s.serverError(w, r)
+	token, ok := s.issueToken(w, r, rec)
+	if !ok {
 		return
 	}
 	s.writeJSON(w, http.StatusOK, tokenResponse{

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/viva-interviews/viva/internal/lkurl"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -135,9 +136,11 @@ func New(opts Options) (*Server, error) {
 	if opts.Store == nil {
 		bad("no interview store: open one with interviews.Open(dataDir)")
 	}
-	clientURL, err := clientLiveKitURL(opts.LiveKitURL)
-	if err != nil {
+	var clientURL string
+	if lk, err := lkurl.Parse(opts.LiveKitURL); err != nil {
 		bad("%v", err)
+	} else {
+		clientURL = lk.String()
 	}
 	if opts.APIKey == "" || opts.APISecret == "" {
 		bad("LiveKit API key and secret are required to sign room tokens: set LIVEKIT_API_KEY and LIVEKIT_API_SECRET (devkey and secret for livekit-server --dev)")
@@ -233,28 +236,6 @@ func blueprintTitle(name string) string {
 		return b.Title
 	}
 	return name
-}
-
-// clientLiveKitURL checks the configured LiveKit URL and returns the
-// ws:// or wss:// form browsers connect to.
-func clientLiveKitURL(raw string) (string, error) {
-	if raw == "" {
-		return "", errors.New("no LiveKit URL: set LIVEKIT_URL, such as ws://127.0.0.1:7880")
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return "", fmt.Errorf("LiveKit URL %q is not a ws://, wss://, http:// or https:// address such as ws://127.0.0.1:7880", raw)
-	}
-	switch u.Scheme {
-	case "ws", "wss":
-	case "http":
-		u.Scheme = "ws"
-	case "https":
-		u.Scheme = "wss"
-	default:
-		return "", fmt.Errorf("LiveKit URL %q has scheme %q: use ws://, wss://, http:// or https://", raw, u.Scheme)
-	}
-	return strings.TrimRight(u.String(), "/"), nil
 }
 
 // contentSecurityPolicy allows only this origin, plus the LiveKit server

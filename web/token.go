@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 	"unicode"
@@ -144,6 +145,19 @@ func (s *Server) candidateToken(rec *interviews.Record) (string, error) {
 		return "", fmt.Errorf("web: signing the room token: %w", err)
 	}
 	return jwt, nil
+}
+
+// issueToken returns a candidate token for rec and logs its issue; when
+// the token cannot be signed it answers 500 and returns false.
+func (s *Server) issueToken(w http.ResponseWriter, r *http.Request, rec *interviews.Record) (string, bool) {
+	token, err := s.candidateToken(rec)
+	if err != nil {
+		s.log.Error("web: minting a candidate token", "interview_id", rec.ID, "err", err)
+		s.serverError(w, r)
+		return "", false
+	}
+	s.log.Info("web: candidate token issued", "interview_id", rec.ID, "room", rec.Room)
+	return token, true
 }
 
 // departureTimeout is how long, in seconds, the room outlives the

@@ -24,7 +24,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -36,6 +35,8 @@ import (
 	"github.com/livekit/protocol/livekit"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/viva-interviews/viva/internal/lkurl"
 )
 
 const (
@@ -209,24 +210,10 @@ func (o Options) Validate() error {
 // endpoints derives the worker endpoint (ws(s)://host/agent?protocol=1) and
 // the room URL handed to jobs (ws(s)://host) from a LiveKit URL.
 func endpoints(raw string) (agentURL, roomURL string, err error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
+	u, err := lkurl.Parse(raw)
 	if err != nil {
-		return "", "", fmt.Errorf("worker: LIVEKIT_URL %q is not a URL: %w", raw, err)
+		return "", "", fmt.Errorf("worker: %w", err)
 	}
-	switch u.Scheme {
-	case "ws", "wss":
-	case "http":
-		u.Scheme = "ws"
-	case "https":
-		u.Scheme = "wss"
-	default:
-		return "", "", fmt.Errorf("worker: LIVEKIT_URL %q must start with ws://, wss://, http:// or https://", raw)
-	}
-	if u.Host == "" {
-		return "", "", fmt.Errorf("worker: LIVEKIT_URL %q has no host", raw)
-	}
-	u.RawQuery, u.Fragment = "", ""
-	u.Path = strings.TrimSuffix(u.Path, "/")
 	roomURL = u.String()
 	u.Path += "/agent"
 	u.RawQuery = fmt.Sprintf("protocol=%d", protocolVersion)

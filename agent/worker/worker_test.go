@@ -792,8 +792,8 @@ func TestOptionsValidate(t *testing.T) {
 	}{
 		{name: "valid", edit: func(*Options) {}},
 		{name: "no URL", edit: func(o *Options) { o.URL = "" }, want: "LIVEKIT_URL is not set"},
-		{name: "bad scheme", edit: func(o *Options) { o.URL = "ftp://x" }, want: "must start with ws://, wss://, http:// or https://"},
-		{name: "no host", edit: func(o *Options) { o.URL = "ws://" }, want: "has no host"},
+		{name: "bad scheme", edit: func(o *Options) { o.URL = "ftp://x" }, want: `has scheme "ftp": use ws://, wss://, http:// or https://`},
+		{name: "no host", edit: func(o *Options) { o.URL = "ws://" }, want: "is not a ws://, wss://, http:// or https:// address"},
 		{name: "no key", edit: func(o *Options) { o.APIKey = "" }, want: "LIVEKIT_API_KEY and LIVEKIT_API_SECRET"},
 		{name: "no secret", edit: func(o *Options) { o.APISecret = "" }, want: "LIVEKIT_API_KEY and LIVEKIT_API_SECRET"},
 		{name: "negative sessions", edit: func(o *Options) { o.MaxSessions = -1 }, want: "max sessions is -1"},
@@ -832,12 +832,17 @@ func TestEndpoints(t *testing.T) {
 		{"ws://127.0.0.1:7880", "ws://127.0.0.1:7880/agent?protocol=1", "ws://127.0.0.1:7880"},
 		{"http://127.0.0.1:7880/", "ws://127.0.0.1:7880/agent?protocol=1", "ws://127.0.0.1:7880"},
 		{"https://proj.livekit.cloud", "wss://proj.livekit.cloud/agent?protocol=1", "wss://proj.livekit.cloud"},
-		{"wss://lk.example.com/livekit?x=1", "wss://lk.example.com/livekit/agent?protocol=1", "wss://lk.example.com/livekit"},
+		{"wss://lk.example.com/livekit/", "wss://lk.example.com/livekit/agent?protocol=1", "wss://lk.example.com/livekit"},
 	}
 	for _, tc := range tests {
 		agent, room, err := endpoints(tc.in)
 		if err != nil || agent != tc.agent || room != tc.room {
 			t.Errorf("endpoints(%q) = %q, %q, %v; want %q, %q", tc.in, agent, room, err, tc.agent, tc.room)
 		}
+	}
+	// The web app hands browsers the same address the worker joins with:
+	// one rule reads LIVEKIT_URL for both, so a query is refused here too.
+	if _, _, err := endpoints("wss://lk.example.com/livekit?x=1"); err == nil || !strings.Contains(err.Error(), "worker: LiveKit URL") {
+		t.Errorf("endpoints accepted a URL with a query: %v", err)
 	}
 }
