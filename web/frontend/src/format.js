@@ -52,6 +52,32 @@ export function parseStage(attrs) {
 }
 
 /**
+ * EVENT_TYPES are the `viva.events` the room page acts on.
+ */
+const EVENT_TYPES = new Set(['stage_change', 'interview_ending', 'interview_saved']);
+
+/**
+ * readEvent decodes a `viva.events` data packet (UTF-8 JSON with a `type`)
+ * and returns it, or null when it is not one the page acts on. sender says
+ * who sent it: 'agent' (the interviewer), 'unknown' (a participant the room
+ * has not announced yet, or the server itself) or 'other'. Events are
+ * taken from the interviewer and from unknown senders: the interviewer's
+ * first packets can arrive before the room announces it, and nobody else
+ * in an interview room can send them (the candidate's own packets do not
+ * come back).
+ */
+export function readEvent(payload, sender) {
+  if (sender !== 'agent' && sender !== 'unknown') return null;
+  let ev;
+  try {
+    ev = JSON.parse(new TextDecoder().decode(payload));
+  } catch {
+    return null;
+  }
+  return ev && typeof ev === 'object' && EVENT_TYPES.has(ev.type) ? ev : null;
+}
+
+/**
  * stageFromEvent reads a `stage_change` event of the `viva.events` topic
  * ({stage, title, index, count, deadline}) into the shape parseStage returns.
  */

@@ -12,6 +12,7 @@ import {
   formatCountdown,
   micProblem,
   parseStage,
+  readEvent,
   reconnectDelay,
   stageFromEvent,
   stageLabel,
@@ -308,13 +309,8 @@ class RoomPage {
   }
 
   onData(payload, participant, topic) {
-    if (topic !== TOPIC_EVENTS || !isAgent(participant)) return;
-    let ev;
-    try {
-      ev = JSON.parse(new TextDecoder().decode(payload));
-    } catch {
-      return;
-    }
+    if (topic !== TOPIC_EVENTS) return;
+    const ev = readEvent(payload, !participant ? 'unknown' : isAgent(participant) ? 'agent' : 'other');
     switch (ev && ev.type) {
       case 'stage_change': {
         const stage = stageFromEvent(ev);

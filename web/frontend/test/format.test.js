@@ -7,6 +7,7 @@ import {
   micProblem,
   parseStage,
   reconnectDelay,
+  readEvent,
   stageFromEvent,
   stageLabel,
   stateView,
@@ -57,6 +58,20 @@ test('stageFromEvent', () => {
   assert.deepEqual(stageFromEvent(ev), { name: 'experience', title: 'Experience', index: 2, count: 4, deadline: 1234 });
   assert.equal(stageFromEvent({ type: 'stage_change' }), null);
   assert.equal(stageFromEvent(null), null);
+});
+
+test('readEvent', () => {
+  const enc = (v) => new TextEncoder().encode(typeof v === 'string' ? v : JSON.stringify(v));
+  const change = { type: 'stage_change', stage: 'intro', index: 1, count: 4 };
+  assert.deepEqual(readEvent(enc(change), 'agent'), change);
+  // Before the room announces the interviewer, its packets come from an
+  // unknown sender; they still count.
+  assert.deepEqual(readEvent(enc({ type: 'interview_ending' }), 'unknown'), { type: 'interview_ending' });
+  assert.equal(readEvent(enc({ type: 'interview_ending' }), 'other'), null);
+  assert.equal(readEvent(enc('not json'), 'agent'), null);
+  assert.equal(readEvent(enc({ type: 'something_else' }), 'agent'), null);
+  assert.equal(readEvent(enc(null), 'agent'), null);
+  assert.equal(readEvent(enc([1, 2]), 'agent'), null);
 });
 
 test('formatCountdown', () => {
