@@ -9,8 +9,8 @@ import (
 	"strings"
 )
 
-// Example is the address a message suggests: livekit-server --dev.
-const Example = "ws://127.0.0.1:7880"
+// example is the address a message suggests: livekit-server --dev.
+const example = "ws://127.0.0.1:7880"
 
 // Parse checks raw and returns the websocket address clients connect to:
 // ws:// or wss:// (http:// and https:// become ws:// and wss://), a host, and
@@ -20,7 +20,7 @@ const Example = "ws://127.0.0.1:7880"
 func Parse(raw string) (*url.URL, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
-		return nil, errors.New("no LiveKit URL: set LIVEKIT_URL, such as " + Example)
+		return nil, errors.New("no LiveKit URL: set LIVEKIT_URL, such as " + example)
 	}
 	u, err := url.Parse(raw)
 	if err == nil && u.User != nil {
@@ -28,7 +28,7 @@ func Parse(raw string) (*url.URL, error) {
 		return nil, errors.New("the LiveKit URL holds a user name or password: give the server's address alone; LIVEKIT_API_KEY and LIVEKIT_API_SECRET carry the credentials")
 	}
 	if err != nil || u.Host == "" || u.Opaque != "" {
-		return nil, fmt.Errorf("LiveKit URL %q is not a ws://, wss://, http:// or https:// address such as %s", raw, Example)
+		return nil, fmt.Errorf("LiveKit URL %q is not a ws://, wss://, http:// or https:// address such as %s", raw, example)
 	}
 	switch u.Scheme {
 	case "ws", "wss":
@@ -40,7 +40,7 @@ func Parse(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("LiveKit URL %q has scheme %q: use ws://, wss://, http:// or https://", raw, u.Scheme)
 	}
 	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
-		return nil, fmt.Errorf("LiveKit URL %q has a query or fragment: give the server's address alone, such as %s", raw, Example)
+		return nil, fmt.Errorf("LiveKit URL %q has a query or fragment: give the server's address alone, such as %s", raw, example)
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
