@@ -31,8 +31,10 @@ const (
 	MaxNameLen = 200
 	// MaxJobDescriptionLen bounds the job description, in characters.
 	MaxJobDescriptionLen = 20_000
-	// MaxResumeTextLen bounds the text extracted from a résumé, in bytes.
-	MaxResumeTextLen = 1 << 20
+	// MaxResumeTextLen bounds the résumé text kept, in bytes: longer
+	// extracted text is cut there, longer pasted text refused. 100 KB holds
+	// a thirty-page résumé and keeps a record small.
+	MaxResumeTextLen = 100 << 10
 )
 
 // Status is where an interview is in its life.

@@ -57,7 +57,7 @@ func runWriter(dir string, pauseAt int) error {
 			ID:         killRecordID,
 			Candidate:  Candidate{Name: "Grace Hopper", Role: "Engineer", Level: "staff"},
 			Blueprint:  "default",
-			ResumeText: strings.Repeat("COBOL compilers and nanoseconds. ", 8<<10),
+			ResumeText: strings.Repeat("COBOL compilers and nanoseconds. ", 3<<10), // ~100 KB, the most a record holds
 		}
 		if err := s.Create(r); err != nil {
 			return err

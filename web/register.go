@@ -17,6 +17,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/viva-interviews/viva/internal/sandbox"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -334,7 +335,11 @@ func (s *Server) validate(ctx context.Context, sub *submission) (*validated, fie
 		if re, ok := errors.AsType[*ResumeError](err); ok {
 			errs[fieldResume] = re.Message
 			// The cause is not logged: parser messages may quote the file.
-			s.log.Info("web: résumé refused", "file_type", strings.ToLower(pathExt(f.name)), "size", len(f.data), "reason", re.Message)
+			attrs := []any{"file_type", strings.ToLower(pathExt(f.name)), "size", len(f.data), "reason", re.Message}
+			if je, ok := errors.AsType[*sandbox.JobError](err); ok && je.Reason != sandbox.ReasonJob {
+				attrs = append(attrs, "stopped_by", string(je.Reason)) // a file built to exhaust the parser
+			}
+			s.log.Info("web: résumé refused", attrs...)
 			break
 		} else if err != nil {
 			errs[fieldResume] = msgResumeBadPDF

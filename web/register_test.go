@@ -80,7 +80,7 @@ func TestCreateJSONFieldErrors(t *testing.T) {
 		{"bad level", func(m map[string]any) { m["level"] = "guru" }, "level", "Choose a level: entry, junior, mid, senior, lead, staff"},
 		{"unknown blueprint", func(m map[string]any) { m["blueprint"] = "../../etc/passwd" }, "blueprint", "Choose one of the interview plans offered"},
 		{"long job description", func(m map[string]any) { m["job_description"] = strings.Repeat("é", 20_001) }, "job_description", "has 20,001 characters; shorten it to 20,000"},
-		{"long résumé text", func(m map[string]any) { m["resume_text"] = strings.Repeat("a", interviews.MaxResumeTextLen+1) }, "resume_text", "larger than 1 MB"},
+		{"long résumé text", func(m map[string]any) { m["resume_text"] = strings.Repeat("a", interviews.MaxResumeTextLen+1) }, "resume_text", "larger than 100 KB"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

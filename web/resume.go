@@ -4,17 +4,20 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"path"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/ledongthuc/pdf"
 
+	"github.com/viva-interviews/viva/internal/sandbox"
 	"github.com/viva-interviews/viva/interviews"
 )
 
@@ -43,11 +46,13 @@ const (
 	msgResumeLocked    = "This PDF is password-protected. Upload a copy without a password, or paste the text"
 	msgResumeBadDOCX   = "We couldn't read this DOCX file. Save it again from your word processor, upload a PDF or TXT file, or paste the text"
 	msgResumeBigDOCX   = "This DOCX file is too large once unpacked. Upload a PDF or TXT file, or paste the text"
+	msgResumeBigPDF    = "This PDF is too large to read once unpacked. Upload a shorter PDF, a DOCX or TXT file, or paste the text"
 	msgResumeEncoding  = "This text file is not UTF-8 text. Save it as UTF-8 (or as PDF or DOCX) and upload it again, or paste the text"
 	msgResumeSlow      = "Reading this file took too long. Upload a smaller file, a TXT file, or paste the text"
 	msgResumeMismatch  = "This file's content does not match its extension. " + msgResumeType
 	msgResumeTooLarge  = "This résumé is larger than 5 MB. " + msgResumeType
-	msgResumeTextLarge = "The résumé text is larger than 1 MB; shorten it"
+	msgResumeTextLarge = "The résumé text is larger than 100 KB; shorten it to the parts an interviewer needs"
+	msgResumeNoReader  = "Résumé files cannot be read on this server right now. Paste the résumé's text instead"
 )
 
 // ResumeError is a résumé that cannot be used, with a message for the
@@ -111,13 +116,10 @@ func ExtractResume(ctx context.Context, filename string, data []byte) (string, e
 		return "", &ResumeError{Message: msgResumeMismatch}
 	}
 	var text string
-	switch got {
-	case kindPDF:
-		text, err = pdfText(ctx, data)
-	case kindDOCX:
-		text, err = docxText(data)
-	case kindText:
+	if got == kindText {
 		text = string(bytes.TrimPrefix(data, utf8BOM))
+	} else {
+		text, err = parseInSandbox(ctx, got, data)
 	}
 	if err != nil {
 		return "", err
@@ -130,6 +132,121 @@ func ExtractResume(ctx context.Context, filename string, data []byte) (string, e
 		return "", &ResumeError{Message: msgResumeEmpty}
 	}
 	return text, nil
+}
+
+// Parsing PDF and DOCX files runs in a child process of viva (see package
+// sandbox): a file built to make the parser allocate terabytes or loop for
+// ever ends that child, never the web app. Plain text needs no parser and
+// is read in process.
+const parseJob = "resume-parse"
+
+// Limits of one résumé parse. A real résumé takes well under a second and
+// a few tens of megabytes.
+var parseLimits = sandbox.Limits{
+	MemoryBytes: 512 << 20,
+	CPUTime:     5 * time.Second,
+	WallTime:    resumeReadTimeout,
+	OutputBytes: 4 * interviews.MaxResumeTextLen,
+}
+
+// parser runs the parses: at most two at once, so a burst of uploads
+// queues instead of taking every core and gigabytes of memory.
+var parser = &sandbox.Runner{Limits: parseLimits, MaxConcurrent: 2}
+
+func init() { sandbox.Register(parseJob, parseJobMain) }
+
+// parseRequest is the input of a parse: the format, then the file.
+func parseRequest(kind resumeKind, data []byte) []byte {
+	return append([]byte{byte(kind)}, data...)
+}
+
+// parseResult is the output of a parse.
+type parseResult struct {
+	Text    string `json:"text,omitempty"`
+	Message string `json:"message,omitempty"` // a *ResumeError's Message
+	Cause   string `json:"cause,omitempty"`   // its Err, for logs
+}
+
+// parseJobMain is the child's side: it parses the file in process.
+func parseJobMain(in []byte) ([]byte, error) {
+	if len(in) == 0 {
+		return nil, errors.New("empty parse request")
+	}
+	var (
+		text string
+		err  error
+	)
+	switch kind, data := resumeKind(in[0]), in[1:]; kind {
+	case kindPDF:
+		text, err = pdfText(context.Background(), data)
+	case kindDOCX:
+		text, err = docxText(data)
+	default:
+		return nil, fmt.Errorf("parse request for format %d", kind)
+	}
+	var res parseResult
+	if re, ok := errors.AsType[*ResumeError](err); ok {
+		res.Message = re.Message
+		if re.Err != nil {
+			res.Cause = re.Err.Error()
+		}
+	} else if err != nil {
+		return nil, err
+	} else {
+		res.Text = truncateUTF8(text, interviews.MaxResumeTextLen)
+	}
+	return json.Marshal(res)
+}
+
+// parseInSandbox parses a PDF or DOCX file in a child process. Every error
+// is a *ResumeError.
+func parseInSandbox(ctx context.Context, kind resumeKind, data []byte) (string, error) {
+	damaged := msgResumeBadPDF
+	if kind == kindDOCX {
+		damaged = msgResumeBadDOCX
+	}
+	out, err := parser.Run(ctx, parseJob, parseRequest(kind, data))
+	if je, ok := errors.AsType[*sandbox.JobError](err); ok {
+		switch je.Reason {
+		case sandbox.ReasonCPU, sandbox.ReasonTimeout:
+			return "", &ResumeError{Message: msgResumeSlow, Err: je}
+		case sandbox.ReasonMemory, sandbox.ReasonOutput:
+			if kind == kindDOCX {
+				return "", &ResumeError{Message: msgResumeBigDOCX, Err: je}
+			}
+			return "", &ResumeError{Message: msgResumeBigPDF, Err: je}
+		}
+		return "", &ResumeError{Message: damaged, Err: je}
+	}
+	if err != nil {
+		return "", &ResumeError{Message: msgResumeNoReader, Err: err}
+	}
+	var res parseResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return "", &ResumeError{Message: damaged, Err: fmt.Errorf("parse result: %w", err)}
+	}
+	if res.Message != "" {
+		re := &ResumeError{Message: res.Message}
+		if res.Cause != "" {
+			re.Err = errors.New(res.Cause)
+		}
+		return "", re
+	}
+	return res.Text, nil
+}
+
+// CheckResumeParser parses a small file in a child process, so a server
+// whose children cannot start (a binary that does not call sandbox.Serve,
+// a system refusing the limits) says so at start rather than at the first
+// upload.
+func CheckResumeParser(ctx context.Context) error {
+	_, err := parseInSandbox(ctx, kindPDF, []byte("%PDF-1.4\n%%EOF\n"))
+	if re, ok := errors.AsType[*ResumeError](err); ok && re.Message != msgResumeNoReader {
+		return nil // the child ran and judged the file
+	} else if err != nil {
+		return fmt.Errorf("web: résumé files cannot be read: %w", errors.Unwrap(err))
+	}
+	return nil
 }
 
 var utf8BOM = []byte("\xef\xbb\xbf")

@@ -49,8 +49,14 @@ func buildPDF(t testing.TB, header string, lines []string, compress bool) []byte
 		fmt.Sprintf("<< /Length %d%s >>\nstream\n%s\nendstream", len(stream), filter, stream),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
 	}
+	return assemblePDF(header+"\n%\xe2\xe3\xcf\xd3\n", objs)
+}
+
+// assemblePDF writes a PDF of the given objects (numbered from 1, the
+// first the catalog) with a cross-reference table and trailer.
+func assemblePDF(header string, objs []string) []byte {
 	var b bytes.Buffer
-	b.WriteString(header + "\n%\xe2\xe3\xcf\xd3\n")
+	b.WriteString(header)
 	offsets := make([]int, len(objs))
 	for i, o := range objs {
 		offsets[i] = b.Len()

@@ -22,6 +22,7 @@ import (
 	"syscall"
 
 	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/internal/sandbox"
 )
 
 // command is one subcommand of viva.
@@ -38,6 +39,9 @@ var commands = []command{
 }
 
 func main() {
+	// A start of viva as a sandboxed child (a résumé parse) runs its job
+	// and exits here.
+	sandbox.Serve()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

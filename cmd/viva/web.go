@@ -50,6 +50,9 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	if err != nil {
 		return err
 	}
+	if err := web.CheckResumeParser(ctx); err != nil {
+		return err
+	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	errc := make(chan error, 1)
