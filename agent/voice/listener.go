@@ -312,6 +312,7 @@ func (l *Listener) processFrame(frameEnd time.Time) error {
 	return werr
 }
 
+// speechStarted holds back endpointing and reports the onset.
 func (l *Listener) speechStarted(onset time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -320,6 +321,7 @@ func (l *Listener) speechStarted(onset time.Time) {
 	l.events.emit(SpeechStarted{At: onset})
 }
 
+// speechEnded reports the end of speech and lets endpointing run from it.
 func (l *Listener) speechEnded(end time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -384,6 +386,7 @@ func (l *Listener) run(ctx context.Context) {
 	}
 }
 
+// shutdown stops the timer and closes Events; later emits are dropped.
 func (l *Listener) shutdown() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
