@@ -118,3 +118,77 @@ func lastWord(t string) string {
 	}
 	return strings.ToLower(t[start:end])
 }
+
+// endpointer decides when the candidate's turn has ended: an STT final
+// with text has arrived and the candidate has been silent, since the end
+// of the last voiced frame, for the adaptive endpointing delay. Speech
+// resuming first cancels the pending end, and finals accumulate into one
+// turn until then. Finals that arrive with no voice activity since the
+// last turn count the delay from the first such final.
+//
+// It keeps no clock and no timer: the caller passes the time and arms a
+// timer for the wait decide returns.
+type endpointer struct {
+	// baseDelay, minDelay and maxDelay are the arguments of
+	// endpointingDelay.
+	baseDelay, minDelay, maxDelay time.Duration
+
+	speechActive      bool
+	speechSinceCommit bool      // voice activity since the last turn
+	lastVoiceEnd      time.Time // end of the last voiced frame
+	turn              []string  // finals of the pending turn
+	firstFinalAt      time.Time
+	lastFinalAt       time.Time
+}
+
+// speechStarted notes voice activity; no turn ends while it lasts.
+func (e *endpointer) speechStarted() {
+	e.speechActive = true
+}
+
+// speechEnded notes the end of voice activity; end is the end of the last
+// voiced frame.
+func (e *endpointer) speechEnded(end time.Time) {
+	e.speechActive = false
+	e.speechSinceCommit = true
+	e.lastVoiceEnd = end
+}
+
+// final adds a final transcript with text, which arrived at, to the
+// pending turn.
+func (e *endpointer) final(text string, at time.Time) {
+	if len(e.turn) == 0 {
+		e.firstFinalAt = at
+	}
+	e.turn = append(e.turn, text)
+	e.lastFinalAt = at
+}
+
+// decide returns, at now, either the turn to commit (commit true; the
+// pending turn is then cleared) or how long to wait before deciding again
+// (wait 0: nothing is pending, or speech is active).
+func (e *endpointer) decide(now time.Time) (turn EndOfTurn, commit bool, wait time.Duration) {
+	if e.speechActive || len(e.turn) == 0 {
+		return EndOfTurn{}, false, 0
+	}
+	ref := e.firstFinalAt
+	if e.speechSinceCommit {
+		ref = e.lastVoiceEnd
+	}
+	text := strings.Join(e.turn, " ")
+	deadline := ref.Add(endpointingDelay(text, e.baseDelay, e.minDelay, e.maxDelay))
+	if now.Before(deadline) {
+		return EndOfTurn{}, false, deadline.Sub(now)
+	}
+	turn = EndOfTurn{Text: text, FinalAt: e.lastFinalAt, CommittedAt: now}
+	if e.speechSinceCommit {
+		turn.SpeechEndedAt = e.lastVoiceEnd
+		turn.Metrics.EndOfUtterance = now.Sub(e.lastVoiceEnd)
+		turn.Metrics.STTFinalDelay = max(0, e.lastFinalAt.Sub(e.lastVoiceEnd))
+	}
+	clear(e.turn)
+	e.turn = e.turn[:0]
+	e.speechSinceCommit = false
+	e.firstFinalAt, e.lastFinalAt = time.Time{}, time.Time{}
+	return turn, true, 0
+}

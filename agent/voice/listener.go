@@ -2,19 +2,12 @@ package voice
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/bits"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
-
-	webrtcvad "github.com/maxhawkins/go-webrtcvad"
 
 	"github.com/viva-interviews/viva/agent/stt"
 )
@@ -47,17 +40,10 @@ const (
 	DefaultInterruptThreshold = 500 * time.Millisecond
 	// EventBuffer is the capacity of the Events channel.
 	EventBuffer = 64
-	// warmupFrames is how many frames at the start of a stream only train
-	// the VAD (200 ms).
-	warmupFrames = 10
-	// maxOverflowEvents bounds the events held back for a reader that is
-	// not keeping up, beyond the channel's own buffer.
-	maxOverflowEvents = 4096
+	// maxHeldEvents bounds the events held back for a reader that is not
+	// keeping up, beyond the channel's own buffer.
+	maxHeldEvents = 4096
 )
-
-// maxMinSpeech bounds MinSpeech so that the detection window fits the
-// 64-frame voicing history.
-const maxMinSpeech = 1 * time.Second
 
 // ErrClosed is returned by WriteSample after Close.
 var ErrClosed = errors.New("voice: listener closed")
@@ -103,6 +89,10 @@ type ListenerOptions struct {
 // The audio path (WriteSample) runs on the caller's goroutine, allocates
 // nothing per frame and never blocks on the event reader. One goroutine
 // reads the STT stream's results; endpointing uses one reusable timer.
+//
+// It is a composition of small parts, each tested alone: voiceActivity
+// (framing and VAD), preRollBuffer, bargeInDetector, endpointer,
+// captionSegments and eventQueue.
 //
 // # Voice activity and the STT feed
 //
@@ -153,60 +143,22 @@ type Listener struct {
 	log     *slog.Logger
 	now     func() time.Time
 	stream  stt.Stream
-	vad     *webrtcvad.VAD
+	events  *eventQueue
+	bargeIn bargeInDetector // setAgentSpeaking from any goroutine
 
-	// Resolved options.
-	endpointingDelay, endpointingMin, endpointingMax time.Duration
-
-	// Frame counts derived from the options.
-	startFrames     int    // voiced frames within the window that start speech
-	windowMask      uint64 // the last windowFrames bits of voicedBits
-	endFrames       int    // unvoiced frames that end speech
-	interruptFrames int    // voiced frames over the agent that interrupt
-
-	// Audio path state, owned by the WriteSample caller (audioMu).
+	// Audio path, owned by the WriteSample caller (audioMu).
 	audioMu     sync.Mutex
 	audioClosed bool
-	frame       [vadFrameSamples16kHz]int16
-	fill        int
-	// ring is a delay line of whole frames holding the pre-roll while no
-	// utterance is in progress.
-	ring        []int16
-	ringFrames  int   // capacity in frames
-	ringStart   int   // index (in frames) of the oldest frame
-	ringLen     int   // frames held
-	frameIdx    int64 // frames processed so far
-	voicedBits  uint64
-	inSpeech    bool
-	silentRun   int // consecutive unvoiced frames in the utterance
-	seenGen     uint64
-	interrupted bool // Interruption already sent for this agent utterance
-	// Barge-in: the first voiced frame of the candidate's speech over the
-	// agent (-1 before it) and the voiced frames since.
-	bargeStart  int64
-	bargeVoiced int
+	activity    voiceActivity
+	preRoll     preRollBuffer
 
-	agentSpeaking atomic.Bool
-	agentGen      atomic.Uint64
-
-	// Shared state (mu): event delivery and endpointing.
-	mu        sync.Mutex
-	closed    bool
-	events    chan Event
-	overflow  []Event
-	kick      chan struct{}
-	dropped   int
-	segPrefix string
-	segN      int
-	segShown  bool // the current segment has shown interim text
-
-	speechActive      bool
-	speechSinceCommit bool
-	lastVoiceEnd      time.Time
-	turn              []string
-	firstFinalAt      time.Time
-	lastFinalAt       time.Time
-	timer             *time.Timer
+	// Turn state (mu), shared by the audio path, the STT reader and the
+	// endpointing timer.
+	mu       sync.Mutex
+	closed   bool
+	endpoint endpointer
+	segments captionSegments
+	timer    *time.Timer
 
 	stop      chan struct{}
 	exited    chan struct{}
@@ -231,84 +183,64 @@ func NewListener(ctx context.Context, opts ListenerOptions) (*Listener, error) {
 	minSilence := orDefault(opts.MinSilence, DefaultMinSilence)
 	preRoll := orDefault(opts.PreRoll, DefaultPreRoll)
 	threshold := orDefault(opts.InterruptThreshold, DefaultInterruptThreshold)
-	l := &Listener{
-		log:              loggerOr(opts.Logger),
-		now:              opts.Now,
-		endpointingDelay: orDefault(opts.EndpointingDelay, DefaultEndpointingDelay),
-		endpointingMin:   orDefault(opts.EndpointingMin, DefaultEndpointingMin),
-		endpointingMax:   orDefault(opts.EndpointingMax, DefaultEndpointingMax),
-		events:           make(chan Event, EventBuffer),
-		kick:             make(chan struct{}, 1),
-		stop:             make(chan struct{}),
-		exited:           make(chan struct{}),
-		bargeStart:       -1,
-	}
-	if l.now == nil {
-		l.now = time.Now
+	endpoint := endpointer{
+		baseDelay: orDefault(opts.EndpointingDelay, DefaultEndpointingDelay),
+		minDelay:  orDefault(opts.EndpointingMin, DefaultEndpointingMin),
+		maxDelay:  orDefault(opts.EndpointingMax, DefaultEndpointingMax),
 	}
 	switch {
 	case minSpeech < 0 || minSpeech > maxMinSpeech:
 		return nil, fmt.Errorf("voice: listener: MinSpeech %v out of range; use up to %v", minSpeech, maxMinSpeech)
 	case minSilence < 0 || threshold < 0:
 		return nil, errors.New("voice: listener: MinSilence and InterruptThreshold must not be negative")
-	case l.endpointingMin < 0 || l.endpointingMin > l.endpointingMax:
-		return nil, fmt.Errorf("voice: listener: endpointing bounds [%v, %v] are inverted; EndpointingMin must not exceed EndpointingMax", l.endpointingMin, l.endpointingMax)
+	case endpoint.minDelay < 0 || endpoint.minDelay > endpoint.maxDelay:
+		return nil, fmt.Errorf("voice: listener: endpointing bounds [%v, %v] are inverted; EndpointingMin must not exceed EndpointingMax", endpoint.minDelay, endpoint.maxDelay)
 	}
-	l.startFrames = framesCeil(minSpeech)
-	windowFrames := l.startFrames + 2
-	l.windowMask = 1<<windowFrames - 1
-	l.endFrames = framesCeil(minSilence)
-	l.interruptFrames = framesCeil(threshold)
+	vad, err := newWebrtcClassifier(mode)
+	if err != nil {
+		return nil, fmt.Errorf("voice: listener: %w", err)
+	}
+	l := &Listener{
+		log:      loggerOr(opts.Logger),
+		now:      opts.Now,
+		bargeIn:  newBargeInDetector(framesCeil(threshold)),
+		activity: newVoiceActivity(vad, minSpeech, minSilence),
+		endpoint: endpoint,
+		segments: newCaptionSegments(),
+		stop:     make(chan struct{}),
+		exited:   make(chan struct{}),
+	}
+	if l.now == nil {
+		l.now = time.Now
+	}
+	l.events = newEventQueue(EventBuffer, maxHeldEvents, l.log)
+	stream, err := opts.STT.NewStream(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("voice: listener: open %s stream: %w", opts.STT.Name(), err)
+	}
+	l.stream = stream
 	preRollFrames := 0
 	if preRoll > 0 {
 		preRollFrames = framesCeil(preRoll)
 	}
 	// The delay line holds the pre-roll before the earliest possible
 	// onset, which lies up to a detection window before the decision.
-	l.ringFrames = preRollFrames + windowFrames
-	l.ring = make([]int16, l.ringFrames*vadFrameSamples16kHz)
-
-	vad, err := webrtcvad.New()
-	if err != nil {
-		return nil, fmt.Errorf("voice: listener: create VAD: %w", err)
-	}
-	if err := vad.SetMode(mode); err != nil {
-		return nil, fmt.Errorf("voice: listener: set VAD mode %d: %w", mode, err)
-	}
-	l.vad = vad
-
-	var id [6]byte
-	_, _ = rand.Read(id[:])
-	l.segPrefix = fmt.Sprintf("SG_%x_", id)
-
-	stream, err := opts.STT.NewStream(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("voice: listener: open %s stream: %w", opts.STT.Name(), err)
-	}
-	l.stream = stream
+	l.preRoll = newPreRollBuffer(stream, preRollFrames+l.activity.windowFrames())
 	l.timer = time.AfterFunc(time.Hour, l.onTimer)
 	l.timer.Stop()
 	go l.run(ctx)
 	return l, nil
 }
 
-// framesCeil is the number of 20 ms frames covering d.
-func framesCeil(d time.Duration) int {
-	return int((d + VADFrameDuration - 1) / VADFrameDuration)
-}
-
 // Events delivers what the Listener noticed, in order. It is closed after
 // Close (or when the NewListener context ends).
-func (l *Listener) Events() <-chan Event { return l.events }
+func (l *Listener) Events() <-chan Event { return l.events.events() }
 
 // SetAgentSpeaking tells the Listener whether the agent's audio is playing.
 // Barge-in is only detected while it is; each false → true transition
 // starts a new agent utterance that can be interrupted once.
 func (l *Listener) SetAgentSpeaking(speaking bool) {
-	if speaking && !l.agentSpeaking.Load() {
-		l.agentGen.Add(1)
-	}
-	l.agentSpeaking.Store(speaking)
+	l.bargeIn.setAgentSpeaking(speaking)
 }
 
 // WriteSample feeds 16 kHz mono PCM16 audio of any length. It re-frames it
@@ -325,15 +257,12 @@ func (l *Listener) WriteSample(pcm []int16) error {
 	var (
 		firstErr error
 		now      time.Time
+		full     bool
 	)
 	for len(pcm) > 0 {
-		n := copy(l.frame[l.fill:], pcm)
-		l.fill += n
-		pcm = pcm[n:]
-		if l.fill < vadFrameSamples16kHz {
+		if pcm, full = l.activity.fill(pcm); !full {
 			break
 		}
-		l.fill = 0
 		if now.IsZero() {
 			now = l.now()
 		}
@@ -346,178 +275,58 @@ func (l *Listener) WriteSample(pcm []int16) error {
 	return firstErr
 }
 
-// processFrame classifies l.frame and advances the detector. frameEnd is
-// the wall-clock time at which the frame's last sample was captured.
+// processFrame runs the frame the framer holds through the parts: voice
+// activity, then the pre-roll delay line or the STT stream, then barge-in.
+// frameEnd is the wall-clock time at which its last sample was captured.
 func (l *Listener) processFrame(frameEnd time.Time) error {
-	voiced, err := l.vad.Process(InputSampleRate, frameBytes(&l.frame))
+	act, err := l.activity.classify()
 	if err != nil {
-		return fmt.Errorf("voice: vad: %w", err)
+		return err
 	}
-	idx := l.frameIdx
-	l.frameIdx++
-	if idx < warmupFrames {
-		// The detector's noise model starts empty and calls the first
-		// frames of any noisy stream voiced; they only train it.
-		voiced = false
-	}
-	l.voicedBits <<= 1
-	if voiced {
-		l.voicedBits |= 1
-	}
-	agent := l.agentSpeaking.Load()
-	if gen := l.agentGen.Load(); gen != l.seenGen {
-		l.seenGen = gen
-		l.bargeStart, l.bargeVoiced = -1, 0
-		l.interrupted = false
-	}
-
+	frame := l.activity.frame[:]
 	var werr error
-	if !l.inSpeech {
-		werr = l.delay()
-		window := bits.OnesCount64(l.voicedBits & l.windowMask)
-		if voiced && window >= l.startFrames {
-			l.inSpeech = true
-			l.silentRun = 0
-			// The onset is the oldest voiced frame of the window.
-			onsetAgo := 63 - bits.LeadingZeros64(l.voicedBits&l.windowMask)
-			onset := frameEnd.Add(-VADFrameDuration * time.Duration(onsetAgo+1))
-			if agent {
-				l.bargeStart, l.bargeVoiced = idx-int64(onsetAgo), window
-			}
-			if err := l.flushRing(); err != nil && werr == nil {
-				werr = err
-			}
-			l.speechStarted(onset)
-		}
-	} else {
-		if err := l.stream.Write(l.frame[:], true); err != nil {
+	if !act.inUtterance {
+		if err := l.preRoll.push(frame); err != nil {
 			werr = fmt.Errorf("voice: stt write: %w", err)
 		}
-		if voiced {
-			l.silentRun = 0
-			if agent {
-				if l.bargeStart < 0 {
-					l.bargeStart = idx
-				}
-				l.bargeVoiced++
+		if act.started {
+			if err := l.preRoll.flush(); err != nil && werr == nil {
+				werr = fmt.Errorf("voice: stt write: %w", err)
 			}
-		} else {
-			l.silentRun++
+			l.speechStarted(frameEnd.Add(-VADFrameDuration * time.Duration(act.onsetFramesAgo+1)))
 		}
-		if l.silentRun >= l.endFrames {
-			l.inSpeech = false
-			l.bargeStart, l.bargeVoiced = -1, 0
+	} else {
+		if err := l.stream.Write(frame, true); err != nil {
+			werr = fmt.Errorf("voice: stt write: %w", err)
+		}
+		if act.ended {
 			if err := l.stream.EndOfSpeech(); err != nil && werr == nil {
 				werr = fmt.Errorf("voice: stt end of speech: %w", err)
 			}
-			l.speechEnded(frameEnd.Add(-VADFrameDuration * time.Duration(l.silentRun)))
+			l.speechEnded(frameEnd.Add(-VADFrameDuration * time.Duration(act.silentFrames)))
 		}
 	}
-	// Barge-in: the speech over the agent spans the threshold from its
-	// first to its latest voiced frame (so the hangover after a cough does
-	// not count) and at least half of that span was voiced (so two coughs
-	// in a row do not either).
-	if agent && voiced && l.inSpeech && !l.interrupted && l.bargeStart >= 0 {
-		span := int(idx - l.bargeStart + 1)
-		if span >= l.interruptFrames && 2*l.bargeVoiced >= l.interruptFrames {
-			l.interrupted = true
-			l.emitLocked(Interruption{At: frameEnd, Speech: VADFrameDuration * time.Duration(span)})
-		}
+	if speechFrames, interrupt := l.bargeIn.observe(act); interrupt {
+		l.events.emit(Interruption{At: frameEnd, Speech: VADFrameDuration * time.Duration(speechFrames)})
 	}
 	return werr
 }
 
-// frameBytes views a frame as the native-endian bytes the VAD reads,
-// without copying.
-func frameBytes(f *[vadFrameSamples16kHz]int16) []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(&f[0])), len(f)*2)
-}
-
-// delay pushes the current frame into the pre-roll delay line; once the
-// line is full, the oldest frame goes to the STT stream as not-utterance.
-func (l *Listener) delay() error {
-	var err error
-	if l.ringLen == l.ringFrames {
-		oldest := l.ring[l.ringStart*vadFrameSamples16kHz : (l.ringStart+1)*vadFrameSamples16kHz]
-		if werr := l.stream.Write(oldest, false); werr != nil {
-			err = fmt.Errorf("voice: stt write: %w", werr)
-		}
-		copy(oldest, l.frame[:])
-		l.ringStart = (l.ringStart + 1) % l.ringFrames
-		return err
-	}
-	i := (l.ringStart + l.ringLen) % l.ringFrames
-	copy(l.ring[i*vadFrameSamples16kHz:], l.frame[:])
-	l.ringLen++
-	return nil
-}
-
-// flushRing writes every frame of the delay line to the STT stream as
-// utterance (the pre-roll and the onset) and empties it.
-func (l *Listener) flushRing() error {
-	var err error
-	for k := 0; k < l.ringLen; k++ {
-		i := (l.ringStart + k) % l.ringFrames
-		if werr := l.stream.Write(l.ring[i*vadFrameSamples16kHz:(i+1)*vadFrameSamples16kHz], true); werr != nil && err == nil {
-			err = fmt.Errorf("voice: stt write: %w", werr)
-		}
-	}
-	l.ringStart, l.ringLen = 0, 0
-	return err
-}
-
-// emitLocked takes mu and emits ev.
-func (l *Listener) emitLocked(ev Event) {
-	l.mu.Lock()
-	l.emit(ev)
-	l.mu.Unlock()
-}
-
-// emit delivers ev without blocking (see "Slow readers"). mu must be held.
-func (l *Listener) emit(ev Event) {
-	if l.closed {
-		return
-	}
-	if len(l.overflow) == 0 {
-		select {
-		case l.events <- ev:
-			return
-		default:
-		}
-	}
-	if t, ok := ev.(Transcript); ok && !t.Final {
-		l.dropped++
-		if l.dropped == 1 || l.dropped%100 == 0 {
-			l.log.Debug("voice: event reader is slow; dropping interim transcripts", "dropped", l.dropped)
-		}
-		return
-	}
-	if len(l.overflow) >= maxOverflowEvents {
-		l.log.Error("voice: event reader stopped reading; dropping event", "event", fmt.Sprintf("%T", ev))
-		return
-	}
-	l.overflow = append(l.overflow, ev)
-	select {
-	case l.kick <- struct{}{}:
-	default:
-	}
-}
-
+// speechStarted holds back endpointing and reports the onset.
 func (l *Listener) speechStarted(onset time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.speechActive = true
+	l.endpoint.speechStarted()
 	l.timer.Stop()
-	l.emit(SpeechStarted{At: onset})
+	l.events.emit(SpeechStarted{At: onset})
 }
 
+// speechEnded reports the end of speech and lets endpointing run from it.
 func (l *Listener) speechEnded(end time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.speechActive = false
-	l.speechSinceCommit = true
-	l.lastVoiceEnd = end
-	l.emit(SpeechEnded{At: end})
+	l.endpoint.speechEnded(end)
+	l.events.emit(SpeechEnded{At: end})
 	l.evaluate(l.now())
 }
 
@@ -530,32 +339,16 @@ func (l *Listener) onTimer() {
 	}
 }
 
-// evaluate commits the pending turn if its conditions hold at now, or arms
-// the timer for when they will. mu must be held.
+// evaluate commits the pending turn if the endpointer says so at now, or
+// arms the timer for when it may. mu must be held.
 func (l *Listener) evaluate(now time.Time) {
-	if l.speechActive || len(l.turn) == 0 {
-		return
+	turn, commit, wait := l.endpoint.decide(now)
+	switch {
+	case commit:
+		l.events.emit(turn)
+	case wait > 0:
+		l.timer.Reset(wait)
 	}
-	ref := l.firstFinalAt
-	if l.speechSinceCommit {
-		ref = l.lastVoiceEnd
-	}
-	text := strings.Join(l.turn, " ")
-	deadline := ref.Add(endpointingDelay(text, l.endpointingDelay, l.endpointingMin, l.endpointingMax))
-	if now.Before(deadline) {
-		l.timer.Reset(deadline.Sub(now))
-		return
-	}
-	ev := EndOfTurn{Text: text, FinalAt: l.lastFinalAt, CommittedAt: now}
-	if l.speechSinceCommit {
-		ev.SpeechEndedAt = l.lastVoiceEnd
-		ev.Metrics.EndOfUtterance = now.Sub(l.lastVoiceEnd)
-		ev.Metrics.STTFinalDelay = max(0, l.lastFinalAt.Sub(l.lastVoiceEnd))
-	}
-	l.turn = l.turn[:0]
-	l.speechSinceCommit = false
-	l.firstFinalAt, l.lastFinalAt = time.Time{}, time.Time{}
-	l.emit(ev)
 }
 
 // run reads STT results and delivers held-back events until Close or the
@@ -564,15 +357,7 @@ func (l *Listener) run(ctx context.Context) {
 	defer close(l.exited)
 	results := l.stream.Events()
 	for {
-		var (
-			out  chan Event
-			head Event
-		)
-		l.mu.Lock()
-		if len(l.overflow) > 0 {
-			out, head = l.events, l.overflow[0]
-		}
-		l.mu.Unlock()
+		out, head := l.events.pending()
 		select {
 		case ev, ok := <-results:
 			if !ok {
@@ -582,18 +367,15 @@ func (l *Listener) run(ctx context.Context) {
 				default:
 					if ctx.Err() == nil && !l.closing.Load() {
 						l.log.Warn("voice: the speech recogniser stopped; transcripts stop until the listener is replaced")
-						l.emit(STTStopped{At: l.now()})
+						l.events.emit(STTStopped{At: l.now()})
 					}
 				}
 				continue
 			}
 			l.handleResult(ev)
 		case out <- head:
-			l.mu.Lock()
-			l.overflow[0] = nil
-			l.overflow = l.overflow[1:]
-			l.mu.Unlock()
-		case <-l.kick:
+			l.events.delivered()
+		case <-l.events.woken():
 		case <-l.stop:
 			l.shutdown()
 			return
@@ -604,13 +386,13 @@ func (l *Listener) run(ctx context.Context) {
 	}
 }
 
+// shutdown stops the timer and closes Events; later emits are dropped.
 func (l *Listener) shutdown() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.closed = true
 	l.timer.Stop()
-	l.overflow = nil
-	close(l.events)
+	l.events.close()
 }
 
 // handleResult turns one STT result into transcript events and feeds
@@ -625,33 +407,21 @@ func (l *Listener) handleResult(ev stt.Event) {
 	defer l.mu.Unlock()
 	switch ev.Type {
 	case stt.Interim:
-		if strings.TrimSpace(ev.Text) == "" {
-			return
+		if tr, ok := l.segments.interim(ev.Text, at); ok {
+			l.events.emit(tr)
 		}
-		l.segShown = true
-		l.emit(Transcript{SegmentID: l.segmentID(), Text: ev.Text, At: at})
 	case stt.Final:
-		text := strings.TrimSpace(ev.Text)
-		if text == "" && !l.segShown {
+		tr, ok := l.segments.final(ev.Text, at)
+		if !ok {
 			return
 		}
-		l.emit(Transcript{SegmentID: l.segmentID(), Text: text, Final: true, At: at})
-		l.segN++
-		l.segShown = false
-		if text == "" {
+		l.events.emit(tr)
+		if tr.Text == "" {
 			return
 		}
-		if len(l.turn) == 0 {
-			l.firstFinalAt = at
-		}
-		l.turn = append(l.turn, text)
-		l.lastFinalAt = at
+		l.endpoint.final(tr.Text, at)
 		l.evaluate(l.now())
 	}
-}
-
-func (l *Listener) segmentID() string {
-	return l.segPrefix + strconv.Itoa(l.segN)
 }
 
 // Close stops the Listener: it closes the STT stream, stops its goroutine

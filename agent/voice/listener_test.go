@@ -365,41 +365,6 @@ func TestListenerEndpointing(t *testing.T) {
 	}
 }
 
-func TestEndpointingDelayRule(t *testing.T) {
-	const base, lo, hi = 500 * time.Millisecond, 200 * time.Millisecond, 3 * time.Second
-	for _, tc := range []struct {
-		text string
-		want time.Duration
-	}{
-		{"I worked on payments", 500 * time.Millisecond},
-		{"I worked on payments.", 300 * time.Millisecond},
-		{"Is that right?", 300 * time.Millisecond},
-		{"Yes!", 300 * time.Millisecond},
-		{`He said "done."`, 300 * time.Millisecond},
-		{"I think so.", 300 * time.Millisecond},
-		{"I built the API and", time.Second},
-		{"I built the API and.", time.Second},
-		{"so", time.Second},
-		{"we used, um", time.Second},
-		{"we used Go,", time.Second},
-		{"well...", time.Second},
-		{"well…", time.Second},
-		{"the options were:", time.Second},
-		{"", 500 * time.Millisecond},
-	} {
-		if got := endpointingDelay(tc.text, base, lo, hi); got != tc.want {
-			t.Errorf("endpointingDelay(%q) = %v, want %v", tc.text, got, tc.want)
-		}
-	}
-	// Clamping.
-	if got := endpointingDelay("done.", 200*time.Millisecond, 200*time.Millisecond, time.Second); got != 200*time.Millisecond {
-		t.Errorf("clamp to min: got %v", got)
-	}
-	if got := endpointingDelay("and", 2*time.Second, 200*time.Millisecond, 3*time.Second); got != 3*time.Second {
-		t.Errorf("clamp to max: got %v", got)
-	}
-}
-
 func TestListenerBargeIn(t *testing.T) {
 	for _, tc := range []struct {
 		name  string

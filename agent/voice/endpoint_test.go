@@ -1,0 +1,149 @@
+package voice
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+// endpointStep is one input to an endpointer at a time, in ms from the
+// start: "start", "end" (of the last voiced frame), "final" with text, or
+// "decide", whose outcome the test records.
+type endpointStep struct {
+	op   string
+	atMs int
+	text string
+}
+
+func TestEndpointer(t *testing.T) {
+	ms := func(n int) time.Time { return time.Unix(0, 0).Add(time.Duration(n) * time.Millisecond) }
+	for _, tc := range []struct {
+		name  string
+		steps []endpointStep
+		want  []string // per decide: "none", "wait D" or the committed turn
+	}{
+		{
+			name:  "final then silence",
+			steps: []endpointStep{{"start", 0, ""}, {"end", 1000, ""}, {"final", 1100, "I worked on payments"}, {"decide", 1100, ""}, {"decide", 1500, ""}, {"decide", 2000, ""}},
+			want:  []string{"wait 400ms", `"I worked on payments" ended 1000 final 1100 eou 500ms stt 100ms`, "none"},
+		},
+		{
+			name:  "nothing while speech is active",
+			steps: []endpointStep{{"start", 0, ""}, {"final", 500, "I led"}, {"decide", 500, ""}, {"decide", 5000, ""}},
+			want:  []string{"none", "none"},
+		},
+		{
+			name: "speech resuming joins the finals into one turn",
+			steps: []endpointStep{{"start", 0, ""}, {"end", 1000, ""}, {"final", 1100, "I worked on"}, {"decide", 1100, ""},
+				{"start", 1300, ""}, {"decide", 1500, ""}, {"end", 2000, ""}, {"final", 2100, "the payments team"}, {"decide", 2500, ""}},
+			want: []string{"wait 400ms", "none", `"I worked on the payments team" ended 2000 final 2100 eou 500ms stt 100ms`},
+		},
+		{
+			name:  "no final, no turn",
+			steps: []endpointStep{{"start", 0, ""}, {"end", 1000, ""}, {"decide", 9000, ""}},
+			want:  []string{"none"},
+		},
+		{
+			name:  "late final commits at once",
+			steps: []endpointStep{{"start", 0, ""}, {"end", 1000, ""}, {"decide", 2000, ""}, {"final", 2000, "Sure"}, {"decide", 2000, ""}},
+			want:  []string{"none", `"Sure" ended 1000 final 2000 eou 1s stt 1s`},
+		},
+		{
+			name:  "a final before the end of speech",
+			steps: []endpointStep{{"start", 0, ""}, {"final", 900, "Yes."}, {"end", 1000, ""}, {"decide", 1000, ""}, {"decide", 1300, ""}},
+			want:  []string{"wait 300ms", `"Yes." ended 1000 final 900 eou 300ms stt 0s`},
+		},
+		{
+			name:  "finals with no voice activity count from the first",
+			steps: []endpointStep{{"final", 0, "Sure"}, {"final", 200, "thing"}, {"decide", 200, ""}, {"decide", 500, ""}},
+			want:  []string{"wait 300ms", `"Sure thing" final 200`},
+		},
+		{
+			name: "trailing conjunction waits longer, a question less",
+			steps: []endpointStep{{"start", 0, ""}, {"end", 1000, ""}, {"final", 1000, "I built the API and"}, {"decide", 1000, ""}, {"decide", 2000, ""},
+				{"start", 3000, ""}, {"end", 4000, ""}, {"final", 4000, "What does the team use?"}, {"decide", 4000, ""}, {"decide", 4300, ""}},
+			want: []string{"wait 1s", `"I built the API and" ended 1000 final 1000 eou 1s stt 0s`,
+				"wait 300ms", `"What does the team use?" ended 4000 final 4000 eou 300ms stt 0s`},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := endpointer{baseDelay: DefaultEndpointingDelay, minDelay: DefaultEndpointingMin, maxDelay: DefaultEndpointingMax}
+			var got []string
+			for _, st := range tc.steps {
+				at := ms(st.atMs)
+				switch st.op {
+				case "start":
+					e.speechStarted()
+				case "end":
+					e.speechEnded(at)
+				case "final":
+					e.final(st.text, at)
+				case "decide":
+					turn, commit, wait := e.decide(at)
+					switch {
+					case commit:
+						s := fmt.Sprintf("%q", turn.Text)
+						if !turn.SpeechEndedAt.IsZero() {
+							s += fmt.Sprintf(" ended %d", turn.SpeechEndedAt.Sub(ms(0)).Milliseconds())
+						}
+						s += fmt.Sprintf(" final %d", turn.FinalAt.Sub(ms(0)).Milliseconds())
+						if !turn.SpeechEndedAt.IsZero() {
+							s += fmt.Sprintf(" eou %v stt %v", turn.Metrics.EndOfUtterance, turn.Metrics.STTFinalDelay)
+						} else if turn.Metrics != (TurnMetrics{}) {
+							t.Errorf("turn without speech has metrics %+v", turn.Metrics)
+						}
+						if !turn.CommittedAt.Equal(at) {
+							t.Errorf("CommittedAt %v, want %v", turn.CommittedAt, at)
+						}
+						got = append(got, s)
+					case wait > 0:
+						got = append(got, fmt.Sprintf("wait %v", wait))
+					default:
+						got = append(got, "none")
+					}
+				default:
+					t.Fatalf("bad op %q", st.op)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("decisions\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestEndpointingDelayRule(t *testing.T) {
+	const base, lo, hi = 500 * time.Millisecond, 200 * time.Millisecond, 3 * time.Second
+	for _, tc := range []struct {
+		text string
+		want time.Duration
+	}{
+		{"I worked on payments", 500 * time.Millisecond},
+		{"I worked on payments.", 300 * time.Millisecond},
+		{"Is that right?", 300 * time.Millisecond},
+		{"Yes!", 300 * time.Millisecond},
+		{`He said "done."`, 300 * time.Millisecond},
+		{"I think so.", 300 * time.Millisecond},
+		{"I built the API and", time.Second},
+		{"I built the API and.", time.Second},
+		{"so", time.Second},
+		{"we used, um", time.Second},
+		{"we used Go,", time.Second},
+		{"well...", time.Second},
+		{"well…", time.Second},
+		{"the options were:", time.Second},
+		{"", 500 * time.Millisecond},
+	} {
+		if got := endpointingDelay(tc.text, base, lo, hi); got != tc.want {
+			t.Errorf("endpointingDelay(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+	// Clamping.
+	if got := endpointingDelay("done.", 200*time.Millisecond, 200*time.Millisecond, time.Second); got != 200*time.Millisecond {
+		t.Errorf("clamp to min: got %v", got)
+	}
+	if got := endpointingDelay("and", 2*time.Second, 200*time.Millisecond, 3*time.Second); got != 3*time.Second {
+		t.Errorf("clamp to max: got %v", got)
+	}
+}
