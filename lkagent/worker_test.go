@@ -782,6 +782,8 @@ func TestShutdownWithoutDrainTimeout(t *testing.T) {
 		c, _ := fs.accept(t)
 		assign(t, c, roomJob("AJ_1", "r1"), nil)
 		call := h.next(t)
+		// Past the grace before a job's final status may be sent.
+		time.Sleep(w.minReportDelay)
 
 		start := time.Now()
 		if err := w.Shutdown(context.Background()); err != nil {
