@@ -83,8 +83,8 @@ type Config struct {
 	// MaxSessions is how many interviews one worker holds at once.
 	MaxSessions int `flag:"max-sessions" env:"VIVA_MAX_SESSIONS" yaml:"max_sessions" default:"100" check:"ge=1" help:"interviews one worker holds at once" accept:"a whole number of at least 1, such as 100"`
 	// DrainTimeout is how long a stopping worker lets running interviews
-	// finish before saving them as stopped.
-	DrainTimeout time.Duration `flag:"drain-timeout" env:"VIVA_DRAIN_TIMEOUT" yaml:"drain_timeout" default:"60s" check:"ge=0s" help:"how long a stopping worker lets running interviews finish" accept:"a duration such as 60s or 2m, or a number of seconds"`
+	// finish before saving them as stopped; 0 stops and saves them at once.
+	DrainTimeout time.Duration `flag:"drain-timeout" env:"VIVA_DRAIN_TIMEOUT" yaml:"drain_timeout" default:"60s" check:"ge=0s" help:"how long a stopping worker lets running interviews finish (0 stops them at once)" accept:"a duration such as 60s or 2m, or a number of seconds"`
 	// RejoinGrace is how long an interview waits for a candidate who left
 	// the room (a reload, a crashed browser) to come back and continue.
 	RejoinGrace time.Duration `flag:"rejoin-grace" env:"VIVA_REJOIN_GRACE" yaml:"rejoin_grace" default:"60s" check:"ge=0s,le=30m" help:"how long an interview waits for a candidate who left to rejoin (0 ends it at once)" accept:"a duration from 0s to 30m, such as 60s"`

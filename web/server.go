@@ -24,8 +24,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/viva-interviews/viva/internal/lkurl"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/lkagent/lkurl"
 	"github.com/viva-interviews/viva/stages"
 )
 

@@ -14,6 +14,8 @@ import (
 	"github.com/livekit/protocol/livekit"
 	lksdk "github.com/livekit/server-sdk-go/v2"
 	"github.com/twitchtv/twirp"
+
+	"github.com/viva-interviews/viva/lkagent"
 )
 
 // Data topics and attribute keys shared with LiveKit's frontends and viva's
@@ -205,19 +207,20 @@ func newStreamID() (string, error) {
 }
 
 // SetAgentState sets the lk.agent.state attribute frontends read
-// (StateInitializing, StateListening, StateThinking or StateSpeaking).
+// (lkagent.StateInitializing, StateListening, StateThinking or
+// StateSpeaking).
 // One of the last three must appear within 20 s of joining or LiveKit's
 // useAgent reports the agent as failed.
 func SetAgentState(room *lksdk.Room, state string) error {
 	switch state {
-	case StateInitializing, StateListening, StateThinking, StateSpeaking:
+	case lkagent.StateInitializing, lkagent.StateListening, lkagent.StateThinking, lkagent.StateSpeaking:
 	default:
 		return fmt.Errorf("worker: agent state %q is not one of initializing, listening, thinking, speaking", state)
 	}
 	if room == nil {
 		return errors.New("worker: set agent state: no room")
 	}
-	room.LocalParticipant.SetAttributes(map[string]string{AttrAgentState: state})
+	room.LocalParticipant.SetAttributes(map[string]string{lkagent.AttrAgentState: state})
 	return nil
 }
 

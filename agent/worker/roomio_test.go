@@ -13,7 +13,8 @@ import (
 	"github.com/livekit/protocol/livekit"
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
-	"github.com/viva-interviews/viva/internal/lktest"
+	"github.com/viva-interviews/viva/internal/testrig/lktest"
+	"github.com/viva-interviews/viva/lkagent"
 )
 
 func TestChunkUTF8(t *testing.T) {
@@ -86,7 +87,7 @@ func TestRoomIOValidation(t *testing.T) {
 		want string
 	}{
 		{"unknown agent state", func() error { return SetAgentState(nil, "sleeping") }, `agent state "sleeping"`},
-		{"agent state without room", func() error { return SetAgentState(nil, StateListening) }, "no room"},
+		{"agent state without room", func() error { return SetAgentState(nil, lkagent.StateListening) }, "no room"},
 		{"stage without name", func() error { return SetStage(nil, StageInfo{Count: 4}) }, "stage name is empty"},
 		{"stage index past count", func() error { return SetStage(nil, StageInfo{Name: "intro", Index: 4, Count: 4}) }, "index 4 of 4"},
 		{"stage negative index", func() error { return SetStage(nil, StageInfo{Name: "intro", Index: -1, Count: 4}) }, "index -1 of 4"},
@@ -257,14 +258,14 @@ func TestLiveRoomIO(t *testing.T) {
 
 	t.Run("attributes", func(t *testing.T) {
 		deadline := time.UnixMilli(1_767_225_600_000)
-		if err := SetAgentState(agentRoom, StateListening); err != nil {
+		if err := SetAgentState(agentRoom, lkagent.StateListening); err != nil {
 			t.Fatalf("SetAgentState: %v", err)
 		}
 		if err := SetStage(agentRoom, StageInfo{Name: "experience", Title: "Your experience", Index: 2, Count: 4, Deadline: deadline}); err != nil {
 			t.Fatalf("SetStage: %v", err)
 		}
 		want := map[string]string{
-			AttrAgentState: StateListening, AttrStage: "experience", AttrStageTitle: "Your experience",
+			lkagent.AttrAgentState: lkagent.StateListening, AttrStage: "experience", AttrStageTitle: "Your experience",
 			AttrStageIndex: "2", AttrStageCount: "4", AttrStageDeadline: "1767225600000",
 		}
 		waitAttrs(t, cand, "agent-AJ_1", want)

@@ -25,6 +25,7 @@ import (
 	"github.com/viva-interviews/viva/agent/voice"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/lkagent"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -134,7 +135,7 @@ func (s *Sessions) record(meta, room string) (*interviews.Record, *stages.Bluepr
 }
 
 // HandleJob holds one spoken interview in the job's room.
-func (s *Sessions) HandleJob(ctx context.Context, job Job) error {
+func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 	log := s.Logger
 	if log == nil {
 		log = slog.Default()
@@ -158,7 +159,7 @@ func (s *Sessions) HandleJob(ctx context.Context, job Job) error {
 // the audio path waits on the network.
 type session struct {
 	s   *Sessions
-	job Job
+	job lkagent.Job
 	log *slog.Logger
 	bp  *stages.Blueprint
 
@@ -332,7 +333,7 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	}
 	ss.room = room
 	defer room.Disconnect()
-	ss.op(func() { _ = SetAgentState(room, StateInitializing) }, false)
+	ss.op(func() { _ = SetAgentState(room, lkagent.StateInitializing) }, false)
 	if err := OnChat(room, func(sender, text string) { ss.post(evChat{sender, text}) }); err != nil {
 		ss.log.Warn("typed input unavailable", "err", err)
 	}
@@ -382,7 +383,7 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 		}
 	}
 	ss.log.Info("candidate joined; starting the interview", "stt", s.STT.Name(), "tts", s.TTS.Name())
-	ss.setState(StateListening)
+	ss.setState(lkagent.StateListening)
 
 	timerCtx, stopTimer := context.WithCancel(ctx)
 	defer stopTimer()
@@ -541,7 +542,7 @@ func (ss *session) loop(ctx context.Context) error {
 					ss.away = true
 					ss.candidateSpeaking, ss.turnStarted = false, time.Time{}
 					rejoin = time.After(grace)
-					ss.setState(StateListening)
+					ss.setState(lkagent.StateListening)
 					continue
 				}
 				c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateLeft)
@@ -571,7 +572,7 @@ func (ss *session) loop(ctx context.Context) error {
 				if e.sp == ss.speaking {
 					ss.speaking = nil
 					ss.listener.SetAgentSpeaking(false)
-					ss.setState(StateListening)
+					ss.setState(lkagent.StateListening)
 				}
 				if !e.sp.delivered {
 					ss.delivered(e.sp, e.sp.utt.Wait())
@@ -641,7 +642,7 @@ func (ss *session) stopSpeaking() {
 func (ss *session) speak(ctx context.Context, r *agent.Reply, heardEnd time.Time) {
 	ss.segments++
 	sp := &speech{reply: r, segment: fmt.Sprintf("%s-agent-%d", ss.job.ID, ss.segments), heardEnd: heardEnd}
-	ss.setState(StateThinking)
+	ss.setState(lkagent.StateThinking)
 	deltas := make(chan string, 64)
 	go func() {
 		defer close(deltas)
@@ -664,7 +665,7 @@ func (ss *session) speak(ctx context.Context, r *agent.Reply, heardEnd time.Time
 	go func() {
 		select {
 		case <-sp.utt.Started():
-			ss.setState(StateSpeaking)
+			ss.setState(lkagent.StateSpeaking)
 		case <-sp.utt.Done():
 		}
 		<-sp.utt.Done()

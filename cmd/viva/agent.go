@@ -21,6 +21,7 @@ import (
 	"github.com/viva-interviews/viva/agent/worker"
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/lkagent"
 )
 
 // runAgent registers a worker with LiveKit and holds the interviews it is
@@ -42,7 +43,7 @@ func runAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 }
 
 // runWorker runs w until ctx ends, then drains it.
-func runWorker(ctx context.Context, w *worker.Worker, cfg *config.Config, log *slog.Logger) error {
+func runWorker(ctx context.Context, w *lkagent.Worker, cfg *config.Config, log *slog.Logger) error {
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	done := make(chan error, 1)
@@ -63,7 +64,7 @@ func runWorker(ctx context.Context, w *worker.Worker, cfg *config.Config, log *s
 }
 
 // newWorker builds the worker and its sessions from the configuration.
-func newWorker(cfg *config.Config, log *slog.Logger) (*worker.Worker, error) {
+func newWorker(cfg *config.Config, log *slog.Logger) (*lkagent.Worker, error) {
 	lksdk.SetLogger(worker.SDKLogger(log, ""))
 	store, err := interviews.Open(cfg.DataDir)
 	if err != nil {
@@ -95,7 +96,7 @@ func newWorker(cfg *config.Config, log *slog.Logger) (*worker.Worker, error) {
 		RejoinGrace: cfg.RejoinGrace,
 		Logger:      log,
 	}
-	return worker.New(worker.Options{URL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
+	return lkagent.New(lkagent.Options{URL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
 		AgentName: cfg.AgentName, MaxSessions: cfg.MaxSessions, DrainTimeout: cfg.DrainTimeout, Logger: log, Version: version}, sessions)
 }
 

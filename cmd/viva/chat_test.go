@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/viva-interviews/viva/internal/fakeopenai"
+	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 )

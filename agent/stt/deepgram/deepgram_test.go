@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/agent/stt"
-	"github.com/viva-interviews/viva/internal/fakedeepgram"
+	"github.com/viva-interviews/viva/internal/testrig/fakedeepgram"
 	"github.com/viva-interviews/viva/internal/wav"
 )
 

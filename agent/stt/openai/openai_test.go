@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/agent/stt"
-	"github.com/viva-interviews/viva/internal/fakeopenai"
+	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 	"github.com/viva-interviews/viva/internal/wav"
 )
 

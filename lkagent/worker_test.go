@@ -1,4 +1,4 @@
-package worker
+package lkagent
 
 import (
 	"context"
@@ -251,6 +251,10 @@ func (h *fakeHandler) next(t *testing.T) jobCall {
 	}
 }
 
+// testAgentName is the agent name the tests' workers register under and
+// their jobs are dispatched to.
+const testAgentName = "test-agent"
+
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // newFakeWorker builds a worker wired to a fake server.
@@ -284,7 +288,7 @@ func startRun(w *Worker) (stop func() error) {
 }
 
 func roomJob(id, room string) *livekit.Job {
-	return &livekit.Job{Id: id, Type: livekit.JobType_JT_ROOM, AgentName: DefaultAgentName,
+	return &livekit.Job{Id: id, Type: livekit.JobType_JT_ROOM, AgentName: testAgentName,
 		Room: &livekit.Room{Name: room}, Metadata: `{"interview_id":"iv-` + id + `"}`, DispatchId: "AD_" + id}
 }
 
@@ -314,8 +318,8 @@ func TestRegistration(t *testing.T) {
 	tests := []struct {
 		name, agentName, want string
 	}{
-		{name: "default agent name", want: "viva-interviewer"},
-		{name: "configured agent name", agentName: "viva-staging", want: "viva-staging"},
+		{name: "unnamed worker", want: ""},
+		{name: "named worker", agentName: testAgentName, want: testAgentName},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -372,7 +376,7 @@ func TestAvailability(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				h := newFakeHandler()
-				w, fs := newFakeWorker(t, Options{MaxSessions: tc.max, Load: tc.load}, h)
+				w, fs := newFakeWorker(t, Options{AgentName: testAgentName, MaxSessions: tc.max, Load: tc.load}, h)
 				stop := startRun(w)
 				c, _ := fs.accept(t)
 				for i := range tc.running {
@@ -392,7 +396,7 @@ func TestAvailability(t *testing.T) {
 					t.Fatalf("answer = %v, want available=%v for %s", resp, tc.want, tc.job.Id)
 				}
 				if tc.want {
-					if resp.ParticipantIdentity != "agent-"+tc.job.Id || resp.ParticipantName != DefaultAgentName ||
+					if resp.ParticipantIdentity != "agent-"+tc.job.Id || resp.ParticipantName != testAgentName ||
 						resp.ParticipantAttributes[AttrAgentState] != StateInitializing {
 						t.Errorf("accept = %v, want identity agent-<job>, agent name, state initializing", resp)
 					}
@@ -423,7 +427,7 @@ func TestJobLifecycle(t *testing.T) {
 		{name: "handler fails", end: func(Job) error { return errors.New("session: metadata is not JSON") },
 			wantURL: "ws://lk.test:7880", wantStatus: livekit.JobStatus_JS_FAILED, wantError: "session: metadata is not JSON"},
 		{name: "handler panics", end: func(Job) error { panic("boom") },
-			wantURL: "ws://lk.test:7880", wantStatus: livekit.JobStatus_JS_FAILED, wantError: "worker: job handler panicked: boom"},
+			wantURL: "ws://lk.test:7880", wantStatus: livekit.JobStatus_JS_FAILED, wantError: "lkagent: job handler panicked: boom"},
 		{name: "Complete reports before leaving the room", end: func(j Job) error {
 			j.Complete(nil)
 			return errors.New("room left")
@@ -435,14 +439,14 @@ func TestJobLifecycle(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				h := newFakeHandler()
-				w, fs := newFakeWorker(t, Options{MaxSessions: 4}, h)
+				w, fs := newFakeWorker(t, Options{AgentName: testAgentName, MaxSessions: 4}, h)
 				stop := startRun(w)
 				c, _ := fs.accept(t)
 
 				assign(t, c, roomJob("AJ_1", "interview-abc"), tc.url)
 				call := h.next(t)
 				want := Job{ID: "AJ_1", RoomName: "interview-abc", Token: "token-AJ_1", URL: tc.wantURL,
-					ParticipantIdentity: "agent-AJ_1", Metadata: `{"interview_id":"iv-AJ_1"}`, AgentName: DefaultAgentName}
+					ParticipantIdentity: "agent-AJ_1", Metadata: `{"interview_id":"iv-AJ_1"}`, AgentName: testAgentName}
 				got := call.job
 				got.Raw, got.run = nil, nil
 				if got != want {
@@ -485,7 +489,7 @@ func TestJobLifecycle(t *testing.T) {
 func TestTerminationCancelsJob(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newFakeHandler()
-		w, fs := newFakeWorker(t, Options{MaxSessions: 2}, h)
+		w, fs := newFakeWorker(t, Options{AgentName: testAgentName, MaxSessions: 2}, h)
 		stop := startRun(w)
 		c, _ := fs.accept(t)
 		assign(t, c, roomJob("AJ_1", "r1"), nil)
@@ -518,7 +522,7 @@ func TestTerminationCancelsJob(t *testing.T) {
 func TestStatusReportsCapacity(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newFakeHandler()
-		w, fs := newFakeWorker(t, Options{MaxSessions: 2, StatusInterval: 5 * time.Second}, h)
+		w, fs := newFakeWorker(t, Options{AgentName: testAgentName, MaxSessions: 2, StatusInterval: 5 * time.Second}, h)
 		stop := startRun(w)
 		c, _ := fs.accept(t)
 
@@ -550,7 +554,7 @@ func TestStatusReportsCapacity(t *testing.T) {
 
 func TestReservationReleasedWithoutAssignment(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w, fs := newFakeWorker(t, Options{MaxSessions: 1}, newFakeHandler())
+		w, fs := newFakeWorker(t, Options{AgentName: testAgentName, MaxSessions: 1}, newFakeHandler())
 		stop := startRun(w)
 		c, _ := fs.accept(t)
 
@@ -582,7 +586,7 @@ func TestReservationReleasedWithoutAssignment(t *testing.T) {
 func TestPingsAndSilentServer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newFakeHandler()
-		w, fs := newFakeWorker(t, Options{MaxSessions: 2}, h)
+		w, fs := newFakeWorker(t, Options{AgentName: testAgentName, MaxSessions: 2}, h)
 		stop := startRun(w)
 		c, _ := fs.accept(t)
 		assign(t, c, roomJob("AJ_1", "r1"), nil)
@@ -629,7 +633,7 @@ func TestPingsAndSilentServer(t *testing.T) {
 
 func TestReconnectBackoff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w, fs := newFakeWorker(t, Options{}, newFakeHandler())
+		w, fs := newFakeWorker(t, Options{AgentName: testAgentName, MaxSessions: 1}, newFakeHandler())
 		w.jitter = func() float64 { return 0.5 }
 		fs.failures.Store(4)
 		stop := startRun(w)
@@ -702,7 +706,7 @@ func TestShutdown(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				h := newFakeHandler()
-				w, fs := newFakeWorker(t, Options{MaxSessions: 3, DrainTimeout: tc.drainTimeout}, h)
+				w, fs := newFakeWorker(t, Options{AgentName: testAgentName, MaxSessions: 3, DrainTimeout: tc.drainTimeout}, h)
 				ctx, cancelRun := context.WithCancel(context.Background())
 				defer cancelRun()
 				runErr := make(chan error, 1)
@@ -768,9 +772,41 @@ func TestShutdown(t *testing.T) {
 	}
 }
 
+// TestShutdownWithoutDrainTimeout checks that a zero DrainTimeout means no
+// wait: Shutdown cancels the running job at once.
+func TestShutdownWithoutDrainTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newFakeHandler()
+		w, fs := newFakeWorker(t, Options{AgentName: testAgentName, MaxSessions: 1}, h)
+		stop := startRun(w)
+		c, _ := fs.accept(t)
+		assign(t, c, roomJob("AJ_1", "r1"), nil)
+		call := h.next(t)
+		// Past the grace before a job's final status may be sent.
+		time.Sleep(w.minReportDelay)
+
+		start := time.Now()
+		if err := w.Shutdown(context.Background()); err != nil {
+			t.Errorf("Shutdown = %v", err)
+		}
+		if got := time.Since(start); got != 0 {
+			t.Errorf("Shutdown returned after %s, want at once", got)
+		}
+		if cause := context.Cause(call.ctx); !errors.Is(cause, ErrDrainTimeout) {
+			t.Errorf("job cause = %v, want %v", cause, ErrDrainTimeout)
+		}
+		if u := c.jobUpdate(t); u.Status != livekit.JobStatus_JS_FAILED {
+			t.Errorf("final status = %v, want FAILED", u)
+		}
+		if err := stop(); err != nil {
+			t.Errorf("Run = %v, want nil after Shutdown", err)
+		}
+	})
+}
+
 func TestShutdownBeforeRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w, _ := newFakeWorker(t, Options{}, newFakeHandler())
+		w, _ := newFakeWorker(t, Options{AgentName: testAgentName, MaxSessions: 1}, newFakeHandler())
 		if err := w.Shutdown(context.Background()); err != nil {
 			t.Fatalf("Shutdown = %v", err)
 		}
@@ -784,7 +820,7 @@ func TestShutdownBeforeRun(t *testing.T) {
 }
 
 func TestOptionsValidate(t *testing.T) {
-	ok := Options{URL: "ws://127.0.0.1:7880", APIKey: "devkey", APISecret: "secret"}
+	ok := Options{URL: "ws://127.0.0.1:7880", APIKey: "devkey", APISecret: "secret", MaxSessions: 1}
 	tests := []struct {
 		name string
 		edit func(*Options)
@@ -796,7 +832,9 @@ func TestOptionsValidate(t *testing.T) {
 		{name: "no host", edit: func(o *Options) { o.URL = "ws://" }, want: "is not a ws://, wss://, http:// or https:// address"},
 		{name: "no key", edit: func(o *Options) { o.APIKey = "" }, want: "LIVEKIT_API_KEY and LIVEKIT_API_SECRET"},
 		{name: "no secret", edit: func(o *Options) { o.APISecret = "" }, want: "LIVEKIT_API_KEY and LIVEKIT_API_SECRET"},
+		{name: "no sessions", edit: func(o *Options) { o.MaxSessions = 0 }, want: "max sessions is 0"},
 		{name: "negative sessions", edit: func(o *Options) { o.MaxSessions = -1 }, want: "max sessions is -1"},
+		{name: "zero drain timeout", edit: func(o *Options) { o.DrainTimeout = 0 }},
 		{name: "negative drain", edit: func(o *Options) { o.DrainTimeout = -time.Second }, want: "drain timeout"},
 		{name: "negative interval", edit: func(o *Options) { o.StatusInterval = -time.Second }, want: "status interval"},
 	}
@@ -842,7 +880,7 @@ func TestEndpoints(t *testing.T) {
 	}
 	// The web app hands browsers the same address the worker joins with:
 	// one rule reads LIVEKIT_URL for both, so a query is refused here too.
-	if _, _, err := endpoints("wss://lk.example.com/livekit?x=1"); err == nil || !strings.Contains(err.Error(), "worker: LiveKit URL") {
+	if _, _, err := endpoints("wss://lk.example.com/livekit?x=1"); err == nil || !strings.Contains(err.Error(), "lkagent: LiveKit URL") {
 		t.Errorf("endpoints accepted a URL with a query: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package worker
+package lkagent
 
 import (
 	"context"
@@ -15,10 +15,10 @@ import (
 	"github.com/livekit/protocol/logger"
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
-	"github.com/viva-interviews/viva/internal/lktest"
+	"github.com/viva-interviews/viva/internal/testrig/lktest"
 )
 
-// These tests run the worker against a real livekit-server (internal/lktest):
+// These tests run the worker against a real livekit-server (internal/testrig/lktest):
 // registration, explicit dispatch, capacity, reconnection and draining as the
 // server itself decides them. What the server concluded is read from its log
 // (job statuses are visible nowhere else in the open-source server).
@@ -138,13 +138,13 @@ func containsAll(s string, subs ...string) bool {
 // it is registered.
 func liveWorker(t *testing.T, srv *lktest.Server, opts Options, h Handler) *Worker {
 	t.Helper()
-	w, _, _ := liveWorkerTap(t, srv, opts, h, nil)
+	w, _, _ := liveWorkerTap(t, srv, opts, h)
 	return w
 }
 
 // liveWorkerTap is liveWorker with access to the worker's log and its
-// registrations; edit, if set, adjusts the worker before it runs.
-func liveWorkerTap(t *testing.T, srv *lktest.Server, opts Options, h Handler, edit func(*Worker)) (*Worker, *logTap, chan string) {
+// registrations.
+func liveWorkerTap(t *testing.T, srv *lktest.Server, opts Options, h Handler) (*Worker, *logTap, chan string) {
 	t.Helper()
 	opts.URL, opts.APIKey, opts.APISecret = srv.URL, srv.APIKey, srv.APISecret
 	tap := &logTap{out: t.Output()}
@@ -155,9 +155,6 @@ func liveWorkerTap(t *testing.T, srv *lktest.Server, opts Options, h Handler, ed
 	}
 	registered := make(chan string, 8)
 	w.onRegister = func(id string) { registered <- id }
-	if edit != nil {
-		edit(w)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
@@ -232,14 +229,14 @@ func TestLiveDispatchReachesWorker(t *testing.T) {
 			srv := lktest.Start(t)
 			agent := newLiveAgent(t)
 			agent.complete, agent.fail = tc.complete, tc.fail
-			liveWorker(t, srv, Options{MaxSessions: 2}, agent)
+			liveWorker(t, srv, Options{AgentName: testAgentName, MaxSessions: 2}, agent)
 
 			room, meta := "interview-1", `{"interview_id":"iv-123"}`
 			sent := time.Now()
 			if tc.byToken {
-				srv.Connect(t, "candidate", room, nil, lktest.WithAgentDispatch(DefaultAgentName, meta))
+				srv.Connect(t, "candidate", room, nil, lktest.WithAgentDispatch(testAgentName, meta))
 			} else {
-				dispatch(t, srv, DefaultAgentName, room, meta)
+				dispatch(t, srv, testAgentName, room, meta)
 			}
 			if tc.fail != nil {
 				line := srv.WaitLog(t, 15*time.Second, "job ended", tc.status)
@@ -250,13 +247,13 @@ func TestLiveDispatchReachesWorker(t *testing.T) {
 			}
 			j := agent.next(t)
 			t.Logf("dispatch → HandleJob: %s (%s)", j.entered.Sub(sent).Round(time.Millisecond), tc.name)
-			if j.job.Metadata != meta || j.job.RoomName != room || j.job.AgentName != DefaultAgentName || j.job.URL != srv.URL {
+			if j.job.Metadata != meta || j.job.RoomName != room || j.job.AgentName != testAgentName || j.job.URL != srv.URL {
 				t.Errorf("job = %+v", j.job)
 			}
 			p := participant(t, srv, room, j.job.ParticipantIdentity)
-			if p.Kind != livekit.ParticipantInfo_AGENT || p.Attributes["lk.agent_name"] != DefaultAgentName ||
+			if p.Kind != livekit.ParticipantInfo_AGENT || p.Attributes["lk.agent_name"] != testAgentName ||
 				p.Attributes[AttrAgentState] != StateInitializing {
-				t.Errorf("agent participant = kind %s, attributes %v; want AGENT named %s, initializing", p.Kind, p.Attributes, DefaultAgentName)
+				t.Errorf("agent participant = kind %s, attributes %v; want AGENT named %s, initializing", p.Kind, p.Attributes, testAgentName)
 			}
 
 			close(agent.release)
@@ -271,14 +268,14 @@ func TestLiveDispatchReachesWorker(t *testing.T) {
 func TestLiveOtherDispatchesDoNotReachWorker(t *testing.T) {
 	t.Parallel()
 	srv := lktest.Start(t)
-	viva := newLiveAgent(t)
-	_, vivaLog, _ := liveWorkerTap(t, srv, Options{MaxSessions: 4}, viva, nil)
+	named := newLiveAgent(t)
+	_, namedLog, _ := liveWorkerTap(t, srv, Options{AgentName: testAgentName, MaxSessions: 4}, named)
 	// Sentinels: a worker under another name, and an unnamed worker (the
 	// kind the server sends to every room without an explicit dispatch).
 	other := newLiveAgent(t)
 	liveWorker(t, srv, Options{AgentName: "other-agent", MaxSessions: 4}, other)
 	unnamed := newLiveAgent(t)
-	liveWorkerTap(t, srv, Options{MaxSessions: 4}, unnamed, func(w *Worker) { w.agentName = "" })
+	liveWorkerTap(t, srv, Options{MaxSessions: 4}, unnamed)
 
 	dispatch(t, srv, "other-agent", "room-other", "{}")
 	if j := other.next(t); j.job.RoomName != "room-other" {
@@ -293,19 +290,19 @@ func TestLiveOtherDispatchesDoNotReachWorker(t *testing.T) {
 	}
 
 	// Both dispatches above were settled before this one was made: the
-	// viva worker's first job is this one, and it never saw the others.
-	dispatch(t, srv, DefaultAgentName, "room-viva", "{}")
-	if j := viva.next(t); j.job.RoomName != "room-viva" {
-		t.Fatalf("viva worker got %s, want room-viva", j.job.RoomName)
+	// named worker's first job is this one, and it never saw the others.
+	dispatch(t, srv, testAgentName, "room-named", "{}")
+	if j := named.next(t); j.job.RoomName != "room-named" {
+		t.Fatalf("named worker got %s, want room-named", j.job.RoomName)
 	}
 	for _, room := range []string{"room-other", "room-undispatched"} {
-		if lines := vivaLog.matching("room=" + room); len(lines) > 0 {
-			t.Errorf("viva worker was offered %s: %q", room, lines)
+		if lines := namedLog.matching("room=" + room); len(lines) > 0 {
+			t.Errorf("named worker was offered %s: %q", room, lines)
 		}
 	}
 	select {
-	case j := <-viva.started:
-		t.Errorf("viva worker got a second job, %s", j.job.RoomName)
+	case j := <-named.started:
+		t.Errorf("named worker got a second job, %s", j.job.RoomName)
 	default:
 	}
 }
@@ -317,13 +314,13 @@ func TestLiveCapacity(t *testing.T) {
 		t.Parallel()
 		srv := lktest.Start(t)
 		a := newLiveAgent(t)
-		w, tap, _ := liveWorkerTap(t, srv, Options{MaxSessions: 1}, a, nil)
-		dispatch(t, srv, DefaultAgentName, "room-1", "{}")
+		w, tap, _ := liveWorkerTap(t, srv, Options{AgentName: testAgentName, MaxSessions: 1}, a)
+		dispatch(t, srv, testAgentName, "room-1", "{}")
 		a.next(t)
-		dispatch(t, srv, DefaultAgentName, "room-2", "{}")
+		dispatch(t, srv, testAgentName, "room-2", "{}")
 		// The server either skips the full worker or is declined by it;
 		// either way it logs that room-2's job found no worker.
-		line := srv.WaitLog(t, 15*time.Second, "failed to send job request", DefaultAgentName)
+		line := srv.WaitLog(t, 15*time.Second, "failed to send job request", testAgentName)
 		t.Logf("server: %s", line)
 		if w.Active() != 1 {
 			t.Errorf("Active = %d, want 1", w.Active())
@@ -337,11 +334,11 @@ func TestLiveCapacity(t *testing.T) {
 		t.Parallel()
 		srv := lktest.Start(t)
 		a, b := newLiveAgent(t), newLiveAgent(t)
-		wa := liveWorker(t, srv, Options{MaxSessions: 1}, a)
-		wb := liveWorker(t, srv, Options{MaxSessions: 1}, b)
-		dispatch(t, srv, DefaultAgentName, "room-1", "{}")
+		wa := liveWorker(t, srv, Options{AgentName: testAgentName, MaxSessions: 1}, a)
+		wb := liveWorker(t, srv, Options{AgentName: testAgentName, MaxSessions: 1}, b)
+		dispatch(t, srv, testAgentName, "room-1", "{}")
 		na, nb := collect(t, 1, a, b)
-		dispatch(t, srv, DefaultAgentName, "room-2", "{}")
+		dispatch(t, srv, testAgentName, "room-2", "{}")
 		ma, mb := collect(t, 1, a, b)
 		if na+ma != 1 || nb+mb != 1 || wa.Active() != 1 || wb.Active() != 1 {
 			t.Errorf("jobs per worker = %d, %d (active %d, %d); want 1 each", na+ma, nb+mb, wa.Active(), wb.Active())
@@ -352,10 +349,10 @@ func TestLiveCapacity(t *testing.T) {
 		t.Parallel()
 		srv := lktest.Start(t)
 		a, b := newLiveAgent(t), newLiveAgent(t)
-		wa := liveWorker(t, srv, Options{MaxSessions: 4}, a)
-		wb := liveWorker(t, srv, Options{MaxSessions: 4}, b)
+		wa := liveWorker(t, srv, Options{AgentName: testAgentName, MaxSessions: 4}, a)
+		wb := liveWorker(t, srv, Options{AgentName: testAgentName, MaxSessions: 4}, b)
 		for i := range 6 {
-			dispatch(t, srv, DefaultAgentName, fmt.Sprintf("room-%d", i), "{}")
+			dispatch(t, srv, testAgentName, fmt.Sprintf("room-%d", i), "{}")
 		}
 		na, nb := collect(t, 6, a, b)
 		t.Logf("split: %d / %d", na, nb)
@@ -388,8 +385,8 @@ func TestLiveReconnectAfterServerRestart(t *testing.T) {
 	t.Parallel()
 	srv := lktest.Start(t)
 	agent := newLiveAgent(t)
-	_, _, registered := liveWorkerTap(t, srv, Options{MaxSessions: 3}, agent, nil)
-	dispatch(t, srv, DefaultAgentName, "room-before", "{}")
+	_, _, registered := liveWorkerTap(t, srv, Options{AgentName: testAgentName, MaxSessions: 3}, agent)
+	dispatch(t, srv, testAgentName, "room-before", "{}")
 	before := agent.next(t)
 
 	restarted := time.Now()
@@ -401,7 +398,7 @@ func TestLiveReconnectAfterServerRestart(t *testing.T) {
 	if before.ctx.Err() != nil {
 		t.Fatalf("the running job was cancelled by the reconnect: %v", context.Cause(before.ctx))
 	}
-	dispatch(t, srv, DefaultAgentName, "room-after", "{}")
+	dispatch(t, srv, testAgentName, "room-after", "{}")
 	if j := agent.next(t); j.job.RoomName != "room-after" {
 		t.Fatalf("after reconnect got %s, want room-after", j.job.RoomName)
 	}
@@ -424,17 +421,17 @@ func TestLiveDrain(t *testing.T) {
 			t.Parallel()
 			srv := lktest.Start(t)
 			a, b := newLiveAgent(t), newLiveAgent(t)
-			wa := liveWorker(t, srv, Options{MaxSessions: 2, DrainTimeout: tc.drainTimeout}, a)
-			dispatch(t, srv, DefaultAgentName, "room-1", "{}")
+			wa := liveWorker(t, srv, Options{AgentName: testAgentName, MaxSessions: 2, DrainTimeout: tc.drainTimeout}, a)
+			dispatch(t, srv, testAgentName, "room-1", "{}")
 			running := a.next(t)
-			liveWorker(t, srv, Options{MaxSessions: 2}, b)
+			liveWorker(t, srv, Options{AgentName: testAgentName, MaxSessions: 2}, b)
 
 			shutdown := make(chan error, 1)
 			started := time.Now()
 			go func() { shutdown <- wa.Shutdown(context.Background()) }()
 			<-wa.drainStart
 
-			dispatch(t, srv, DefaultAgentName, "room-2", "{}")
+			dispatch(t, srv, testAgentName, "room-2", "{}")
 			if j := b.next(t); j.job.RoomName != "room-2" {
 				t.Fatalf("second worker got %s, want room-2", j.job.RoomName)
 			}
@@ -479,7 +476,7 @@ func TestLiveDrain(t *testing.T) {
 func TestLiveRejectedCredentials(t *testing.T) {
 	t.Parallel()
 	srv := lktest.Start(t)
-	w, err := New(Options{URL: srv.HTTPURL, APIKey: srv.APIKey, APISecret: "wrong", Logger: quietLogger()}, newLiveAgent(t))
+	w, err := New(Options{URL: srv.HTTPURL, APIKey: srv.APIKey, APISecret: "wrong", MaxSessions: 1, Logger: quietLogger()}, newLiveAgent(t))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

@@ -1,21 +1,29 @@
-// Package worker is viva's LiveKit side. A Worker registers with a LiveKit
-// server as an agent worker (the /agent websocket protocol every LiveKit
-// agent framework speaks), takes interview jobs by explicit dispatch, and
-// hands each job to a Handler that joins the room and runs the session. The
-// room I/O helpers in this package publish what LiveKit's stock frontends
-// read: captions as lk.transcription text streams, the lk.agent.state
-// attribute, the interview stage, events, and typed chat.
+// Package lkagent is a LiveKit agent worker in Go: it speaks the /agent
+// websocket protocol every LiveKit agent framework speaks (register,
+// answer availability, take job assignments and report their status, report
+// load, ping, reconnect with backoff, drain), and hands each job to a Handler
+// that joins the room with the job's token. It knows nothing of what the
+// agent does in the room, so any Go program can serve LiveKit dispatches
+// with it.
 //
-// Wiring in main, draining on SIGTERM:
+// A worker serving explicit dispatches to "my-agent", draining on SIGTERM:
 //
-//	w, err := worker.New(opts, session)
-//	...
+//	w, err := lkagent.New(lkagent.Options{
+//		URL: os.Getenv("LIVEKIT_URL"), APIKey: os.Getenv("LIVEKIT_API_KEY"), APISecret: os.Getenv("LIVEKIT_API_SECRET"),
+//		AgentName: "my-agent", MaxSessions: 10, DrainTimeout: time.Minute,
+//	}, lkagent.HandlerFunc(func(ctx context.Context, job lkagent.Job) error {
+//		// join job.RoomName at job.URL with job.Token; hold the session until ctx ends
+//		return nil
+//	}))
+//	if err != nil {
+//		return err
+//	}
 //	go func() {
 //		<-sigterm
-//		w.Shutdown(context.Background()) // no new jobs; running interviews finish
+//		w.Shutdown(context.Background()) // no new jobs; running ones get DrainTimeout to finish
 //	}()
-//	err = w.Run(ctx) // returns once Shutdown finished or ctx ended
-package worker
+//	return w.Run(ctx) // returns once Shutdown finished or ctx ended
+package lkagent
 
 import (
 	"context"
@@ -36,19 +44,10 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/viva-interviews/viva/internal/lkurl"
+	"github.com/viva-interviews/viva/lkagent/lkurl"
 )
 
 const (
-	// DefaultAgentName is the name viva registers under; dispatches must
-	// name it (token RoomConfiguration.Agents or AgentDispatchService).
-	DefaultAgentName = "viva-interviewer"
-	// DefaultMaxSessions is how many interviews one worker runs at once when
-	// Options.MaxSessions is zero.
-	DefaultMaxSessions = 10
-	// DefaultDrainTimeout is how long Shutdown lets running interviews
-	// finish before cancelling them, as LiveKit's own agent workers do.
-	DefaultDrainTimeout = 30 * time.Minute
 	// DefaultStatusInterval is how often the worker reports its load.
 	DefaultStatusInterval = 2500 * time.Millisecond
 
@@ -75,26 +74,26 @@ const (
 )
 
 // Causes a job's context is cancelled with; read them with context.Cause to
-// decide how to close the interview record.
+// decide how to end the session (say goodbye, save state, report).
 var (
 	// ErrJobTerminated means the LiveKit server ended the job (the room
 	// closed, the agent was removed, or the dispatch was deleted).
-	ErrJobTerminated = errors.New("worker: job terminated by the LiveKit server")
+	ErrJobTerminated = errors.New("lkagent: job terminated by the LiveKit server")
 	// ErrDrainTimeout means Shutdown waited Options.DrainTimeout and the job
 	// was still running.
-	ErrDrainTimeout = errors.New("worker: drain timeout reached while the job was running")
+	ErrDrainTimeout = errors.New("lkagent: drain timeout reached while the job was running")
 	// ErrWorkerStopped means the worker stopped at once (Run's context ended,
 	// or Shutdown's context expired).
-	ErrWorkerStopped = errors.New("worker: stopped")
+	ErrWorkerStopped = errors.New("lkagent: stopped")
 	// ErrUnauthorized is returned by Run when the server rejects the
 	// credentials; retrying cannot fix that.
-	ErrUnauthorized = errors.New("worker: LiveKit rejected the API key or secret: check LIVEKIT_API_KEY and LIVEKIT_API_SECRET")
+	ErrUnauthorized = errors.New("lkagent: LiveKit rejected the API key or secret: check LIVEKIT_API_KEY and LIVEKIT_API_SECRET")
 )
 
 // errStopping ends a connection because the worker is stopping.
-var errStopping = errors.New("worker: stopping")
+var errStopping = errors.New("lkagent: stopping")
 
-// Job is one dispatch assigned to this worker: an interview room to join.
+// Job is one dispatch assigned to this worker: a room to join.
 type Job struct {
 	// ID is LiveKit's job id (AJ_…).
 	ID string
@@ -149,8 +148,9 @@ type HandlerFunc func(ctx context.Context, job Job) error
 // HandleJob calls f(ctx, job).
 func (f HandlerFunc) HandleJob(ctx context.Context, job Job) error { return f(ctx, job) }
 
-// Options configure a Worker. URL, APIKey and APISecret are required; the
-// zero value of every other field picks a sensible default.
+// Options configure a Worker. URL, APIKey, APISecret and MaxSessions are
+// required; the zero value of every other field means what its comment
+// says.
 type Options struct {
 	// URL is the LiveKit server (LIVEKIT_URL): ws://, wss://, http:// or
 	// https://. The worker connects to its /agent endpoint.
@@ -158,13 +158,17 @@ type Options struct {
 	// APIKey and APISecret sign the worker's token (LIVEKIT_API_KEY,
 	// LIVEKIT_API_SECRET).
 	APIKey, APISecret string
-	// AgentName is the name dispatches must use; default DefaultAgentName.
+	// AgentName is the name dispatches must use (token
+	// RoomConfiguration.Agents or AgentDispatchService). Empty registers an
+	// unnamed worker, which LiveKit sends to every new room without an
+	// agent configuration.
 	AgentName string
-	// MaxSessions is how many jobs run at once; at capacity the worker
-	// declines new jobs and reports itself full. Default DefaultMaxSessions.
+	// MaxSessions is how many jobs run at once, at least 1; at capacity the
+	// worker declines new jobs and reports itself full.
 	MaxSessions int
 	// DrainTimeout bounds how long Shutdown waits for running jobs before
-	// cancelling them. Default DefaultDrainTimeout.
+	// cancelling them (cause ErrDrainTimeout). Zero waits not at all: Shutdown
+	// cancels running jobs at once.
 	DrainTimeout time.Duration
 	// Load, when set, reports this worker's load in [0, 1] (for example its
 	// process's CPU share); at 1 the worker is full. The default is running
@@ -187,22 +191,22 @@ type Options struct {
 // wrong.
 func (o Options) Validate() error {
 	if strings.TrimSpace(o.URL) == "" {
-		return errors.New("worker: LIVEKIT_URL is not set: set it to the LiveKit server (ws://127.0.0.1:7880 for livekit-server --dev, wss://<project>.livekit.cloud for LiveKit Cloud)")
+		return errors.New("lkagent: LIVEKIT_URL is not set: set it to the LiveKit server (ws://127.0.0.1:7880 for livekit-server --dev, wss://<project>.livekit.cloud for LiveKit Cloud)")
 	}
 	if _, _, err := endpoints(o.URL); err != nil {
 		return err
 	}
 	if o.APIKey == "" || o.APISecret == "" {
-		return errors.New("worker: LIVEKIT_API_KEY and LIVEKIT_API_SECRET must both be set (devkey and secret for livekit-server --dev)")
+		return errors.New("lkagent: LIVEKIT_API_KEY and LIVEKIT_API_SECRET must both be set (devkey and secret for livekit-server --dev)")
 	}
-	if o.MaxSessions < 0 {
-		return fmt.Errorf("worker: max sessions is %d: use a positive number, or 0 for the default (%d)", o.MaxSessions, DefaultMaxSessions)
+	if o.MaxSessions < 1 {
+		return fmt.Errorf("lkagent: max sessions is %d: set how many jobs one worker runs at once, at least 1", o.MaxSessions)
 	}
 	if o.DrainTimeout < 0 {
-		return fmt.Errorf("worker: drain timeout is %s: use a positive duration, or 0 for the default (%s)", o.DrainTimeout, DefaultDrainTimeout)
+		return fmt.Errorf("lkagent: drain timeout is %s: use a positive duration, or 0 to cancel running jobs at once", o.DrainTimeout)
 	}
 	if o.StatusInterval < 0 {
-		return fmt.Errorf("worker: status interval is %s: use a positive duration, or 0 for the default (%s)", o.StatusInterval, DefaultStatusInterval)
+		return fmt.Errorf("lkagent: status interval is %s: use a positive duration, or 0 for the default (%s)", o.StatusInterval, DefaultStatusInterval)
 	}
 	return nil
 }
@@ -212,7 +216,7 @@ func (o Options) Validate() error {
 func endpoints(raw string) (agentURL, roomURL string, err error) {
 	u, err := lkurl.Parse(raw)
 	if err != nil {
-		return "", "", fmt.Errorf("worker: %w", err)
+		return "", "", fmt.Errorf("lkagent: %w", err)
 	}
 	roomURL = u.String()
 	u.Path += "/agent"
@@ -286,18 +290,9 @@ func New(opts Options, h Handler) (*Worker, error) {
 		return nil, err
 	}
 	if h == nil {
-		return nil, errors.New("worker: a job handler is required")
+		return nil, errors.New("lkagent: a job handler is required")
 	}
 	agentURL, roomURL, _ := endpoints(opts.URL)
-	if opts.AgentName == "" {
-		opts.AgentName = DefaultAgentName
-	}
-	if opts.MaxSessions == 0 {
-		opts.MaxSessions = DefaultMaxSessions
-	}
-	if opts.DrainTimeout == 0 {
-		opts.DrainTimeout = DefaultDrainTimeout
-	}
 	if opts.StatusInterval == 0 {
 		opts.StatusInterval = DefaultStatusInterval
 	}
@@ -358,7 +353,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.mu.Lock()
 	if w.started {
 		w.mu.Unlock()
-		return errors.New("worker: Run called twice")
+		return errors.New("lkagent: Run called twice")
 	}
 	w.started = true
 	w.mu.Unlock()
@@ -388,7 +383,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			attempt = 0
 		}
 		delay := backoffDelay(attempt, w.backoffMin, w.backoffMax, w.jitter)
-		w.log.Warn("worker: not connected to LiveKit; retrying", "err", err, "retry_in", delay, "running_jobs", w.Active())
+		w.log.Warn("lkagent: not connected to LiveKit; retrying", "err", err, "retry_in", delay, "running_jobs", w.Active())
 		t := time.NewTimer(delay)
 		select {
 		case <-t.C:
@@ -397,7 +392,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		}
 	}
 	if fatal != nil {
-		w.log.Error("worker: giving up", "err", fatal)
+		w.log.Error("lkagent: giving up", "err", fatal)
 		w.mu.Lock()
 		w.draining, w.closing = true, true
 		w.mu.Unlock()
@@ -408,20 +403,21 @@ func (w *Worker) Run(ctx context.Context) error {
 }
 
 // Shutdown drains the worker: it reports itself full and declines new jobs,
-// waits for running jobs to finish for up to Options.DrainTimeout, then
-// cancels the rest (cause ErrDrainTimeout) and waits for their handlers to
+// waits for running jobs to finish for up to Options.DrainTimeout (with a
+// zero DrainTimeout, not at all), then cancels the rest (cause
+// ErrDrainTimeout) and waits for their handlers to
 // return. It then disconnects, and Run returns. If ctx ends first, running
 // jobs are cancelled (cause ErrWorkerStopped) and Shutdown returns ctx's
 // error without waiting further.
 func (w *Worker) Shutdown(ctx context.Context) error {
 	w.beginDrain()
-	w.log.Info("worker: draining", "running_jobs", w.Active(), "drain_timeout", w.opts.DrainTimeout)
+	w.log.Info("lkagent: draining", "running_jobs", w.Active(), "drain_timeout", w.opts.DrainTimeout)
 
 	timer := time.NewTimer(w.opts.DrainTimeout)
 	defer timer.Stop()
 	err := w.waitIdle(ctx, timer.C)
 	if errors.Is(err, ErrDrainTimeout) {
-		w.log.Warn("worker: drain timeout reached; cancelling running jobs", "running_jobs", w.Active())
+		w.log.Warn("lkagent: drain timeout reached; cancelling running jobs", "running_jobs", w.Active())
 		w.cancelJobs(ErrDrainTimeout)
 		err = w.waitIdle(ctx, nil)
 	}
@@ -541,7 +537,7 @@ func (w *Worker) dialWebsocket(ctx context.Context) (transport, error) {
 		SetValidFor(time.Hour).
 		ToJWT()
 	if err != nil {
-		return nil, fmt.Errorf("worker: sign worker token: %w", err)
+		return nil, fmt.Errorf("lkagent: sign worker token: %w", err)
 	}
 	d := websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: 10 * time.Second}
 	conn, resp, err := d.DialContext(ctx, w.agentURL, http.Header{"Authorization": {"Bearer " + token}})
@@ -549,7 +545,7 @@ func (w *Worker) dialWebsocket(ctx context.Context) (transport, error) {
 		if resp != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
 			return nil, fmt.Errorf("%w (HTTP %d from %s)", ErrUnauthorized, resp.StatusCode, w.agentURL)
 		}
-		return nil, fmt.Errorf("worker: connect to %s: %w", w.agentURL, err)
+		return nil, fmt.Errorf("lkagent: connect to %s: %w", w.agentURL, err)
 	}
 	conn.SetReadLimit(maxServerMessageBytes)
 	return &wsTransport{conn: conn, writeTimeout: w.writeTimeout}, nil
@@ -597,7 +593,7 @@ func (w *Worker) serve() (registered bool, err error) {
 	}()
 
 	if err := tr.Write(w.registerMessage()); err != nil {
-		return false, fmt.Errorf("worker: send registration: %w", err)
+		return false, fmt.Errorf("lkagent: send registration: %w", err)
 	}
 	regTimer := time.NewTimer(w.registerTimeout)
 	defer regTimer.Stop()
@@ -607,9 +603,9 @@ func (w *Worker) serve() (registered bool, err error) {
 		case m := <-in:
 			reg = m.GetRegister()
 		case err := <-readErr:
-			return false, fmt.Errorf("worker: registration: %w", err)
+			return false, fmt.Errorf("lkagent: registration: %w", err)
 		case <-regTimer.C:
-			return false, fmt.Errorf("worker: no registration answer within %s", w.registerTimeout)
+			return false, fmt.Errorf("lkagent: no registration answer within %s", w.registerTimeout)
 		case <-w.stop:
 			return false, errStopping
 		}
@@ -618,10 +614,10 @@ func (w *Worker) serve() (registered bool, err error) {
 	if w.onRegister != nil {
 		w.onRegister(reg.GetWorkerId())
 	}
-	w.log.Info("worker: registered with LiveKit", "worker_id", reg.GetWorkerId(),
+	w.log.Info("lkagent: registered with LiveKit", "worker_id", reg.GetWorkerId(),
 		"server_version", reg.GetServerInfo().GetVersion(), "url", w.agentURL, "running_jobs", w.Active())
 	if err := tr.Write(w.statusMessage()); err != nil {
-		return true, fmt.Errorf("worker: send status: %w", err)
+		return true, fmt.Errorf("lkagent: send status: %w", err)
 	}
 
 	ping := time.NewTicker(w.pingInterval)
@@ -638,9 +634,9 @@ func (w *Worker) serve() (registered bool, err error) {
 			watchdog.Reset(silence)
 			out = w.handle(m)
 		case err := <-readErr:
-			return true, fmt.Errorf("worker: connection lost: %w", err)
+			return true, fmt.Errorf("lkagent: connection lost: %w", err)
 		case <-watchdog.C:
-			return true, fmt.Errorf("worker: no message from the server for %s", silence)
+			return true, fmt.Errorf("lkagent: no message from the server for %s", silence)
 		case <-ping.C:
 			out = &livekit.WorkerMessage{Message: &livekit.WorkerMessage_Ping{
 				Ping: &livekit.WorkerPing{Timestamp: time.Now().UnixMilli()},
@@ -654,7 +650,7 @@ func (w *Worker) serve() (registered bool, err error) {
 		}
 		if out != nil {
 			if err := tr.Write(out); err != nil {
-				return true, fmt.Errorf("worker: send: %w", err)
+				return true, fmt.Errorf("lkagent: send: %w", err)
 			}
 		}
 	}
@@ -740,7 +736,7 @@ func (w *Worker) handle(m *livekit.ServerMessage) *livekit.WorkerMessage {
 	case *livekit.ServerMessage_Termination:
 		w.terminate(msg.Termination.GetJobId())
 	case *livekit.ServerMessage_Pong:
-		w.log.Debug("worker: pong", "rtt", time.Since(time.UnixMilli(msg.Pong.GetLastTimestamp())))
+		w.log.Debug("lkagent: pong", "rtt", time.Since(time.UnixMilli(msg.Pong.GetLastTimestamp())))
 	}
 	return nil
 }
@@ -779,9 +775,9 @@ func (w *Worker) answerAvailability(req *livekit.AvailabilityRequest) *livekit.W
 	resp := &livekit.AvailabilityResponse{JobId: id, Available: reason == ""}
 	log := w.log.With("job_id", id, "room", job.GetRoom().GetName())
 	if reason != "" {
-		log.Info("worker: declined job", "reason", reason)
+		log.Info("lkagent: declined job", "reason", reason)
 	} else {
-		log.Debug("worker: accepted job")
+		log.Debug("lkagent: accepted job")
 		resp.ParticipantIdentity = agentIdentity(id)
 		resp.ParticipantName = w.agentName
 		// Frontends show the agent as starting up from the moment it joins.
@@ -804,7 +800,7 @@ func (w *Worker) release(id string) {
 	}
 	w.mu.Unlock()
 	if ok {
-		w.log.Warn("worker: accepted job was never assigned; slot released", "job_id", id)
+		w.log.Warn("lkagent: accepted job was never assigned; slot released", "job_id", id)
 		w.kickStatus()
 	}
 }
@@ -830,12 +826,12 @@ func (w *Worker) startJob(a *livekit.JobAssignment) {
 	}
 	if _, dup := w.jobs[id]; dup || id == "" {
 		w.mu.Unlock()
-		log.Warn("worker: ignoring duplicate or anonymous job assignment")
+		log.Warn("lkagent: ignoring duplicate or anonymous job assignment")
 		return
 	}
 	if w.closing {
 		w.mu.Unlock()
-		log.Warn("worker: job assigned while stopping; reporting it failed")
+		log.Warn("lkagent: job assigned while stopping; reporting it failed")
 		w.sendJobStatus(id, livekit.JobStatus_JS_FAILED, ErrWorkerStopped.Error())
 		return
 	}
@@ -857,7 +853,7 @@ func (w *Worker) startJob(a *livekit.JobAssignment) {
 		Raw:                 raw,
 		run:                 run,
 	}
-	log.Info("worker: job started", "dispatch_id", raw.GetDispatchId(), "identity", identity)
+	log.Info("lkagent: job started", "dispatch_id", raw.GetDispatchId(), "identity", identity)
 	w.sendJobStatus(id, livekit.JobStatus_JS_RUNNING, "")
 	go w.runJob(ctx, run, job, log)
 }
@@ -876,9 +872,9 @@ func (w *Worker) runJob(ctx context.Context, run *jobRun, job Job, log *slog.Log
 	w.mu.Unlock()
 	w.kickStatus()
 	if err != nil {
-		log.Warn("worker: job failed", "err", err, "duration", time.Since(start))
+		log.Warn("lkagent: job failed", "err", err, "duration", time.Since(start))
 	} else {
-		log.Info("worker: job finished", "duration", time.Since(start))
+		log.Info("lkagent: job finished", "duration", time.Since(start))
 	}
 }
 
@@ -886,8 +882,8 @@ func (w *Worker) runJob(ctx context.Context, run *jobRun, job Job, log *slog.Log
 func (w *Worker) callHandler(ctx context.Context, job Job, log *slog.Logger) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			log.Error("worker: job handler panicked", "panic", r, "stack", string(debug.Stack()))
-			err = fmt.Errorf("worker: job handler panicked: %v", r)
+			log.Error("lkagent: job handler panicked", "panic", r, "stack", string(debug.Stack()))
+			err = fmt.Errorf("lkagent: job handler panicked: %v", r)
 		}
 	}()
 	return w.handler.HandleJob(ctx, job)
@@ -901,7 +897,7 @@ func (w *Worker) terminate(id string) {
 	if run == nil {
 		return
 	}
-	w.log.Info("worker: server terminated job", "job_id", id)
+	w.log.Info("lkagent: server terminated job", "job_id", id)
 	run.cancel(ErrJobTerminated)
 }
 
@@ -940,7 +936,7 @@ func (w *Worker) sendJobStatus(id string, status livekit.JobStatus, errText stri
 	tr := w.tr
 	w.mu.Unlock()
 	if tr == nil {
-		w.log.Debug("worker: not connected; job status dropped", "job_id", id, "status", status.String())
+		w.log.Debug("lkagent: not connected; job status dropped", "job_id", id, "status", status.String())
 		return
 	}
 	err := tr.Write(&livekit.WorkerMessage{Message: &livekit.WorkerMessage_UpdateJob{UpdateJob: &livekit.UpdateJobStatus{
@@ -949,7 +945,7 @@ func (w *Worker) sendJobStatus(id string, status livekit.JobStatus, errText stri
 		Error:  errText,
 	}}})
 	if err != nil {
-		w.log.Debug("worker: job status not sent", "job_id", id, "status", status.String(), "err", err)
+		w.log.Debug("lkagent: job status not sent", "job_id", id, "status", status.String(), "err", err)
 	}
 }
 
@@ -979,7 +975,7 @@ func (t *wsTransport) Read() (*livekit.ServerMessage, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("worker: decode server message: %w", err)
+			return nil, fmt.Errorf("lkagent: decode server message: %w", err)
 		}
 		return msg, nil
 	}
@@ -989,7 +985,7 @@ func (t *wsTransport) Read() (*livekit.ServerMessage, error) {
 func (t *wsTransport) Write(m *livekit.WorkerMessage) error {
 	data, err := proto.Marshal(m)
 	if err != nil {
-		return fmt.Errorf("worker: encode message: %w", err)
+		return fmt.Errorf("lkagent: encode message: %w", err)
 	}
 	t.wmu.Lock()
 	defer t.wmu.Unlock()

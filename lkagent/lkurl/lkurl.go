@@ -1,5 +1,7 @@
 // Package lkurl reads the address of a LiveKit server as operators give it
-// (LIVEKIT_URL), for the worker and the web app alike.
+// (LIVEKIT_URL), for the agent worker (package lkagent) and for any
+// LiveKit client, such as a web app issuing room links, alike. It uses the
+// standard library only.
 package lkurl
 
 import (

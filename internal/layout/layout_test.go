@@ -1,0 +1,302 @@
+package layout
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// module is viva's module path; rules name its packages relative to it.
+const module = "github.com/viva-interviews/viva"
+
+// Import path prefixes of the real-time media stack the conversation side
+// must not depend on.
+const (
+	liveKitModules = "github.com/livekit/..."
+	pionModules    = "github.com/pion/..."
+)
+
+// rule says that no package matching roots may depend, directly or through
+// other packages, on a package matching forbidden unless it also matches
+// allowed. Patterns are import paths; a trailing "/..." also matches every
+// package below. Patterns starting with "./" are relative to the module.
+type rule struct {
+	name      string   // what the rule keeps apart, for failure messages
+	roots     []string // the packages whose dependencies are checked
+	forbidden []string // what they may not depend on
+	allowed   []string // exceptions to forbidden
+}
+
+// rules are viva's hard lines.
+var rules = []rule{
+	{
+		name: "the conversation side runs without LiveKit or pion",
+		roots: []string{"./agent", "./agent/llm/...", "./agent/stt/...", "./agent/tts/...", "./agent/voice/...",
+			"./fsm/...", "./stages/...", "./interviews/...", "./config/..."},
+		forbidden: []string{liveKitModules, pionModules},
+	},
+	{
+		name:      "the LiveKit agent protocol imports nothing of viva's but its own",
+		roots:     []string{"./lkagent/..."},
+		forbidden: []string{"./..."},
+		allowed:   []string{"./lkagent/..."},
+	},
+}
+
+// pkg is one package as `go list -json` describes it.
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Standard   bool
+}
+
+// graph maps an import path to the packages it imports.
+type graph map[string][]string
+
+// match reports whether path matches pattern.
+func match(pattern, path string) bool {
+	if rel, ok := strings.CutPrefix(pattern, "./"); ok {
+		pattern = module + "/" + rel
+	} else if pattern == "." {
+		pattern = module
+	}
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return path == base || strings.HasPrefix(path, base+"/")
+	}
+	return path == pattern
+}
+
+// matchAny reports whether path matches one of patterns.
+func matchAny(patterns []string, path string) bool {
+	return slices.ContainsFunc(patterns, func(p string) bool { return match(p, path) })
+}
+
+// violations checks r against g and returns, for each root that breaks it,
+// the shortest chain of imports from the root to a forbidden package.
+func (r rule) violations(g graph) []string {
+	var out []string
+	for _, root := range sortedKeys(g) {
+		if !matchAny(r.roots, root) {
+			continue
+		}
+		if chain := r.firstForbidden(g, root); chain != nil {
+			out = append(out, strings.Join(chain, " → "))
+		}
+	}
+	return out
+}
+
+// firstForbidden searches root's dependencies breadth first and returns the
+// chain to the first forbidden one, or nil.
+func (r rule) firstForbidden(g graph, root string) []string {
+	from := map[string]string{root: ""}
+	queue := []string{root}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if p != root && matchAny(r.forbidden, p) && !matchAny(r.allowed, p) {
+			chain := []string{p}
+			for q := from[p]; q != ""; q = from[q] {
+				chain = append([]string{q}, chain...)
+			}
+			return chain
+		}
+		for _, next := range g[p] {
+			if _, seen := from[next]; !seen {
+				from[next] = p
+				queue = append(queue, next)
+			}
+		}
+	}
+	return nil
+}
+
+// unmatchedRoots returns the root patterns of r that match no package in g:
+// a rule over packages that were renamed or moved would otherwise pass
+// while checking nothing.
+func (r rule) unmatchedRoots(g graph) []string {
+	var out []string
+	for _, pattern := range r.roots {
+		if !slices.ContainsFunc(sortedKeys(g), func(p string) bool { return match(pattern, p) }) {
+			out = append(out, pattern)
+		}
+	}
+	return out
+}
+
+func sortedKeys(g graph) []string {
+	keys := make([]string, 0, len(g))
+	for k := range g {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// decodeGraph reads the stream of JSON objects `go list -json` writes.
+// Standard library packages are left out: no rule is about them.
+func decodeGraph(r io.Reader) (graph, error) {
+	g := graph{}
+	dec := json.NewDecoder(r)
+	for {
+		var p pkg
+		err := dec.Decode(&p)
+		if errors.Is(err, io.EOF) {
+			return g, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("decode go list output: %w", err)
+		}
+		if !p.Standard {
+			g[p.ImportPath] = p.Imports
+		}
+	}
+}
+
+// moduleGraph lists every package of the module and its dependencies, as
+// built for this platform without test files.
+func moduleGraph(t *testing.T) graph {
+	t.Helper()
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to read the import graph: %v", err)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(goCmd, "list", "-deps", "-json=ImportPath,Imports,Standard", module+"/...")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.Bytes())
+	}
+	g, err := decodeGraph(&stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestImportRules checks viva's hard lines on the real import graph.
+func TestImportRules(t *testing.T) {
+	g := moduleGraph(t)
+	for _, r := range rules {
+		t.Run(r.name, func(t *testing.T) {
+			if missing := r.unmatchedRoots(g); len(missing) > 0 {
+				t.Errorf("no package matches %v: update the rule to the packages' new paths", missing)
+			}
+			for _, v := range r.violations(g) {
+				t.Errorf("forbidden import: %s", v)
+			}
+		})
+	}
+}
+
+// TestRulesCatchViolations runs the rules over made-up import graphs, to
+// show each rule fails when its line is crossed and passes when it is not.
+func TestRulesCatchViolations(t *testing.T) {
+	const (
+		agent     = module + "/agent"
+		voice     = module + "/agent/voice"
+		scripted  = module + "/agent/llm/scripted"
+		fsmPkg    = module + "/fsm"
+		stagesPkg = module + "/stages"
+		roomPkg   = module + "/agent/worker"
+		lkagent   = module + "/lkagent"
+		lkurl     = module + "/lkagent/lkurl"
+		wav       = module + "/internal/wav"
+		lksdk     = "github.com/livekit/server-sdk-go/v2"
+		lkproto   = "github.com/livekit/protocol/livekit"
+		webrtc    = "github.com/pion/webrtc/v4"
+		vendorSDK = "example.com/vendor/sdk"
+		yaml      = "go.yaml.in/yaml/v3"
+	)
+	clean := graph{
+		agent:     {fsmPkg, stagesPkg, scripted},
+		scripted:  {stagesPkg},
+		fsmPkg:    {stagesPkg},
+		stagesPkg: {yaml},
+		voice:     nil,
+		roomPkg:   {agent, voice, lkagent, lksdk, webrtc}, // the room side may
+		lkagent:   {lkurl, lkproto},
+		lkurl:     nil,
+		lksdk:     {lkproto, webrtc},
+	}
+	with := func(edit func(graph)) graph {
+		g := graph{}
+		for k, v := range clean {
+			g[k] = slices.Clone(v)
+		}
+		edit(g)
+		return g
+	}
+	tests := []struct {
+		name string
+		rule int // index in rules
+		g    graph
+		want []string
+	}{
+		{name: "conversation side clean", rule: 0, g: clean},
+		{name: "agent imports the LiveKit SDK", rule: 0,
+			g:    with(func(g graph) { g[agent] = append(g[agent], lksdk) }),
+			want: []string{agent + " → " + lksdk}},
+		{name: "voice reaches pion through a vendor SDK", rule: 0,
+			g:    with(func(g graph) { g[voice] = []string{vendorSDK}; g[vendorSDK] = []string{webrtc} }),
+			want: []string{voice + " → " + vendorSDK + " → " + webrtc}},
+		{name: "stages imports LiveKit protocol: every package above it breaks the line", rule: 0,
+			g: with(func(g graph) { g[stagesPkg] = append(g[stagesPkg], lkproto) }),
+			want: []string{
+				agent + " → " + stagesPkg + " → " + lkproto,
+				scripted + " → " + stagesPkg + " → " + lkproto,
+				fsmPkg + " → " + stagesPkg + " → " + lkproto,
+				stagesPkg + " → " + lkproto,
+			}},
+		{name: "protocol package clean", rule: 1, g: clean},
+		{name: "protocol package imports viva's domain", rule: 1,
+			g:    with(func(g graph) { g[lkagent] = append(g[lkagent], fsmPkg) }),
+			want: []string{lkagent + " → " + fsmPkg}},
+		{name: "protocol subpackage imports an internal helper", rule: 1,
+			g:    with(func(g graph) { g[lkurl] = []string{wav} }),
+			want: []string{lkagent + " → " + lkurl + " → " + wav, lkurl + " → " + wav}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := rules[tc.rule].violations(tc.g)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("violations = %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestUnmatchedRoots checks that a rule whose packages are gone is reported
+// rather than passing vacuously.
+func TestUnmatchedRoots(t *testing.T) {
+	g := graph{module + "/agent": nil, module + "/lkagent": nil}
+	r := rule{roots: []string{"./agent", "./conductor/...", "./lkagent/..."}}
+	if got, want := r.unmatchedRoots(g), []string{"./conductor/..."}; !slices.Equal(got, want) {
+		t.Errorf("unmatched roots = %q, want %q", got, want)
+	}
+}
+
+// TestDecodeGraph reads go list's stream of objects and drops the standard
+// library.
+func TestDecodeGraph(t *testing.T) {
+	in := `{"ImportPath":"fmt","Imports":["io"],"Standard":true}
+{"ImportPath":"` + module + `/stages","Imports":["fmt","go.yaml.in/yaml/v3"]}
+{"ImportPath":"go.yaml.in/yaml/v3"}`
+	g, err := decodeGraph(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := graph{module + "/stages": {"fmt", "go.yaml.in/yaml/v3"}, "go.yaml.in/yaml/v3": nil}
+	if len(g) != len(want) || !slices.Equal(g[module+"/stages"], want[module+"/stages"]) {
+		t.Errorf("graph = %v, want %v", g, want)
+	}
+	if _, err := decodeGraph(strings.NewReader(`{"ImportPath":`)); err == nil {
+		t.Errorf("truncated input decoded without an error")
+	}
+}
