@@ -497,3 +497,62 @@ func TestRejoinInClosingDoesNotEnd(t *testing.T) {
 		}
 	})
 }
+
+// TestStageOffersItsTools: the model is offered only the tools the current
+// stage lists, and a call to another tool is refused with the ones it may
+// use.
+func TestStageOffersItsTools(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		bp := stages.Default()
+		bp.Stages[0].Tools = []stages.ToolName{stages.ToolAskQuestion, stages.ToolTransitionStage}
+		rec := &interviews.Record{ID: "tools", CreatedAt: time.Now(), Status: interviews.StatusScheduled, Candidate: interviews.Candidate{Name: "Ada"}}
+		c, err := NewInterview(Setup{Blueprint: bp, Record: rec, NewLLM: scriptedLLM})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Machine().Start()
+		var names []string
+		for _, d := range c.offeredTools() {
+			names = append(names, d.Name)
+		}
+		if got := strings.Join(names, ","); got != "transition_stage,ask_question" {
+			t.Errorf("greeting offers %s", got)
+		}
+		var asked []string
+		var res tool.Result
+		if err := json.Unmarshal([]byte(tooling{c}.call(tool.Call("1", tool.EndInterview{Reason: "bye"}), &asked)), &res); err != nil {
+			t.Fatal(err)
+		}
+		if res.OK || !strings.Contains(res.Error, "end_interview is not available in this stage: use one of transition_stage, ask_question") {
+			t.Errorf("end_interview in the greeting: %+v", res)
+		}
+		if _, err := c.Machine().Force("", "test"); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(c.offeredTools()); got != len(stages.Tools) {
+			t.Errorf("intro offers %d tools, want the default %d", got, len(stages.Tools))
+		}
+	})
+}
+
+// TestRecordQuestionsAreTheMachineLog: the record's questions are the
+// state machine's question log itself, spoken times included.
+func TestRecordQuestionsAreTheMachineLog(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, store := newTestInterview(t, 1, scriptedLLM)
+		deliver(t, c.Greet(t.Context()))
+		rec, err := store.Get(flushed(t, c).ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log := c.Machine().Questions()
+		if len(log) == 0 || !log[0].Spoken() {
+			t.Fatalf("the greeting asked nothing: %+v", log)
+		}
+		got, _ := json.Marshal(rec.Questions)
+		want, _ := json.Marshal(log)
+		if string(got) != string(want) {
+			t.Errorf("saved questions %s, want the machine's log %s", got, want)
+		}
+	})
+}
