@@ -26,7 +26,8 @@ type Options struct {
 	// LLM is the model that plays the interviewer. Required.
 	LLM llm.Client
 	// Machine is the interview's state machine, created with the
-	// Recorder's MachineEvent as its OnEvent. Required.
+	// Recorder's MachineEvent as its OnEvent and attached to it with
+	// Recorder.QuestionsFrom. Required.
 	Machine *fsm.Machine
 	// Recorder keeps and saves the record. Required.
 	Recorder *Recorder
@@ -136,7 +137,8 @@ type CandidateTurn struct {
 
 // Respond records the candidate's turn and runs the agent turn that answers
 // it. A turn still generating is cancelled first, so there are never two
-// answers at once and never a stale answer after a new turn.
+// answers at once and never a stale answer after a new turn. The record is
+// saved behind the model call, never before it (see Recorder).
 func (c *Conductor) Respond(ctx context.Context, in CandidateTurn) *Reply {
 	text := strings.TrimSpace(in.Text)
 	if in.StartedAt.IsZero() {
@@ -245,9 +247,9 @@ func (c *Conductor) start(ctx context.Context, in *CandidateTurn, source, fixed 
 	return r
 }
 
-// Finish ends the record with status (unless it already ended) and closes
-// Ended. Transports call it on every exit path: completion, candidate left,
-// worker stopped, provider failure.
+// Finish ends the record with status (unless it already ended), waits
+// until the record is saved, and closes Ended. Transports call it on every
+// exit path: completion, candidate left, worker stopped, provider failure.
 func (c *Conductor) Finish(status interviews.Status, endedBy string) {
 	c.mu.Lock()
 	if c.current != nil {
@@ -257,6 +259,8 @@ func (c *Conductor) Finish(status interviews.Status, endedBy string) {
 	if c.rec.Finish(status, endedBy, c.now()) {
 		c.log.Info("interview finished", "status", status, "ended_by", endedBy, "final_stage", c.rec.Snapshot().FinalStage)
 	}
+	// Finish waited for the save; Close reports any save that failed.
+	_ = c.rec.Close()
 	c.endOnce.Do(func() { close(c.ended) })
 }
 
@@ -485,9 +489,9 @@ func (r *Reply) converse(ctx context.Context, out *strings.Builder, emit func(st
 			r.err = ctx.Err()
 			break
 		}
-		tools := Tools
-		if round == c.rounds-1 {
-			tools = nil
+		var tools []llm.Tool
+		if round < c.rounds-1 {
+			tools = c.offeredTools()
 		}
 		req := llm.Request{Messages: c.prompt(out.String()), Tools: tools}
 		resp, err := c.llm.Complete(ctx, req, emit)
@@ -529,17 +533,20 @@ func (c *Conductor) prompt(spoken string) []llm.Message {
 		sys.WriteString(p)
 	}
 	sys.WriteString("\n\nThis is a spoken conversation: answer in short, natural sentences, one question at a time, with no lists, markdown or emoji. ")
-	sys.WriteString("Register every question with ask_question before you say it; record your judgement of each answer with assess_response; move on with transition_stage when the stage's goals are met.\n\n")
 	stage := m.Stage()
+	if st, _, ok := bp.Stage(stage); ok {
+		sys.WriteString(toolGuidance(st.OfferedTools()))
+	}
+	sys.WriteString("\n\n")
 	if st, _, ok := bp.Stage(stage); ok {
 		fmt.Fprintf(&sys, "Current stage: %s (%s).\n", st.Title, stage)
 		sys.WriteString(c.stageInstructions(stage))
 		sys.WriteString("\n")
 		if len(st.Questions) > 0 {
-			sys.WriteString("Suggested questions for this stage (use bank_id when you ask one):\n")
+			fmt.Fprintf(&sys, "Suggested questions for this stage (use bank_id with %s when you ask one):\n", stages.ToolAskQuestion)
 			asked := map[string]bool{}
 			for _, q := range m.Questions() {
-				if q.Context.Kind == "bank" {
+				if q.Context.Kind == stages.KindBank {
 					asked[q.Context.Ref] = true
 				}
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/agent/llm/openai"
 	"github.com/viva-interviews/viva/agent/llm/scripted"
+	"github.com/viva-interviews/viva/agent/tool"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 	"github.com/viva-interviews/viva/interviews"
@@ -34,7 +35,22 @@ func newTestInterview(t *testing.T, scale float64, newLLM func(*fsm.Machine, *st
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if err := c.Recorder().Close(); err != nil {
+			t.Errorf("saving the record: %v", err)
+		}
+	})
 	return c, store
+}
+
+// flushed waits until everything the conductor recorded is saved and
+// returns the record as it stands.
+func flushed(t *testing.T, c *Conductor) *interviews.Record {
+	t.Helper()
+	if err := c.Recorder().Flush(); err != nil {
+		t.Fatalf("saving the record: %v", err)
+	}
+	return c.Recorder().Snapshot()
 }
 
 func scriptedLLM(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client {
@@ -101,7 +117,7 @@ func TestScriptedInterviewCompletes(t *testing.T) {
 		default:
 			t.Fatalf("interview did not end; stage %s", c.Machine().Stage())
 		}
-		rec, err := store.Get(c.Recorder().Snapshot().ID)
+		rec, err := store.Get(flushed(t, c).ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +217,7 @@ func TestDeadlineForcesAndAcknowledgesOnce(t *testing.T) {
 		if got := strings.Join(seen, ","); !strings.HasPrefix(got, "intro,experience,closing") {
 			t.Errorf("forced transitions %s", got)
 		}
-		rec, _ := store.Get(c.Recorder().Snapshot().ID)
+		rec, _ := store.Get(flushed(t, c).ID)
 		if rec.Status != interviews.StatusCompleted {
 			t.Errorf("status %s, want completed", rec.Status)
 		}
@@ -226,15 +242,15 @@ func TestToolLoopWithOpenAI(t *testing.T) {
 	q := "How did you get started in backend engineering?"
 	fake.ScriptChat(
 		fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{
-			{Name: ToolAskQuestion, Arguments: `{"question":"Hello Ada, how are you today?","bank_id":"greeting-1"}`},
+			{Name: string(stages.ToolAskQuestion), Arguments: `{"question":"Hello Ada, how are you today?","bank_id":"greeting-1"}`},
 		}, Chunk: 3},
 		fakeopenai.Reply{Text: "Hello Ada, welcome! How are you today?", Chunk: 5},
 		fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{
-			{Name: ToolAssessResponse, Arguments: `{"depth_score":2,"key_points":["doing well"]}`},
-			{Name: ToolTransitionStage, Arguments: `{"reason":"greeting done"}`},
+			{Name: string(stages.ToolAssessResponse), Arguments: `{"depth_score":2,"key_points":["doing well"]}`},
+			{Name: string(stages.ToolTransitionStage), Arguments: `{"reason":"greeting done"}`},
 		}, Chunk: 2},
 		fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{
-			{Name: ToolAskQuestion, Arguments: `{"question":"` + q + `"}`},
+			{Name: string(stages.ToolAskQuestion), Arguments: `{"question":"` + q + `"}`},
 		}, Chunk: 4},
 		fakeopenai.Reply{Text: "Great, thank you. " + q, Chunk: 6},
 	)
@@ -269,18 +285,18 @@ func TestToolLoopWithOpenAI(t *testing.T) {
 	}
 	var transitionID string
 	for _, tc := range calls {
-		if tc.Name == ToolTransitionStage {
+		if tc.Name == string(stages.ToolTransitionStage) {
 			transitionID = tc.ID
 		}
 		if _, ok := results[tc.ID]; !ok {
 			t.Errorf("tool call %s (%s) has no result in the next request", tc.ID, tc.Name)
 		}
 	}
-	var tr ToolResult
+	var tr tool.Result
 	if err := json.Unmarshal([]byte(results[transitionID]), &tr); err != nil || !tr.OK || tr.Stage != "intro" || tr.Acknowledge == "" {
 		t.Errorf("transition result %s (err %v)", results[transitionID], err)
 	}
-	rec, _ := store.Get(c.Recorder().Snapshot().ID)
+	rec, _ := store.Get(flushed(t, c).ID)
 	if len(rec.Assessments) != 1 || rec.Assessments[0].DepthScore != 2 || rec.Assessments[0].QuestionID != "q1" {
 		t.Errorf("assessments %+v", rec.Assessments)
 	}
@@ -299,8 +315,8 @@ func TestGateRefusalReachesModel(t *testing.T) {
 		c, _ := newTestInterview(t, 1, scriptedLLM)
 		c.Machine().Start()
 		var asked []string
-		res := tooling{c}.call(llm.ToolCall{ID: "1", Name: ToolTransitionStage, Arguments: `{"reason":"done"}`}, &asked)
-		var tr ToolResult
+		res := tooling{c}.call(llm.ToolCall{ID: "1", Name: string(stages.ToolTransitionStage), Arguments: `{"reason":"done"}`}, &asked)
+		var tr tool.Result
 		if err := json.Unmarshal([]byte(res), &tr); err != nil {
 			t.Fatal(err)
 		}
@@ -308,8 +324,8 @@ func TestGateRefusalReachesModel(t *testing.T) {
 			t.Errorf("premature transition: %+v, stage %s", tr, c.Machine().Stage())
 		}
 		for _, bad := range []llm.ToolCall{
-			{Name: ToolAskQuestion, Arguments: `{"question":`},
-			{Name: ToolAssessResponse, Arguments: `{"depth_score":9,"key_points":[]}`},
+			{Name: string(stages.ToolAskQuestion), Arguments: `{"question":`},
+			{Name: string(stages.ToolAssessResponse), Arguments: `{"depth_score":9,"key_points":[]}`},
 			{Name: "open_pod_bay_doors", Arguments: `{}`},
 		} {
 			res := tooling{c}.call(bad, &asked)
@@ -318,8 +334,8 @@ func TestGateRefusalReachesModel(t *testing.T) {
 			}
 		}
 		// A repeated (paraphrased) question is refused.
-		tooling{c}.call(llm.ToolCall{Name: ToolAskQuestion, Arguments: `{"question":"Tell me about a challenging project you worked on."}`}, &asked)
-		res = tooling{c}.call(llm.ToolCall{Name: ToolAskQuestion, Arguments: `{"question":"Could you tell me about a project that was challenging for you?"}`}, &asked)
+		tooling{c}.call(llm.ToolCall{Name: string(stages.ToolAskQuestion), Arguments: `{"question":"Tell me about a challenging project you worked on."}`}, &asked)
+		res = tooling{c}.call(llm.ToolCall{Name: string(stages.ToolAskQuestion), Arguments: `{"question":"Could you tell me about a project that was challenging for you?"}`}, &asked)
 		if err := json.Unmarshal([]byte(res), &tr); err != nil || tr.OK || !strings.Contains(tr.Error, "repeats") {
 			t.Errorf("paraphrase accepted: %s", res)
 		}
@@ -353,7 +369,7 @@ func TestNewTurnCancelsStale(t *testing.T) {
 	if got := deliver(t, fast); got != "Sorry, go on." {
 		t.Errorf("fresh turn said %q", got)
 	}
-	rec, _ := store.Get(c.Recorder().Snapshot().ID)
+	rec, _ := store.Get(flushed(t, c).ID)
 	var agentTurns int
 	for _, turn := range rec.Turns {
 		if turn.Role == interviews.RoleAgent {
@@ -379,7 +395,7 @@ func TestInterruptedQuestionNotCounted(t *testing.T) {
 		if n := c.Machine().Spoken("greeting"); n != 0 {
 			t.Errorf("%d questions counted from an interrupted greeting, want 0", n)
 		}
-		rec, _ := store.Get(c.Recorder().Snapshot().ID)
+		rec, _ := store.Get(flushed(t, c).ID)
 		last := rec.Turns[len(rec.Turns)-1]
 		if !last.Interrupted || last.Text != "Hello Ada, and thank you" {
 			t.Errorf("saved turn %+v", last)
@@ -403,7 +419,7 @@ func TestLeaveAndRejoin(t *testing.T) {
 		last := qs[len(qs)-1].Text
 
 		c.Leave(time.Minute)
-		saved, err := store.Get(c.Recorder().Snapshot().ID)
+		saved, err := store.Get(flushed(t, c).ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -478,6 +494,65 @@ func TestRejoinInClosingDoesNotEnd(t *testing.T) {
 		}
 		if m.Done() {
 			t.Fatal("the machine is done after the welcome back")
+		}
+	})
+}
+
+// TestStageOffersItsTools: the model is offered only the tools the current
+// stage lists, and a call to another tool is refused with the ones it may
+// use.
+func TestStageOffersItsTools(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		bp := stages.Default()
+		bp.Stages[0].Tools = []stages.ToolName{stages.ToolAskQuestion, stages.ToolTransitionStage}
+		rec := &interviews.Record{ID: "tools", CreatedAt: time.Now(), Status: interviews.StatusScheduled, Candidate: interviews.Candidate{Name: "Ada"}}
+		c, err := NewInterview(Setup{Blueprint: bp, Record: rec, NewLLM: scriptedLLM})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Machine().Start()
+		var names []string
+		for _, d := range c.offeredTools() {
+			names = append(names, d.Name)
+		}
+		if got := strings.Join(names, ","); got != "transition_stage,ask_question" {
+			t.Errorf("greeting offers %s", got)
+		}
+		var asked []string
+		var res tool.Result
+		if err := json.Unmarshal([]byte(tooling{c}.call(tool.Call("1", tool.EndInterview{Reason: "bye"}), &asked)), &res); err != nil {
+			t.Fatal(err)
+		}
+		if res.OK || !strings.Contains(res.Error, "end_interview is not available in this stage: use one of transition_stage, ask_question") {
+			t.Errorf("end_interview in the greeting: %+v", res)
+		}
+		if _, err := c.Machine().Force("", "test"); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(c.offeredTools()); got != len(stages.Tools) {
+			t.Errorf("intro offers %d tools, want the default %d", got, len(stages.Tools))
+		}
+	})
+}
+
+// TestRecordQuestionsAreTheMachineLog: the record's questions are the
+// state machine's question log itself, spoken times included.
+func TestRecordQuestionsAreTheMachineLog(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, store := newTestInterview(t, 1, scriptedLLM)
+		deliver(t, c.Greet(t.Context()))
+		rec, err := store.Get(flushed(t, c).ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log := c.Machine().Questions()
+		if len(log) == 0 || !log[0].Spoken() {
+			t.Fatalf("the greeting asked nothing: %+v", log)
+		}
+		got, _ := json.Marshal(rec.Questions)
+		want, _ := json.Marshal(log)
+		if string(got) != string(want) {
+			t.Errorf("saved questions %s, want the machine's log %s", got, want)
 		}
 	})
 }

@@ -17,8 +17,9 @@ type Setup struct {
 	// Record is the interview's record (candidate, id, status scheduled or
 	// in progress). Required.
 	Record *interviews.Record
-	// Store saves the record; nil keeps it in memory only.
-	Store *interviews.Store
+	// Store saves the record (an *interviews.Store); nil keeps it in
+	// memory only.
+	Store RecordSaver
 	// TimeScale multiplies every limit and gate (0 means 1).
 	TimeScale float64
 	// NewLLM makes the interviewer model; it receives the machine (the
@@ -66,5 +67,6 @@ func NewInterview(s Setup) (*Conductor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
+	recorder.QuestionsFrom(m.Questions)
 	return New(Options{LLM: s.NewLLM(m, bp, profile), Machine: m, Recorder: recorder, Profile: profile, Logger: log})
 }

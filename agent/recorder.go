@@ -1,95 +1,181 @@
 package agent
 
 import (
+	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/stages"
 )
 
-// Recorder keeps one interview's record and saves it to the store after
-// every change that matters: every turn, every stage change, every question
-// spoken, every assessment and every ending. A save failure is logged and
-// retried with the next change; it never stops the interview.
-type Recorder struct {
-	mu    sync.Mutex
-	rec   *interviews.Record
-	store *interviews.Store
-	log   *slog.Logger
-	// saveErr is the last save error, nil after a successful save.
-	saveErr error
+// RecordSaver writes a whole record atomically, so a crash never leaves a
+// half-written one; *interviews.Store is one. Save may be slow (it syncs to
+// disk): the Recorder never calls it on a turn's path.
+type RecordSaver interface {
+	Save(rec *interviews.Record) error
 }
 
-// NewRecorder returns a recorder of rec that saves to store (store may be
-// nil for a record kept only in memory).
-func NewRecorder(store *interviews.Store, rec *interviews.Record, log *slog.Logger) *Recorder {
+// Retry policy of a failing save: the snapshot is tried saveAttempts times,
+// waiting saveBackoffFirst, then twice as long each time up to
+// saveBackoffMax, unless a newer snapshot replaces it first.
+const (
+	saveAttempts     = 5
+	saveBackoffFirst = 100 * time.Millisecond
+	saveBackoffMax   = 2 * time.Second
+)
+
+// Recorder keeps one interview's record and saves it after every change
+// that matters: every turn, every stage change, every assessment and every
+// ending. Changes only take a snapshot and hand it to an ordered writer, so
+// a turn never waits for the disk: the writer saves snapshots one at a
+// time, in the order they were taken, skipping to the latest when several
+// are waiting (each one holds the whole record). A failing save is logged
+// and retried with backoff; it never stops the interview. Flush (and Finish,
+// Save, Close) wait until what was changed so far is saved.
+//
+// The questions of the record are the state machine's question log,
+// attached with QuestionsFrom: each snapshot carries the log as it stands,
+// so there is no second copy to keep in step.
+type Recorder struct {
+	mu        sync.Mutex
+	rec       *interviews.Record
+	questions func() []stages.Question
+	log       *slog.Logger
+	w         *writer
+	reported  atomic.Int64 // failed saves already reported by Close
+}
+
+// NewRecorder returns a recorder of rec that saves to saver (nil keeps the
+// record in memory only).
+func NewRecorder(saver RecordSaver, rec *interviews.Record, log *slog.Logger) *Recorder {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Recorder{rec: rec, store: store, log: log}
+	if s, ok := saver.(*interviews.Store); ok && s == nil {
+		saver = nil
+	}
+	r := &Recorder{rec: rec, log: log}
+	if saver != nil {
+		r.w = newWriter(saver, log)
+	}
+	return r
 }
 
-// Update changes the record under the recorder's lock and saves it.
+// QuestionsFrom makes questions (the state machine's Questions) the source
+// of the record's question list from now on.
+func (r *Recorder) QuestionsFrom(questions func() []stages.Question) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.questions = questions
+}
+
+// Update changes the record under the recorder's lock and queues it for
+// saving; it does not wait for the save. It returns the error of the last
+// snapshot whose save failed every attempt, or nil when the last one
+// finished was saved.
 func (r *Recorder) Update(change func(rec *interviews.Record)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	change(r.rec)
-	return r.saveLocked()
-}
-
-// Save writes the record as it is.
-func (r *Recorder) Save() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.saveLocked()
-}
-
-func (r *Recorder) saveLocked() error {
-	if r.store == nil {
+	r.queueLocked()
+	if r.w == nil {
 		return nil
 	}
-	err := r.store.Save(r.rec)
-	if err != nil && r.saveErr == nil {
-		r.log.Error("saving the interview record failed; will retry on the next change", "err", err)
+	return r.w.err()
+}
+
+// Save writes the record as it is and waits until it is saved; it returns
+// the error of the last attempt when every attempt failed.
+func (r *Recorder) Save() error {
+	r.mu.Lock()
+	r.queueLocked()
+	r.mu.Unlock()
+	return r.Flush()
+}
+
+// Flush waits until every change made so far is saved, or its save has
+// failed every attempt (that error is returned).
+func (r *Recorder) Flush() error {
+	if r.w == nil {
+		return nil
 	}
-	r.saveErr = err
+	return r.w.flush()
+}
+
+// Close flushes and reports the saves' final state: an error-level log
+// line "N saves failed" when any failed since the last Close. The recorder
+// stays usable (a late change is saved as usual).
+func (r *Recorder) Close() error {
+	if r.w == nil {
+		return nil
+	}
+	err := r.w.flush()
+	if n := r.w.failures(); int64(n) > r.reported.Swap(int64(n)) {
+		r.log.Error(fmt.Sprintf("%d saves of the interview record failed", n), "last_save_ok", err == nil, "err", err)
+	}
 	return err
+}
+
+// queueLocked hands a snapshot of the record to the writer.
+func (r *Recorder) queueLocked() {
+	if r.w == nil {
+		return
+	}
+	r.w.queue(r.snapshotLocked())
+}
+
+func (r *Recorder) snapshotLocked() *interviews.Record {
+	c := r.rec.Clone()
+	if r.questions != nil {
+		c.Questions = r.questions()
+	}
+	return c
 }
 
 // Snapshot returns a deep copy of the record.
 func (r *Recorder) Snapshot() *interviews.Record {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.rec.Clone()
+	return r.snapshotLocked()
 }
 
 // Path is where the record is stored ("" without a store).
 func (r *Recorder) Path() string {
-	if r.store == nil {
+	if r.w == nil {
 		return ""
 	}
-	p, _ := r.store.Path(r.rec.ID)
+	s, ok := r.w.saver.(interface {
+		Path(id string) (string, error)
+	})
+	if !ok {
+		return ""
+	}
+	p, _ := s.Path(r.rec.ID)
 	return p
 }
 
-// Finish ends the interview with status unless it has already ended, and
-// saves. It reports whether this call ended it.
+// Finish ends the interview with status unless it has already ended, saves
+// and waits for the save. It reports whether this call ended it.
 func (r *Recorder) Finish(status interviews.Status, endedBy string, at time.Time) bool {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.rec.Status.Finished() {
+	ended := false
+	switch {
+	case !r.rec.Status.Finished():
+		r.rec.Finish(status, endedBy, at)
+		r.queueLocked()
+		ended = true
+	case r.rec.RejoinUntil != nil:
 		// A candidate who left may no longer come back.
-		if r.rec.RejoinUntil != nil {
-			r.rec.CloseRejoin()
-			_ = r.saveLocked()
-		}
-		return false
+		r.rec.CloseRejoin()
+		r.queueLocked()
 	}
-	r.rec.Finish(status, endedBy, at)
-	_ = r.saveLocked()
-	return true
+	r.mu.Unlock()
+	_ = r.Flush()
+	return ended
 }
 
 // Finished reports whether the record has reached a final status.
@@ -99,34 +185,132 @@ func (r *Recorder) Finished() bool {
 	return r.rec.Status.Finished()
 }
 
-// MachineEvent mirrors the state machine into the record; it is meant as
-// fsm.Options.OnEvent.
+// MachineEvent mirrors the state machine's stage changes into the record;
+// it is meant as fsm.Options.OnEvent. (Questions need no mirroring: see
+// QuestionsFrom.)
 func (r *Recorder) MachineEvent(bpTitle func(stage string) string) func(ev fsm.Event) {
 	return func(ev fsm.Event) {
-		switch ev.Kind {
-		case fsm.EventStageEntered:
-			t := ev.Transition
-			_ = r.Update(func(rec *interviews.Record) {
-				rec.EnterStage(t.To, bpTitle(t.To), t.At, t.Forced, t.Reason)
-			})
-		case fsm.EventQuestionAsked:
-			q := ev.Question
-			_ = r.Update(func(rec *interviews.Record) {
-				rec.Questions = append(rec.Questions, interviews.Question{
-					ID: q.ID, Stage: q.Stage, Text: q.Text, AskedAt: q.AskedAt,
-					Context: interviews.QuestionContext(q.Context),
-				})
-			})
-		case fsm.EventQuestionSpoken:
-			q := ev.Question
-			_ = r.Update(func(rec *interviews.Record) {
-				for i := range rec.Questions {
-					if rec.Questions[i].ID == q.ID {
-						at := q.SpokenAt
-						rec.Questions[i].SpokenAt = &at
-					}
-				}
-			})
+		if ev.Kind != fsm.EventStageEntered {
+			return
+		}
+		t := ev.Transition
+		r.Update(func(rec *interviews.Record) {
+			rec.EnterStage(t.To, bpTitle(t.To), t.At, t.Forced, t.Reason)
+		})
+	}
+}
+
+// writer saves record snapshots in order on a goroutine of its own, which
+// runs while there is something to save and stops when there is not.
+type writer struct {
+	saver RecordSaver
+	log   *slog.Logger
+
+	mu      sync.Mutex
+	idle    *sync.Cond // signalled when saved or running changes
+	pending *interviews.Record
+	queued  uint64 // snapshots queued so far; the pending one is number queued
+	saved   uint64 // number of the last snapshot saved or given up on
+	lastErr error  // error of the last snapshot given up on; nil after a save
+	failed  int    // failed save attempts so far
+	running bool
+}
+
+func newWriter(saver RecordSaver, log *slog.Logger) *writer {
+	w := &writer{saver: saver, log: log}
+	w.idle = sync.NewCond(&w.mu)
+	return w
+}
+
+// queue makes rec the next snapshot to save, replacing one still waiting,
+// and starts the writing goroutine when it is not running.
+func (w *writer) queue(rec *interviews.Record) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.pending = rec
+	w.queued++
+	if !w.running {
+		w.running = true
+		go w.run()
+	}
+}
+
+// run saves pending snapshots until there are none.
+func (w *writer) run() {
+	w.mu.Lock()
+	for w.pending != nil {
+		rec, n := w.pending, w.queued
+		w.pending = nil
+		w.mu.Unlock()
+		err := w.save(rec)
+		w.mu.Lock()
+		w.saved, w.lastErr = n, err
+		w.idle.Broadcast()
+	}
+	w.running = false
+	w.idle.Broadcast()
+	w.mu.Unlock()
+}
+
+// save writes rec, retrying with backoff up to saveAttempts times; it
+// stops early, returning nil, when a newer snapshot is waiting (that one is
+// saved next and holds everything rec does).
+func (w *writer) save(rec *interviews.Record) error {
+	backoff := saveBackoffFirst
+	var err error
+	for attempt := 1; attempt <= saveAttempts; attempt++ {
+		if attempt > 1 && w.superseded() {
+			return nil
+		}
+		if err = w.saver.Save(rec); err == nil {
+			return nil
+		}
+		w.mu.Lock()
+		w.failed++
+		w.mu.Unlock()
+		w.log.Error("saving the interview record failed", "interview_id", rec.ID, "attempt", attempt, "of", saveAttempts, "err", err)
+		if w.superseded() {
+			return nil
+		}
+		if attempt < saveAttempts {
+			time.Sleep(backoff)
+			backoff = min(2*backoff, saveBackoffMax)
 		}
 	}
+	w.log.Error("gave up saving the interview record; the next change will try again", "interview_id", rec.ID, "err", err)
+	return err
+}
+
+// flush waits until the snapshots queued before the call are saved or
+// given up on, and returns the last one's error.
+func (w *writer) flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	target := w.queued
+	for w.saved < target {
+		w.idle.Wait()
+	}
+	return w.lastErr
+}
+
+// superseded reports whether a newer snapshot is waiting.
+func (w *writer) superseded() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.pending != nil
+}
+
+// err returns the error of the last snapshot finished: nil when it was
+// saved.
+func (w *writer) err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.lastErr
+}
+
+// failures returns how many save attempts have failed so far.
+func (w *writer) failures() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.failed
 }

@@ -1,76 +1,18 @@
 package agent
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/viva-interviews/viva/agent/llm"
+	"github.com/viva-interviews/viva/agent/tool"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 )
-
-// Names of the tools the interviewer model may call.
-const (
-	ToolTransitionStage = "transition_stage"
-	ToolAskQuestion     = "ask_question"
-	ToolAssessResponse  = "assess_response"
-	ToolEndInterview    = "end_interview"
-)
-
-// Tools are the function schemas offered to the model on every turn.
-var Tools = []llm.Tool{
-	{
-		Name:        ToolTransitionStage,
-		Description: "Move the interview to the next stage once the current stage's goals are met. Refused, with the reason, until the stage's minimum time and minimum number of questions are reached.",
-		Parameters:  json.RawMessage(`{"type":"object","properties":{"reason":{"type":"string","description":"Why the current stage is complete."}},"required":["reason"],"additionalProperties":false}`),
-	},
-	{
-		Name:        ToolAskQuestion,
-		Description: "Register the question you are about to ask, before you say it. Returns progress in the stage and what to do next; refuses a question that repeats an earlier one. Call once per question, then say the question in your reply.",
-		Parameters:  json.RawMessage(`{"type":"object","properties":{"question":{"type":"string","description":"The question exactly as you will say it."},"purpose":{"type":"string","description":"What the question is meant to find out."},"bank_id":{"type":"string","description":"The id of the suggested question it comes from, if any."},"follows_up":{"type":"string","description":"The id of the earlier question this one follows up, if any."}},"required":["question"],"additionalProperties":false}`),
-	},
-	{
-		Name:        ToolAssessResponse,
-		Description: "Record how deep the candidate's last answer was. Returns guidance: follow up, go deeper, or move on.",
-		Parameters:  json.RawMessage(`{"type":"object","properties":{"depth_score":{"type":"integer","minimum":1,"maximum":5,"description":"1 = superficial, 3 = solid, 5 = expert depth."},"key_points":{"type":"array","items":{"type":"string"},"description":"The main points the answer made."}},"required":["depth_score","key_points"],"additionalProperties":false}`),
-	},
-	{
-		Name:        ToolEndInterview,
-		Description: "End the interview early, ONLY when the candidate clearly asks to stop. Moves to the closing stage.",
-		Parameters:  json.RawMessage(`{"type":"object","properties":{"reason":{"type":"string","description":"What the candidate said."}},"required":["reason"],"additionalProperties":false}`),
-	},
-}
-
-// ToolResult is what a tool returns to the model, as JSON. Fields are
-// omitted when empty.
-type ToolResult struct {
-	// OK is false when the call was refused or invalid.
-	OK bool `json:"ok"`
-	// Error says why the call was refused and what to do instead.
-	Error string `json:"error,omitempty"`
-	// Stage is the current stage after the call, and StageTitle its name.
-	Stage      string `json:"stage,omitempty"`
-	StageTitle string `json:"stage_title,omitempty"`
-	// QuestionID is the id given to a registered question.
-	QuestionID string `json:"question_id,omitempty"`
-	// Progress is the state of the stage ("question 2 of at least 5; 63% of the stage time left").
-	Progress string `json:"progress,omitempty"`
-	// Acknowledge is a stage-change acknowledgement to say once, first.
-	Acknowledge string `json:"acknowledge,omitempty"`
-	// Instructions are the new stage's instructions after a transition.
-	Instructions string `json:"instructions,omitempty"`
-	// Next says what to do now.
-	Next string `json:"next"`
-}
-
-func (r ToolResult) json() string {
-	b, _ := json.Marshal(r)
-	return string(b)
-}
 
 // tooling executes tool calls for one conductor.
 type tooling struct {
@@ -88,66 +30,45 @@ func (t tooling) call(tc llm.ToolCall, asked *[]string) string {
 			res.StageTitle = st.Title
 		}
 	}
-	return res.json()
+	return res.JSON()
 }
 
-func (t tooling) dispatch(tc llm.ToolCall, asked *[]string) ToolResult {
-	args := strings.TrimSpace(tc.Arguments)
-	if args == "" {
-		args = "{}"
+func (t tooling) dispatch(tc llm.ToolCall, asked *[]string) tool.Result {
+	args, err := tool.Parse(tc)
+	if err != nil {
+		return tool.Result{Error: err.Error(), Next: "call a tool of this stage with valid arguments, or continue the interview"}
 	}
-	switch tc.Name {
-	case ToolTransitionStage:
-		var a struct {
-			Reason string `json:"reason"`
-		}
-		if err := json.Unmarshal([]byte(args), &a); err != nil {
-			return invalidArgs(tc.Name, err)
-		}
+	if st, _, ok := t.c.bp.Stage(t.c.machine.Stage()); ok && !st.Offers(args.Tool()) {
+		return tool.Result{Error: fmt.Sprintf("%s is not available in this stage: use one of %s", args.Tool(), toolList(st.OfferedTools())), Next: "continue the interview"}
+	}
+	switch a := args.(type) {
+	case tool.TransitionStage:
 		return t.transition(a.Reason)
-	case ToolAskQuestion:
-		var a struct {
-			Question  string `json:"question"`
-			Purpose   string `json:"purpose"`
-			BankID    string `json:"bank_id"`
-			FollowsUp string `json:"follows_up"`
-		}
-		if err := json.Unmarshal([]byte(args), &a); err != nil {
-			return invalidArgs(tc.Name, err)
-		}
-		return t.ask(a.Question, a.Purpose, a.BankID, a.FollowsUp, asked)
-	case ToolAssessResponse:
-		var a struct {
-			DepthScore int      `json:"depth_score"`
-			KeyPoints  []string `json:"key_points"`
-		}
-		if err := json.Unmarshal([]byte(args), &a); err != nil {
-			return invalidArgs(tc.Name, err)
-		}
+	case tool.AskQuestion:
+		return t.ask(a, asked)
+	case tool.AssessResponse:
 		return t.assess(a.DepthScore, a.KeyPoints)
-	case ToolEndInterview:
-		var a struct {
-			Reason string `json:"reason"`
-		}
-		if err := json.Unmarshal([]byte(args), &a); err != nil {
-			return invalidArgs(tc.Name, err)
-		}
+	case tool.EndInterview:
 		return t.end(a.Reason)
-	default:
-		return ToolResult{Error: fmt.Sprintf("unknown tool %q: use one of %s, %s, %s, %s", tc.Name,
-			ToolTransitionStage, ToolAskQuestion, ToolAssessResponse, ToolEndInterview), Next: "continue the interview"}
 	}
+	// Unreachable: tool.Parse returns one of the types above.
+	return tool.Result{Error: fmt.Sprintf("tool %s has no implementation", args.Tool()), Next: "continue the interview"}
 }
 
-func invalidArgs(tool string, err error) ToolResult {
-	return ToolResult{Error: fmt.Sprintf("invalid arguments for %s: %v; send a JSON object matching the schema", tool, err), Next: "call the tool again with valid arguments"}
+// toolList names tools for a message to the model.
+func toolList(names []stages.ToolName) string {
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = string(n)
+	}
+	return strings.Join(s, ", ")
 }
 
-func (t tooling) transition(reason string) ToolResult {
+func (t tooling) transition(reason string) tool.Result {
 	c := t.c
 	m := c.machine
 	if m.Stage() == c.lastStage() {
-		return ToolResult{Error: "this is the final stage: deliver your closing remarks; the interview ends when they have been said", Next: "say your closing remarks now"}
+		return tool.Result{Error: "this is the final stage: deliver your closing remarks; the interview ends when they have been said", Next: "say your closing remarks now"}
 	}
 	if strings.TrimSpace(reason) == "" {
 		reason = "stage complete"
@@ -156,16 +77,16 @@ func (t tooling) transition(reason string) ToolResult {
 	if err != nil {
 		var ge *fsm.GateError
 		if errors.As(err, &ge) {
-			return ToolResult{Error: ge.Error(), Progress: c.progress(), Next: "stay in this stage: ask another question"}
+			return tool.Result{Error: ge.Error(), Progress: c.progress(), Next: "stay in this stage: ask another question"}
 		}
-		return ToolResult{Error: err.Error(), Next: "continue the interview"}
+		return tool.Result{Error: err.Error(), Next: "continue the interview"}
 	}
 	return c.enteredResult(tr)
 }
 
 // enteredResult tells the model about the stage just entered.
-func (c *Conductor) enteredResult(tr fsm.Transition) ToolResult {
-	res := ToolResult{OK: true, Stage: tr.To}
+func (c *Conductor) enteredResult(tr fsm.Transition) tool.Result {
+	res := tool.Result{OK: true, Stage: tr.To}
 	if ack, ok := c.machine.TakeAck(); ok {
 		res.Acknowledge = ack
 	}
@@ -184,30 +105,30 @@ func (c *Conductor) enteredResult(tr fsm.Transition) ToolResult {
 	return res
 }
 
-func (t tooling) ask(text, purpose, bankID, followsUp string, asked *[]string) ToolResult {
+func (t tooling) ask(a tool.AskQuestion, asked *[]string) tool.Result {
 	c := t.c
 	m := c.machine
-	text = strings.TrimSpace(text)
+	text := strings.TrimSpace(a.Question)
 	if m.Stage() == c.lastStage() {
-		return ToolResult{Error: "the interview is closing: ask nothing more", Next: "deliver your closing remarks"}
+		return tool.Result{Error: "the interview is closing: ask nothing more", Next: "deliver your closing remarks"}
 	}
-	qc := fsm.QuestionContext{Kind: "model", Note: purpose}
+	qc := stages.QuestionContext{Kind: stages.KindModel, Note: a.Purpose}
 	switch {
-	case followsUp != "":
-		qc.Kind, qc.Ref = "follow_up", followsUp
-	case bankID != "":
-		qc.Kind, qc.Ref = "bank", bankID
+	case a.FollowsUp != "":
+		qc.Kind, qc.Ref = stages.KindFollowUp, a.FollowsUp
+	case a.BankID != "":
+		qc.Kind, qc.Ref = stages.KindBank, a.BankID
 	}
 	q, err := m.Ask(text, qc)
 	if err != nil {
 		var re *fsm.RepeatError
 		if errors.As(err, &re) {
-			return ToolResult{Error: re.Error(), Progress: c.progress(), Next: "choose a different question and call ask_question again"}
+			return tool.Result{Error: re.Error(), Progress: c.progress(), Next: fmt.Sprintf("choose a different question and call %s again", stages.ToolAskQuestion)}
 		}
-		return ToolResult{Error: err.Error(), Next: "call ask_question with the question's text"}
+		return tool.Result{Error: err.Error(), Next: fmt.Sprintf("call %s with the question's text", stages.ToolAskQuestion)}
 	}
 	*asked = append(*asked, q.ID)
-	res := ToolResult{OK: true, QuestionID: q.ID, Progress: c.progressAsking(), Next: c.urgency(true)}
+	res := tool.Result{OK: true, QuestionID: q.ID, Progress: c.progressAsking(), Next: c.urgency(true)}
 	if ack, ok := m.TakeAck(); ok {
 		res.Acknowledge = ack
 		res.Next = "first say the acknowledgement, then ask the question. " + res.Next
@@ -215,10 +136,10 @@ func (t tooling) ask(text, purpose, bankID, followsUp string, asked *[]string) T
 	return res
 }
 
-func (t tooling) assess(score int, points []string) ToolResult {
+func (t tooling) assess(score int, points []string) tool.Result {
 	c := t.c
 	if score < 1 || score > 5 {
-		return ToolResult{Error: fmt.Sprintf("depth_score %d is out of range: use 1 (superficial) to 5 (expert)", score), Next: "call assess_response again"}
+		return tool.Result{Error: fmt.Sprintf("depth_score %d is out of range: use 1 (superficial) to 5 (expert)", score), Next: fmt.Sprintf("call %s again", stages.ToolAssessResponse)}
 	}
 	var guidance string
 	switch {
@@ -249,21 +170,21 @@ func (t tooling) assess(score int, points []string) ToolResult {
 			QuestionID: qid, Stage: stage, DepthScore: score, KeyPoints: kp, Guidance: guidance, At: now,
 		})
 	})
-	return ToolResult{OK: true, Progress: c.progress(), Next: guidance + "; " + c.urgency(false)}
+	return tool.Result{OK: true, Progress: c.progress(), Next: guidance + "; " + c.urgency(false)}
 }
 
-func (t tooling) end(reason string) ToolResult {
+func (t tooling) end(reason string) tool.Result {
 	c := t.c
 	last := c.lastStage()
 	if c.machine.Stage() == last {
-		return ToolResult{OK: true, Next: "deliver your closing remarks now and ask nothing more"}
+		return tool.Result{OK: true, Next: "deliver your closing remarks now and ask nothing more"}
 	}
 	if strings.TrimSpace(reason) == "" {
 		reason = "the candidate asked to stop"
 	}
 	tr, err := c.machine.Force(last, "candidate_request: "+reason)
 	if err != nil {
-		return ToolResult{Error: err.Error(), Next: "continue the interview"}
+		return tool.Result{Error: err.Error(), Next: "continue the interview"}
 	}
 	c.endedEarly.Store(true)
 	res := c.enteredResult(tr)
@@ -296,13 +217,13 @@ func (c *Conductor) urgency(asking bool) string {
 	}
 	switch {
 	case st.RemainingPct <= 10:
-		return "time is critical: after this answer call transition_stage"
+		return fmt.Sprintf("time is critical: after this answer call %s", stages.ToolTransitionStage)
 	case st.RemainingPct <= 25:
 		return "time is low: wrap this stage up after this answer"
 	case spoken < st.MinQuestions:
 		return fmt.Sprintf("minimum not met: keep asking questions in this stage (%d more needed)", st.MinQuestions-spoken)
 	default:
-		return "minimum met: consider calling transition_stage once the candidate has answered"
+		return fmt.Sprintf("minimum met: consider calling %s once the candidate has answered", stages.ToolTransitionStage)
 	}
 }
 
@@ -318,4 +239,37 @@ func (c *Conductor) stageInstructions(stage string) string {
 
 func (c *Conductor) lastStage() string { return c.last }
 
-var _ = stages.Done
+// offeredTools are the schemas of the tools the current stage offers.
+func (c *Conductor) offeredTools() []llm.Tool {
+	st, _, ok := c.bp.Stage(c.machine.Stage())
+	if !ok {
+		return nil
+	}
+	return tool.Definitions(st.OfferedTools())
+}
+
+// guidance tells the model how to use each tool, in the system prompt.
+var guidance = map[stages.ToolName]string{
+	stages.ToolAskQuestion:     "register every question with %s before you say it",
+	stages.ToolAssessResponse:  "record your judgement of each answer with %s",
+	stages.ToolTransitionStage: "move on with %s when the stage's goals are met",
+}
+
+// guidanceOrder is the order of guidance in the prompt.
+var guidanceOrder = []stages.ToolName{stages.ToolAskQuestion, stages.ToolAssessResponse, stages.ToolTransitionStage}
+
+// toolGuidance is the prompt's sentence on the tools offered: "Register
+// every question with ask_question before you say it; …".
+func toolGuidance(offered []stages.ToolName) string {
+	var parts []string
+	for _, n := range guidanceOrder {
+		if slices.Contains(offered, n) {
+			parts = append(parts, fmt.Sprintf(guidance[n], n))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	s := strings.Join(parts, "; ") + "."
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -76,10 +76,10 @@ type Machine struct {
 	stage         string       // current stage, "" before Start
 	cur           stages.Stage // current stage, scaled
 	entered       time.Time
-	nextMilestone int // index into milestones of the next milestone to emit
-	questions     []Question
-	qtokens       []questionTokens // normalised questions, parallel to questions
-	qindex        map[string]int   // question id → index in questions
+	nextMilestone int               // index into milestones of the next milestone to emit
+	questions     []stages.Question // the question log, which is also the record's
+	qtokens       []questionTokens  // normalised questions, parallel to questions
+	qindex        map[string]int    // question id → index in questions
 	transitions   []Transition
 	ack           string
 	ackPending    bool
@@ -493,16 +493,16 @@ func (m *Machine) Run(ctx context.Context, onForced func(Transition)) {
 // least RepeatThreshold is refused with a *RepeatError naming the closest
 // one. Empty text gives ErrEmptyQuestion; no current stage gives
 // ErrNotStarted or ErrDone.
-func (m *Machine) Ask(text string, qc QuestionContext) (Question, error) {
+func (m *Machine) Ask(text string, qc stages.QuestionContext) (stages.Question, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return Question{}, ErrEmptyQuestion
+		return stages.Question{}, ErrEmptyQuestion
 	}
 	qt := questionTokens{tokens: contentTokens(text), norm: normalText(text)}
 	m.mu.Lock()
 	if err := m.activeErrLocked(); err != nil {
 		m.mu.Unlock()
-		return Question{}, err
+		return stages.Question{}, err
 	}
 	best, bestSim := -1, 0.0
 	for i, prev := range m.qtokens {
@@ -516,10 +516,10 @@ func (m *Machine) Ask(text string, qc QuestionContext) (Question, error) {
 	if best >= 0 && bestSim >= RepeatThreshold {
 		prev := m.questions[best]
 		m.mu.Unlock()
-		return Question{}, &RepeatError{Previous: prev, Similarity: bestSim}
+		return stages.Question{}, &RepeatError{Previous: prev, Similarity: bestSim}
 	}
 	now := m.now()
-	q := Question{
+	q := stages.Question{
 		ID:      fmt.Sprintf("q%d", len(m.questions)+1),
 		Stage:   m.stage,
 		Text:    text,
@@ -529,7 +529,7 @@ func (m *Machine) Ask(text string, qc QuestionContext) (Question, error) {
 	m.qindex[q.ID] = len(m.questions)
 	m.questions = append(m.questions, q)
 	m.qtokens = append(m.qtokens, qt)
-	ev := q
+	ev := q.Clone()
 	m.emitLocked(Event{Kind: EventQuestionAsked, Stage: q.Stage, Question: &ev, At: now})
 	m.mu.Unlock()
 	m.flush()
@@ -547,7 +547,7 @@ func (m *Machine) Withdraw(id string) error {
 	if !ok {
 		return fmt.Errorf("%w: %q", ErrUnknownQuestion, id)
 	}
-	if m.questions[i].SpokenAt.IsZero() {
+	if !m.questions[i].Spoken() {
 		m.questions[i].Withdrawn = true
 	}
 	return nil
@@ -570,19 +570,25 @@ func (m *Machine) MarkSpoken(id string) error {
 		return nil
 	}
 	now := m.now()
-	q.SpokenAt = now
-	ev := *q
+	q.SpokenAt = &now
+	ev := q.Clone()
 	m.emitLocked(Event{Kind: EventQuestionSpoken, Stage: q.Stage, Question: &ev, At: now})
 	m.mu.Unlock()
 	m.flush()
 	return nil
 }
 
-// Questions returns a copy of the question log in asking order.
-func (m *Machine) Questions() []Question {
+// Questions returns a deep copy of the question log in asking order: every
+// question asked, spoken, withdrawn or still pending. It is the interview
+// record's question list as it stands.
+func (m *Machine) Questions() []stages.Question {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return append([]Question(nil), m.questions...)
+	out := make([]stages.Question, len(m.questions))
+	for i, q := range m.questions {
+		out[i] = q.Clone()
+	}
+	return out
 }
 
 // Spoken returns how many questions asked in stage were spoken.

@@ -84,7 +84,7 @@ func askSpoken(t *testing.T, m *Machine, n int) {
 	topics := []string{"databases", "hiring", "deployments", "testing", "mentoring", "budgets", "latency", "security", "onboarding", "roadmaps"}
 	for i := 0; i < n; i++ {
 		topic := topics[(len(m.Questions())+i)%len(topics)]
-		q, err := m.Ask(fmt.Sprintf("How do you approach %s? (%s %d)", topic, m.Stage(), len(m.Questions())), QuestionContext{Kind: "model"})
+		q, err := m.Ask(fmt.Sprintf("How do you approach %s? (%s %d)", topic, m.Stage(), len(m.Questions())), stages.QuestionContext{Kind: "model"})
 		if err != nil {
 			t.Fatalf("Ask: %v", err)
 		}
@@ -140,7 +140,7 @@ func TestStartAndAccessors(t *testing.T) {
 		if _, err := m.Force("", "x"); !errors.Is(err, ErrNotStarted) {
 			t.Fatalf("Force before Start = %v, want ErrNotStarted", err)
 		}
-		if _, err := m.Ask("Hello?", QuestionContext{}); !errors.Is(err, ErrNotStarted) {
+		if _, err := m.Ask("Hello?", stages.QuestionContext{}); !errors.Is(err, ErrNotStarted) {
 			t.Fatalf("Ask before Start = %v, want ErrNotStarted", err)
 		}
 		start := time.Now()
@@ -257,11 +257,11 @@ func TestOnlySpokenQuestionsCount(t *testing.T) {
 		rec := &recorder{}
 		m := mustNew(t, oneStage(time.Minute, 0, 2), Options{OnEvent: rec.on})
 		m.Start()
-		q1, err := m.Ask("What brought you to apply for this role?", QuestionContext{Kind: "bank", Ref: "intro-1"})
+		q1, err := m.Ask("What brought you to apply for this role?", stages.QuestionContext{Kind: "bank", Ref: "intro-1"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		q2, err := m.Ask("Which databases have you run in production?", QuestionContext{Kind: "model"})
+		q2, err := m.Ask("Which databases have you run in production?", stages.QuestionContext{Kind: "model"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -309,14 +309,14 @@ func TestOnlySpokenQuestionsCount(t *testing.T) {
 func TestAskRepetitionAcrossStages(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := mustNew(t, oneStage(time.Minute, 0, 0), Options{})
-		if _, err := m.Ask("   ", QuestionContext{}); !errors.Is(err, ErrNotStarted) && !errors.Is(err, ErrEmptyQuestion) {
+		if _, err := m.Ask("   ", stages.QuestionContext{}); !errors.Is(err, ErrNotStarted) && !errors.Is(err, ErrEmptyQuestion) {
 			t.Fatalf("Ask blank before start = %v", err)
 		}
 		m.Start()
-		if _, err := m.Ask(" \t ", QuestionContext{}); !errors.Is(err, ErrEmptyQuestion) {
+		if _, err := m.Ask(" \t ", stages.QuestionContext{}); !errors.Is(err, ErrEmptyQuestion) {
 			t.Fatalf("Ask blank = %v, want ErrEmptyQuestion", err)
 		}
-		first, err := m.Ask("Tell me about a challenging project you worked on", QuestionContext{Kind: "bank"})
+		first, err := m.Ask("Tell me about a challenging project you worked on", stages.QuestionContext{Kind: "bank"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -324,7 +324,7 @@ func TestAskRepetitionAcrossStages(t *testing.T) {
 		if _, err := m.Force("", "test"); err != nil {
 			t.Fatal(err)
 		}
-		_, err = m.Ask("Could you tell me about a project that was challenging for you?", QuestionContext{Kind: "model"})
+		_, err = m.Ask("Could you tell me about a project that was challenging for you?", stages.QuestionContext{Kind: "model"})
 		var re *RepeatError
 		if !errors.As(err, &re) {
 			t.Fatalf("paraphrase in a later stage: Ask = %v, want *RepeatError", err)
@@ -335,7 +335,7 @@ func TestAskRepetitionAcrossStages(t *testing.T) {
 		if !strings.Contains(err.Error(), "ask something different") || !strings.Contains(err.Error(), first.Text) {
 			t.Fatalf("RepeatError text %q", err)
 		}
-		q, err := m.Ask("What are you hoping to learn in your next role?", QuestionContext{})
+		q, err := m.Ask("What are you hoping to learn in your next role?", stages.QuestionContext{})
 		if err != nil {
 			t.Fatalf("a new question was refused: %v", err)
 		}
@@ -765,7 +765,7 @@ func TestForce(t *testing.T) {
 		if _, err := m.Advance("x"); !errors.Is(err, ErrDone) {
 			t.Fatalf("Advance after done = %v, want ErrDone", err)
 		}
-		if _, err := m.Ask("One more thing?", QuestionContext{}); !errors.Is(err, ErrDone) {
+		if _, err := m.Ask("One more thing?", stages.QuestionContext{}); !errors.Is(err, ErrDone) {
 			t.Fatalf("Ask after done = %v, want ErrDone", err)
 		}
 		if _, forced := m.CheckDeadline(); forced {
@@ -809,14 +809,14 @@ func TestOnEventOrder(t *testing.T) {
 		}
 		m = mustNew(t, testBlueprint(), Options{OnEvent: on})
 		m.Start()
-		q, _ := m.Ask("Can you hear me clearly?", QuestionContext{Kind: "bank"})
+		q, _ := m.Ask("Can you hear me clearly?", stages.QuestionContext{Kind: "bank"})
 		m.MarkSpoken(q.ID)
 		m.Advance("ready")
 		time.Sleep(60 * time.Second)
 		m.CheckDeadline() // intro: 50%
 		time.Sleep(60 * time.Second)
 		m.CheckDeadline() // intro: 75, 90, 100, forced to experience
-		q, _ = m.Ask("Tell me about a challenging project you worked on", QuestionContext{Kind: "model"})
+		q, _ = m.Ask("Tell me about a challenging project you worked on", stages.QuestionContext{Kind: "model"})
 		m.MarkSpoken(q.ID) // OnEvent forces closing
 		want := []string{
 			"stage_entered:greeting",
@@ -849,7 +849,7 @@ func TestConcurrentUse(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := 0; !m.Done(); i++ {
-					if q, err := m.Ask(fmt.Sprintf("Question %d from worker %d about topic%d%d?", i, g, g, i), QuestionContext{}); err == nil {
+					if q, err := m.Ask(fmt.Sprintf("Question %d from worker %d about topic%d%d?", i, g, g, i), stages.QuestionContext{}); err == nil {
 						m.MarkSpoken(q.ID)
 					}
 					m.Status()
@@ -914,17 +914,17 @@ func TestWithdrawnQuestionMayBeAskedAgain(t *testing.T) {
 		}
 		m.Start()
 		const text = "Tell me about a challenging project you worked on."
-		q, err := m.Ask(text, QuestionContext{})
+		q, err := m.Ask(text, stages.QuestionContext{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := m.Ask(text, QuestionContext{}); err == nil {
+		if _, err := m.Ask(text, stages.QuestionContext{}); err == nil {
 			t.Fatal("a pending question was asked twice")
 		}
 		if err := m.Withdraw(q.ID); err != nil {
 			t.Fatal(err)
 		}
-		again, err := m.Ask(text, QuestionContext{})
+		again, err := m.Ask(text, stages.QuestionContext{})
 		if err != nil {
 			t.Fatalf("withdrawn question refused: %v", err)
 		}
@@ -932,7 +932,7 @@ func TestWithdrawnQuestionMayBeAskedAgain(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = m.Withdraw(again.ID) // spoken: no effect
-		if _, err := m.Ask(text, QuestionContext{}); err == nil {
+		if _, err := m.Ask(text, stages.QuestionContext{}); err == nil {
 			t.Error("a spoken question was asked again")
 		}
 		if err := m.Withdraw("q99"); !errors.Is(err, ErrUnknownQuestion) {

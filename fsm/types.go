@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/viva-interviews/viva/stages"
 )
 
 // Errors returned by the Machine. They are sentinel values so callers can
@@ -137,7 +139,7 @@ func fmtDur(d time.Duration) string {
 // already asked anywhere in the interview.
 type RepeatError struct {
 	// Previous is the earlier question it repeats (the most similar one).
-	Previous Question
+	Previous stages.Question
 	// Similarity is Similarity(new, Previous.Text), at least RepeatThreshold.
 	Similarity float64
 }
@@ -147,42 +149,6 @@ func (e *RepeatError) Error() string {
 	return fmt.Sprintf("this repeats an earlier question (%s in %s: %q, similarity %.2f): ask something different, about a topic not covered yet or a follow-up on the candidate's last answer",
 		e.Previous.ID, e.Previous.Stage, e.Previous.Text, e.Similarity)
 }
-
-// QuestionContext says what a question is for, so the record and later
-// analysis know why it was asked.
-type QuestionContext struct {
-	// Kind is where the question comes from: "bank" (the stage's question
-	// bank), "model" (made up by the LLM), "follow_up", or any other label.
-	Kind string `json:"kind,omitempty"`
-	// Ref is the bank question id for "bank", or the id of the question
-	// followed up for "follow_up".
-	Ref string `json:"ref,omitempty"`
-	// Note is free text (e.g. the skill gap probed).
-	Note string `json:"note,omitempty"`
-}
-
-// Question is one question of the interview's log.
-type Question struct {
-	// ID is "q1", "q2", … in asking order across the whole interview.
-	ID string `json:"id"`
-	// Stage is the stage that was current when it was asked.
-	Stage string `json:"stage"`
-	// Text is the question as given to Ask.
-	Text string `json:"text"`
-	// Context says what the question is for.
-	Context QuestionContext `json:"context"`
-	// AskedAt is when Ask registered it.
-	AskedAt time.Time `json:"asked_at"`
-	// SpokenAt is when MarkSpoken confirmed its delivery; zero until then.
-	// Only spoken questions count toward a stage's MinQuestions.
-	SpokenAt time.Time `json:"spoken_at,omitzero"`
-	// Withdrawn is true when the question was never delivered (Withdraw):
-	// it does not block asking it again.
-	Withdrawn bool `json:"withdrawn,omitempty"`
-}
-
-// Spoken reports whether the question was delivered to the candidate.
-func (q Question) Spoken() bool { return !q.SpokenAt.IsZero() }
 
 // EventKind names what an Event reports.
 type EventKind string
@@ -211,10 +177,10 @@ var milestones = [...]int{50, 75, 90, 100}
 // Event is something that happened in the machine, reported to
 // Options.OnEvent.
 type Event struct {
-	Kind       EventKind   `json:"kind"`
-	Stage      string      `json:"stage"`                // the stage concerned (left, entered, of the milestone or question)
-	Transition *Transition `json:"transition,omitempty"` // for stage_entered, stage_left and done
-	Milestone  int         `json:"milestone,omitempty"`  // 50, 75, 90 or 100 for milestone
-	Question   *Question   `json:"question,omitempty"`   // for question_asked and question_spoken
-	At         time.Time   `json:"at"`                   // when it happened, on the machine's clock
+	Kind       EventKind        `json:"kind"`
+	Stage      string           `json:"stage"`                // the stage concerned (left, entered, of the milestone or question)
+	Transition *Transition      `json:"transition,omitempty"` // for stage_entered, stage_left and done
+	Milestone  int              `json:"milestone,omitempty"`  // 50, 75, 90 or 100 for milestone
+	Question   *stages.Question `json:"question,omitempty"`   // for question_asked and question_spoken
+	At         time.Time        `json:"at"`                   // when it happened, on the machine's clock
 }

@@ -147,8 +147,10 @@ type Record struct {
 	// Turns is the one ordered list of what was said, by both speakers.
 	Turns []Turn `json:"turns"`
 	// Questions are the questions the interviewer asked, each with an id
-	// that turns and assessments refer to.
-	Questions []Question `json:"questions"`
+	// that turns and assessments refer to: the interview state machine's
+	// question log (fsm.Machine.Questions) as it stood when the record was
+	// saved.
+	Questions []stages.Question `json:"questions"`
 	// Assessments are the interviewer's judgements of the answers.
 	Assessments []Assessment `json:"assessments"`
 	// Report is the feedback report, once one has been generated.
@@ -241,37 +243,6 @@ type TurnMetrics struct {
 	EndToEndMs float64 `json:"end_to_end_ms,omitempty"`
 }
 
-// Question is a question the interviewer asked: a value with an id and an
-// explicit context saying what it is for.
-type Question struct {
-	// ID is unique within the record ("q3").
-	ID string `json:"id"`
-	// Stage is the stage the question was asked in.
-	Stage string `json:"stage"`
-	// Text is the question as asked.
-	Text string `json:"text"`
-	// Context says what the question is for.
-	Context QuestionContext `json:"context"`
-	// AskedAt is when the interviewer decided to ask it.
-	AskedAt time.Time `json:"asked_at"`
-	// SpokenAt is when its text was actually delivered to the candidate;
-	// nil if it never was. Only spoken questions count towards a stage's
-	// minimum.
-	SpokenAt *time.Time `json:"spoken_at,omitempty"`
-}
-
-// QuestionContext says what a question is for.
-type QuestionContext struct {
-	// Kind classifies the question: "bank" (from the blueprint's question
-	// bank), "generated", "follow_up", "skill_gap", …
-	Kind string `json:"kind,omitempty"`
-	// Ref points at what the question relates to: a bank question id, the
-	// id of the question followed up, a skill name.
-	Ref string `json:"ref,omitempty"`
-	// Note is a free explanation ("answer lacked specifics").
-	Note string `json:"note,omitempty"`
-}
-
 // Assessment is the interviewer's judgement of an answer.
 type Assessment struct {
 	// QuestionID is the question the answer belongs to; empty when no
@@ -329,7 +300,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		p.Turns = []Turn{}
 	}
 	if p.Questions == nil {
-		p.Questions = []Question{}
+		p.Questions = []stages.Question{}
 	}
 	if p.Assessments == nil {
 		p.Assessments = []Assessment{}
@@ -490,7 +461,7 @@ func (r *Record) Clone() *Record {
 			t.Metrics = &m
 		}
 	})
-	c.Questions = cloneEach(r.Questions, func(q *Question) { q.SpokenAt = cloneTime(q.SpokenAt) })
+	c.Questions = cloneEach(r.Questions, func(q *stages.Question) { *q = q.Clone() })
 	c.Assessments = cloneEach(r.Assessments, func(a *Assessment) { a.KeyPoints = slices.Clone(a.KeyPoints) })
 	if r.Report != nil {
 		rep := *r.Report

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/viva-interviews/viva/stages"
 )
 
 var t0 = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
@@ -37,9 +39,9 @@ func fullRecord() *Record {
 	}
 	r.Start(at(0))
 	r.EnterStage("greeting", "Welcome", at(0), false, "start")
-	r.Questions = append(r.Questions, Question{
-		ID: "q1", Stage: "greeting", Text: "How are you?",
-		Context: QuestionContext{Kind: "bank", Ref: "greeting-1", Note: "warm up"},
+	r.Questions = append(r.Questions, stages.Question{
+		ID: "q1", Stage: "greeting", Text: "How are you?", Purpose: "Warm up.", Keywords: []string{"mood"},
+		Context: stages.QuestionContext{Kind: "bank", Ref: "greeting-1", Note: "warm up"},
 		AskedAt: at(1), SpokenAt: ptr(at(2)),
 	})
 	r.AppendTurn(Turn{
@@ -470,4 +472,27 @@ func TestRecordJSON(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestQuestionJSONCompatible: a question saved by earlier versions (the
+// record's own question type) reads into stages.Question unchanged, and is
+// written back with the same field names.
+func TestQuestionJSONCompatible(t *testing.T) {
+	old := `{"id":"q2","stage":"intro","text":"Why Go?","context":{"kind":"follow_up","ref":"q1","note":"thin answer"},"asked_at":"2026-03-02T10:00:01Z","spoken_at":"2026-03-02T10:00:02Z"}`
+	var q stages.Question
+	if err := json.Unmarshal([]byte(old), &q); err != nil {
+		t.Fatal(err)
+	}
+	want := stages.Question{ID: "q2", Stage: "intro", Text: "Why Go?", AskedAt: at(1), SpokenAt: ptr(at(2)),
+		Context: stages.QuestionContext{Kind: stages.KindFollowUp, Ref: "q1", Note: "thin answer"}}
+	if !reflect.DeepEqual(q, want) {
+		t.Fatalf("read %+v, want %+v", q, want)
+	}
+	again, err := json.Marshal(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(again) != old {
+		t.Errorf("written back as %s, want %s", again, old)
+	}
 }

@@ -72,19 +72,10 @@ type Stage struct {
 	// (a template with the Profile fields). Empty means a built-in sentence
 	// naming the stage's Title.
 	Acknowledgement string `yaml:"acknowledgement" json:"acknowledgement,omitempty"`
-}
-
-// Question is a question the interviewer may ask, with what it is for.
-type Question struct {
-	// ID is unique within the blueprint ("intro-1"); generated from the stage
-	// name and position when a YAML file leaves it out.
-	ID string `yaml:"id" json:"id"`
-	// Text is the question as it would be spoken (may use Profile fields).
-	Text string `yaml:"text" json:"text"`
-	// Purpose says what the question is meant to find out.
-	Purpose string `yaml:"purpose" json:"purpose,omitempty"`
-	// Keywords are what a good answer mentions.
-	Keywords []string `yaml:"keywords" json:"keywords,omitempty"`
+	// Tools are the tools the interviewer model is offered in this stage,
+	// as pipecat-flows' nodes own their functions. Empty means
+	// DefaultTools; see OfferedTools.
+	Tools []ToolName `yaml:"tools" json:"tools,omitempty"`
 }
 
 // Profile is what the instruction templates know about the candidate. The
@@ -138,11 +129,11 @@ func (b *Blueprint) Clone() *Blueprint {
 func (s Stage) clone() Stage {
 	c := s
 	c.Keywords = slices.Clone(s.Keywords)
+	c.Tools = slices.Clone(s.Tools)
 	if s.Questions != nil {
 		c.Questions = make([]Question, len(s.Questions))
 		for i, q := range s.Questions {
-			q.Keywords = slices.Clone(q.Keywords)
-			c.Questions[i] = q
+			c.Questions[i] = q.Clone()
 		}
 	}
 	return c

@@ -65,7 +65,7 @@ var sampleProfiles = []Profile{
 // stage; stage names non-empty, lower case ([a-z0-9_-]), unique and not
 // "done"; every Limit positive; 0 ≤ MinTime < Limit; MinQuestions ≥ 0;
 // every Next naming a stage or "done" without making the interview loop;
-// question ids unique and texts non-empty; ClosingSafety not negative; and
+// question ids unique and texts non-empty; tools known and listed once; ClosingSafety not negative; and
 // every template (persona, instructions, acknowledgements, question texts)
 // parsing and rendering with sample profiles. Each problem is a *FieldError
 // saying which stage and field and what to do; several are joined with
@@ -173,6 +173,21 @@ func (b *Blueprint) problems() []*FieldError {
 			}
 		}
 
+		seenTools := map[ToolName]bool{}
+		for k, name := range s.Tools {
+			switch {
+			case !name.Known():
+				msg := fmt.Sprintf("%q is not a tool of the interviewer", name)
+				if sug := suggest(string(name), toolNames()); sug != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", sug)
+				}
+				add(at(fmt.Sprintf("tools[%d]", k)), st, "%s; use some of %s, or leave tools out to offer them all", msg, strings.Join(toolNames(), ", "))
+			case seenTools[name]:
+				add(at(fmt.Sprintf("tools[%d]", k)), st, "%q is listed twice; list each tool once", name)
+			}
+			seenTools[name] = true
+		}
+
 		checkTemplate(at("instructions"), st, s.Instructions)
 		checkTemplate(at("acknowledgement"), st, s.Acknowledgement)
 
@@ -200,6 +215,15 @@ func (b *Blueprint) problems() []*FieldError {
 		}
 	}
 	return probs
+}
+
+// toolNames returns the names of Tools as strings, for messages.
+func toolNames() []string {
+	out := make([]string, len(Tools))
+	for i, t := range Tools {
+		out[i] = string(t)
+	}
+	return out
 }
 
 // loop finds a cycle on the interview's path (First, then NextStage until

@@ -50,6 +50,7 @@ func Load(path string) (*Blueprint, error) {
 //	    next: experience       # optional; default the following stage, "done" ends
 //	    acknowledgement: Thanks. Let's begin.   # optional template
 //	    keywords: [background, motivation]
+//	    tools: [ask_question, assess_response, transition_stage]  # optional; default all (see stages.Tools)
 //	    questions:
 //	      - id: intro-1        # optional, default <stage>-<position>
 //	        text: Tell me about yourself.
@@ -134,6 +135,13 @@ func (b Blueprint) MarshalYAML() (any, error) {
 		addPair(sn, "min_questions", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(s.MinQuestions)})
 		addString(sn, "next", s.Next)
 		addString(sn, "acknowledgement", s.Acknowledgement)
+		if len(s.Tools) > 0 {
+			names := make([]string, len(s.Tools))
+			for i, t := range s.Tools {
+				names[i] = string(t)
+			}
+			addPair(sn, "tools", stringList(names))
+		}
 		if len(s.Keywords) > 0 {
 			addPair(sn, "keywords", stringList(s.Keywords))
 		}
@@ -288,7 +296,7 @@ func (d *decoder) fields(n *yaml.Node, path, what string, known []string, fn fun
 
 var (
 	blueprintFields = []string{"name", "title", "description", "persona", "closing_safety", "stages"}
-	stageFields     = []string{"name", "title", "instructions", "limit", "min_time", "min_questions", "questions", "keywords", "next", "acknowledgement"}
+	stageFields     = []string{"name", "title", "instructions", "limit", "min_time", "min_questions", "questions", "keywords", "next", "acknowledgement", "tools"}
 	questionFields  = []string{"id", "text", "purpose", "keywords"}
 )
 
@@ -346,6 +354,13 @@ func (d *decoder) stage(n *yaml.Node, path string) Stage {
 			s.Next = d.str(v, field)
 		case "acknowledgement":
 			s.Acknowledgement = d.str(v, field)
+		case "tools":
+			for i, w := range d.words(v, field) {
+				s.Tools = append(s.Tools, ToolName(w))
+				if i < len(v.Content) {
+					d.lines[fmt.Sprintf("%s[%d]", field, i)] = v.Content[i].Line
+				}
+			}
 		case "questions":
 			if v.Kind != yaml.SequenceNode {
 				if !isNull(v) {

@@ -184,7 +184,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name:      "unknown stage field with suggestion",
 			src:       strings.Replace(base, "limit: 30", "limt: 30", 1),
-			want:      `bp.yaml:8: stages[1].limt: unknown field "limt" in stage (did you mean "limit"?); known fields are name, title, instructions, limit, min_time, min_questions, questions, keywords, next, acknowledgement`,
+			want:      `bp.yaml:8: stages[1].limt: unknown field "limt" in stage (did you mean "limit"?); known fields are name, title, instructions, limit, min_time, min_questions, questions, keywords, next, acknowledgement, tools`,
 			wantLine:  8,
 			wantField: "stages[1].limt",
 		},
@@ -201,6 +201,20 @@ func TestParseErrors(t *testing.T) {
 			want:      `bp.yaml:11: stages[1].questions[0].answer: unknown field "answer" in question; known fields are id, text, purpose, keywords`,
 			wantLine:  11,
 			wantField: "stages[1].questions[0].answer",
+		},
+		{
+			name:      "unknown tool with suggestion",
+			src:       strings.Replace(base, "limit: 60", "limit: 60\n    tools:\n      - ask_question\n      - transition_stag", 1),
+			want:      `bp.yaml:8: stages[0].tools[1] (stage "intro"): "transition_stag" is not a tool of the interviewer (did you mean "transition_stage"?); use some of transition_stage, ask_question, assess_response, end_interview, or leave tools out to offer them all`,
+			wantLine:  8,
+			wantField: "stages[0].tools[1]",
+		},
+		{
+			name:      "tool listed twice",
+			src:       strings.Replace(base, "limit: 60", "limit: 60\n    tools: [ask_question, ask_question]", 1),
+			want:      `bp.yaml:6: stages[0].tools[1] (stage "intro"): "ask_question" is listed twice; list each tool once`,
+			wantLine:  6,
+			wantField: "stages[0].tools[1]",
 		},
 		{
 			name:      "duplicate stage names",
@@ -407,5 +421,36 @@ func TestUnmarshalEmbedded(t *testing.T) {
 	err = yaml.Unmarshal([]byte("blueprint:\n"+invalid), &cfg)
 	if !errors.As(err, &fe) || fe.Line != 7 || fe.Field != "stages[1].limit" {
 		t.Errorf("embedded blueprint without a limit: error %v; want stages[1].limit on line 7", err)
+	}
+}
+
+// TestParseTools: a stage offers the tools it lists, in the order of
+// stages.Tools; a stage that lists none offers the default set; the list
+// round-trips through MarshalYAML.
+func TestParseTools(t *testing.T) {
+	src := strings.Replace(base, "limit: 60", "limit: 60\n    tools: [ask_question, transition_stage]", 1)
+	b, err := Parse([]byte(src), "bp.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.Stages[0].OfferedTools(), []ToolName{ToolTransitionStage, ToolAskQuestion}; !reflect.DeepEqual(got, want) {
+		t.Errorf("intro offers %v, want %v", got, want)
+	}
+	if b.Stages[0].Offers(ToolEndInterview) {
+		t.Error("intro offers end_interview, which it does not list")
+	}
+	if got := b.Stages[1].OfferedTools(); !reflect.DeepEqual(got, DefaultTools) {
+		t.Errorf("closing offers %v, want the default %v", got, DefaultTools)
+	}
+	out, err := yaml.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Parse(out, "again.yaml")
+	if err != nil {
+		t.Fatalf("re-parsing %s: %v", out, err)
+	}
+	if !reflect.DeepEqual(again.Stages[0].Tools, b.Stages[0].Tools) {
+		t.Errorf("tools after a round trip %v, want %v", again.Stages[0].Tools, b.Stages[0].Tools)
 	}
 }

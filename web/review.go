@@ -231,7 +231,7 @@ type stageGroup struct {
 	Reason      string
 	Recorded    bool // false for a group made up for turns of no recorded visit
 	Turns       []turnView
-	Questions   []interviews.Question
+	Questions   []stages.Question
 	Assessments []assessmentView
 }
 
@@ -241,7 +241,7 @@ type turnView struct {
 	Speaker   string
 	Agent     bool
 	Offset    string
-	Questions []interviews.Question
+	Questions []stages.Question
 }
 
 // assessmentView is an assessment with the text of its question.
@@ -266,7 +266,7 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 	if p.InProgress {
 		p.Refresh = true
 	}
-	questions := make(map[string]interviews.Question, len(rec.Questions))
+	questions := make(map[string]stages.Question, len(rec.Questions))
 	for _, q := range rec.Questions {
 		questions[q.ID] = q
 	}

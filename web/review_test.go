@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/stages"
 )
 
 func TestReviewerAuthPages(t *testing.T) {
@@ -367,11 +368,11 @@ func detailRecord(t *testing.T, ts *testServer, status interviews.Status) *inter
 	}
 	r.Start(at(0))
 	r.EnterStage("greeting", "Greeting", at(0), false, "")
-	r.Questions = append(r.Questions, interviews.Question{ID: "q1", Stage: "greeting", Text: "How are you today?", Context: interviews.QuestionContext{Kind: "bank", Ref: "greet-1"}, AskedAt: at(1), SpokenAt: ptr(at(2))})
+	r.Questions = append(r.Questions, stages.Question{ID: "q1", Stage: "greeting", Text: "How are you today?", Context: stages.QuestionContext{Kind: "bank", Ref: "greet-1"}, AskedAt: at(1), SpokenAt: ptr(at(2))})
 	r.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: "greeting", Text: "Hello Ada, how are you today?", Source: "voice", StartedAt: at(1), EndedAt: at(4), Interrupted: true, QuestionIDs: []string{"q1"}})
 	r.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: "greeting", Text: "Very well, thank you.", StartedAt: at(4), EndedAt: at(6)})
 	r.EnterStage("intro", "Introduction", at(65), true, "deadline")
-	r.Questions = append(r.Questions, interviews.Question{ID: "q2", Stage: "intro", Text: "Tell me about a system you built.", Context: interviews.QuestionContext{Kind: "follow_up", Ref: "q1", Note: "answer lacked specifics"}, AskedAt: at(66)})
+	r.Questions = append(r.Questions, stages.Question{ID: "q2", Stage: "intro", Text: "Tell me about a system you built.", Context: stages.QuestionContext{Kind: "follow_up", Ref: "q1", Note: "answer lacked specifics"}, AskedAt: at(66)})
 	r.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: "intro", Text: "Let's move on. Tell me about a system you built.", Source: "timer", StartedAt: at(66), EndedAt: at(70), QuestionIDs: []string{"q2"},
 		Metrics: &interviews.TurnMetrics{EndOfUtteranceMs: 512.4, STTFinalMs: 181, LLMFirstTokenMs: 240.6, TTSFirstByteMs: 95, EndToEndMs: 1034}})
 	r.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: "intro", Text: "I built a difference engine.", Source: "text", StartedAt: at(71), EndedAt: at(80)})

@@ -191,13 +191,34 @@ func TestChatKilledLeavesValidRecord(t *testing.T) {
 		}
 		seen.Write(buf[:n])
 	}
+	// The record is saved behind the turns, never on their path: wait
+	// until the writer has caught up with the turns said, then kill.
+	saved := func() int {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		if len(files) != 1 {
+			return 0
+		}
+		data, _ := os.ReadFile(files[0])
+		var rec interviews.Record
+		_ = json.Unmarshal(data, &rec)
+		return len(rec.Turns)
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for giveUp := time.After(10 * time.Second); saved() < 4; {
+		select {
+		case <-tick.C:
+		case <-giveUp:
+			t.Fatalf("%d turns on disk 10 s after the third reply, want at least 4", saved())
+		}
+	}
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
 	rec := onlyRecord(t, dir)
 	if rec.Status != interviews.StatusInProgress {
 		t.Errorf("status %s, want in_progress (the process was killed)", rec.Status)
 	}
-	if len(rec.Turns) < 4 { // greeting, answer, reply, answer: all saved before the last reply was printed
+	if len(rec.Turns) < 4 { // greeting, answer, reply, answer
 		t.Errorf("%d turns on disk after the kill, want at least 4", len(rec.Turns))
 	}
 }

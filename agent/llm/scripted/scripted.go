@@ -9,7 +9,6 @@ package scripted
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/viva-interviews/viva/agent/llm"
+	"github.com/viva-interviews/viva/agent/tool"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -28,7 +28,7 @@ type View interface {
 	Stage() string
 	Status() fsm.TimeStatus
 	Gate() error
-	Questions() []fsm.Question
+	Questions() []stages.Question
 	Path() []string
 }
 
@@ -56,13 +56,6 @@ func New(view View, bp *stages.Blueprint, p stages.Profile) *Interviewer {
 
 // Name identifies the engine in logs and records.
 func (s *Interviewer) Name() string { return "scripted" }
-
-// result is the part of the conductor's tool result the interviewer reads.
-type result struct {
-	OK    bool   `json:"ok"`
-	Stage string `json:"stage"`
-	Error string `json:"error"`
-}
 
 // Complete decides the interviewer's next move from the conversation so far.
 func (s *Interviewer) Complete(ctx context.Context, req llm.Request, onDelta func(string)) (llm.Response, error) {
@@ -107,8 +100,8 @@ func (s *Interviewer) decide(req llm.Request) llm.Response {
 		call, res := lastResults(msgs)
 		for i, c := range call {
 			r := res[i]
-			switch c.Name {
-			case "transition_stage", "end_interview":
+			switch stages.ToolName(c.Name) {
+			case stages.ToolTransitionStage, stages.ToolEndInterview:
 				if r.OK && s.isFinal(r.Stage) {
 					return llm.Response{Text: s.closing()}
 				}
@@ -118,10 +111,12 @@ func (s *Interviewer) decide(req llm.Request) llm.Response {
 			}
 		}
 		for i, c := range call {
-			if c.Name != "ask_question" {
+			a, err := tool.Parse(c)
+			ask, isAsk := a.(tool.AskQuestion)
+			if err != nil || !isAsk {
 				continue
 			}
-			q := askedText(c)
+			q := ask.Question
 			if res[i].OK {
 				return llm.Response{Text: s.speak(stage, q)}
 			}
@@ -149,14 +144,14 @@ func (s *Interviewer) decide(req llm.Request) llm.Response {
 	if last.Role == llm.RoleUser {
 		answer := last.Content
 		if wantsToStop(answer) {
-			return llm.Response{ToolCalls: []llm.ToolCall{s.call("end_interview", map[string]any{"reason": "the candidate asked to stop: " + clip(answer, 80)})}}
+			return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.EndInterview{Reason: "the candidate asked to stop: " + clip(answer, 80)})}}
 		}
 		if s.hasSpokenQuestion() {
 			score, points := s.assess(stage, answer)
-			calls = append(calls, s.call("assess_response", map[string]any{"depth_score": score, "key_points": points}))
+			calls = append(calls, s.call(tool.AssessResponse{DepthScore: score, KeyPoints: points}))
 		}
 		if s.gateOpen() {
-			calls = append(calls, s.call("transition_stage", map[string]any{"reason": "the stage's questions have been answered"}))
+			calls = append(calls, s.call(tool.TransitionStage{Reason: "the stage's questions have been answered"}))
 			return llm.Response{ToolCalls: calls}
 		}
 	}
@@ -189,7 +184,7 @@ func (s *Interviewer) ask(stage, lastAnswer string) llm.Response {
 	asked := map[string]bool{}
 	var lastID string
 	for _, q := range s.view.Questions() {
-		if q.Context.Kind == "bank" {
+		if q.Context.Kind == stages.KindBank {
 			asked[q.Context.Ref] = true
 		}
 		if q.Spoken() {
@@ -203,17 +198,12 @@ func (s *Interviewer) ask(stage, lastAnswer string) llm.Response {
 				continue
 			}
 			s.lastAsked = text
-			return llm.Response{ToolCalls: []llm.ToolCall{s.call("ask_question", map[string]any{
-				"question": text, "purpose": bq.Purpose, "bank_id": bq.ID})}}
+			return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.AskQuestion{Question: text, Purpose: bq.Purpose, BankID: bq.ID})}}
 		}
 	}
 	text := s.followUp(lastAnswer)
 	s.lastAsked = text
-	args := map[string]any{"question": text, "purpose": "follow up on the last answer"}
-	if lastID != "" {
-		args["follows_up"] = lastID
-	}
-	return llm.Response{ToolCalls: []llm.ToolCall{s.call("ask_question", args)}}
+	return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.AskQuestion{Question: text, Purpose: "follow up on the last answer", FollowsUp: lastID})}}
 }
 
 var followUpTemplates = []string{
@@ -293,7 +283,7 @@ func (s *Interviewer) assess(stage, answer string) (int, []string) {
 		keywords = append(keywords, st.Keywords...)
 		qs := s.view.Questions()
 		for i := len(qs) - 1; i >= 0; i-- {
-			if qs[i].Context.Kind == "bank" {
+			if qs[i].Context.Kind == stages.KindBank {
 				for _, bq := range st.Questions {
 					if bq.ID == qs[i].Context.Ref {
 						keywords = append(keywords, bq.Keywords...)
@@ -336,15 +326,14 @@ func (s *Interviewer) assess(stage, answer string) (int, []string) {
 	return min(score, 5), points
 }
 
-func (s *Interviewer) call(name string, args map[string]any) llm.ToolCall {
+func (s *Interviewer) call(args tool.Args) llm.ToolCall {
 	s.calls++
-	b, _ := json.Marshal(args)
-	return llm.ToolCall{ID: fmt.Sprintf("call_scripted_%d", s.calls), Name: name, Arguments: string(b)}
+	return tool.Call(fmt.Sprintf("call_scripted_%d", s.calls), args)
 }
 
 // lastResults pairs the trailing tool messages with the calls of the
 // assistant message they answer.
-func lastResults(msgs []llm.Message) ([]llm.ToolCall, []result) {
+func lastResults(msgs []llm.Message) ([]llm.ToolCall, []tool.Result) {
 	i := len(msgs) - 1
 	for i >= 0 && msgs[i].Role == llm.RoleTool {
 		i--
@@ -352,26 +341,16 @@ func lastResults(msgs []llm.Message) ([]llm.ToolCall, []result) {
 	if i < 0 || msgs[i].Role != llm.RoleAssistant {
 		return nil, nil
 	}
-	byID := map[string]result{}
+	byID := map[string]tool.Result{}
 	for _, m := range msgs[i+1:] {
-		var r result
-		_ = json.Unmarshal([]byte(m.Content), &r)
-		byID[m.ToolCallID] = r
+		byID[m.ToolCallID] = tool.ParseResult(m.Content)
 	}
 	calls := msgs[i].ToolCalls
-	res := make([]result, len(calls))
+	res := make([]tool.Result, len(calls))
 	for k, c := range calls {
 		res[k] = byID[c.ID]
 	}
 	return calls, res
-}
-
-func askedText(c llm.ToolCall) string {
-	var a struct {
-		Question string `json:"question"`
-	}
-	_ = json.Unmarshal([]byte(c.Arguments), &a)
-	return a.Question
 }
 
 func lastUser(msgs []llm.Message) string {

@@ -1,0 +1,51 @@
+package stages
+
+import "slices"
+
+// ToolName names a tool (a function) the interviewer model may call. The
+// names are defined here, once, because a stage chooses the tools it offers
+// and a blueprint is checked against them when it is loaded; their
+// arguments and results are defined with the tools themselves (agent/tool).
+type ToolName string
+
+// The tools of the interviewer.
+const (
+	// ToolTransitionStage moves the interview to the next stage, subject to
+	// the stage's gates.
+	ToolTransitionStage ToolName = "transition_stage"
+	// ToolAskQuestion registers a question before it is said.
+	ToolAskQuestion ToolName = "ask_question"
+	// ToolAssessResponse records how deep the candidate's last answer was.
+	ToolAssessResponse ToolName = "assess_response"
+	// ToolEndInterview moves to the closing stage when the candidate asks
+	// to stop.
+	ToolEndInterview ToolName = "end_interview"
+)
+
+// Tools lists every tool a stage may offer, in the order they are offered.
+var Tools = []ToolName{ToolTransitionStage, ToolAskQuestion, ToolAssessResponse, ToolEndInterview}
+
+// DefaultTools are the tools a stage offers when it names none: all of
+// them.
+var DefaultTools = Tools
+
+// Known reports whether n is one of Tools.
+func (n ToolName) Known() bool { return slices.Contains(Tools, n) }
+
+// OfferedTools returns the tools the stage offers, in the order of Tools:
+// its Tools, or DefaultTools when it names none.
+func (s Stage) OfferedTools() []ToolName {
+	if len(s.Tools) == 0 {
+		return slices.Clone(DefaultTools)
+	}
+	var out []ToolName
+	for _, n := range Tools {
+		if slices.Contains(s.Tools, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Offers reports whether the stage offers the tool called n.
+func (s Stage) Offers(n ToolName) bool { return slices.Contains(s.OfferedTools(), n) }
