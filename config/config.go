@@ -34,8 +34,9 @@ import (
 // from Load, or from Default for tests and embedded use.
 //
 // Field tags describe each setting: flag (no flag for secrets), env, yaml,
-// default, help, accept (the accepted values, as shown in error messages),
-// check (validation rules) and secret.
+// default (or, for a default other packages share, an entry in
+// codeDefaults), help, accept (the accepted values, as shown in error
+// messages), check (validation rules) and secret.
 type Config struct {
 	// DataDir is the directory that holds the interview records.
 	DataDir string `flag:"data-dir" env:"VIVA_DATA_DIR" yaml:"data_dir" default:"./data/interviews" check:"nonempty" help:"directory where interview records are saved" accept:"a directory path such as ./data/interviews"`
@@ -79,7 +80,7 @@ type Config struct {
 	LiveKitAPISecret string `env:"LIVEKIT_API_SECRET" yaml:"livekit_api_secret" secret:"true" help:"LiveKit API secret (secret for livekit-server --dev)" json:"-"`
 	// AgentName is the name the worker registers under and the web app
 	// dispatches to.
-	AgentName string `flag:"agent-name" env:"VIVA_AGENT_NAME" yaml:"agent_name" default:"viva-interviewer" check:"name" help:"agent name the worker registers and the web app dispatches to" accept:"letters, digits, '.', '-' and '_', such as viva-interviewer"`
+	AgentName string `flag:"agent-name" env:"VIVA_AGENT_NAME" yaml:"agent_name" check:"name" help:"agent name the worker registers and the web app dispatches to" accept:"letters, digits, '.', '-' and '_', such as viva-interviewer"`
 	// MaxSessions is how many interviews one worker holds at once.
 	MaxSessions int `flag:"max-sessions" env:"VIVA_MAX_SESSIONS" yaml:"max_sessions" default:"100" check:"ge=1" help:"interviews one worker holds at once" accept:"a whole number of at least 1, such as 100"`
 	// DrainTimeout is how long a stopping worker lets running interviews
@@ -104,7 +105,7 @@ type Config struct {
 	// ReviewerToken is the password of the reviewer pages and API. Secret.
 	ReviewerToken string `env:"VIVA_REVIEWER_TOKEN" yaml:"reviewer_token" secret:"true" check:"minlen=16" help:"password of the reviewer pages and API" accept:"at least 16 random characters, for example from: openssl rand -hex 16" json:"-"`
 	// TokenTTL is the lifetime of a candidate's LiveKit token.
-	TokenTTL time.Duration `flag:"token-ttl" env:"VIVA_TOKEN_TTL" yaml:"token_ttl" default:"2h" check:"ge=1m,le=168h" help:"lifetime of a candidate's room token" accept:"a duration from 1m to 168h, such as 2h"`
+	TokenTTL time.Duration `flag:"token-ttl" env:"VIVA_TOKEN_TTL" yaml:"token_ttl" check:"ge=1m,le=168h" help:"lifetime of a candidate's room token" accept:"a duration from 1m to 168h, such as 2h"`
 	// PublicURL is the web app's address as candidates reach it, used in
 	// join links; empty means links relative to the request.
 	PublicURL string `flag:"public-url" env:"VIVA_PUBLIC_URL" yaml:"public_url" check:"url=http|https" help:"public address of the web app, for join links" accept:"an http:// or https:// URL such as https://interviews.example.com"`
@@ -113,6 +114,25 @@ type Config struct {
 
 	// origins says where each value came from, by YAML key, for messages.
 	origins map[string]origin
+}
+
+// Defaults that packages used without a Config also apply to their zero
+// options (the web app's agent name and token lifetime). They are the
+// settings' defaults here too: each is written only once.
+const (
+	// DefaultAgentName is the LiveKit agent name the worker registers under
+	// and the web app's tokens dispatch to. Both must agree: a dispatch to
+	// another name finds no worker.
+	DefaultAgentName = "viva-interviewer"
+	// DefaultTokenTTL is the lifetime of a candidate's room token.
+	DefaultTokenTTL = 2 * time.Hour
+)
+
+// codeDefaults are the defaults of the settings whose default is a Go
+// constant above rather than a default tag, by field name.
+var codeDefaults = map[string]string{
+	"AgentName": DefaultAgentName,
+	"TokenTTL":  DefaultTokenTTL.String(),
 }
 
 // Engine names, as Resolved* return them.
@@ -175,8 +195,15 @@ func describe() []*setting {
 		if key == "" {
 			continue
 		}
+		def, inCode := codeDefaults[f.Name]
+		if tag, ok := f.Tag.Lookup("default"); ok {
+			if inCode {
+				panic("config: field " + f.Name + " has a default tag and a default in codeDefaults: keep one")
+			}
+			def = tag
+		}
 		s := &setting{index: i, Setting: Setting{
-			Key: key, Flag: f.Tag.Get("flag"), Env: f.Tag.Get("env"), Default: f.Tag.Get("default"),
+			Key: key, Flag: f.Tag.Get("flag"), Env: f.Tag.Get("env"), Default: def,
 			Help: f.Tag.Get("help"), Accept: f.Tag.Get("accept"), Secret: f.Tag.Get("secret") == "true",
 		}}
 		if s.Env == "" || s.Help == "" || (s.Secret && s.Flag != "") || (!s.Secret && s.Flag == "") {
@@ -193,6 +220,11 @@ func describe() []*setting {
 			}
 		}
 		out = append(out, s)
+	}
+	for name := range codeDefaults {
+		if f, ok := t.FieldByName(name); !ok || f.Tag.Get("yaml") == "" {
+			panic("config: codeDefaults names " + name + ", which is not a setting")
+		}
 	}
 	return out
 }

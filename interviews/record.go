@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"net/mail"
 	"slices"
 	"strings"
 	"time"
@@ -160,18 +159,6 @@ type Record struct {
 	// Error is a short, secret-free description of the failure that ended a
 	// failed interview.
 	Error string `json:"error,omitempty"`
-}
-
-// Candidate is the person interviewed, as the recruiter registered them.
-type Candidate struct {
-	// Name is the candidate's name as they want to be addressed; required.
-	Name string `json:"name"`
-	// Email is the candidate's email address; optional.
-	Email string `json:"email,omitempty"`
-	// Role is the role applied for, free text ("Backend engineer").
-	Role string `json:"role"`
-	// Level is the seniority level, one of stages.Levels; optional.
-	Level string `json:"level"`
 }
 
 // Absence is one time the candidate left the room.
@@ -500,7 +487,7 @@ func cloneTime(t *time.Time) *time.Time {
 }
 
 // Validate checks that r is a well-formed record: a valid id and status, a
-// named candidate with a known level, texts within their limits, stage
+// candidate that passes Candidate.Validate, texts within their limits, stage
 // visits and turns in order, unique question ids that turns and assessments
 // refer to, depth scores from 1 to 5 and finite metrics. It returns every
 // problem found, joined.
@@ -518,25 +505,11 @@ func (r *Record) Validate() error {
 	if r.CreatedAt.IsZero() {
 		bad("created_at is not set")
 	}
-	c := r.Candidate
-	switch {
-	case strings.TrimSpace(c.Name) == "":
-		bad("candidate name is empty")
-	case utf8.RuneCountInString(c.Name) > MaxNameLen:
-		bad("candidate name is longer than %d characters", MaxNameLen)
-	}
-	if c.Email != "" {
-		if utf8.RuneCountInString(c.Email) > MaxNameLen {
-			bad("candidate email is longer than %d characters", MaxNameLen)
-		} else if a, err := mail.ParseAddress(c.Email); err != nil || a.Address != c.Email {
-			bad("candidate email %q is not an address such as name@example.com", c.Email)
+	if err := r.Candidate.Validate(); err != nil {
+		fe, _ := err.(FieldErrors)
+		for _, f := range slices.Sorted(maps.Keys(fe)) {
+			bad("candidate %s: %s", f, fe[f])
 		}
-	}
-	if utf8.RuneCountInString(c.Role) > MaxNameLen {
-		bad("candidate role is longer than %d characters", MaxNameLen)
-	}
-	if c.Level != "" && !slices.Contains(stages.Levels, c.Level) {
-		bad("candidate level %q is unknown: use one of %s", c.Level, strings.Join(stages.Levels, ", "))
 	}
 	if utf8.RuneCountInString(r.JobDescription) > MaxJobDescriptionLen {
 		bad("job description is longer than %d characters", MaxJobDescriptionLen)

@@ -96,7 +96,7 @@ func TestValidate(t *testing.T) {
 	}{
 		{"full record", func(r *Record) {}, nil},
 		{"minimal record", func(r *Record) {
-			*r = Record{ID: "x", Candidate: Candidate{Name: "A"}, Status: StatusScheduled, CreatedAt: t0}
+			*r = Record{ID: "x", Candidate: Candidate{Name: "A", Role: "Engineer"}, Status: StatusScheduled, CreatedAt: t0}
 		}, nil},
 		{"empty id", func(r *Record) { r.ID = "" }, []string{`invalid id ""`}},
 		{"path id", func(r *Record) { r.ID = "../x" }, []string{`invalid id "../x"`}},
@@ -104,13 +104,15 @@ func TestValidate(t *testing.T) {
 		{"unknown status", func(r *Record) { r.Status = "done" }, []string{`invalid status "done": use one of scheduled, in_progress`}},
 		{"empty status", func(r *Record) { r.Status = "" }, []string{`invalid status ""`}},
 		{"no created_at", func(r *Record) { r.CreatedAt = time.Time{} }, []string{"created_at is not set"}},
-		{"blank name", func(r *Record) { r.Candidate.Name = "  " }, []string{"candidate name is empty"}},
-		{"long name", func(r *Record) { r.Candidate.Name = strings.Repeat("é", MaxNameLen+1) }, []string{"candidate name is longer than 200"}},
+		{"blank name", func(r *Record) { r.Candidate.Name = "  " }, []string{"candidate name: Enter the candidate's name"}},
+		{"long name", func(r *Record) { r.Candidate.Name = strings.Repeat("é", MaxNameLen+1) }, []string{"candidate name: Keep the name to 200 characters or fewer"}},
 		{"name at limit", func(r *Record) { r.Candidate.Name = strings.Repeat("é", MaxNameLen) }, nil},
-		{"bad email", func(r *Record) { r.Candidate.Email = "ada at example" }, []string{`candidate email "ada at example" is not an address`}},
-		{"email with display name", func(r *Record) { r.Candidate.Email = "Ada <ada@example.com>" }, []string{"is not an address"}},
-		{"long role", func(r *Record) { r.Candidate.Role = strings.Repeat("r", MaxNameLen+1) }, []string{"candidate role is longer"}},
-		{"unknown level", func(r *Record) { r.Candidate.Level = "godlike" }, []string{`candidate level "godlike" is unknown: use one of entry, junior, mid, senior, lead, staff`}},
+		{"bad email", func(r *Record) { r.Candidate.Email = "ada at example" }, []string{"candidate email: That doesn't look like an email address; use the form name@example.com"}},
+		{"email with display name", func(r *Record) { r.Candidate.Email = "Ada <ada@example.com>" }, []string{"candidate email: That doesn't look like an email address"}},
+		{"email without a dot in the domain", func(r *Record) { r.Candidate.Email = "ada@localhost" }, []string{"candidate email: That doesn't look like an email address"}},
+		{"blank role", func(r *Record) { r.Candidate.Role = " " }, []string{"candidate role: Enter the role the candidate is applying for"}},
+		{"long role", func(r *Record) { r.Candidate.Role = strings.Repeat("r", MaxNameLen+1) }, []string{"candidate role: Keep the role to 200 characters or fewer"}},
+		{"unknown level", func(r *Record) { r.Candidate.Level = "godlike" }, []string{"candidate level: Choose a level: entry, junior, mid, senior, lead, staff"}},
 		{"empty level", func(r *Record) { r.Candidate.Level = "" }, nil},
 		{"long job description", func(r *Record) { r.JobDescription = strings.Repeat("j", MaxJobDescriptionLen+1) }, []string{"job description is longer than 20000"}},
 		{"large résumé", func(r *Record) { r.ResumeText = strings.Repeat("r", MaxResumeTextLen+1) }, []string{"résumé text is larger"}},
@@ -138,7 +140,7 @@ func TestValidate(t *testing.T) {
 		{"assessment of unknown question", func(r *Record) { r.Assessments[0].QuestionID = "q7" }, []string{`assessment 1 refers to unknown question "q7"`}},
 		{"NaN score", func(r *Record) { r.Report.Scores["x"] = math.NaN() }, []string{`report score "x" is not a finite number`}},
 		{"several problems at once", func(r *Record) { r.ID = "Bad"; r.Candidate.Name = ""; r.Assessments[0].DepthScore = 9 },
-			[]string{`invalid id "Bad"`, "candidate name is empty", "depth score 9"}},
+			[]string{`invalid id "Bad"`, "candidate name: Enter the candidate's name", "depth score 9"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -208,7 +210,7 @@ func TestAppendTurnNumbersTurns(t *testing.T) {
 }
 
 func TestStageLifecycle(t *testing.T) {
-	r := &Record{ID: "x", Candidate: Candidate{Name: "A"}, Status: StatusScheduled, CreatedAt: t0}
+	r := &Record{ID: "x", Candidate: Candidate{Name: "A", Role: "Engineer"}, Status: StatusScheduled, CreatedAt: t0}
 	if r.CurrentStage() != "" {
 		t.Fatalf("CurrentStage before any stage = %q", r.CurrentStage())
 	}
@@ -257,7 +259,7 @@ func TestStageLifecycle(t *testing.T) {
 // once; coming back within the window continues the interview in the same
 // stage; the window closes.
 func TestLeaveAndRejoin(t *testing.T) {
-	r := &Record{ID: "abcdefghij234567", Candidate: Candidate{Name: "Ada"}, Blueprint: "default", Status: StatusScheduled, CreatedAt: at(-10)}
+	r := &Record{ID: "abcdefghij234567", Candidate: Candidate{Name: "Ada", Role: "Engineer"}, Blueprint: "default", Status: StatusScheduled, CreatedAt: at(-10)}
 	r.Start(at(0))
 	r.EnterStage("greeting", "Welcome", at(0), false, "start")
 	r.EnterStage("intro", "Introduction", at(30), false, "ready")
@@ -320,7 +322,7 @@ func TestLeaveAndRejoin(t *testing.T) {
 }
 
 func TestFinishWithoutStages(t *testing.T) {
-	r := &Record{ID: "x", Candidate: Candidate{Name: "A"}, Status: StatusScheduled, CreatedAt: t0}
+	r := &Record{ID: "x", Candidate: Candidate{Name: "A", Role: "Engineer"}, Status: StatusScheduled, CreatedAt: t0}
 	r.Finish(StatusFailed, EndedByProviderError("llm"), at(3))
 	if r.FinalStage != "" || r.EndedBy != "provider_error: llm" || r.Status != StatusFailed {
 		t.Fatalf("got %+v", r)
@@ -435,7 +437,7 @@ func TestRecordJSON(t *testing.T) {
 		}
 	})
 	t.Run("snake case keys and empty lists", func(t *testing.T) {
-		r := &Record{ID: "x", Candidate: Candidate{Name: "A"}, Status: StatusScheduled, CreatedAt: t0}
+		r := &Record{ID: "x", Candidate: Candidate{Name: "A", Role: "Engineer"}, Status: StatusScheduled, CreatedAt: t0}
 		data, err := json.Marshal(r)
 		if err != nil {
 			t.Fatal(err)

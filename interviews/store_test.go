@@ -344,7 +344,7 @@ func TestCreate(t *testing.T) {
 		t.Fatalf("Get after Create:\n got %+v\nwant %+v", got, r)
 	}
 
-	again := &Record{ID: r.ID, Candidate: Candidate{Name: "Someone else"}}
+	again := &Record{ID: r.ID, Candidate: Candidate{Name: "Someone else", Role: "Engineer"}}
 	if err := s.Create(again); !errors.Is(err, ErrExists) {
 		t.Fatalf("second Create = %v, want ErrExists", err)
 	}
@@ -352,7 +352,7 @@ func TestCreate(t *testing.T) {
 		t.Fatalf("failed Create overwrote the record: %+v", got)
 	}
 
-	kept := &Record{ID: "given", Candidate: Candidate{Name: "B"}, Status: StatusInProgress, CreatedAt: t0, StartedAt: ptr(t0)}
+	kept := &Record{ID: "given", Candidate: Candidate{Name: "B", Role: "Engineer"}, Status: StatusInProgress, CreatedAt: t0, StartedAt: ptr(t0)}
 	if err := s.Create(kept); err != nil {
 		t.Fatal(err)
 	}
@@ -360,8 +360,8 @@ func TestCreate(t *testing.T) {
 		t.Fatalf("Create replaced given fields: %+v", kept)
 	}
 
-	invalid := &Record{Candidate: Candidate{Name: ""}}
-	if err := s.Create(invalid); err == nil || !strings.Contains(err.Error(), "candidate name is empty") {
+	invalid := &Record{Candidate: Candidate{Name: "", Role: "Engineer"}}
+	if err := s.Create(invalid); err == nil || !strings.Contains(err.Error(), "candidate name: Enter the candidate's name") {
 		t.Fatalf("Create(invalid) = %v", err)
 	}
 	if _, err := s.Get(invalid.ID); !errors.Is(err, ErrNotFound) {

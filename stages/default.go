@@ -10,12 +10,16 @@ import (
 	"time"
 )
 
+// DefaultName is the name of the Default blueprint, the one an interview
+// follows when none is chosen.
+const DefaultName = "default"
+
 // Default returns the default behavioural interview: greeting → intro →
 // experience → closing, then Done. Each call returns a new blueprint the
 // caller may change.
 func Default() *Blueprint {
 	return &Blueprint{
-		Name:          "default",
+		Name:          DefaultName,
 		Title:         "Behavioural interview",
 		Description:   "A short conversational interview about the candidate's background and past work, for any role and level.",
 		ClosingSafety: 60 * time.Second,
@@ -163,7 +167,7 @@ func SystemDesign() *Blueprint {
 
 // builtins maps each built-in blueprint's name to its constructor.
 var builtins = map[string]func() (*Blueprint, error){
-	"default": func() (*Blueprint, error) { return Default(), nil },
+	DefaultName: func() (*Blueprint, error) { return Default(), nil },
 	"system-design": func() (*Blueprint, error) {
 		b, err := systemDesign()
 		return b.Clone(), err

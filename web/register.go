@@ -6,15 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"net/mail"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/viva-interviews/viva/internal/sandbox"
@@ -41,10 +40,10 @@ const (
 
 // Form and JSON field names of a registration.
 const (
-	fieldName       = "name"
-	fieldEmail      = "email"
-	fieldRole       = "role"
-	fieldLevel      = "level"
+	fieldName       = interviews.FieldName
+	fieldEmail      = interviews.FieldEmail
+	fieldRole       = interviews.FieldRole
+	fieldLevel      = interviews.FieldLevel
 	fieldBlueprint  = "blueprint"
 	fieldJobDesc    = "job_description"
 	fieldResume     = "resume"      // the file
@@ -241,8 +240,9 @@ func readUpload(part *multipart.Part, sub *submission) *requestError {
 	return nil
 }
 
-// fieldErrors maps field names to what is wrong with each.
-type fieldErrors map[string]string
+// fieldErrors maps field names to what is wrong with each: the
+// candidate's (interviews.Candidate.Validate) and the registration's own.
+type fieldErrors = interviews.FieldErrors
 
 // validated is a registration that passed validation, ready to store.
 type validated struct {
@@ -253,22 +253,8 @@ type validated struct {
 	resumeSource   string // the file name the text came from; empty for pasted text
 }
 
-// requiredLine cleans a required single-line field and records in errs
-// under field when it is empty (ifEmpty) or longer than
-// interviews.MaxNameLen characters; what names the field in that message.
-func requiredLine(errs fieldErrors, field, value, ifEmpty, what string) string {
-	value = cleanLine(value)
-	switch {
-	case value == "":
-		errs[field] = ifEmpty
-	case utf8.RuneCountInString(value) > interviews.MaxNameLen:
-		errs[field] = fmt.Sprintf("Keep %s to %d characters or fewer", what, interviews.MaxNameLen)
-	}
-	return value
-}
-
-// validate checks and normalises a submission: trimmed single-line fields,
-// a name and a role, a plausible email, a known level and blueprint, a job
+// validate checks and normalises a submission: the candidate as
+// interviews.Candidate has it (Normalize, Validate), a known blueprint, a job
 // description and a résumé within their limits. It extracts the text of an
 // uploaded résumé; when another field is wrong, that text is kept in
 // sub.reg.ResumeText so the form can show it instead of asking for the
@@ -278,34 +264,14 @@ func (s *Server) validate(ctx context.Context, sub *submission) (*validated, fie
 	in := &sub.reg
 	v := &validated{}
 
-	in.Name = requiredLine(errs, fieldName, in.Name, "Enter the candidate's name", "the name")
-	v.candidate.Name = in.Name
-
-	in.Email = cleanLine(in.Email)
-	if in.Email != "" {
-		a, err := mail.ParseAddress(in.Email)
-		if err != nil || a.Address != in.Email || !strings.Contains(in.Email[strings.LastIndexByte(in.Email, '@')+1:], ".") ||
-			utf8.RuneCountInString(in.Email) > interviews.MaxNameLen {
-			errs[fieldEmail] = "That doesn't look like an email address; use the form name@example.com, or leave it empty"
-		}
+	v.candidate = interviews.Candidate{Name: in.Name, Email: in.Email, Role: in.Role, Level: in.Level}
+	v.candidate.Normalize()
+	in.Name, in.Email, in.Role, in.Level = v.candidate.Name, v.candidate.Email, v.candidate.Role, v.candidate.Level
+	if fe, ok := errors.AsType[interviews.FieldErrors](v.candidate.Validate()); ok {
+		maps.Copy(errs, fe)
 	}
-	v.candidate.Email = in.Email
 
-	in.Role = requiredLine(errs, fieldRole, in.Role, "Enter the role the candidate is applying for, such as Backend engineer", "the role")
-	v.candidate.Role = in.Role
-
-	in.Level = cleanLine(in.Level)
-	if in.Level != "" {
-		level, err := stages.NormalizeLevel(in.Level)
-		if err != nil {
-			errs[fieldLevel] = "Choose a level: " + strings.Join(stages.Levels, ", ")
-		} else {
-			in.Level = level
-		}
-	}
-	v.candidate.Level = in.Level
-
-	in.Blueprint = cleanLine(in.Blueprint)
+	in.Blueprint = interviews.CleanLine(in.Blueprint)
 	if in.Blueprint == "" {
 		in.Blueprint = s.blueprints[0].Name
 	}
@@ -363,19 +329,6 @@ func (s *Server) blueprintNames() []string {
 		names[i] = b.Name
 	}
 	return names
-}
-
-// cleanLine trims a single-line field and turns any control characters
-// (line breaks, tabs) into spaces, collapsing runs of spaces.
-func cleanLine(s string) string {
-	s = strings.ToValidUTF8(s, "")
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			return ' '
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // normalizeNewlines turns CRLF and CR line ends (browsers send CRLF) into

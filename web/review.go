@@ -27,8 +27,8 @@ type listQuery struct {
 func readListQuery(q url.Values) listQuery {
 	lq := listQuery{
 		Status: strings.TrimSpace(q.Get("status")),
-		Role:   cleanLine(q.Get("role")),
-		Query:  cleanLine(q.Get("q")),
+		Role:   interviews.CleanLine(q.Get("role")),
+		Query:  interviews.CleanLine(q.Get("q")),
 		Page:   1,
 	}
 	if !interviews.Status(lq.Status).Valid() {
@@ -124,8 +124,8 @@ func (s *Server) handleAPIList(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	opts := interviews.ListOptions{
 		Status: interviews.Status(strings.TrimSpace(q.Get("status"))),
-		Role:   cleanLine(q.Get("role")),
-		Query:  cleanLine(q.Get("q")),
+		Role:   interviews.CleanLine(q.Get("role")),
+		Query:  interviews.CleanLine(q.Get("q")),
 	}
 	for _, p := range []struct {
 		name string

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/lkagent/lkurl"
 	"github.com/viva-interviews/viva/stages"
@@ -31,12 +32,6 @@ import (
 
 // Defaults applied by New to zero Options fields.
 const (
-	// DefaultAgentName is the agent the tokens dispatch when
-	// Options.AgentName is empty; the worker registers under the same name.
-	DefaultAgentName = "viva-interviewer"
-	// DefaultTokenTTL is the lifetime of a candidate's room token when
-	// Options.TokenTTL is zero.
-	DefaultTokenTTL = 2 * time.Hour
 	// DefaultRateLimit is how many requests per minute one client address
 	// may send to the endpoints that create interviews, mint tokens or sign
 	// in, when Options.RateLimit is zero. The same number is the burst.
@@ -57,14 +52,14 @@ type Options struct {
 	// APIKey and APISecret sign the candidates' room tokens.
 	APIKey, APISecret string
 	// AgentName is the agent each candidate token dispatches into its room
-	// (default DefaultAgentName).
+	// (default config.DefaultAgentName).
 	AgentName string
 	// ReviewerToken is the reviewers' password for the pages and the
 	// bearer token of the reviewer API; at least MinReviewerTokenLen
 	// characters.
 	ReviewerToken string
 	// TokenTTL is the lifetime of a candidate's room token (default
-	// DefaultTokenTTL). The join endpoint mints a fresh one on every call.
+	// config.DefaultTokenTTL). The join endpoint mints a fresh one on every call.
 	TokenTTL time.Duration
 	// RejoinGrace is how long the interviewer waits for a candidate who
 	// left to come back (the worker's setting of the same name). Rooms are
@@ -146,14 +141,14 @@ func New(opts Options) (*Server, error) {
 		bad("LiveKit API key and secret are required to sign room tokens: set LIVEKIT_API_KEY and LIVEKIT_API_SECRET (devkey and secret for livekit-server --dev)")
 	}
 	if opts.AgentName == "" {
-		opts.AgentName = DefaultAgentName
+		opts.AgentName = config.DefaultAgentName
 	}
 	if len(opts.ReviewerToken) < MinReviewerTokenLen {
 		bad("the reviewer token is shorter than %d characters: set VIVA_REVIEWER_TOKEN to a random value, for example from: openssl rand -hex 16", MinReviewerTokenLen)
 	}
 	switch {
 	case opts.TokenTTL == 0:
-		opts.TokenTTL = DefaultTokenTTL
+		opts.TokenTTL = config.DefaultTokenTTL
 	case opts.TokenTTL < time.Minute:
 		bad("token lifetime %s is too short: use at least 1m, such as 2h", opts.TokenTTL)
 	}

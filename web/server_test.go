@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/interviews"
 )
 
@@ -62,8 +63,8 @@ func TestNewValidatesOptions(t *testing.T) {
 
 func TestNewDefaults(t *testing.T) {
 	ts := newTestServer(t, func(o *Options) { o.AgentName, o.TokenTTL, o.RateLimit = "", 0, 0 })
-	if ts.agentName != DefaultAgentName || ts.tokenTTL != DefaultTokenTTL {
-		t.Errorf("agent %q ttl %s, want %q %s", ts.agentName, ts.tokenTTL, DefaultAgentName, DefaultTokenTTL)
+	if ts.agentName != config.DefaultAgentName || ts.tokenTTL != config.DefaultTokenTTL {
+		t.Errorf("agent %q ttl %s, want %q %s", ts.agentName, ts.tokenTTL, config.DefaultAgentName, config.DefaultTokenTTL)
 	}
 	if got := ts.blueprints[0].Name; got != "default" {
 		t.Errorf("first blueprint %q, want default", got)

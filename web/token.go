@@ -2,7 +2,6 @@ package web
 
 import (
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -102,12 +101,6 @@ var spelled = map[rune]string{
 	'ð': "d", 'þ': "th", 'ı': "i",
 }
 
-// dispatchMetadata is the metadata of the agent dispatch: only the
-// interview id; the worker reads everything else from the record.
-type dispatchMetadata struct {
-	InterviewID string `json:"interview_id"`
-}
-
 // candidateToken returns a LiveKit token for the candidate of rec: it
 // joins rec.Room as CandidateIdentity(rec.ID), named after the candidate,
 // with the interview id, name, role and level as attributes; it may publish
@@ -115,9 +108,9 @@ type dispatchMetadata struct {
 // room dispatches the interviewer agent with {"interview_id": rec.ID}. It
 // carries no résumé or job-description text.
 func (s *Server) candidateToken(rec *interviews.Record) (string, error) {
-	meta, err := json.Marshal(dispatchMetadata{InterviewID: rec.ID})
+	meta, err := interviews.Dispatch{InterviewID: rec.ID}.Encode()
 	if err != nil {
-		return "", fmt.Errorf("web: token metadata: %w", err)
+		return "", fmt.Errorf("web: token dispatch metadata: %w", err)
 	}
 	grant := &auth.VideoGrant{RoomJoin: true, Room: rec.Room}
 	grant.SetCanPublish(true)
@@ -137,7 +130,7 @@ func (s *Server) candidateToken(rec *interviews.Record) (string, error) {
 			AttrLevel:         rec.Candidate.Level,
 		}).
 		SetRoomConfig(&livekit.RoomConfiguration{
-			Agents:           []*livekit.RoomAgentDispatch{{AgentName: s.agentName, Metadata: string(meta)}},
+			Agents:           []*livekit.RoomAgentDispatch{{AgentName: s.agentName, Metadata: meta}},
 			DepartureTimeout: departureTimeout(s.rejoinGrace),
 		})
 	jwt, err := at.ToJWT()
