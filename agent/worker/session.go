@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -68,70 +67,14 @@ type Sessions struct {
 // events before it deletes the room.
 const DefaultEndGrace = time.Second
 
-// Metadata is the dispatch metadata a job may carry: an interview
-// registered through the web app, or the candidate to interview directly.
-type Metadata struct {
-	InterviewID string `json:"interview_id,omitempty"`
-	Name        string `json:"name,omitempty"`
-	Email       string `json:"email,omitempty"`
-	Role        string `json:"role,omitempty"`
-	Level       string `json:"level,omitempty"`
-	Blueprint   string `json:"blueprint,omitempty"`
-}
-
-// record loads or creates the interview record a job's metadata names.
+// record loads or creates the interview record a job's dispatch metadata
+// (interviews.Dispatch) names.
 func (s *Sessions) record(meta, room string) (*interviews.Record, *stages.Blueprint, error) {
-	var m Metadata
-	dec := json.NewDecoder(strings.NewReader(meta))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
-		return nil, nil, fmt.Errorf(`dispatch metadata is not valid: %v: send {"interview_id": "…"} or {"name", "email", "role", "level", "blueprint"}`, err)
-	}
-	blueprint := s.Blueprint
-	if blueprint == nil {
-		blueprint = stages.Builtin
-	}
-	if m.InterviewID != "" {
-		rec, err := s.Store.Get(m.InterviewID)
-		if err != nil {
-			return nil, nil, fmt.Errorf("interview %q: %w", m.InterviewID, err)
-		}
-		if rec.Status.Finished() {
-			return nil, nil, fmt.Errorf("interview %s is already %s", rec.ID, rec.Status)
-		}
-		bp, err := blueprint(rec.Blueprint)
-		if err != nil {
-			return nil, nil, fmt.Errorf("interview %s: %w", rec.ID, err)
-		}
-		if rec.Room == "" {
-			rec.Room = room
-		}
-		return rec, bp, nil
-	}
-	name := strings.TrimSpace(m.Name)
-	if name == "" {
-		return nil, nil, errors.New(`dispatch metadata names no interview: send {"interview_id": "…"} or at least {"name": "…"}`)
-	}
-	level := m.Level
-	if level != "" {
-		var err error
-		if level, err = stages.NormalizeLevel(level); err != nil {
-			return nil, nil, fmt.Errorf("dispatch metadata: %w", err)
-		}
-	}
-	if m.Blueprint == "" {
-		m.Blueprint = "default"
-	}
-	bp, err := blueprint(m.Blueprint)
+	d, err := interviews.ParseDispatch(meta)
 	if err != nil {
-		return nil, nil, fmt.Errorf("dispatch metadata: %w", err)
+		return nil, nil, err
 	}
-	rec := &interviews.Record{Room: room, Blueprint: bp.Name,
-		Candidate: interviews.Candidate{Name: name, Email: strings.TrimSpace(m.Email), Role: strings.TrimSpace(m.Role), Level: level}}
-	if err := s.Store.Create(rec); err != nil {
-		return nil, nil, fmt.Errorf("creating the interview record: %w", err)
-	}
-	return rec, bp, nil
+	return d.Open(s.Store, room, s.Blueprint)
 }
 
 // HandleJob holds one spoken interview in the job's room.

@@ -478,7 +478,7 @@ func TestBargeIn(t *testing.T) {
 	h := startHarness(t, sessions)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace"})
+	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace", "role": "Backend engineer"})
 	if err := bot.WaitAgentSpeech(ctx, 1500*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
@@ -513,7 +513,7 @@ func TestBargeIn(t *testing.T) {
 // the next question through and leaves; it returns the room.
 func leaveAfterFirstAnswer(t *testing.T, ctx context.Context, h *harness) string {
 	t.Helper()
-	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace"})
+	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace", "role": "Backend engineer"})
 	answer(t, ctx, bot, fullAnswers[0])
 	if err := bot.WaitAgentSpeech(ctx, 300*time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -573,7 +573,7 @@ func TestCandidateLeavesWhileAgentSpeaks(t *testing.T) {
 	h := startHarness(t, sessions)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace"})
+	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace", "role": "Backend engineer"})
 	if err := bot.WaitAgentSpeech(ctx, 3*time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -653,7 +653,7 @@ func greetedWithRejoinGrace(t *testing.T, ctx context.Context, grace time.Durati
 	_, sessions := startFakes(t, fullAnswers, interviewerPolicy(""))
 	sessions.RejoinGrace = grace
 	h := startHarness(t, sessions)
-	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace"})
+	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace", "role": "Backend engineer"})
 	if err := bot.WaitAgentSpeech(ctx, 300*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}

@@ -139,7 +139,9 @@ func TestChatUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"chat"}, "--name is required"},
+		{[]string{"chat"}, "--name: Enter the candidate's name"},
+		{[]string{"chat", "--name", "A", "--email", "a@localhost"}, "--email: That doesn't look like an email address"},
+		{[]string{"chat", "--name", "A", "--role", " "}, "--role: Enter the role"},
 		{[]string{"chat", "--name", "A", "--level", "wizard"}, "entry, junior, mid, senior, lead, staff"},
 		{[]string{"chat", "--name", "A", "--time-scale", "fast"}, "time-scale"},
 		{[]string{"chat", "--name", "A", "--blueprint", "/nonexistent.yaml"}, "neither a built-in blueprint"},

@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,29 +33,27 @@ func candidateFlags(fs *flag.FlagSet) candidate {
 		email:     fs.String("email", "", "the candidate's email address"),
 		role:      fs.String("role", "Software engineer", "the role interviewed for"),
 		level:     fs.String("level", "mid", "seniority level: "+strings.Join(stages.Levels, ", ")),
-		blueprint: fs.String("blueprint", "default", "a built-in blueprint ("+strings.Join(stages.BuiltinNames(), ", ")+") or a YAML file"),
+		blueprint: fs.String("blueprint", stages.DefaultName, "a built-in blueprint ("+strings.Join(stages.BuiltinNames(), ", ")+") or a YAML file"),
 	}
 }
 
-// record validates the flags and returns a new record and its blueprint.
+// record validates the flags (as interviews.Candidate does for every
+// candidate) and returns a new record and its blueprint.
 func (c candidate) record() (*interviews.Record, *stages.Blueprint, error) {
-	name := strings.TrimSpace(*c.name)
-	if name == "" {
-		return nil, nil, errors.New(`--name is required: the candidate's name, e.g. --name "Ada Lovelace"`)
-	}
-	level, err := stages.NormalizeLevel(*c.level)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--level: %w", err)
+	cand := interviews.Candidate{Name: *c.name, Email: *c.email, Role: *c.role, Level: *c.level}
+	cand.Normalize()
+	if fe, ok := errors.AsType[interviews.FieldErrors](cand.Validate()); ok {
+		var errs []error
+		for _, f := range slices.Sorted(maps.Keys(fe)) {
+			errs = append(errs, fmt.Errorf("--%s: %s", f, fe[f]))
+		}
+		return nil, nil, errors.Join(errs...)
 	}
 	bp, err := loadBlueprint(*c.blueprint)
 	if err != nil {
 		return nil, nil, err
 	}
-	rec := &interviews.Record{
-		Candidate: interviews.Candidate{Name: name, Email: strings.TrimSpace(*c.email), Role: strings.TrimSpace(*c.role), Level: level},
-		Blueprint: bp.Name,
-	}
-	return rec, bp, nil
+	return &interviews.Record{Candidate: cand, Blueprint: bp.Name}, bp, nil
 }
 
 // loadBlueprint returns a built-in blueprint by name or loads a YAML file.

@@ -1,0 +1,168 @@
+package interviews
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/viva-interviews/viva/stages"
+)
+
+func TestParseDispatch(t *testing.T) {
+	ada := &Candidate{Name: "Ada Lovelace", Email: "ada@example.com", Role: "Backend engineer", Level: "senior"}
+	tests := []struct {
+		name string
+		meta string
+		want Dispatch
+		err  string // part of the error; empty: valid
+	}{
+		{"interview id", `{"interview_id":"abc123"}`, Dispatch{InterviewID: "abc123"}, ""},
+		{"interview id with spaces", `  {"interview_id": "abc123"}` + "\n", Dispatch{InterviewID: "abc123"}, ""},
+		{"candidate", `{"name":"Ada Lovelace","email":"ada@example.com","role":"Backend engineer","level":"senior"}`, Dispatch{Candidate: ada}, ""},
+		{"candidate normalised", `{"name":" Ada\n Lovelace ","email":"ada@example.com","role":"Backend engineer","level":"Senior ","blueprint":" system-design "}`,
+			Dispatch{Candidate: ada, Blueprint: "system-design"}, ""},
+		{"empty", ``, Dispatch{}, "dispatch metadata is empty"},
+		{"blank", " \n", Dispatch{}, "dispatch metadata is empty"},
+		{"empty object", `{}`, Dispatch{}, "names no interview"},
+		{"not JSON", `interview abc`, Dispatch{}, "is not valid"},
+		{"array", `["abc"]`, Dispatch{}, "is not valid"},
+		{"unknown field", `{"interview_id":"abc","room":"x"}`, Dispatch{}, `unknown field "room"`},
+		{"misspelt field", `{"interviewid":"abc"}`, Dispatch{}, `unknown field "interviewid"`},
+		{"wrong type", `{"interview_id":5}`, Dispatch{}, "is not valid"},
+		{"trailing garbage", `{"name":"x"}garbage`, Dispatch{}, "more after its JSON object"},
+		{"two objects", `{"interview_id":"abc"} {"interview_id":"def"}`, Dispatch{}, "more after its JSON object"},
+		{"truncated", `{"interview_id":"abc"`, Dispatch{}, "is not valid"},
+		{"oversize", `{"name":"` + strings.Repeat("a", MaxDispatchBytes) + `"}`, Dispatch{}, "more than 4096"},
+		{"invalid id", `{"interview_id":"../etc/passwd"}`, Dispatch{}, "not a valid id"},
+		{"id and candidate", `{"interview_id":"abc","name":"Ada","role":"x"}`, Dispatch{}, "send one or the other"},
+		{"id and blueprint", `{"interview_id":"abc","blueprint":"default"}`, Dispatch{}, "send one or the other"},
+		{"blueprint alone", `{"blueprint":"default"}`, Dispatch{}, "names no interview"},
+		{"candidate without a role", `{"name":"Ada"}`, Dispatch{}, "role: Enter the role"},
+		{"candidate with a bad email", `{"name":"Ada","role":"x","email":"ada@localhost"}`, Dispatch{}, "email: That doesn't look like an email address"},
+		{"candidate with an unknown level", `{"name":"Ada","role":"x","level":"wizard"}`, Dispatch{}, "level: Choose a level"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseDispatch(tt.meta)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("ParseDispatch = %+v, %v; want an error containing %q", got, err, tt.err)
+				}
+				if msg := err.Error(); !strings.Contains(msg, `send {"interview_id"`) && !strings.Contains(msg, "candidate ") &&
+					!strings.Contains(msg, "send one") && !strings.Contains(msg, "use the id") {
+					t.Errorf("error %q does not say what to send", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ParseDispatch: %v", err)
+			}
+			if got.InterviewID != tt.want.InterviewID || got.Blueprint != tt.want.Blueprint || (got.Candidate == nil) != (tt.want.Candidate == nil) ||
+				(got.Candidate != nil && *got.Candidate != *tt.want.Candidate) {
+				t.Errorf("ParseDispatch = %+v (candidate %+v), want %+v (candidate %+v)", got, got.Candidate, tt.want, tt.want.Candidate)
+			}
+		})
+	}
+}
+
+func TestDispatchEncode(t *testing.T) {
+	tests := []struct {
+		name string
+		d    Dispatch
+		want string
+		err  string
+	}{
+		{"interview id only", Dispatch{InterviewID: "abc123"}, `{"interview_id":"abc123"}`, ""},
+		{"candidate", Dispatch{Candidate: &Candidate{Name: "Ada <3", Role: "R&D", Level: "mid"}, Blueprint: "default"},
+			`{"name":"Ada <3","role":"R&D","level":"mid","blueprint":"default"}`, ""},
+		{"nothing", Dispatch{}, "", "names no interview"},
+		{"invalid candidate", Dispatch{Candidate: &Candidate{Name: "Ada"}}, "", "role"},
+		{"both", Dispatch{InterviewID: "abc", Candidate: &Candidate{Name: "Ada", Role: "x"}}, "", "one or the other"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.d.Encode()
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("Encode = %q, %v; want an error containing %q", got, err, tt.err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("Encode = %q, %v; want %q", got, err, tt.want)
+			}
+			back, err := ParseDispatch(got)
+			if err != nil || back.InterviewID != tt.d.InterviewID || back.Blueprint != tt.d.Blueprint ||
+				(back.Candidate == nil) != (tt.d.Candidate == nil) || (back.Candidate != nil && *back.Candidate != *tt.d.Candidate) {
+				t.Errorf("ParseDispatch(Encode()) = %+v, %v; want %+v", back, err, tt.d)
+			}
+		})
+	}
+}
+
+func TestDispatchOpen(t *testing.T) {
+	store, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	registered := &Record{Candidate: Candidate{Name: "Grace Hopper", Role: "Compiler engineer"}, Blueprint: "system-design"}
+	finished := &Record{Candidate: Candidate{Name: "Done", Role: "Engineer"}, Blueprint: stages.DefaultName}
+	for _, r := range []*Record{registered, finished} {
+		if err := store.Create(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	finished.Start(finished.CreatedAt)
+	finished.Finish(StatusCompleted, EndedClosingDelivered, finished.CreatedAt)
+	if err := store.Save(finished); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("registered", func(t *testing.T) {
+		rec, bp, err := Dispatch{InterviewID: registered.ID}.Open(store, "room-1", nil)
+		if err != nil || rec.ID != registered.ID || rec.Room != "room-1" || bp.Name != "system-design" {
+			t.Fatalf("Open = %+v, %v, %v", rec, bp, err)
+		}
+	})
+	t.Run("direct candidate, default blueprint", func(t *testing.T) {
+		d, err := ParseDispatch(`{"name":"Ada Lovelace","role":"Backend engineer","level":"Senior"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, bp, err := d.Open(store, "room-2", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Candidate{Name: "Ada Lovelace", Role: "Backend engineer", Level: "senior"}
+		if rec.Candidate != want || rec.Room != "room-2" || bp.Name != stages.DefaultName || rec.Blueprint != stages.DefaultName || rec.Status != StatusScheduled {
+			t.Errorf("Open = %+v, blueprint %s", rec, bp.Name)
+		}
+		if saved, err := store.Get(rec.ID); err != nil || saved.Candidate != want {
+			t.Errorf("stored %+v, %v", saved, err)
+		}
+	})
+	for _, tc := range []struct {
+		name string
+		d    Dispatch
+		err  string
+	}{
+		{"unknown interview", Dispatch{InterviewID: "nosuchinterview"}, "no such interview"},
+		{"finished interview", Dispatch{InterviewID: finished.ID}, "is already completed"},
+		{"unknown blueprint", Dispatch{Candidate: &Candidate{Name: "Ada", Role: "x"}, Blueprint: "nope"}, "no built-in blueprint"},
+		{"invalid", Dispatch{}, "names no interview"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before, _ := store.List(ListOptions{})
+			_, _, err := tc.d.Open(store, "room-x", nil)
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("Open = %v, want an error containing %q", err, tc.err)
+			}
+			if after, _ := store.List(ListOptions{}); after.Total != before.Total {
+				t.Errorf("a refused dispatch stored a record: %d → %d", before.Total, after.Total)
+			}
+		})
+	}
+	if _, _, err := (Dispatch{InterviewID: "nosuchinterview"}).Open(store, "r", nil); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown interview: %v, want it to wrap ErrNotFound", err)
+	}
+}
