@@ -91,11 +91,11 @@ type Config struct {
 	RejoinGrace time.Duration `flag:"rejoin-grace" env:"VIVA_REJOIN_GRACE" yaml:"rejoin_grace" default:"60s" check:"ge=0s,le=30m" help:"how long an interview waits for a candidate who left to rejoin (0 ends it at once)" accept:"a duration from 0s to 30m, such as 60s"`
 	// EndpointingDelay is the silence after the final transcript that ends
 	// the candidate's turn.
-	EndpointingDelay time.Duration `flag:"endpointing-delay" env:"VIVA_ENDPOINTING_DELAY" yaml:"endpointing_delay" default:"500ms" check:"ge=0s" help:"silence that ends the candidate's turn" accept:"a duration between the endpointing minimum and maximum, such as 500ms"`
+	EndpointingDelay time.Duration `flag:"endpointing-delay" env:"VIVA_ENDPOINTING_DELAY" yaml:"endpointing_delay" default:"500ms" check:"gt=0s" help:"silence that ends the candidate's turn" accept:"a duration above 0, between the endpointing minimum and maximum, such as 500ms"`
 	// EndpointingMin is the shortest endpointing delay.
-	EndpointingMin time.Duration `flag:"endpointing-min" env:"VIVA_ENDPOINTING_MIN" yaml:"endpointing_min" default:"200ms" check:"ge=0s" help:"shortest endpointing delay" accept:"a duration no longer than the endpointing maximum, such as 200ms"`
+	EndpointingMin time.Duration `flag:"endpointing-min" env:"VIVA_ENDPOINTING_MIN" yaml:"endpointing_min" default:"200ms" check:"gt=0s" help:"shortest endpointing delay" accept:"a duration above 0, no longer than the endpointing maximum, such as 200ms"`
 	// EndpointingMax is the longest endpointing delay.
-	EndpointingMax time.Duration `flag:"endpointing-max" env:"VIVA_ENDPOINTING_MAX" yaml:"endpointing_max" default:"3s" check:"ge=0s,le=10s" help:"longest endpointing delay" accept:"a duration of at most 10s, such as 3s"`
+	EndpointingMax time.Duration `flag:"endpointing-max" env:"VIVA_ENDPOINTING_MAX" yaml:"endpointing_max" default:"3s" check:"gt=0s,le=10s" help:"longest endpointing delay" accept:"a duration above 0 and at most 10s, such as 3s"`
 	// InterruptThreshold is how long the candidate must speak over the
 	// agent before the agent stops talking.
 	InterruptThreshold time.Duration `flag:"interrupt-threshold" env:"VIVA_INTERRUPT_THRESHOLD" yaml:"interrupt_threshold" default:"500ms" check:"gt=0s,le=5s" help:"candidate speech over the agent that interrupts it" accept:"a duration above 0 and at most 5s, such as 500ms"`

@@ -499,7 +499,7 @@ func TestReviewDetailShowsAbsences(t *testing.T) {
 
 func TestReviewDetailGroupsUnrecordedStages(t *testing.T) {
 	ts := newTestServer(t)
-	r := &interviews.Record{Candidate: interviews.Candidate{Name: "Ada"}, Blueprint: "default", CreatedAt: ts.clock.Now()}
+	r := &interviews.Record{Candidate: interviews.Candidate{Name: "Ada", Role: "Engineer"}, Blueprint: "default", CreatedAt: ts.clock.Now()}
 	r.Start(ts.clock.Now())
 	r.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Text: "before any stage", StartedAt: ts.clock.Now()})
 	r.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: "mystery", Text: "in an unrecorded stage", StartedAt: ts.clock.Now()})

@@ -137,11 +137,11 @@ func TestJoinUnknownAndFinished(t *testing.T) {
 	if err := ts.store.Save(r); err != nil {
 		t.Fatal(err)
 	}
-	chat := &interviews.Record{Candidate: interviews.Candidate{Name: "Terminal"}, Blueprint: "default"}
+	chat := &interviews.Record{Candidate: interviews.Candidate{Name: "Terminal", Role: "Engineer"}, Blueprint: "default"}
 	if err := ts.store.Create(chat); err != nil {
 		t.Fatal(err)
 	}
-	running := &interviews.Record{Candidate: interviews.Candidate{Name: "Running"}, Blueprint: "default"}
+	running := &interviews.Record{Candidate: interviews.Candidate{Name: "Running", Role: "Engineer"}, Blueprint: "default"}
 	running.Start(ts.clock.Now())
 	if err := ts.store.Create(running); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+	"testing"
+
+	oaillm "github.com/viva-interviews/viva/agent/llm/openai"
+	dgstt "github.com/viva-interviews/viva/agent/stt/deepgram"
+	oaistt "github.com/viva-interviews/viva/agent/stt/openai"
+	oaitts "github.com/viva-interviews/viva/agent/tts/openai"
+	"github.com/viva-interviews/viva/agent/voice"
+	"github.com/viva-interviews/viva/config"
+)
+
+// TestDefaultsAgree: a package that applies its own default to a zero
+// option (the listener, the provider clients) must apply the one viva's
+// configuration documents; config cannot import them, so this test, in the
+// one package that wires both, keeps them from drifting apart.
+func TestDefaultsAgree(t *testing.T) {
+	c := config.Default()
+	for _, tc := range []struct {
+		setting       string
+		config, inPkg any
+	}{
+		{"endpointing_delay", c.EndpointingDelay, voice.DefaultEndpointingDelay},
+		{"endpointing_min", c.EndpointingMin, voice.DefaultEndpointingMin},
+		{"endpointing_max", c.EndpointingMax, voice.DefaultEndpointingMax},
+		{"interrupt_threshold", c.InterruptThreshold, voice.DefaultInterruptThreshold},
+		{"openai_model", c.OpenAIModel, oaillm.DefaultModel},
+		{"deepgram_model", c.DeepgramModel, dgstt.DefaultModel},
+		{"openai_stt_model", c.OpenAISTTModel, oaistt.DefaultModel},
+		{"openai_tts_model", c.OpenAITTSModel, oaitts.DefaultModel},
+		{"openai_tts_voice", c.OpenAITTSVoice, oaitts.DefaultVoice},
+	} {
+		if fmt.Sprint(tc.config) != fmt.Sprint(tc.inPkg) {
+			t.Errorf("%s: config's default %v, the package's %v: change one so they agree", tc.setting, tc.config, tc.inPkg)
+		}
+	}
+}
