@@ -1,7 +1,10 @@
 // Package interviews holds the interview record — the candidate, the stages
 // visited, one ordered list of turns with their latency figures, the
 // questions asked, the assessments and room for a feedback report — and the
-// Store that keeps one JSON file per interview on disk.
+// Store that keeps one JSON file per interview on disk. It also holds the
+// words every part of viva shares about an interview: the Candidate and
+// its validation, and the Dispatch metadata that sends the interviewer to
+// a room.
 //
 // A record is written after every turn and on every exit path, atomically,
 // so a crash or kill never leaves a half-written or missing record, and
