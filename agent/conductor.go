@@ -125,7 +125,7 @@ func (c *Conductor) Greet(ctx context.Context) *Reply {
 type CandidateTurn struct {
 	// Text is the transcript or the typed message.
 	Text string
-	// Source is "voice" or "text".
+	// Source is SourceVoice or SourceText.
 	Source string
 	// StartedAt and EndedAt bound the candidate's speech (or the moment a
 	// typed message arrived, for both).
@@ -148,7 +148,7 @@ func (c *Conductor) Respond(ctx context.Context, in CandidateTurn) *Reply {
 		in.EndedAt = in.StartedAt
 	}
 	if in.Source == "" {
-		in.Source = "text"
+		in.Source = SourceText
 	}
 	stage := c.machine.Stage()
 	_ = c.rec.Update(func(rec *interviews.Record) {
@@ -250,7 +250,7 @@ func (c *Conductor) start(ctx context.Context, in *CandidateTurn, source, fixed 
 // Finish ends the record with status (unless it already ended), waits
 // until the record is saved, and closes Ended. Transports call it on every
 // exit path: completion, candidate left, worker stopped, provider failure.
-func (c *Conductor) Finish(status interviews.Status, endedBy string) {
+func (c *Conductor) Finish(status interviews.Status, endedBy interviews.EndReason) {
 	c.mu.Lock()
 	if c.current != nil {
 		c.current.Cancel()

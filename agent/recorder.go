@@ -160,7 +160,7 @@ func (r *Recorder) Path() string {
 
 // Finish ends the interview with status unless it has already ended, saves
 // and waits for the save. It reports whether this call ended it.
-func (r *Recorder) Finish(status interviews.Status, endedBy string, at time.Time) bool {
+func (r *Recorder) Finish(status interviews.Status, endedBy interviews.EndReason, at time.Time) bool {
 	r.mu.Lock()
 	ended := false
 	switch {

@@ -72,27 +72,56 @@ func (s Status) Finished() bool {
 	return s == StatusCompleted || s == StatusCandidateLeft || s == StatusFailed
 }
 
-// Common values of Record.EndedBy: what ended the interview.
+// EndReason says what ended an interview: every ending path names one of
+// the Ended* reasons or EndedByProviderError. It is stored as
+// Record.EndedBy and shown to reviewers, so its values never change.
+type EndReason string
+
+// The reasons an interview ends.
 const (
 	// EndedClosingDelivered: the closing utterance finished playing.
-	EndedClosingDelivered = "closing_delivered"
+	EndedClosingDelivered EndReason = "closing_delivered"
 	// EndedDeadline: the last stage's deadline passed.
-	EndedDeadline = "deadline"
+	EndedDeadline EndReason = "deadline"
 	// EndedCandidateRequest: the candidate asked to stop.
-	EndedCandidateRequest = "candidate_request"
+	EndedCandidateRequest EndReason = "candidate_request"
 	// EndedCandidateLeft: the candidate left the room.
-	EndedCandidateLeft = "candidate_left"
+	EndedCandidateLeft EndReason = "candidate_left"
+	// EndedCandidateNeverJoined: nobody joined the room before the wait for
+	// the candidate ran out.
+	EndedCandidateNeverJoined EndReason = "candidate_never_joined"
 	// EndedWorkerStopped: the worker shut down before the interview ended.
-	EndedWorkerStopped = "worker_stopped"
+	EndedWorkerStopped EndReason = "worker_stopped"
 	// EndedEndOfInput: the terminal's input ended (viva chat).
-	EndedEndOfInput = "end_of_input"
+	EndedEndOfInput EndReason = "end_of_input"
+	// EndedInterrupted: the terminal session was interrupted (Ctrl-C in
+	// viva chat).
+	EndedInterrupted EndReason = "interrupted"
 )
 
-// EndedByProviderError is the EndedBy value for an interview stopped by a
-// failing provider, e.g. EndedByProviderError("llm") = "provider_error: llm".
+// providerErrorPrefix starts every EndedByProviderError reason.
+const providerErrorPrefix = "provider_error: "
+
+// EndedByProviderError is the reason for an interview stopped by a failing
+// provider, e.g. EndedByProviderError("llm") = "provider_error: llm".
 // Pass the provider's kind or name, never an error text that might carry a
 // key or a transcript.
-func EndedByProviderError(provider string) string { return "provider_error: " + provider }
+func EndedByProviderError(provider string) EndReason {
+	return EndReason(providerErrorPrefix + provider)
+}
+
+// ProviderError reports whether e is an EndedByProviderError reason.
+func (e EndReason) ProviderError() bool { return strings.HasPrefix(string(e), providerErrorPrefix) }
+
+// Valid reports whether e is one of the Ended* reasons or a provider error.
+func (e EndReason) Valid() bool {
+	switch e {
+	case EndedClosingDelivered, EndedDeadline, EndedCandidateRequest, EndedCandidateLeft,
+		EndedCandidateNeverJoined, EndedWorkerStopped, EndedEndOfInput, EndedInterrupted:
+		return true
+	}
+	return e.ProviderError() && len(e) > len(providerErrorPrefix)
+}
 
 // Role says who spoke a turn.
 type Role string
@@ -128,9 +157,8 @@ type Record struct {
 	ResumeSummary string `json:"resume_summary,omitempty"`
 	// Status is where the interview is in its life.
 	Status Status `json:"status"`
-	// EndedBy says what ended the interview (one of the Ended* constants or
-	// EndedByProviderError); empty while it runs.
-	EndedBy string `json:"ended_by,omitempty"`
+	// EndedBy says what ended the interview; empty while it runs.
+	EndedBy EndReason `json:"ended_by,omitempty"`
 	// FinalStage is the stage the interview was in when it ended.
 	FinalStage string `json:"final_stage,omitempty"`
 	// CreatedAt is when the interview was registered.
@@ -347,7 +375,7 @@ func (r *Record) CurrentStage() string {
 // stage visit and sets FinalStage to the last stage entered (the terminal
 // "done" state does not count). A record already finished keeps its first
 // ending, so every exit path may call Finish safely.
-func (r *Record) Finish(status Status, endedBy string, at time.Time) {
+func (r *Record) Finish(status Status, endedBy EndReason, at time.Time) {
 	if r.Status.Finished() {
 		return
 	}

@@ -1,0 +1,562 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/viva-interviews/viva/fsm"
+	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/stages"
+)
+
+// How a candidate turn arrived (CandidateTurn.Source).
+const (
+	// SourceVoice marks a turn heard as speech.
+	SourceVoice = "voice"
+	// SourceText marks a typed turn.
+	SourceText = "text"
+)
+
+// Defaults of LoopOptions.
+const (
+	// DefaultMaxModelFailures is how many model turns in a row may fail
+	// before the interview is saved as failed: one failure is often a
+	// transient network error the candidate does not even notice.
+	DefaultMaxModelFailures = 3
+	// MinClosingSafety is the least time the closing stage's words are
+	// given to finish playing, however small the time scale.
+	MinClosingSafety = 5 * time.Second
+)
+
+// Input is something the candidate did, as a transport saw it:
+// SpeechStarted, SpeechEnded, BargeIn, CandidateTurn, Joined, Left,
+// EndRequested, InputEnded or Closed.
+type Input interface{ isInput() }
+
+// SpeechStarted is the candidate starting to speak: an acknowledgement of
+// a stage change waits while they speak, and the first SpeechStarted of a
+// turn dates the turn.
+type SpeechStarted struct {
+	// At is when the speech started.
+	At time.Time
+}
+
+// SpeechEnded is the candidate pausing; the turn may go on.
+type SpeechEnded struct{}
+
+// BargeIn is the candidate speaking over the interviewer: the reply being
+// delivered is cut where it is.
+type BargeIn struct{}
+
+// Joined is the candidate being present: arriving first, or coming back
+// after Left.
+type Joined struct{}
+
+// Left is the candidate leaving; they may come back within
+// LoopOptions.RejoinGrace.
+type Left struct{}
+
+// EndRequested is the candidate ending the interview themselves. Saved,
+// when not nil, is closed once the record says so.
+type EndRequested struct {
+	// Saved is closed when the ending is saved.
+	Saved chan<- struct{}
+}
+
+// InputEnded is the end of the candidate's input (the terminal's input
+// closed): the reply being delivered finishes, then the interview ends as
+// candidate_left by end_of_input. A transport's input channel closing
+// means the same.
+type InputEnded struct{}
+
+// Closed is the transport no longer able to carry the interview (the room
+// is gone, the speech recogniser failed): the reply being delivered is cut
+// and the interview ends with Status and Reason.
+type Closed struct {
+	// Status is the record's final status.
+	Status interviews.Status
+	// Reason is what ended the interview.
+	Reason interviews.EndReason
+}
+
+func (SpeechStarted) isInput() {}
+func (SpeechEnded) isInput()   {}
+func (BargeIn) isInput()       {}
+func (CandidateTurn) isInput() {}
+func (Joined) isInput()        {}
+func (Left) isInput()          {}
+func (EndRequested) isInput()  {}
+func (InputEnded) isInput()    {}
+func (Closed) isInput()        {}
+
+// Transport carries one interview between the loop and the candidate: a
+// LiveKit room (speech and typed text), a terminal. It holds no
+// turn-taking of its own: the loop decides who speaks and when.
+type Transport interface {
+	// Inputs yields what the candidate does, in order. The loop reads it
+	// until the interview ends; a closed channel means InputEnded.
+	Inputs() <-chan Input
+	// Say starts delivering r, its text as it is generated, and returns at
+	// once.
+	Say(ctx context.Context, r *Reply) Playback
+	// Listening shows that the interviewer waits for the candidate.
+	Listening()
+	// StageEntered shows the stage the interview has just entered.
+	StageEntered(StageChange)
+}
+
+// Playback is one reply on its way to the candidate.
+type Playback interface {
+	// Done is closed when the reply has been delivered whole or cut.
+	Done() <-chan struct{}
+	// Interrupt cuts the reply where it is; Done closes soon after. A
+	// reply already delivered is left as it was.
+	Interrupt()
+	// Wait blocks until Done and returns what reached the candidate:
+	// StartedAt is zero when nothing did. The loop fills EndToEnd.
+	Wait() Delivery
+}
+
+// StageChange is the interview entering a stage, as shown to the
+// candidate.
+type StageChange struct {
+	// Name is the stage's machine name; Title its human title.
+	Name, Title string
+	// Index is the stage's zero-based position; Count the number of stages.
+	Index, Count int
+	// Deadline is when the stage must end; zero means none.
+	Deadline time.Time
+	// Forced is true when the stage's predecessor ran out of time.
+	Forced bool
+}
+
+// Ending is how an interview ends: the record's final status and why.
+type Ending struct {
+	// Status is the record's final status.
+	Status interviews.Status
+	// Reason is what ended the interview.
+	Reason interviews.EndReason
+}
+
+// LoopOptions configure a Loop.
+type LoopOptions struct {
+	// JoinTimeout, when above zero, makes the loop wait up to this long for
+	// Joined before it greets; a candidate who never comes is saved
+	// candidate_left by candidate_never_joined. Zero greets at once (the
+	// candidate is already there, as in a terminal).
+	JoinTimeout time.Duration
+	// RejoinGrace is how long a candidate who left may take to come back
+	// and continue. The record is saved candidate_left as they leave either
+	// way. Zero ends the interview when they leave.
+	RejoinGrace time.Duration
+	// MaxModelFailures is how many model turns in a row may fail before the
+	// interview ends as failed by provider_error: llm (default
+	// DefaultMaxModelFailures).
+	MaxModelFailures int
+	// Stopped is how the interview ends when Run's context is cancelled
+	// (default: failed by worker_stopped).
+	Stopped Ending
+}
+
+// Loop drives one interview over a transport: greet, respond to each
+// candidate turn, acknowledge stage changes forced by the fallback timer,
+// let the candidate leave and come back, end by state and save on every
+// exit path. One loop serves every transport, so voice, browser text and
+// the terminal behave alike.
+type Loop struct {
+	c    *Conductor
+	bp   *stages.Blueprint
+	opts LoopOptions
+	log  *slog.Logger
+
+	entered   chan struct{} // a stage was entered; see observe
+	enteredMu sync.Mutex
+	stages    []fsm.Event
+	forced    chan struct{} // the fallback timer forced a transition
+
+	// State owned by Run's goroutine.
+	t                 Transport
+	speaking          *speech
+	candidateSpeaking bool
+	turnStarted       time.Time
+	ackDue            bool
+	away              bool
+	inputEnded        bool
+	modelFailures     int
+	err               error
+	safety, rejoin    *time.Timer
+}
+
+// speech is one reply on its way out.
+type speech struct {
+	reply     *Reply
+	play      Playback
+	heardEnd  time.Time // end of the candidate speech it answers (voice turns)
+	delivered bool
+}
+
+// NewLoop wires an interview (see NewInterview) and the loop that holds
+// it. s.OnEvent, if set, still receives every state machine event.
+func NewLoop(s Setup, opts LoopOptions) (*Loop, error) {
+	if opts.MaxModelFailures <= 0 {
+		opts.MaxModelFailures = DefaultMaxModelFailures
+	}
+	if opts.Stopped.Status == "" {
+		opts.Stopped = Ending{Status: interviews.StatusFailed, Reason: interviews.EndedWorkerStopped}
+	}
+	l := &Loop{opts: opts, log: s.Logger, entered: make(chan struct{}, 1), forced: make(chan struct{}, 1)}
+	if l.log == nil {
+		l.log = slog.Default()
+	}
+	extra := s.OnEvent
+	s.OnEvent = func(ev fsm.Event) {
+		l.observe(ev)
+		if extra != nil {
+			extra(ev)
+		}
+	}
+	c, err := NewInterview(s)
+	if err != nil {
+		return nil, err
+	}
+	l.c, l.bp = c, c.Machine().Blueprint()
+	return l, nil
+}
+
+// Conductor is the loop's conductor: its recorder holds the record.
+func (l *Loop) Conductor() *Conductor { return l.c }
+
+// observe queues a stage entered for Run without ever blocking the state
+// machine that reports it.
+func (l *Loop) observe(ev fsm.Event) {
+	if ev.Kind != fsm.EventStageEntered {
+		return
+	}
+	l.enteredMu.Lock()
+	l.stages = append(l.stages, ev)
+	l.enteredMu.Unlock()
+	select {
+	case l.entered <- struct{}{}:
+	default:
+	}
+}
+
+// Run holds the interview over t until it ends and the record says how.
+// It returns an error only when the model failed MaxModelFailures turns in
+// a row (the interview is then saved as failed); every other ending,
+// including a cancelled ctx, is saved and returns nil. Call it once.
+func (l *Loop) Run(ctx context.Context, t Transport) error {
+	l.t = t
+	in := t.Inputs()
+	defer func() {
+		for _, tm := range []*time.Timer{l.safety, l.rejoin} {
+			if tm != nil {
+				tm.Stop()
+			}
+		}
+	}()
+	if l.opts.JoinTimeout > 0 && !l.awaitCandidate(ctx, &in) {
+		return l.err
+	}
+
+	timerCtx, stopTimer := context.WithCancel(ctx)
+	timerDone := make(chan struct{})
+	go func() {
+		defer close(timerDone)
+		l.c.RunTimer(timerCtx, func(fsm.Transition) {
+			select {
+			case l.forced <- struct{}{}:
+			default:
+			}
+		})
+	}()
+	defer func() {
+		stopTimer()
+		<-timerDone
+	}()
+
+	l.say(ctx, l.c.Greet(ctx), time.Time{})
+	for {
+		var played <-chan struct{}
+		if l.speaking != nil {
+			played = l.speaking.play.Done()
+		}
+		select {
+		case <-ctx.Done():
+			l.stopSpeaking()
+			l.c.Finish(l.opts.Stopped.Status, l.opts.Stopped.Reason)
+			l.log.Info("interview stopped: saved", "status", l.opts.Stopped.Status, "ended_by", l.opts.Stopped.Reason)
+			return l.err
+
+		case <-l.c.Ended():
+			if sp := l.speaking; sp != nil && !sp.delivered {
+				// The last deadline passed while the interviewer spoke: let
+				// it finish.
+				if d := sp.play.Wait(); !d.StartedAt.IsZero() {
+					l.delivered(sp, d)
+				}
+			}
+			return l.err
+
+		case <-timerC(l.rejoin):
+			l.c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateLeft)
+			l.log.Info("the candidate did not come back: interview saved")
+			return l.err
+
+		case <-timerC(l.safety):
+			l.log.Warn("closing words did not finish in time; ending the interview")
+			l.stopSpeaking()
+			l.c.Finish(interviews.StatusCompleted, interviews.EndedDeadline)
+
+		case <-played:
+			sp := l.speaking
+			l.speaking = nil
+			l.delivered(sp, sp.play.Wait())
+			if l.inputEnded {
+				l.c.Finish(interviews.StatusCandidateLeft, interviews.EndedEndOfInput)
+				return l.err
+			}
+			if !l.over() {
+				t.Listening()
+			}
+			l.maybeInterject(ctx)
+
+		case <-l.entered:
+			l.enteredMu.Lock()
+			evs := l.stages
+			l.stages = nil
+			l.enteredMu.Unlock()
+			for _, ev := range evs {
+				l.stageEntered(ev)
+			}
+
+		case <-l.forced:
+			if !l.c.Machine().Done() {
+				l.ackDue = true
+				l.maybeInterject(ctx)
+			}
+
+		case ev, ok := <-in:
+			if !ok {
+				in, ev = nil, InputEnded{}
+			}
+			if l.handle(ctx, ev) {
+				return l.err
+			}
+		}
+	}
+}
+
+// timerC is t's channel, or nil (never ready) without a timer.
+func timerC(t *time.Timer) <-chan time.Time {
+	if t == nil {
+		return nil
+	}
+	return t.C
+}
+
+// over reports whether the interview has ended.
+func (l *Loop) over() bool {
+	select {
+	case <-l.c.Ended():
+		return true
+	default:
+		return false
+	}
+}
+
+// awaitCandidate waits for Joined; it reports false when the interview
+// ended instead.
+func (l *Loop) awaitCandidate(ctx context.Context, in *<-chan Input) bool {
+	wait := time.NewTimer(l.opts.JoinTimeout)
+	defer wait.Stop()
+	for {
+		select {
+		case <-wait.C:
+			l.c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateNeverJoined)
+			l.log.Info("the candidate never joined")
+			return false
+		case <-ctx.Done():
+			l.c.Finish(l.opts.Stopped.Status, l.opts.Stopped.Reason)
+			return false
+		case ev, ok := <-*in:
+			if !ok {
+				*in, ev = nil, InputEnded{}
+			}
+			switch e := ev.(type) {
+			case Joined:
+				return true
+			case InputEnded:
+				l.c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateNeverJoined)
+				return false
+			case EndRequested, Closed:
+				l.handle(ctx, e)
+				return false
+			}
+		}
+	}
+}
+
+// handle acts on one input; it reports whether the interview is over.
+func (l *Loop) handle(ctx context.Context, ev Input) bool {
+	c := l.c
+	switch e := ev.(type) {
+	case SpeechStarted:
+		l.candidateSpeaking = true
+		if l.turnStarted.IsZero() {
+			l.turnStarted = e.At
+		}
+
+	case SpeechEnded:
+		l.candidateSpeaking = false
+		l.maybeInterject(ctx)
+
+	case BargeIn:
+		if sp := l.speaking; sp != nil {
+			l.log.Debug("barge-in: cutting the interviewer's reply")
+			sp.play.Interrupt()
+			sp.reply.Cancel()
+		}
+
+	case CandidateTurn:
+		if strings.TrimSpace(e.Text) == "" || l.away || l.inputEnded {
+			return false
+		}
+		l.stopSpeaking()
+		var heardEnd time.Time
+		if e.Source == SourceVoice {
+			if !l.turnStarted.IsZero() {
+				e.StartedAt = l.turnStarted
+			}
+			l.turnStarted = time.Time{}
+			heardEnd = e.EndedAt
+		}
+		l.say(ctx, c.Respond(ctx, e), heardEnd)
+
+	case Joined:
+		if !l.away {
+			return false
+		}
+		r, err := c.Rejoin(ctx)
+		if err != nil {
+			l.log.Warn("the candidate came back too late", "err", err)
+			return false
+		}
+		l.away = false
+		l.rejoin.Stop()
+		l.rejoin = nil
+		l.say(ctx, r, time.Time{})
+
+	case Left:
+		if l.away {
+			return false
+		}
+		l.stopSpeaking()
+		if grace := l.opts.RejoinGrace; grace > 0 && !c.Machine().Done() {
+			// Saved candidate_left now; continued if they come back.
+			c.Leave(grace)
+			l.away = true
+			l.candidateSpeaking, l.turnStarted = false, time.Time{}
+			l.rejoin = time.NewTimer(grace)
+			l.t.Listening()
+			return false
+		}
+		c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateLeft)
+		l.log.Info("the candidate left: interview saved")
+		return true
+
+	case EndRequested:
+		l.stopSpeaking()
+		c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateRequest)
+		if e.Saved != nil {
+			close(e.Saved)
+		}
+		l.log.Info("the candidate ended the interview: saved")
+		return true
+
+	case InputEnded:
+		if l.speaking != nil {
+			l.inputEnded = true // ends once the reply is delivered
+			return false
+		}
+		c.Finish(interviews.StatusCandidateLeft, interviews.EndedEndOfInput)
+		return true
+
+	case Closed:
+		l.stopSpeaking()
+		c.Finish(e.Status, e.Reason)
+		l.log.Info("the interview can no longer be carried: saved", "status", e.Status, "ended_by", e.Reason)
+		return true
+	}
+	return false
+}
+
+// say hands a reply to the transport.
+func (l *Loop) say(ctx context.Context, r *Reply, heardEnd time.Time) {
+	l.speaking = &speech{reply: r, play: l.t.Say(ctx, r), heardEnd: heardEnd}
+}
+
+// maybeInterject speaks a pending stage-change acknowledgement when nobody
+// is speaking.
+func (l *Loop) maybeInterject(ctx context.Context) {
+	if !l.ackDue || l.speaking != nil || l.candidateSpeaking || l.away || l.inputEnded {
+		return
+	}
+	l.ackDue = false
+	if r, ok := l.c.Interject(ctx); ok {
+		l.say(ctx, r, time.Time{})
+	}
+}
+
+// stopSpeaking cuts the reply being delivered (if any) and records what
+// reached the candidate of it.
+func (l *Loop) stopSpeaking() {
+	sp := l.speaking
+	if sp == nil {
+		return
+	}
+	l.speaking = nil
+	sp.reply.Cancel()
+	sp.play.Interrupt()
+	l.delivered(sp, sp.play.Wait())
+}
+
+// delivered applies the failure policy to a reply's generation and tells
+// the conductor what reached the candidate of it.
+func (l *Loop) delivered(sp *speech, d Delivery) {
+	if sp.delivered {
+		return
+	}
+	sp.delivered = true
+	if _, err := sp.reply.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+		l.modelFailures++
+		l.log.Error("the interviewer model failed", "err", err, "failures", l.modelFailures)
+		if l.modelFailures >= l.opts.MaxModelFailures {
+			l.err = fmt.Errorf("agent: the interviewer model failed %d turns in a row: %w", l.modelFailures, err)
+			l.c.Finish(interviews.StatusFailed, interviews.EndedByProviderError("llm"))
+		}
+	} else if err == nil {
+		l.modelFailures = 0
+	}
+	if !sp.heardEnd.IsZero() && !d.StartedAt.IsZero() {
+		d.EndToEnd = d.StartedAt.Sub(sp.heardEnd)
+	}
+	sp.reply.Delivered(d)
+}
+
+// stageEntered shows a new stage and, in the last one, bounds how long its
+// closing words may take.
+func (l *Loop) stageEntered(ev fsm.Event) {
+	m := l.c.Machine()
+	st, _, _ := l.bp.Stage(ev.Stage)
+	l.t.StageEntered(StageChange{Name: ev.Stage, Title: st.Title, Index: m.Index(), Count: m.Count(),
+		Deadline: m.Deadline(), Forced: ev.Transition != nil && ev.Transition.Forced})
+	if l.bp.IsLast(ev.Stage) && l.safety == nil {
+		l.safety = time.NewTimer(max(time.Duration(float64(l.bp.ClosingSafetyTimeout())*m.TimeScale()), MinClosingSafety))
+	}
+}

@@ -1,0 +1,177 @@
+// Package terminal carries an interview over a terminal: the interviewer's
+// replies are printed as they are generated and the candidate's lines are
+// read from an input (a keyboard or a pipe). It is a transport of the
+// conversation loop (agent.Loop) and holds no turn-taking of its own.
+package terminal
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/viva-interviews/viva/agent"
+)
+
+// Prefixes of the printed lines.
+const (
+	// InterviewerPrefix starts every reply of the interviewer.
+	InterviewerPrefix = "Interviewer: "
+	// CandidatePrefix starts the echo of a piped candidate line.
+	CandidatePrefix = "Candidate: "
+	// Prompt invites the candidate to type, on an interactive terminal.
+	Prompt = "You: "
+	// MaxLineBytes bounds one candidate line; longer lines end the input.
+	MaxLineBytes = 1 << 20
+)
+
+// Transport is one interview's terminal.
+type Transport struct {
+	out         io.Writer
+	interactive bool
+	inputs      chan agent.Input
+
+	mu       sync.Mutex // guards out and the fields below
+	printing *playback  // the reply being printed, nil when none
+	prompted bool       // the prompt is on screen
+}
+
+// New starts reading candidate lines from in, one turn per non-empty line,
+// and prints to out. On an interactive terminal a prompt invites each
+// answer; otherwise each line read is echoed after CandidatePrefix so the
+// output reads as a transcript. Reading stops at the end of in, or at the
+// first line read after ctx is done.
+func New(ctx context.Context, in io.Reader, out io.Writer, interactive bool) *Transport {
+	t := &Transport{out: out, interactive: interactive, inputs: make(chan agent.Input)}
+	go t.read(ctx, in)
+	return t
+}
+
+// read turns lines into candidate turns until in ends or ctx is done.
+func (t *Transport) read(ctx context.Context, in io.Reader) {
+	defer close(t.inputs)
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64*1024), MaxLineBytes)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		t.mu.Lock()
+		t.prompted = false
+		if p := t.printing; p != nil && !p.muted {
+			// The candidate answered over a reply still printing: end its
+			// line; the loop cuts the rest.
+			p.muted = true
+			fmt.Fprintln(t.out)
+		}
+		if !t.interactive {
+			fmt.Fprintf(t.out, "%s%s\n", CandidatePrefix, line)
+		}
+		t.mu.Unlock()
+		select {
+		case t.inputs <- agent.CandidateTurn{Text: line, Source: agent.SourceText}:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Inputs yields the candidate's lines; it is closed when the input ends.
+func (t *Transport) Inputs() <-chan agent.Input { return t.inputs }
+
+// Listening shows the prompt on an interactive terminal.
+func (t *Transport) Listening() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.interactive && !t.prompted {
+		fmt.Fprint(t.out, Prompt)
+		t.prompted = true
+	}
+}
+
+// StageEntered is not shown: the interviewer's words say it.
+func (t *Transport) StageEntered(agent.StageChange) {}
+
+// Say prints r as it is generated, on a line of its own.
+func (t *Transport) Say(ctx context.Context, r *agent.Reply) agent.Playback {
+	p := &playback{t: t, reply: r, done: make(chan struct{}), cut: make(chan struct{})}
+	t.mu.Lock()
+	if t.prompted {
+		fmt.Fprintln(t.out) // the interviewer speaks up unprompted
+		t.prompted = false
+	}
+	t.printing = p
+	fmt.Fprint(t.out, InterviewerPrefix)
+	t.mu.Unlock()
+	go p.print()
+	return p
+}
+
+// playback is one reply being printed.
+type playback struct {
+	t     *Transport
+	reply *agent.Reply
+	done  chan struct{}
+	cut   chan struct{}
+	once  sync.Once
+
+	// Guarded by t.mu.
+	printed   strings.Builder
+	startedAt time.Time // when the first text was printed
+	muted     bool      // the line was ended early; nothing more is printed
+
+	delivery agent.Delivery // set before done closes
+}
+
+// print writes the reply's text as it comes, then ends its line.
+func (p *playback) print() {
+	defer close(p.done)
+	t := p.t
+	interrupted := false
+	for d := range p.reply.Deltas() {
+		select {
+		case <-p.cut:
+			interrupted = true
+		default:
+		}
+		t.mu.Lock()
+		if !p.muted && !interrupted {
+			if p.startedAt.IsZero() {
+				p.startedAt = time.Now()
+			}
+			fmt.Fprint(t.out, d)
+			p.printed.WriteString(d)
+		}
+		t.mu.Unlock()
+	}
+	text, _ := p.reply.Wait()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.printing == p {
+		t.printing = nil
+	}
+	if !p.muted {
+		fmt.Fprintln(t.out)
+	}
+	interrupted = interrupted || p.muted
+	shown := strings.TrimSpace(p.printed.String())
+	if !interrupted {
+		shown = text
+	}
+	p.delivery = agent.Delivery{Text: shown, Interrupted: interrupted && shown != text, StartedAt: p.startedAt, EndedAt: time.Now()}
+}
+
+func (p *playback) Done() <-chan struct{} { return p.done }
+
+// Interrupt stops printing the reply.
+func (p *playback) Interrupt() { p.once.Do(func() { close(p.cut) }) }
+
+// Wait returns what was printed of the reply.
+func (p *playback) Wait() agent.Delivery {
+	<-p.done
+	return p.delivery
+}
