@@ -50,7 +50,10 @@ func New(ctx context.Context, in io.Reader, out io.Writer, interactive bool) *Tr
 	return t
 }
 
-// read turns lines into candidate turns until in ends or ctx is done.
+// read turns lines into candidate turns until in ends or ctx is done. A
+// terminal is half-duplex: a line typed (or piped) while a reply is being
+// printed is handed over once that reply is printed, so piped answers
+// never cut the interviewer short however fast they come.
 func (t *Transport) read(ctx context.Context, in io.Reader) {
 	defer close(t.inputs)
 	sc := bufio.NewScanner(in)
@@ -60,22 +63,37 @@ func (t *Transport) read(ctx context.Context, in io.Reader) {
 		if line == "" {
 			continue
 		}
-		t.mu.Lock()
-		t.prompted = false
-		if p := t.printing; p != nil && !p.muted {
-			// The candidate answered over a reply still printing: end its
-			// line; the loop cuts the rest.
-			p.muted = true
-			fmt.Fprintln(t.out)
+		if !t.echo(ctx, line) {
+			return
 		}
-		if !t.interactive {
-			fmt.Fprintf(t.out, "%s%s\n", CandidatePrefix, line)
-		}
-		t.mu.Unlock()
 		select {
 		case t.inputs <- agent.CandidateTurn{Text: line, Source: agent.SourceText}:
 		case <-ctx.Done():
 			return
+		}
+	}
+}
+
+// echo waits until no reply is being printed, then shows the candidate's
+// line (on a pipe) and takes the prompt down. It reports false when ctx
+// ended first.
+func (t *Transport) echo(ctx context.Context, line string) bool {
+	for {
+		t.mu.Lock()
+		p := t.printing
+		if p == nil {
+			t.prompted = false
+			if !t.interactive {
+				fmt.Fprintf(t.out, "%s%s\n", CandidatePrefix, line)
+			}
+			t.mu.Unlock()
+			return true
+		}
+		t.mu.Unlock()
+		select {
+		case <-p.done:
+		case <-ctx.Done():
+			return false
 		}
 	}
 }
@@ -122,7 +140,6 @@ type playback struct {
 	// Guarded by t.mu.
 	printed   strings.Builder
 	startedAt time.Time // when the first text was printed
-	muted     bool      // the line was ended early; nothing more is printed
 
 	delivery agent.Delivery // set before done closes
 }
@@ -139,7 +156,7 @@ func (p *playback) print() {
 		default:
 		}
 		t.mu.Lock()
-		if !p.muted && !interrupted {
+		if !interrupted {
 			if p.startedAt.IsZero() {
 				p.startedAt = time.Now()
 			}
@@ -154,10 +171,7 @@ func (p *playback) print() {
 	if t.printing == p {
 		t.printing = nil
 	}
-	if !p.muted {
-		fmt.Fprintln(t.out)
-	}
-	interrupted = interrupted || p.muted
+	fmt.Fprintln(t.out)
 	shown := strings.TrimSpace(p.printed.String())
 	if !interrupted {
 		shown = text

@@ -15,6 +15,7 @@ import (
 	lksdk "github.com/livekit/server-sdk-go/v2"
 	"github.com/twitchtv/twirp"
 
+	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/lkagent"
 )
 
@@ -250,15 +251,107 @@ func SetStage(room *lksdk.Room, s StageInfo) error {
 	return nil
 }
 
-// SendEvent sends v as JSON on the viva.events topic to everyone in the
+// EventType names an event of the viva.events topic: the "type" member
+// the room page switches on.
+type EventType string
+
+// The events a room session sends.
+const (
+	// EventStageChange: the interview entered a stage (StageChanged).
+	EventStageChange EventType = "stage_change"
+	// EventInterviewEnding: the interview is over and the room is about to
+	// close (InterviewEnding).
+	EventInterviewEnding EventType = "interview_ending"
+	// EventInterviewSaved: the final record is saved (InterviewSaved).
+	EventInterviewSaved EventType = "interview_saved"
+)
+
+// Event is one message of the viva.events topic. Its JSON members are its
+// fields, then "type". Fields are declared in alphabetical order of their
+// JSON names, so the encoding is byte for byte what clients have always
+// read.
+type Event interface {
+	// EventType is the event's "type" member.
+	EventType() EventType
+}
+
+// StageChanged tells the room page which stage the interview is in.
+type StageChanged struct {
+	// Count is the number of stages.
+	Count int `json:"count"`
+	// DeadlineUnixMs is when the stage must end, in unix milliseconds.
+	DeadlineUnixMs int64 `json:"deadline"`
+	// Forced is true when the previous stage ran out of time.
+	Forced bool `json:"forced"`
+	// Index is the stage's zero-based position.
+	Index int `json:"index"`
+	// Stage is the stage's machine name.
+	Stage string `json:"stage"`
+	// Title is the stage's human title.
+	Title string `json:"title"`
+}
+
+// EventType is EventStageChange.
+func (StageChanged) EventType() EventType { return EventStageChange }
+
+// InterviewEnding tells the room page the interview is over: it shows its
+// closing screen before the room is deleted.
+type InterviewEnding struct {
+	// EndedBy is what ended the interview.
+	EndedBy interviews.EndReason `json:"ended_by"`
+	// InterviewID identifies the record.
+	InterviewID string `json:"interview_id"`
+	// Status is the record's final status.
+	Status interviews.Status `json:"status"`
+}
+
+// EventType is EventInterviewEnding.
+func (InterviewEnding) EventType() EventType { return EventInterviewEnding }
+
+// InterviewSaved tells the room page the final record is saved.
+type InterviewSaved struct {
+	// InterviewID identifies the record.
+	InterviewID string `json:"interview_id"`
+	// Status is the record's final status.
+	Status interviews.Status `json:"status"`
+}
+
+// EventType is EventInterviewSaved.
+func (InterviewSaved) EventType() EventType { return EventInterviewSaved }
+
+// EncodeEvent encodes ev as the JSON object clients read: its members,
+// then "type".
+func EncodeEvent(ev Event) ([]byte, error) {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", ev.EventType(), err)
+	}
+	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
+		return nil, fmt.Errorf("encode %s: %T is not a JSON object", ev.EventType(), ev)
+	}
+	typ, err := json.Marshal(ev.EventType())
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", ev.EventType(), err)
+	}
+	out := make([]byte, 0, len(b)+len(`,"type":`)+len(typ))
+	out = append(out, b[:len(b)-1]...)
+	if len(b) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, `"type":`...)
+	out = append(out, typ...)
+	return append(out, '}'), nil
+}
+
+// SendEvent sends ev as JSON on the viva.events topic to everyone in the
 // room, reliably.
-func SendEvent(room *lksdk.Room, v any) error {
+func SendEvent(room *lksdk.Room, ev Event) error {
 	if room == nil {
 		return errors.New("worker: send event: no room")
 	}
-	b, err := json.Marshal(v)
+	b, err := EncodeEvent(ev)
 	if err != nil {
-		return fmt.Errorf("worker: send event: encode: %w", err)
+		return fmt.Errorf("worker: send event: %w", err)
 	}
 	if len(b) > MaxEventBytes {
 		return fmt.Errorf("worker: send event: %d bytes is over the %d-byte limit: send an id and let clients fetch the rest", len(b), MaxEventBytes)

@@ -14,6 +14,7 @@ import (
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
 	"github.com/viva-interviews/viva/internal/testrig/lktest"
+	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/lkagent"
 )
 
@@ -79,8 +80,48 @@ func equalInts(a, b []int) bool {
 	return true
 }
 
+// unencodable is an event JSON cannot encode.
+type unencodable struct{ F func() }
+
+func (unencodable) EventType() EventType { return "unencodable" }
+
+// barrier is an event with no members, sent to see earlier packets arrive.
+type barrier struct{}
+
+func (barrier) EventType() EventType { return "barrier" }
+
+// TestEventsEncodeAsBefore: typed events encode byte for byte as the room
+// page has always read them (the members in alphabetical order, as
+// encoding/json writes a map).
+func TestEventsEncodeAsBefore(t *testing.T) {
+	deadline := time.UnixMilli(1_767_225_600_000)
+	for _, tc := range []struct {
+		ev   Event
+		want map[string]any
+	}{
+		{StageChanged{Stage: "experience", Title: "Your experience", Index: 2, Count: 4, DeadlineUnixMs: deadline.UnixMilli(), Forced: true},
+			map[string]any{"type": "stage_change", "stage": "experience", "title": "Your experience", "index": 2, "count": 4, "deadline": deadline.UnixMilli(), "forced": true}},
+		{StageChanged{Stage: "closing", DeadlineUnixMs: time.Time{}.UnixMilli()},
+			map[string]any{"type": "stage_change", "stage": "closing", "title": "", "index": 0, "count": 0, "deadline": time.Time{}.UnixMilli(), "forced": false}},
+		{InterviewEnding{InterviewID: "abc", Status: interviews.StatusCompleted, EndedBy: interviews.EndedClosingDelivered},
+			map[string]any{"type": "interview_ending", "interview_id": "abc", "status": interviews.StatusCompleted, "ended_by": interviews.EndedClosingDelivered}},
+		{InterviewSaved{InterviewID: "abc", Status: interviews.StatusCandidateLeft},
+			map[string]any{"type": "interview_saved", "interview_id": "abc", "status": interviews.StatusCandidateLeft}},
+		{barrier{}, map[string]any{"type": "barrier"}},
+	} {
+		got, err := EncodeEvent(tc.ev)
+		if err != nil {
+			t.Fatalf("%T: %v", tc.ev, err)
+		}
+		want, _ := json.Marshal(tc.want)
+		if string(got) != string(want) {
+			t.Errorf("%T encodes as\n%s\nwant\n%s", tc.ev, got, want)
+		}
+	}
+}
+
 func TestRoomIOValidation(t *testing.T) {
-	big := map[string]string{"x": strings.Repeat("a", MaxEventBytes)}
+	big := StageChanged{Stage: "intro", Title: strings.Repeat("a", MaxEventBytes)}
 	tests := []struct {
 		name string
 		call func() error
@@ -93,7 +134,7 @@ func TestRoomIOValidation(t *testing.T) {
 		{"stage negative index", func() error { return SetStage(nil, StageInfo{Name: "intro", Index: -1, Count: 4}) }, "index -1 of 4"},
 		{"caption without room", func() error { return PublishTranscription(nil, Segment{ID: "s"}) }, "no room"},
 		{"event too big", func() error { return SendEvent(&lksdk.Room{}, big) }, "over the 15000-byte limit"},
-		{"event not JSON", func() error { return SendEvent(&lksdk.Room{}, func() {}) }, "encode"},
+		{"event not JSON", func() error { return SendEvent(&lksdk.Room{}, unencodable{}) }, "encode"},
 		{"end room without client", func() error { return EndRoom(context.Background(), nil, "r") }, "no room service client"},
 	}
 	for _, tc := range tests {
@@ -245,7 +286,7 @@ func TestLiveRoomIO(t *testing.T) {
 		}
 		// Reliable packets from one sender arrive in order: once this event
 		// is in, a forwarded legacy packet would have been too.
-		if err := SendEvent(plain, map[string]string{"type": "barrier"}); err != nil {
+		if err := SendEvent(plain, barrier{}); err != nil {
 			t.Fatalf("SendEvent: %v", err)
 		}
 		recv(t, cand.events, "barrier event")
@@ -280,7 +321,7 @@ func TestLiveRoomIO(t *testing.T) {
 	})
 
 	t.Run("events", func(t *testing.T) {
-		ev := map[string]any{"type": "stage_change", "stage": "intro", "index": 1}
+		ev := StageChanged{Stage: "intro", Index: 1}
 		if err := SendEvent(agentRoom, ev); err != nil {
 			t.Fatalf("SendEvent: %v", err)
 		}

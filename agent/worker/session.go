@@ -93,13 +93,16 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 	engines := s.Engines
 	rec.Engines = &engines
 	sess := &session{s: s, job: job, log: log, bp: bp,
-		events: make(chan any, 64), ops: make(chan func(), 256), opsDone: make(chan struct{}), done: make(chan struct{})}
+		inputs: make(chan agent.Input, 64), ops: make(chan func(), 256), opsDone: make(chan struct{}), done: make(chan struct{})}
 	return sess.run(ctx, rec)
 }
 
-// session is one interview in one room. Its run loop owns the turn-taking
-// state; room updates go through one ops goroutine so neither the loop nor
-// the audio path waits on the network.
+// session is one interview in one room: the room's transport of the
+// conversation loop (agent.Loop). It turns the candidate's speech, typed
+// text and presence into the loop's inputs and plays, captions and shows
+// what the loop says; the loop decides who speaks. Room updates go through
+// one ops goroutine so neither the loop nor the audio path waits on the
+// network.
 type session struct {
 	s   *Sessions
 	job lkagent.Job
@@ -112,8 +115,8 @@ type session struct {
 	speaker  *voice.Speaker
 	c        *agent.Conductor
 
-	events  chan any    // from callbacks, listener, speaker, timer → run loop
-	ops     chan func() // room updates, in order
+	inputs  chan agent.Input // from callbacks and the listener → the loop
+	ops     chan func()      // room updates, in order
 	opsDone chan struct{}
 	// done is closed when the session ends: late posts and room updates
 	// from callbacks and playback goroutines are then dropped, not blocked.
@@ -121,48 +124,20 @@ type session struct {
 
 	candidate    atomic.Value // string: the candidate's identity
 	candidateMic atomic.Value // string: the candidate's microphone track sid
+	away         atomic.Bool  // the candidate left the room and may come back
 	micMu        sync.Mutex   // guards connecting a microphone to the listener
 	sdkLog       protologger.Logger
 
-	// Loop state.
-	speaking          *speech // the reply being spoken, nil when quiet
-	candidateSpeaking bool
-	turnStarted       time.Time // first speech of the candidate turn being heard
-	ackDue            bool
-	away              bool // the candidate left and may rejoin
-	llmFailures       int
-	segments          int
-	closingSince      time.Time
+	segments int // agent caption segments so far; used by Say only
 }
 
-// speech is one agent reply on its way out.
-type speech struct {
-	reply     *agent.Reply
-	utt       *voice.Utterance
-	segment   string
-	heardEnd  time.Time // end of the candidate speech it answers (voice turns)
-	delivered bool
-}
-
-// Events the run loop receives.
-type (
-	evCandidateJoined struct{ identity string }
-	evCandidateLeft   struct{}
-	evDisconnected    struct{}
-	evChat            struct{ sender, text string }
-	evEndRequested    struct{ saved chan struct{} }
-	evSpoken          struct{ sp *speech }
-	evForced          struct{ tr fsm.Transition }
-	evStage           struct{ ev fsm.Event }
-)
-
-// post hands an event to the run loop without blocking a callback forever.
-func (ss *session) post(ev any) {
+// post hands an input to the loop without blocking a callback forever.
+func (ss *session) post(in agent.Input) {
 	select {
-	case ss.events <- ev:
+	case ss.inputs <- in:
 	case <-ss.done:
 	case <-time.After(5 * time.Second):
-		ss.log.Warn("session loop is not keeping up; dropped an event", "event", fmt.Sprintf("%T", ev))
+		ss.log.Warn("session loop is not keeping up; dropped an input", "input", fmt.Sprintf("%T", in))
 	}
 }
 
@@ -219,6 +194,10 @@ type trackSink struct{ *lkmedia.PCMLocalTrack }
 
 func (t trackSink) WriteSample(pcm []int16) error { return t.PCMLocalTrack.WriteSample(pcm) }
 
+// DefaultCandidateTimeout is how long a session waits for the candidate to
+// join when Sessions.CandidateTimeout is zero.
+const DefaultCandidateTimeout = 10 * time.Minute
+
 func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) {
 	s := ss.s
 	ctx, cancel := context.WithCancel(ctx)
@@ -229,15 +208,16 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 		<-ss.opsDone
 	}()
 
-	c, err := agent.NewInterview(agent.Setup{Blueprint: ss.bp, Record: rec, Store: s.Store, TimeScale: s.TimeScale,
-		NewLLM: s.NewLLM, Logger: ss.log, OnEvent: func(ev fsm.Event) {
-			if ev.Kind == fsm.EventStageEntered {
-				ss.post(evStage{ev})
-			}
-		}})
+	wait := s.CandidateTimeout
+	if wait <= 0 {
+		wait = DefaultCandidateTimeout
+	}
+	loop, err := agent.NewLoop(agent.Setup{Blueprint: ss.bp, Record: rec, Store: s.Store, TimeScale: s.TimeScale,
+		NewLLM: s.NewLLM, Logger: ss.log}, agent.LoopOptions{JoinTimeout: wait, RejoinGrace: s.RejoinGrace})
 	if err != nil {
 		return err
 	}
+	c := loop.Conductor()
 	ss.c = c
 	if err := c.Recorder().Save(); err != nil {
 		return fmt.Errorf("saving the interview record: %w", err)
@@ -256,15 +236,18 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	cb := lksdk.NewRoomCallback()
 	cb.OnParticipantConnected = func(p *lksdk.RemoteParticipant) {
 		if p.Kind() != lksdk.ParticipantAgent {
-			ss.post(evCandidateJoined{p.Identity()})
+			ss.arrived(p)
 		}
 	}
 	cb.OnParticipantDisconnected = func(p *lksdk.RemoteParticipant) {
-		if id, _ := ss.candidate.Load().(string); id != "" && p.Identity() == id {
-			ss.post(evCandidateLeft{})
+		if id := ss.candidateID(); id != "" && p.Identity() == id {
+			ss.away.Store(true)
+			ss.post(agent.Left{})
 		}
 	}
-	cb.OnDisconnected = func() { ss.post(evDisconnected{}) }
+	cb.OnDisconnected = func() {
+		ss.post(agent.Closed{Status: interviews.StatusCandidateLeft, Reason: interviews.EndedCandidateLeft})
+	}
 	cb.ParticipantCallback.OnTrackSubscribed = func(track *webrtc.TrackRemote, pub *lksdk.RemoteTrackPublication, rp *lksdk.RemoteParticipant) {
 		ss.subscribed(track, pub, rp)
 	}
@@ -277,7 +260,7 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	ss.room = room
 	defer room.Disconnect()
 	ss.op(func() { _ = SetAgentState(room, lkagent.StateInitializing) }, false)
-	if err := OnChat(room, func(sender, text string) { ss.post(evChat{sender, text}) }); err != nil {
+	if err := OnChat(room, ss.typed); err != nil {
 		ss.log.Warn("typed input unavailable", "err", err)
 	}
 	if err := OnEndRequest(room, ss.endRequested); err != nil {
@@ -297,43 +280,26 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 		return ss.fail(err, "tts")
 	}
 
-	// Wait for the candidate (who may already be in the room).
+	// The candidate may already be in the room.
 	for _, p := range room.GetRemoteParticipants() {
 		if p.Kind() != lksdk.ParticipantAgent {
-			ss.adopt(p)
+			ss.arrived(p)
 			break
 		}
 	}
-	wait := s.CandidateTimeout
-	if wait <= 0 {
-		wait = 10 * time.Minute
+	go ss.listen()
+	ss.log.Info("waiting for the candidate", "stt", s.STT.Name(), "tts", s.TTS.Name())
+	if err := loop.Run(ctx, ss); err != nil {
+		ss.log.Error("interview failed", "err", err)
 	}
-	deadline := time.NewTimer(wait)
-	defer deadline.Stop()
-	for ss.candidateID() == "" {
-		select {
-		case ev := <-ss.events:
-			if j, ok := ev.(evCandidateJoined); ok {
-				ss.candidate.Store(j.identity)
-			}
-		case <-deadline.C:
-			c.Finish(interviews.StatusCandidateLeft, "candidate_never_joined")
-			ss.log.Info("the candidate never joined")
-			return nil
-		case <-ctx.Done():
-			c.Finish(interviews.StatusFailed, interviews.EndedWorkerStopped)
-			return nil
-		}
+	rec = c.Recorder().Snapshot()
+	switch rec.EndedBy {
+	case interviews.EndedCandidateLeft, interviews.EndedCandidateNeverJoined, interviews.EndedWorkerStopped:
+		// Nobody is left to see the ending, or the worker is going away.
+		ss.log.Info("interview saved", "status", rec.Status, "ended_by", rec.EndedBy, "turns", len(rec.Turns))
+		return nil
 	}
-	ss.log.Info("candidate joined; starting the interview", "stt", s.STT.Name(), "tts", s.TTS.Name())
-	ss.setState(lkagent.StateListening)
-
-	timerCtx, stopTimer := context.WithCancel(ctx)
-	defer stopTimer()
-	go c.RunTimer(timerCtx, func(tr fsm.Transition) { ss.post(evForced{tr}) })
-
-	ss.speak(ctx, c.Greet(ctx), time.Time{})
-	return ss.loop(ctx)
+	return ss.end(ctx, rec)
 }
 
 func (ss *session) candidateID() string { id, _ := ss.candidate.Load().(string); return id }
@@ -348,7 +314,7 @@ func (ss *session) endRequested(caller string) error {
 		return errNotCandidate
 	}
 	saved := make(chan struct{})
-	ss.post(evEndRequested{saved})
+	ss.post(agent.EndRequested{Saved: saved})
 	select {
 	case <-saved:
 		return nil
@@ -357,6 +323,30 @@ func (ss *session) endRequested(caller string) error {
 	case <-time.After(5 * time.Second):
 		return errors.New("the interview could not be saved in time")
 	}
+}
+
+// typed passes a message the candidate typed into the room to the loop,
+// captioned as theirs.
+func (ss *session) typed(sender, text string) {
+	text = strings.TrimSpace(text)
+	if text == "" || sender != ss.candidateID() {
+		return
+	}
+	now := time.Now()
+	ss.caption(voice.Transcript{SegmentID: fmt.Sprintf("chat-%d", now.UnixNano()), Text: text, Final: true, At: now})
+	ss.post(agent.CandidateTurn{Text: text, Source: agent.SourceText, StartedAt: now, EndedAt: now})
+}
+
+// arrived takes a participant who joined as the candidate: the first one,
+// or anyone once the candidate has left (they may come back under a new
+// identity). Others are left alone.
+func (ss *session) arrived(p *lksdk.RemoteParticipant) {
+	if ss.candidateID() != "" && !ss.away.Load() {
+		return
+	}
+	ss.away.Store(false)
+	ss.adopt(p)
+	ss.post(agent.Joined{})
 }
 
 // adopt makes p the candidate and connects the microphone it already
@@ -395,259 +385,128 @@ func (ss *session) subscribed(track *webrtc.TrackRemote, pub *lksdk.RemoteTrackP
 		ss.log.Error("cannot decode the candidate's microphone", "err", err)
 		return
 	}
-	ss.post(evCandidateJoined{rp.Identity()})
+	ss.post(agent.Joined{})
 }
 
-// loop is the session's turn-taking: one goroutine decides who speaks.
-func (ss *session) loop(ctx context.Context) error {
-	c := ss.c
-	lev := ss.listener.Events()
-	var safety, rejoin <-chan time.Time
+// listen turns the listener's events into the loop's inputs (and the
+// candidate's captions) until the session ends.
+func (ss *session) listen() {
+	events := ss.listener.Events()
 	for {
+		var ev voice.Event
 		select {
-		case <-ctx.Done():
-			ss.stopSpeaking()
-			c.Finish(interviews.StatusFailed, interviews.EndedWorkerStopped)
-			ss.log.Info("worker stopping: interview saved", "status", interviews.StatusFailed)
-			return nil
-
-		case <-c.Ended():
-			if ss.speaking != nil && !ss.speaking.delivered {
-				// The last deadline passed while the agent spoke: let it finish.
-				if res := ss.speaking.utt.Wait(); res.Started {
-					ss.delivered(ss.speaking, res)
-				}
-			}
-			return ss.end(ctx)
-
-		case <-rejoin:
-			c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateLeft)
-			ss.log.Info("the candidate did not come back: interview saved")
-			return nil
-
-		case <-safety:
-			ss.log.Warn("closing words did not finish in time; ending the interview")
-			ss.stopSpeaking()
-			c.Finish(interviews.StatusCompleted, interviews.EndedDeadline)
-
-		case ev, ok := <-lev:
+		case e, ok := <-events:
 			if !ok {
-				lev = nil
-				continue
+				return
 			}
-			switch e := ev.(type) {
-			case voice.SpeechStarted:
-				ss.candidateSpeaking = true
-				if ss.turnStarted.IsZero() {
-					ss.turnStarted = e.At
-				}
-			case voice.SpeechEnded:
-				ss.candidateSpeaking = false
-				ss.maybeInterject(ctx)
-			case voice.Transcript:
-				ss.caption(voice.Transcript(e))
-			case voice.STTStopped:
-				ss.stopSpeaking()
-				c.Finish(interviews.StatusFailed, interviews.EndedByProviderError("stt"))
-				ss.log.Error("the speech recogniser failed: interview saved as failed")
-				return ss.end(ctx)
-			case voice.Interruption:
-				if ss.speaking != nil {
-					ss.log.Debug("barge-in: stopping the agent's audio", "speech", e.Speech)
-					ss.speaking.utt.Interrupt()
-					ss.speaking.reply.Cancel()
-				}
-			case voice.EndOfTurn:
-				if strings.TrimSpace(e.Text) == "" {
-					continue
-				}
-				ss.stopSpeaking()
-				started := ss.turnStarted
-				ss.turnStarted = time.Time{}
-				if started.IsZero() {
-					started = e.SpeechEndedAt
-				}
-				r := c.Respond(ctx, agent.CandidateTurn{Text: e.Text, Source: "voice", StartedAt: started, EndedAt: e.SpeechEndedAt,
-					EndOfUtterance: e.Metrics.EndOfUtterance, STTFinal: e.Metrics.STTFinalDelay})
-				ss.speak(ctx, r, e.SpeechEndedAt)
-			}
-
-		case ev := <-ss.events:
-			switch e := ev.(type) {
-			case evCandidateLeft:
-				if ss.away {
-					continue
-				}
-				ss.stopSpeaking()
-				if grace := ss.s.RejoinGrace; grace > 0 && !c.Machine().Done() {
-					// Saved candidate_left now; continued if they come back.
-					c.Leave(grace)
-					ss.away = true
-					ss.candidateSpeaking, ss.turnStarted = false, time.Time{}
-					rejoin = time.After(grace)
-					ss.setState(lkagent.StateListening)
-					continue
-				}
-				c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateLeft)
-				ss.log.Info("the candidate left: interview saved")
-				return nil
-			case evDisconnected:
-				ss.stopSpeaking()
-				c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateLeft)
-				ss.log.Info("disconnected from the room: interview saved")
-				return nil
-			case evEndRequested:
-				ss.stopSpeaking()
-				c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateRequest)
-				close(e.saved)
-				ss.log.Info("the candidate ended the interview: saved")
-				return ss.end(ctx)
-			case evChat:
-				text := strings.TrimSpace(e.text)
-				if text == "" || e.sender != ss.candidateID() {
-					continue
-				}
-				ss.stopSpeaking()
-				now := time.Now()
-				ss.caption(voice.Transcript{SegmentID: fmt.Sprintf("chat-%d", now.UnixNano()), Text: text, Final: true, At: now})
-				ss.speak(ctx, c.Respond(ctx, agent.CandidateTurn{Text: text, Source: "text", StartedAt: now, EndedAt: now}), time.Time{})
-			case evSpoken:
-				if e.sp == ss.speaking {
-					ss.speaking = nil
-					ss.listener.SetAgentSpeaking(false)
-					ss.setState(lkagent.StateListening)
-				}
-				if !e.sp.delivered {
-					ss.delivered(e.sp, e.sp.utt.Wait())
-				}
-				ss.maybeInterject(ctx)
-			case evForced:
-				if !c.Machine().Done() {
-					ss.ackDue = true
-					ss.maybeInterject(ctx)
-				}
-			case evStage:
-				ss.stageChanged(e.ev)
-				if ss.bp.IsLast(e.ev.Stage) && safety == nil {
-					scale := ss.s.TimeScale
-					if scale <= 0 {
-						scale = 1
-					}
-					safety = time.After(max(time.Duration(float64(ss.bp.ClosingSafetyTimeout())*scale), 5*time.Second))
-				}
-			case evCandidateJoined:
-				if !ss.away {
-					continue
-				}
-				if p := ss.room.GetParticipantByIdentity(e.identity); p != nil {
-					ss.adopt(p)
-				}
-				r, err := c.Rejoin(ctx)
-				if err != nil {
-					ss.log.Warn("the candidate came back too late", "err", err)
-					continue
-				}
-				ss.away, rejoin = false, nil
-				ss.speak(ctx, r, time.Time{})
-			}
+			ev = e
+		case <-ss.done:
+			return
 		}
+		var in agent.Input
+		switch e := ev.(type) {
+		case voice.SpeechStarted:
+			in = agent.SpeechStarted{At: e.At}
+		case voice.SpeechEnded:
+			in = agent.SpeechEnded{}
+		case voice.Transcript:
+			ss.caption(e)
+			continue
+		case voice.STTStopped:
+			ss.log.Error("the speech recogniser failed: the interview will be saved as failed")
+			in = agent.Closed{Status: interviews.StatusFailed, Reason: interviews.EndedByProviderError("stt")}
+		case voice.Interruption:
+			in = agent.BargeIn{}
+		case voice.EndOfTurn:
+			in = agent.CandidateTurn{Text: e.Text, Source: agent.SourceVoice, StartedAt: e.SpeechEndedAt, EndedAt: e.SpeechEndedAt,
+				EndOfUtterance: e.Metrics.EndOfUtterance, STTFinal: e.Metrics.STTFinalDelay}
+		default:
+			continue
+		}
+		ss.post(in)
 	}
 }
 
-// maybeInterject speaks a pending stage-change acknowledgement when nobody
-// is speaking.
-func (ss *session) maybeInterject(ctx context.Context) {
-	if !ss.ackDue || ss.speaking != nil || ss.candidateSpeaking || ss.away {
-		return
-	}
-	ss.ackDue = false
-	if r, ok := ss.c.Interject(ctx); ok {
-		ss.speak(ctx, r, time.Time{})
-	}
-}
+// Inputs yields what the candidate does in the room.
+func (ss *session) Inputs() <-chan agent.Input { return ss.inputs }
 
-// stopSpeaking interrupts the reply being spoken (if any) and records what
-// was played of it.
-func (ss *session) stopSpeaking() {
-	sp := ss.speaking
-	if sp == nil {
-		return
-	}
-	ss.speaking = nil
-	sp.reply.Cancel()
-	sp.utt.Interrupt()
-	ss.delivered(sp, sp.utt.Wait())
-	ss.listener.SetAgentSpeaking(false)
-}
+// Listening shows the agent as listening.
+func (ss *session) Listening() { ss.setState(lkagent.StateListening) }
 
-// speak plays a reply: its text streams to the speaker as it is generated,
-// and to the agent's captions.
-func (ss *session) speak(ctx context.Context, r *agent.Reply, heardEnd time.Time) {
+// Say plays a reply: its text streams to the speaker as it is generated,
+// and to the agent's captions sentence by sentence.
+func (ss *session) Say(ctx context.Context, r *agent.Reply) agent.Playback {
 	ss.segments++
-	sp := &speech{reply: r, segment: fmt.Sprintf("%s-agent-%d", ss.job.ID, ss.segments), heardEnd: heardEnd}
+	p := &playback{ss: ss, reply: r, segment: fmt.Sprintf("%s-agent-%d", ss.job.ID, ss.segments)}
 	ss.setState(lkagent.StateThinking)
 	deltas := make(chan string, 64)
 	go func() {
 		defer close(deltas)
-		var text strings.Builder
+		var split voice.SentenceSplitter
+		var said []string
 		for d := range r.Deltas() {
-			text.WriteString(d)
 			select {
 			case deltas <- d:
 			case <-ctx.Done():
 				return
 			}
-			if strings.ContainsAny(d, ".?!") {
-				ss.agentCaption(sp.segment, text.String(), false)
+			if done := split.Write(d); len(done) > 0 {
+				said = append(said, done...)
+				ss.agentCaption(p.segment, strings.Join(said, " "), false)
 			}
 		}
 	}()
-	sp.utt = ss.speaker.Say(ctx, deltas)
-	ss.speaking = sp
+	p.utt = ss.speaker.Say(ctx, deltas)
 	ss.listener.SetAgentSpeaking(true)
 	go func() {
 		select {
-		case <-sp.utt.Started():
+		case <-p.utt.Started():
 			ss.setState(lkagent.StateSpeaking)
-		case <-sp.utt.Done():
+		case <-p.utt.Done():
 		}
-		<-sp.utt.Done()
-		ss.post(evSpoken{sp})
 	}()
+	return p
 }
 
-// delivered tells the conductor what was actually played of a reply and
-// publishes the final caption.
-func (ss *session) delivered(sp *speech, res voice.Result) {
-	if sp.delivered {
-		return
-	}
-	sp.delivered = true
-	text, err := sp.reply.Wait()
-	if err != nil && !errors.Is(err, context.Canceled) {
-		ss.llmFailures++
-		ss.log.Error("the interviewer model failed", "err", err, "failures", ss.llmFailures)
-		if ss.llmFailures >= 3 {
-			ss.c.Finish(interviews.StatusFailed, interviews.EndedByProviderError("llm"))
+// playback is one reply being spoken in the room.
+type playback struct {
+	ss       *session
+	reply    *agent.Reply
+	utt      *voice.Utterance
+	segment  string
+	once     sync.Once
+	delivery agent.Delivery
+}
+
+// Done is closed when the reply has finished playing or was cut.
+func (p *playback) Done() <-chan struct{} { return p.utt.Done() }
+
+// Interrupt stops the reply's audio at once.
+func (p *playback) Interrupt() { p.utt.Interrupt() }
+
+// Wait returns what was played of the reply, and publishes it as the
+// segment's final caption.
+func (p *playback) Wait() agent.Delivery {
+	p.once.Do(func() {
+		res := p.utt.Wait()
+		text, _ := p.reply.Wait()
+		played := res.PlayedText
+		if !res.Interrupted && res.Err == nil {
+			played = res.Text
+			if played == "" {
+				played = text
+			}
 		}
-	} else if err == nil {
-		ss.llmFailures = 0
-	}
-	played := res.PlayedText
-	if !res.Interrupted && res.Err == nil {
-		played = res.Text
-		if played == "" {
-			played = text
+		p.delivery = agent.Delivery{Text: played, Interrupted: res.Interrupted, EndedAt: time.Now(), TTSFirstByte: res.TTSFirstByte}
+		if res.Started {
+			p.delivery.StartedAt = res.FirstAudioAt
 		}
-	}
-	d := agent.Delivery{Text: played, Interrupted: res.Interrupted, StartedAt: res.FirstAudioAt, EndedAt: time.Now(), TTSFirstByte: res.TTSFirstByte}
-	if !sp.heardEnd.IsZero() && res.Started {
-		d.EndToEnd = res.FirstAudioAt.Sub(sp.heardEnd)
-	}
-	sp.reply.Delivered(d)
-	if played != "" {
-		ss.agentCaption(sp.segment, played, true)
-	}
+		p.ss.listener.SetAgentSpeaking(false)
+		if played != "" {
+			p.ss.agentCaption(p.segment, played, true)
+		}
+	})
+	return p.delivery
 }
 
 // caption publishes the candidate's words under the candidate's identity.
@@ -683,33 +542,29 @@ func (ss *session) setState(state string) {
 	ss.op(func() { _ = SetAgentState(room, state) }, false)
 }
 
-// stageChanged shows the new stage in the agent's attributes and sends a
+// StageEntered shows the new stage in the agent's attributes and sends a
 // stage_change event.
-func (ss *session) stageChanged(ev fsm.Event) {
-	m := ss.c.Machine()
-	st, _, _ := ss.bp.Stage(ev.Stage)
-	info := StageInfo{Name: ev.Stage, Title: st.Title, Index: m.Index(), Count: m.Count(), Deadline: m.Deadline()}
-	forced := ev.Transition != nil && ev.Transition.Forced
+func (ss *session) StageEntered(sc agent.StageChange) {
+	info := StageInfo{Name: sc.Name, Title: sc.Title, Index: sc.Index, Count: sc.Count, Deadline: sc.Deadline}
+	ev := StageChanged{Stage: sc.Name, Title: sc.Title, Index: sc.Index, Count: sc.Count,
+		DeadlineUnixMs: sc.Deadline.UnixMilli(), Forced: sc.Forced}
 	room := ss.room
 	ss.op(func() {
 		if err := SetStage(room, info); err != nil {
 			ss.log.Warn("stage attributes not set", "err", err)
 		}
-		_ = SendEvent(room, map[string]any{"type": "stage_change", "stage": info.Name, "title": info.Title,
-			"index": info.Index, "count": info.Count, "deadline": info.Deadline.UnixMilli(), "forced": forced})
+		_ = SendEvent(room, ev)
 	}, false)
 }
 
-// end closes a finished interview: the ending event, the record saved,
-// the saved event, the job reported, then the room deleted so every
-// client disconnects cleanly.
-func (ss *session) end(ctx context.Context) error {
-	rec := ss.c.Recorder().Snapshot()
+// end closes a finished interview: the ending event, the saved event, the
+// job reported, then the room deleted so every client disconnects cleanly.
+func (ss *session) end(ctx context.Context, rec *interviews.Record) error {
 	room := ss.room
 	done := make(chan struct{})
 	ss.op(func() {
-		_ = SendEvent(room, map[string]any{"type": "interview_ending", "interview_id": rec.ID, "status": rec.Status, "ended_by": rec.EndedBy})
-		_ = SendEvent(room, map[string]any{"type": "interview_saved", "interview_id": rec.ID, "status": rec.Status})
+		_ = SendEvent(room, InterviewEnding{InterviewID: rec.ID, Status: rec.Status, EndedBy: rec.EndedBy})
+		_ = SendEvent(room, InterviewSaved{InterviewID: rec.ID, Status: rec.Status})
 		close(done)
 	}, false)
 	select {
