@@ -335,6 +335,25 @@ func TestFinishWithoutStages(t *testing.T) {
 	}
 }
 
+// TestEndReasonValid: every named reason and any provider's error are
+// valid; free strings are not.
+func TestEndReasonValid(t *testing.T) {
+	for _, e := range []EndReason{EndedClosingDelivered, EndedDeadline, EndedCandidateRequest, EndedCandidateLeft,
+		EndedCandidateNeverJoined, EndedWorkerStopped, EndedEndOfInput, EndedInterrupted, EndedByProviderError("stt")} {
+		if !e.Valid() {
+			t.Errorf("%q is not valid", e)
+		}
+	}
+	for _, e := range []EndReason{"", "bored", "provider_error: ", "Deadline"} {
+		if e.Valid() {
+			t.Errorf("%q is valid", e)
+		}
+	}
+	if !EndedByProviderError("llm").ProviderError() || EndedDeadline.ProviderError() {
+		t.Error("ProviderError does not tell provider errors apart")
+	}
+}
+
 func TestDurationInProgress(t *testing.T) {
 	r := &Record{Status: StatusInProgress, StartedAt: ptr(time.Now().Add(-time.Minute))}
 	if d := r.Duration(); d < time.Minute || d > time.Hour {

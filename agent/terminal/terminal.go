@@ -34,26 +34,27 @@ type Transport struct {
 	interactive bool
 	inputs      chan agent.Input
 
-	mu       sync.Mutex // guards out and the fields below
-	printing *playback  // the reply being printed, nil when none
-	prompted bool       // the prompt is on screen
+	mu        sync.Mutex    // guards out and the fields below
+	listening bool          // the interviewer waits for the candidate
+	heard     chan struct{} // closed when listening starts
+	prompted  bool          // the prompt is on screen
 }
 
 // New starts reading candidate lines from in, one turn per non-empty line,
 // and prints to out. On an interactive terminal a prompt invites each
 // answer; otherwise each line read is echoed after CandidatePrefix so the
 // output reads as a transcript. Reading stops at the end of in, or at the
-// first line read after ctx is done.
+// first line read after ctx is done: cancel ctx once the interview is over.
 func New(ctx context.Context, in io.Reader, out io.Writer, interactive bool) *Transport {
-	t := &Transport{out: out, interactive: interactive, inputs: make(chan agent.Input)}
+	t := &Transport{out: out, interactive: interactive, inputs: make(chan agent.Input), heard: make(chan struct{})}
 	go t.read(ctx, in)
 	return t
 }
 
 // read turns lines into candidate turns until in ends or ctx is done. A
-// terminal is half-duplex: a line typed (or piped) while a reply is being
-// printed is handed over once that reply is printed, so piped answers
-// never cut the interviewer short however fast they come.
+// terminal is half-duplex: each line is handed over once the interviewer
+// listens, so piped answers never cut the interviewer short however fast
+// they come.
 func (t *Transport) read(ctx context.Context, in io.Reader) {
 	defer close(t.inputs)
 	sc := bufio.NewScanner(in)
@@ -63,7 +64,7 @@ func (t *Transport) read(ctx context.Context, in io.Reader) {
 		if line == "" {
 			continue
 		}
-		if !t.echo(ctx, line) {
+		if !t.takeTurn(ctx, line) {
 			return
 		}
 		select {
@@ -74,24 +75,25 @@ func (t *Transport) read(ctx context.Context, in io.Reader) {
 	}
 }
 
-// echo waits until no reply is being printed, then shows the candidate's
-// line (on a pipe) and takes the prompt down. It reports false when ctx
-// ended first.
-func (t *Transport) echo(ctx context.Context, line string) bool {
+// takeTurn waits until the interviewer listens, then gives the candidate
+// the turn: their line is echoed (on a pipe) and the next one waits for
+// the next reply. It reports false when ctx ended first.
+func (t *Transport) takeTurn(ctx context.Context, line string) bool {
 	for {
 		t.mu.Lock()
-		p := t.printing
-		if p == nil {
-			t.prompted = false
+		if t.listening {
+			t.listening, t.prompted = false, false
+			t.heard = make(chan struct{})
 			if !t.interactive {
 				fmt.Fprintf(t.out, "%s%s\n", CandidatePrefix, line)
 			}
 			t.mu.Unlock()
 			return true
 		}
+		heard := t.heard
 		t.mu.Unlock()
 		select {
-		case <-p.done:
+		case <-heard:
 		case <-ctx.Done():
 			return false
 		}
@@ -101,10 +103,15 @@ func (t *Transport) echo(ctx context.Context, line string) bool {
 // Inputs yields the candidate's lines; it is closed when the input ends.
 func (t *Transport) Inputs() <-chan agent.Input { return t.inputs }
 
-// Listening shows the prompt on an interactive terminal.
+// Listening hands the turn to the candidate: the next line is taken, and
+// an interactive terminal shows the prompt.
 func (t *Transport) Listening() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if !t.listening {
+		t.listening = true
+		close(t.heard)
+	}
 	if t.interactive && !t.prompted {
 		fmt.Fprint(t.out, Prompt)
 		t.prompted = true
@@ -118,11 +125,14 @@ func (t *Transport) StageEntered(agent.StageChange) {}
 func (t *Transport) Say(ctx context.Context, r *agent.Reply) agent.Playback {
 	p := &playback{t: t, reply: r, done: make(chan struct{}), cut: make(chan struct{})}
 	t.mu.Lock()
+	if t.listening {
+		t.listening = false
+		t.heard = make(chan struct{})
+	}
 	if t.prompted {
 		fmt.Fprintln(t.out) // the interviewer speaks up unprompted
 		t.prompted = false
 	}
-	t.printing = p
 	fmt.Fprint(t.out, InterviewerPrefix)
 	t.mu.Unlock()
 	go p.print()
@@ -168,9 +178,6 @@ func (p *playback) print() {
 	text, _ := p.reply.Wait()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.printing == p {
-		t.printing = nil
-	}
 	fmt.Fprintln(t.out)
 	shown := strings.TrimSpace(p.printed.String())
 	if !interrupted {

@@ -49,7 +49,9 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	runErr := loop.Run(ctx, terminal.New(ctx, stdin, stdout, isTerminal(stdin)))
+	termCtx, stopTerm := context.WithCancel(ctx)
+	defer stopTerm()
+	runErr := loop.Run(ctx, terminal.New(termCtx, stdin, stdout, isTerminal(stdin)))
 	rc := loop.Conductor().Recorder()
 	final := rc.Snapshot()
 	fmt.Fprintf(stdout, "\nInterview %s (%s). Record saved to %s\n", final.Status, final.EndedBy, rc.Path())
