@@ -46,8 +46,10 @@ func NewInterview(s Setup) (*Conductor, error) {
 	if rec.Blueprint == "" {
 		rec.Blueprint = s.Blueprint.Name
 	}
+	// The interviewer says the name only as plain words; the record keeps
+	// it as typed.
 	profile := stages.Profile{
-		Name: rec.Candidate.Name, Role: rec.Candidate.Role, Level: rec.Candidate.Level,
+		Name: stages.SpokenName(rec.Candidate.Name), Role: rec.Candidate.Role, Level: rec.Candidate.Level,
 		JobDescription: rec.JobDescription, ResumeSummary: rec.ResumeSummary,
 	}
 	recorder := NewRecorder(s.Store, rec, log)

@@ -14,7 +14,8 @@ import (
 // templates see. Templates use its fields directly: {{.Name}},
 // {{if .JobDescription}}…{{end}}, {{.RoleFocus}}.
 type TemplateData struct {
-	// Name is the candidate's name, or "the candidate" when none was given.
+	// Name is the candidate's name as it may be spoken (SpokenName), or
+	// "the candidate" when nothing speakable was given.
 	Name string
 	// Role is the role applied for, as registered ("Backend engineer").
 	Role string
@@ -35,12 +36,12 @@ type TemplateData struct {
 	HasResume bool
 }
 
-// NewTemplateData builds the template view of a profile: values trimmed,
-// the level normalised when valid, and the role focus and level expectations
-// filled in.
+// NewTemplateData builds the template view of a profile: the name reduced
+// to plain words (SpokenName), values trimmed, the level normalised when
+// valid, and the role focus and level expectations filled in.
 func NewTemplateData(p Profile) TemplateData {
 	d := TemplateData{
-		Name:           strings.TrimSpace(p.Name),
+		Name:           SpokenName(p.Name),
 		Role:           strings.TrimSpace(p.Role),
 		Level:          strings.TrimSpace(p.Level),
 		JobDescription: strings.TrimSpace(p.JobDescription),
