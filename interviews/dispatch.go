@@ -105,7 +105,30 @@ func (d Dispatch) Validate() error {
 	if utf8.RuneCountInString(d.Blueprint) > MaxNameLen {
 		return fmt.Errorf("interviews: dispatch metadata: blueprint name is longer than %d characters", MaxNameLen)
 	}
+	if d.Blueprint != "" && !ValidBlueprintName(d.Blueprint) {
+		// The value is not repeated: it may be a path, and paths are
+		// neither read nor echoed.
+		return errors.New("interviews: dispatch metadata: blueprint must be the name of a blueprint installed on the worker (letters, digits, '-' and '_', such as default), not a file")
+	}
 	return nil
+}
+
+// ValidBlueprintName reports whether name may name an installed blueprint
+// in dispatch metadata: ASCII letters, digits, '-' and '_'. A file path
+// ("/etc/passwd", "../x.yaml") never passes: dispatch metadata is data, and
+// blueprint files are for the operator's own flags.
+func ValidBlueprintName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // Encode returns d as dispatch metadata for a token or a dispatch request,
@@ -140,8 +163,10 @@ type RecordSource interface {
 // Open returns the record and blueprint of the interview d asks for, held
 // in room: the registered interview d.InterviewID, which must not have
 // finished (it is given room when it has none yet), or a new record for
-// d.Candidate created in store. blueprint returns a blueprint by name
-// (stages.Builtin when nil). The record is not started.
+// d.Candidate created in store. blueprint returns an installed blueprint
+// by name (stages.Builtin when nil); it is given names from dispatch
+// metadata and records, so it must never read a file they name. The record
+// is not started.
 func (d Dispatch) Open(store RecordSource, room string, blueprint func(name string) (*stages.Blueprint, error)) (*Record, *stages.Blueprint, error) {
 	if err := d.Validate(); err != nil {
 		return nil, nil, err

@@ -1,7 +1,10 @@
 package interviews
 
 import (
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -164,5 +167,42 @@ func TestDispatchOpen(t *testing.T) {
 	}
 	if _, _, err := (Dispatch{InterviewID: "nosuchinterview"}).Open(store, "r", nil); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown interview: %v, want it to wrap ErrNotFound", err)
+	}
+}
+
+// TestDispatchBlueprintIsANameNotAPath: a blueprint in dispatch metadata
+// that is a path is refused before any loader sees it, and the error
+// neither repeats the path nor holds anything read from it.
+func TestDispatchBlueprintIsANameNotAPath(t *testing.T) {
+	secret := filepath.Join(t.TempDir(), "secret.yaml")
+	const contents = "root:x:0:0:secret-contents"
+	if err := os.WriteFile(secret, []byte(contents), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, bp := range []string{"/etc/passwd", secret, "../blueprints/x.yaml", `C:\x.yaml`, "default.yaml", "~/x"} {
+		meta, err := json.Marshal(map[string]string{"name": "Ada", "role": "x", "blueprint": bp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = ParseDispatch(string(meta))
+		if err == nil {
+			t.Errorf("blueprint %q: accepted", bp)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, "installed") || strings.Contains(msg, contents) || strings.Contains(msg, "root:") ||
+			(strings.ContainsAny(bp, "/\\") && strings.Contains(msg, bp)) {
+			t.Errorf("blueprint %q: error %q should say to name an installed blueprint and hold no path or contents", bp, msg)
+		}
+		loaded := false
+		d := Dispatch{Candidate: &Candidate{Name: "Ada", Role: "x"}, Blueprint: bp}
+		_, _, err = d.Open(nil, "room", func(string) (*stages.Blueprint, error) { loaded = true; return stages.Default(), nil })
+		if err == nil || loaded {
+			t.Errorf("blueprint %q: Open = %v, loader called: %v", bp, err, loaded)
+		}
+	}
+	for _, name := range append(stages.BuiltinNames(), "System-Design", "my_plan-2") {
+		if !ValidBlueprintName(name) {
+			t.Errorf("ValidBlueprintName(%q) = false", name)
+		}
 	}
 }

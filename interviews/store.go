@@ -78,6 +78,7 @@ func ValidID(id string) bool {
 // half-written one. A Store is safe for concurrent use.
 type Store struct {
 	dir string
+	vol volume // the file system under dir, for CheckWritable
 
 	mu    sync.Mutex         // guards locks
 	locks map[string]*idLock // per-id write locks, dropped when unused
@@ -105,7 +106,7 @@ func Open(dir string) (*Store, error) {
 		return nil, errors.New("interviews: open store: no directory given: set the data directory (--data-dir or VIVA_DATA_DIR)")
 	}
 	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return nil, fmt.Errorf("interviews: open store: %w", err)
+		return nil, fmt.Errorf("interviews: open store: cannot create the data directory %s: %w: create it, or choose another with --data-dir or VIVA_DATA_DIR", dir, err)
 	}
 	info, err := os.Stat(dir)
 	if err != nil {
@@ -114,7 +115,7 @@ func Open(dir string) (*Store, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("interviews: open store: %s is not a directory: choose another data directory", dir)
 	}
-	return &Store{dir: dir, locks: map[string]*idLock{}, cache: map[string]cachedSummary{}}, nil
+	return &Store{dir: dir, vol: osVolume{}, locks: map[string]*idLock{}, cache: map[string]cachedSummary{}}, nil
 }
 
 // Dir returns the directory the store keeps its records in.

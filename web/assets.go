@@ -26,6 +26,32 @@ var pageFiles = []string{
 	"login.html", "review_list.html", "review_detail.html",
 }
 
+// roomBundleFile is the room page's script bundle within the static
+// files. It is built from web/frontend by `make assets` and embedded by
+// `make build`; a plain `go build` of a fresh checkout lacks it.
+const roomBundleFile = "dist/room.js"
+
+// ErrNoRoomBundle means this binary was built without the room page's
+// script bundle: candidates could not join an interview from it.
+var ErrNoRoomBundle = errors.New("web: this viva was built without the room page's script (web/static/dist/room.js), so candidates cannot join interviews: build it with `make build` (it runs `make assets` first)")
+
+// CheckRoomBundle reports whether the room page's script bundle is embedded
+// in this binary: it returns ErrNoRoomBundle when it is not.
+func CheckRoomBundle() error {
+	return checkRoomBundle(assets)
+}
+
+// checkRoomBundle looks for the bundle in the embedded file system files.
+func checkRoomBundle(files fs.FS) error {
+	switch info, err := fs.Stat(files, "static/"+roomBundleFile); {
+	case errors.Is(err, fs.ErrNotExist), err == nil && info.Size() == 0:
+		return ErrNoRoomBundle
+	case err != nil:
+		return fmt.Errorf("web: room page script: %w", err)
+	}
+	return nil
+}
+
 // roomTemplate is the candidate's room page, rendered on its own (it may use
 // the layout's definitions).
 const roomTemplate = "room.html"
@@ -37,6 +63,11 @@ func (s *Server) loadAssets() error {
 		return fmt.Errorf("web: static assets: %w", err)
 	}
 	s.static = static
+	if err := checkRoomBundle(assets); err != nil {
+		s.log.Warn("web: the room page cannot work: it shows candidates a message instead", "err", err)
+	} else {
+		s.hasRoomBundle = true
+	}
 	s.pages = make(map[string]*template.Template, len(pageFiles))
 	for _, page := range pageFiles {
 		t, err := template.New(page).Funcs(templateFuncs).ParseFS(assets, "templates/layout.html", "templates/"+page)

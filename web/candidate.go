@@ -13,6 +13,7 @@ const (
 	msgUnknownInterview = "This interview link is not valid. Check that you opened the whole link you were sent, or ask the recruiter for a new one."
 	msgEndedInterview   = "This interview has ended. Thank you for your time — your answers were saved, and the recruiter will be in touch."
 	msgRoomMissing      = "The interview room page is not available on this server yet. Please try again later or contact the recruiter."
+	msgRoomNoScript     = "The interview room cannot open: this server was installed without the room page's program. Please tell the recruiter; the server's operator needs to rebuild viva with make build."
 	msgElsewhere        = "This interview is already running outside a room (in a terminal session), so it cannot be joined here. Ask the recruiter for a new link."
 )
 
@@ -68,6 +69,11 @@ func (s *Server) handleRoom(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.roomPage == nil {
 		s.renderMessage(w, r, http.StatusInternalServerError, "Room unavailable", msgRoomMissing)
+		return
+	}
+	if !s.hasRoomBundle {
+		s.log.Error("web: a candidate opened a room page that cannot work", "interview_id", rec.ID, "err", ErrNoRoomBundle)
+		s.renderMessage(w, r, http.StatusServiceUnavailable, "Room unavailable", msgRoomNoScript)
 		return
 	}
 	var buf bytes.Buffer

@@ -107,14 +107,17 @@ type Server struct {
 	now           func() time.Time
 	secureCookies bool
 
-	pages     map[string]*template.Template
-	roomPage  *template.Template // nil when templates/room.html is absent
-	static    fs.FS
-	csp       string
-	createLim *rateLimiter
-	loginLim  *rateLimiter
-	sessions  *sessionStore
-	handler   http.Handler
+	pages    map[string]*template.Template
+	roomPage *template.Template // nil when templates/room.html is absent
+	// hasRoomBundle is false when the binary lacks the room page's script
+	// (ErrNoRoomBundle): the room page then says so instead of hanging.
+	hasRoomBundle bool
+	static        fs.FS
+	csp           string
+	createLim     *rateLimiter
+	loginLim      *rateLimiter
+	sessions      *sessionStore
+	handler       http.Handler
 }
 
 // blueprintOption is one interview plan offered in the form.

@@ -33,7 +33,9 @@ import (
 type Sessions struct {
 	// Store holds the interview records. Required.
 	Store *interviews.Store
-	// Blueprint returns a blueprint by name (default stages.Builtin).
+	// Blueprint returns an installed blueprint by name (default
+	// stages.Builtin). Names come from dispatch metadata and records, so it
+	// must never read a file they name.
 	Blueprint func(name string) (*stages.Blueprint, error)
 	// NewLLM makes the interviewer model of one interview. Required.
 	NewLLM func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -66,9 +65,9 @@ func runWorker(ctx context.Context, w *lkagent.Worker, cfg *config.Config, log *
 // newWorker builds the worker and its sessions from the configuration.
 func newWorker(cfg *config.Config, log *slog.Logger) (*lkagent.Worker, error) {
 	lksdk.SetLogger(worker.SDKLogger(log, ""))
-	store, err := interviews.Open(cfg.DataDir)
+	store, err := openStore(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("opening the data directory: %w", err)
+		return nil, err
 	}
 	recogniser, err := newSTT(cfg, log)
 	if err != nil {
@@ -92,7 +91,7 @@ func newWorker(cfg *config.Config, log *slog.Logger) (*lkagent.Worker, error) {
 		Listener: voice.ListenerOptions{EndpointingDelay: cfg.EndpointingDelay, EndpointingMin: cfg.EndpointingMin,
 			EndpointingMax: cfg.EndpointingMax, InterruptThreshold: cfg.InterruptThreshold},
 		Rooms:       lksdk.NewRoomServiceClient(httpURL(cfg.LiveKitURL), cfg.LiveKitAPIKey, cfg.LiveKitAPISecret),
-		Blueprint:   loadBlueprint,
+		Blueprint:   installedBlueprint,
 		RejoinGrace: cfg.RejoinGrace,
 		Logger:      log,
 	}

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/viva-interviews/viva/web"
 )
 
 // Development credentials of livekit-server --dev.
@@ -27,7 +29,9 @@ const (
 func runDev(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var lkBin *string
 	var lkPort *int
+	var allowNoRoomPage *bool
 	cfg, err := loadConfig("dev", args, stderr, func(fs *flag.FlagSet) {
+		allowNoRoomPage = roomPageFlag(fs)
 		lkBin = fs.String("livekit-server", "", "path of the livekit-server binary (default: bin/livekit-server next to viva, then $PATH)")
 		lkPort = fs.Int("livekit-port", 7880, "signal port of the dev LiveKit server (WebRTC uses the next two: TCP and UDP)")
 	})
@@ -35,6 +39,9 @@ func runDev(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)
+	if err := checkRoomPage(web.CheckRoomBundle, *allowNoRoomPage, log); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,14 +14,14 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/config"
-	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/web"
 )
 
 // runWeb serves the web app: registration, the candidate's room page and
 // the reviewer pages.
 func runWeb(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	cfg, err := loadConfig("web", args, stderr, nil)
+	var allowNoRoomPage *bool
+	cfg, err := loadConfig("web", args, stderr, func(fs *flag.FlagSet) { allowNoRoomPage = roomPageFlag(fs) })
 	if err != nil {
 		return err
 	}
@@ -31,6 +32,9 @@ func runWeb(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return usageError("VIVA_REVIEWER_TOKEN is not set: set it to a password of at least 16 characters for the reviewer pages (for example: openssl rand -hex 16)")
 	}
 	log := newLogger(stderr, cfg.LogLevel)
+	if err := checkRoomPage(web.CheckRoomBundle, *allowNoRoomPage, log); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w (is another viva web running? choose another address with --addr)", cfg.Addr, err)
@@ -40,9 +44,9 @@ func runWeb(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 
 // serveWeb serves the web app on ln until ctx ends.
 func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slog.Logger) error {
-	store, err := interviews.Open(cfg.DataDir)
+	store, err := openStore(cfg)
 	if err != nil {
-		return fmt.Errorf("opening the data directory: %w", err)
+		return err
 	}
 	srv, err := web.New(web.Options{Store: store, LiveKitURL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
 		AgentName: cfg.AgentName, ReviewerToken: cfg.ReviewerToken, TokenTTL: cfg.TokenTTL, RejoinGrace: cfg.RejoinGrace, PublicURL: cfg.PublicURL,

@@ -56,7 +56,9 @@ func (c candidate) record() (*interviews.Record, *stages.Blueprint, error) {
 	return &interviews.Record{Candidate: cand, Blueprint: bp.Name}, bp, nil
 }
 
-// loadBlueprint returns a built-in blueprint by name or loads a YAML file.
+// loadBlueprint returns a built-in blueprint by name or loads a YAML file:
+// for the operator's own flags only, never for names from dispatch metadata
+// or records (see installedBlueprint).
 func loadBlueprint(nameOrPath string) (*stages.Blueprint, error) {
 	if stages.IsBuiltin(nameOrPath) {
 		return stages.Builtin(nameOrPath)
@@ -65,6 +67,57 @@ func loadBlueprint(nameOrPath string) (*stages.Blueprint, error) {
 		return nil, fmt.Errorf("--blueprint %q is neither a built-in blueprint (%s) nor a readable file", nameOrPath, strings.Join(stages.BuiltinNames(), ", "))
 	}
 	return stages.Load(nameOrPath)
+}
+
+// installedBlueprint returns a blueprint installed on this worker by name:
+// the blueprint named by dispatch metadata or by a registered interview's
+// record. Unlike loadBlueprint it never reads a file, so a name such as
+// /etc/passwd in a dispatch is refused without being opened, and nothing of
+// any file reaches the job error or the log.
+func installedBlueprint(name string) (*stages.Blueprint, error) {
+	if !stages.IsBuiltin(name) {
+		return nil, fmt.Errorf("no blueprint called %q is installed on this worker: use one of %s", name, strings.Join(stages.BuiltinNames(), ", "))
+	}
+	return stages.Builtin(name)
+}
+
+// openStore opens the interview records in the configured data directory
+// and checks that records can be saved there: an unwritable or full disk
+// stops viva at start instead of losing the interviews it would take.
+func openStore(cfg *config.Config) (*interviews.Store, error) {
+	store, err := interviews.Open(cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("opening the data directory: %w", err)
+	}
+	if err := store.CheckWritable(); err != nil {
+		return nil, err
+	}
+	return store, nil
+}
+
+// allowNoRoomPageFlag lets viva web and viva dev serve from a binary built
+// without the room page's script, for API-only use; candidates then see a
+// message instead of their interview.
+const allowNoRoomPageFlag = "allow-missing-room-page"
+
+// roomPageFlag registers allowNoRoomPageFlag on a command's flags.
+func roomPageFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool(allowNoRoomPageFlag, false, "serve the web app even though this binary was built without the room page's script (candidates cannot join)")
+}
+
+// checkRoomPage stops viva web and viva dev at start when the binary lacks
+// the room page's script (check is web.CheckRoomBundle), unless allow is
+// set: then it only warns.
+func checkRoomPage(check func() error, allow bool, log *slog.Logger) error {
+	err := check()
+	switch {
+	case err == nil:
+		return nil
+	case allow:
+		log.Warn("serving without the room page's script: candidates see a message instead of their interview", "err", err)
+		return nil
+	}
+	return fmt.Errorf("%w; or pass --%s to serve the rest of the web app anyway", err, allowNoRoomPageFlag)
 }
 
 // llmFactory returns how to make the interviewer model the configuration
