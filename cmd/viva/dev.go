@@ -70,7 +70,7 @@ func runDev(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		}()
 		cfg.LiveKitURL = fmt.Sprintf("ws://127.0.0.1:%d", *lkPort)
 		cfg.LiveKitAPIKey, cfg.LiveKitAPISecret = devAPIKey, devAPISecret
-		if err := waitHTTP(ctx, fmt.Sprintf("http://127.0.0.1:%d", *lkPort), 20*time.Second); err != nil {
+		if err := waitHTTP(ctx, fmt.Sprintf("http://127.0.0.1:%d", *lkPort), time.Minute); err != nil {
 			return fmt.Errorf("livekit-server did not start (log: %s): %w", logPath, err)
 		}
 		log.Info("livekit-server started in dev mode", "url", cfg.LiveKitURL, "log", logPath)
