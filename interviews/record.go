@@ -187,6 +187,10 @@ type Record struct {
 	Report *Report `json:"report,omitempty"`
 	// Engines names the LLM, STT and TTS engines the interview ran on.
 	Engines *Engines `json:"engines,omitempty"`
+	// Incidents are the provider faults met during the interview (a model
+	// timing out, a dropped recognition connection, a backup voice), oldest
+	// first, at most MaxIncidents: add them with AddIncident.
+	Incidents []Incident `json:"incidents,omitempty"`
 	// Error is a short, secret-free description of the failure that ended a
 	// failed interview.
 	Error string `json:"error,omitempty"`
@@ -481,6 +485,7 @@ func (r *Record) Clone() *Record {
 	})
 	c.Questions = cloneEach(r.Questions, func(q *stages.Question) { *q = q.Clone() })
 	c.Assessments = cloneEach(r.Assessments, func(a *Assessment) { a.KeyPoints = slices.Clone(a.KeyPoints) })
+	c.Incidents = slices.Clone(r.Incidents)
 	if r.Report != nil {
 		rep := *r.Report
 		rep.Strengths = slices.Clone(rep.Strengths)
@@ -613,6 +618,14 @@ func (r *Record) Validate() error {
 		}
 		if a.QuestionID != "" && !qids[a.QuestionID] {
 			bad("assessment %d refers to unknown question %q", i+1, a.QuestionID)
+		}
+	}
+	if len(r.Incidents) > MaxIncidents {
+		bad("%d incidents, more than %d: add them with AddIncident", len(r.Incidents), MaxIncidents)
+	}
+	for i, inc := range r.Incidents {
+		if err := inc.validate(); err != nil {
+			bad("incident %d %v", i+1, err)
 		}
 	}
 	if r.Report != nil {

@@ -76,3 +76,22 @@ type Client interface {
 // ErrAuth is wrapped by errors that mean the provider rejected or lacks the
 // credentials; retrying will not help.
 var ErrAuth = errors.New("llm: authentication failed")
+
+// Kinds of provider failure. Errors returned by a Client wrap at most one of
+// these (besides ErrAuth), so the conversation loop can tell a model that is
+// slow from one that is down or one whose answer was lost half way.
+var (
+	// ErrTimeout: the model sent no first token, or stopped sending between
+	// chunks, for longer than the client allows.
+	ErrTimeout = errors.New("llm: model timed out")
+	// ErrRateLimited: the provider kept answering 429 (too many requests)
+	// through every retry, or asked for a longer wait than the client allows.
+	ErrRateLimited = errors.New("llm: rate limited")
+	// ErrUnavailable: the provider kept failing (5xx, refused or reset
+	// connections) through every retry.
+	ErrUnavailable = errors.New("llm: model unavailable")
+	// ErrCut: the stream ended before the model said it had finished, after
+	// text had already been delivered. The text delivered is a partial
+	// answer: drop it rather than keep it as a complete turn.
+	ErrCut = errors.New("llm: stream cut before the answer was complete")
+)
