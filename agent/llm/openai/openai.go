@@ -4,9 +4,19 @@
 // retries with backoff on rate limits, server errors and broken connections
 // (only while no text has reached the caller), and errors that say what to
 // do next.
+//
+// A stream is watched: no first token within FirstTokenTimeout, or no chunk
+// for ChunkGapTimeout once the answer has started, ends the attempt; so
+// does a stream that ends before the model's finish reason. Such an attempt
+// is retried once from scratch when nothing has reached the caller yet, and
+// otherwise returned as an error wrapping llm.ErrCut, never as a complete
+// answer. Final errors wrap llm.ErrTimeout, llm.ErrRateLimited,
+// llm.ErrUnavailable or llm.ErrCut; every call that met a fault reports an
+// interviews.Incident to the observer in its context.
 package openai
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -77,6 +87,14 @@ type Options struct {
 	// Retry-After) for a longer wait gets no retry: the error is returned at
 	// once. Zero means DefaultMaxBackoff.
 	MaxBackoff time.Duration
+	// FirstTokenTimeout bounds the wait, in each attempt, from sending the
+	// request to the first token (text or tool call); zero means
+	// DefaultFirstTokenTimeout (8 s), negative means no limit.
+	FirstTokenTimeout time.Duration
+	// ChunkGapTimeout bounds the wait between chunks once the first token
+	// has arrived; zero means DefaultChunkGapTimeout (5 s), negative means no
+	// limit.
+	ChunkGapTimeout time.Duration
 	// HTTPClient sends the requests; nil means a client whose transport
 	// gives up when a server sends no response headers within 60 s.
 	HTTPClient *http.Client
@@ -110,6 +128,8 @@ type Client struct {
 	maxRetries  int
 	backoff     time.Duration
 	maxBackoff  time.Duration
+	firstToken  time.Duration // ≤ 0: no limit
+	chunkGap    time.Duration // ≤ 0: no limit
 	log         *slog.Logger
 	// sleep waits between attempts; tests replace it.
 	sleep func(ctx context.Context, d time.Duration) error
@@ -151,6 +171,8 @@ func New(opts Options) (*Client, error) {
 		maxRetries:  opts.MaxRetries,
 		backoff:     opts.Backoff,
 		maxBackoff:  opts.MaxBackoff,
+		firstToken:  cmp.Or(opts.FirstTokenTimeout, DefaultFirstTokenTimeout),
+		chunkGap:    cmp.Or(opts.ChunkGapTimeout, DefaultChunkGapTimeout),
 		log:         opts.Logger,
 		sleep:       sleepCtx,
 		jitter:      equalJitter,
@@ -170,7 +192,7 @@ func New(opts Options) (*Client, error) {
 	if c.log == nil {
 		c.log = slog.Default()
 	}
-	c.log = c.log.With("llm", "openai", "base_url", base, "model", c.model)
+	c.log = c.log.With("llm", engineName, "base_url", base, "model", c.model)
 	return c, nil
 }
 
@@ -185,17 +207,21 @@ func orDefault(s, def string) string {
 func (c *Client) Model() string { return c.model }
 
 // Complete streams one chat completion; see llm.Client. A failed attempt is
-// retried (429, 5xx, connection errors) only while no text has been passed
-// to onDelta, so text is never delivered twice. When an error ends a stream
-// after text was delivered, the returned Response holds what arrived.
-// FirstToken counts from the call, retries included, because that is the
-// wait the candidate hears.
-func (c *Client) Complete(ctx context.Context, req llm.Request, onDelta func(text string)) (llm.Response, error) {
+// retried (429, 5xx, connection errors: up to MaxRetries; timeouts and cut
+// streams: once) only while no text has been passed to onDelta, so text is
+// never delivered twice. When an error ends a stream after text was
+// delivered, the returned Response holds what arrived and the error wraps
+// llm.ErrCut: that text is not a whole answer. FirstToken counts from the
+// call, retries included, because that is the wait the candidate hears.
+func (c *Client) Complete(ctx context.Context, req llm.Request, onDelta func(text string)) (resp llm.Response, err error) {
 	creq, err := c.request(req)
 	if err != nil {
 		return llm.Response{}, err
 	}
 	start := time.Now()
+	var history faults
+	defer func() { history.report(ctx, err, start) }()
+	quick := 0 // retries spent on timeouts and cuts
 	for attempt := 0; ; attempt++ {
 		var info attemptInfo
 		resp, delivered, err := c.attempt(context.WithValue(ctx, attemptKey{}, &info), creq, start, onDelta)
@@ -210,45 +236,64 @@ func (c *Client) Complete(ctx context.Context, req llm.Request, onDelta func(tex
 			return resp, wrap(fmt.Sprintf("llm: openai: %s rejected the API key (HTTP %d: %s): check OPENAI_API_KEY, and OPENAI_BASE_URL if you use another OpenAI-compatible server",
 				c.baseURL, f.status, f.message), llm.ErrAuth, err)
 		}
+		history.add(attempt+1, f)
 		if !f.retryable {
 			return resp, c.finalError(f, err, attempt+1)
 		}
 		if delivered {
-			return resp, fmt.Errorf("llm: openai: stream broke after text was delivered (not retried, to avoid repeating it): %w", err)
+			c.log.Warn("llm stream failed after text was delivered; the partial answer is dropped", "attempt", attempt+1, "error", f.message)
+			return resp, wrap(fmt.Sprintf("llm: openai: stream broke after text was delivered (not retried, to avoid repeating it; the text is a partial answer): %s", f.message),
+				llm.ErrCut, f.kindErr(), err)
 		}
-		if attempt >= c.maxRetries {
+		if f.timeout || f.cut {
+			if quick >= maxQuickRetries || attempt >= c.maxRetries {
+				return resp, c.finalError(f, err, attempt+1)
+			}
+			quick++
+		} else if attempt >= c.maxRetries {
 			return resp, c.finalError(f, err, attempt+1)
 		}
 		wait := c.jitter(min(c.backoff<<attempt, c.maxBackoff))
+		if f.timeout {
+			wait = 0 // the candidate has already waited: ask again at once
+		}
 		if f.retryAfter > 0 {
 			if f.retryAfter > c.maxBackoff {
 				return resp, wrap(fmt.Sprintf("llm: openai: %s asks to retry after %s, longer than the %s this client waits (HTTP %d: %s): try again later or raise the rate limit",
-					c.baseURL, f.retryAfter, c.maxBackoff, f.status, f.message), err)
+					c.baseURL, f.retryAfter, c.maxBackoff, f.status, f.message), f.kindErr(), err)
 			}
 			wait = f.retryAfter
 		}
 		c.log.Warn("llm request failed, retrying",
 			"attempt", attempt+1, "max_retries", c.maxRetries, "status", f.status, "wait", wait, "error", f.message)
-		if err := c.sleep(ctx, wait); err != nil {
-			return llm.Response{}, fmt.Errorf("llm: openai: waiting to retry: %w", err)
+		if wait > 0 {
+			if err := c.sleep(ctx, wait); err != nil {
+				return llm.Response{}, fmt.Errorf("llm: openai: waiting to retry: %w", err)
+			}
 		}
 	}
 }
 
 // finalError words an error that ends Complete.
 func (c *Client) finalError(f failure, err error, attempts int) error {
+	kind := f.kindErr()
 	switch {
+	case f.timeout:
+		return wrap(fmt.Sprintf("llm: openai: %s timed out after %d attempt(s): %s; check the model's load, or raise the stream timeouts for a slow local server",
+			c.baseURL, attempts, f.message), kind, err)
+	case f.cut:
+		return wrap(fmt.Sprintf("llm: openai: %s cut the stream after %d attempt(s): %s", c.baseURL, attempts, f.message), kind, err)
 	case f.inStream:
-		return wrap(fmt.Sprintf("llm: openai: %s reported an error mid-stream after %d attempt(s): %s", c.baseURL, attempts, f.message), err)
+		return wrap(fmt.Sprintf("llm: openai: %s reported an error mid-stream after %d attempt(s): %s", c.baseURL, attempts, f.message), kind, err)
 	case f.status == http.StatusNotFound:
 		return wrap(fmt.Sprintf("llm: openai: %s answered 404 (%s): check the model name %q and that OPENAI_BASE_URL is the API root ending in /v1",
 			c.baseURL, f.message, c.model), err)
 	case f.status >= 400 && f.status < 500 && f.status != http.StatusTooManyRequests:
 		return wrap(fmt.Sprintf("llm: openai: request rejected (HTTP %d): %s", f.status, f.message), err)
 	case f.status != 0:
-		return wrap(fmt.Sprintf("llm: openai: %s failed after %d attempt(s) (HTTP %d: %s)", c.baseURL, attempts, f.status, f.message), err)
+		return wrap(fmt.Sprintf("llm: openai: %s failed after %d attempt(s) (HTTP %d: %s)", c.baseURL, attempts, f.status, f.message), kind, err)
 	case f.retryable:
-		return fmt.Errorf("llm: openai: no answer from %s after %d attempt(s): check OPENAI_BASE_URL and the network: %w", c.baseURL, attempts, err)
+		return wrap(fmt.Sprintf("llm: openai: no answer from %s after %d attempt(s): check OPENAI_BASE_URL and the network: %v", c.baseURL, attempts, err), kind, err)
 	default:
 		return fmt.Errorf("llm: openai: %w", err)
 	}
@@ -273,22 +318,47 @@ func (c *Client) request(req llm.Request) (goopenai.ChatCompletionRequest, error
 	}, nil
 }
 
-// attempt runs one streamed request. delivered reports whether onDelta was
-// called.
+// attempt runs one streamed request under a watchdog. delivered reports
+// whether onDelta was called. A stream that ends or breaks before its
+// finish reason is a *cutError; a watchdog timeout is a *timeoutError.
 func (c *Client) attempt(ctx context.Context, creq goopenai.ChatCompletionRequest, start time.Time, onDelta func(string)) (resp llm.Response, delivered bool, err error) {
-	stream, err := c.api.CreateChatCompletionStream(ctx, creq)
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	wd := &watchdog{cancel: cancel, firstToken: c.firstToken, gap: c.chunkGap}
+	wd.start()
+	defer wd.stop()
+	// timedOut puts the watchdog's verdict in place of the error it caused.
+	timedOut := func(err error) error {
+		var t *timeoutError
+		if cause := context.Cause(actx); ctx.Err() == nil && errors.As(cause, &t) {
+			return t
+		}
+		return err
+	}
+
+	stream, err := c.api.CreateChatCompletionStream(actx, creq)
 	if err != nil {
-		return llm.Response{}, false, err
+		return llm.Response{}, false, timedOut(err)
 	}
 	defer stream.Close()
-
 	var acc accumulator
+	started := false // a token has arrived: the gap timeout applies
 	for {
 		chunk, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
+			if acc.finish == "" {
+				return acc.response(), delivered, &cutError{}
+			}
 			break
 		}
 		if err != nil {
+			if t := timedOut(err); t != err {
+				return acc.response(), delivered, t
+			}
+			var apiErr *goopenai.APIError
+			if ctx.Err() == nil && !errors.As(err, &apiErr) {
+				err = &cutError{cause: err}
+			}
 			return acc.response(), delivered, err
 		}
 		if ctx.Err() != nil {
@@ -298,6 +368,10 @@ func (c *Client) attempt(ctx context.Context, creq goopenai.ChatCompletionReques
 		text, token := acc.add(chunk)
 		if token && acc.firstToken == 0 {
 			acc.firstToken = max(time.Since(start), time.Nanosecond)
+		}
+		if token || started {
+			started = true
+			wd.chunk()
 		}
 		if text != "" && onDelta != nil {
 			onDelta(text)

@@ -49,6 +49,8 @@ type failure struct {
 	auth       bool   // the key was rejected
 	inStream   bool   // an error event inside an accepted stream
 	retryable  bool
+	timeout    bool          // a stream timeout fired
+	cut        bool          // the stream ended or broke before its finish reason
 	retryAfter time.Duration // the server's requested wait, if any
 }
 
@@ -58,7 +60,15 @@ func classify(err error, info *attemptInfo) failure {
 	var apiErr *goopenai.APIError
 	var reqErr *goopenai.RequestError
 	var netErr net.Error
+	var timeout *timeoutError
+	var cut *cutError
 	switch {
+	case errors.As(err, &timeout):
+		f.message, f.timeout, f.retryable = timeout.Error(), true, true
+		return f
+	case errors.As(err, &cut) && !errors.As(err, &apiErr):
+		f.message, f.cut, f.retryable = cut.Error(), true, true
+		return f
 	case errors.As(err, &apiErr):
 		f.status, f.message = apiErr.HTTPStatusCode, apiErr.Message
 		if f.status == 0 {
@@ -154,4 +164,15 @@ func (e *wrapped) Error() string   { return e.msg }
 func (e *wrapped) Unwrap() []error { return e.causes }
 
 // wrap returns an error saying msg and wrapping causes.
-func wrap(msg string, causes ...error) error { return &wrapped{msg: msg, causes: causes} }
+func wrap(msg string, causes ...error) error { return &wrapped{msg: msg, causes: errs(causes...)} }
+
+// errs lists the non-nil errors among causes.
+func errs(causes ...error) []error {
+	out := causes[:0:0]
+	for _, e := range causes {
+		if e != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}

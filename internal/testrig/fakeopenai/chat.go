@@ -62,6 +62,18 @@ type Reply struct {
 	// without ending it, until the client goes away, to imitate a hung
 	// server or a client cancelling mid-stream.
 	StallAfter int
+	// Hang, when true, makes the server read the request and then send
+	// nothing at all, not even headers, until the client goes away: a
+	// request that is never answered.
+	Hang bool
+	// CutMidEvent, when positive, sends that many whole events, then the
+	// first half of the next one, then cuts the connection: a stream broken
+	// in the middle of a chunk.
+	CutMidEvent int
+	// EndAfter, when positive, ends the response cleanly after that many
+	// events, without the finish reason and without [DONE], as a proxy does
+	// when its upstream connection breaks.
+	EndAfter int
 	// Raw, when set, replaces the generated stream: each element is sent
 	// as-is as one `data:` event, then `data: [DONE]`. It imitates servers
 	// whose chunks differ from OpenAI's (no tool-call index, no ids, usage
@@ -192,6 +204,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 			"fakeopenai: no chat reply left: queue one with ScriptChat or set ChatFunc")
 		return
 	}
+	if reply.Hang {
+		<-r.Context().Done()
+		return
+	}
 	if reply.Status != 0 {
 		writeReplyError(w, reply)
 		return
@@ -308,6 +324,16 @@ func streamCompletion(w http.ResponseWriter, r *http.Request, id, model string, 
 	for i, ev := range events {
 		if i > 0 && reply.Delay > 0 && !pause(r, reply.Delay) {
 			return
+		}
+		if reply.EndAfter > 0 && i >= reply.EndAfter {
+			return
+		}
+		if reply.CutMidEvent > 0 && i >= reply.CutMidEvent {
+			_, _ = io.WriteString(w, "data: "+ev[:len(ev)/2])
+			if flusher != nil {
+				flusher.Flush()
+			}
+			panic(http.ErrAbortHandler)
 		}
 		if _, err := io.WriteString(w, "data: "+ev+"\n\n"); err != nil {
 			return

@@ -28,6 +28,13 @@ type Server struct {
 // New starts a server on 127.0.0.1. Close it when done.
 func New() *Server {
 	s := &Server{}
+	s.srv = httptest.NewServer(s.auth(s.mux()))
+	s.URL = s.srv.URL + "/v1"
+	return s
+}
+
+// mux routes the API's endpoints to the server's handlers.
+func (s *Server) mux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
 	mux.HandleFunc("POST /v1/audio/speech", s.handleSpeech)
@@ -36,9 +43,7 @@ func New() *Server {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"gpt-4o-mini","object":"model","created":1700000000,"owned_by":"fake"}]}`))
 	})
-	s.srv = httptest.NewServer(s.auth(mux))
-	s.URL = s.srv.URL + "/v1"
-	return s
+	return mux
 }
 
 // Close stops the server.

@@ -1,0 +1,172 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/viva-interviews/viva/agent/llm"
+	"github.com/viva-interviews/viva/interviews"
+)
+
+// engineName names this engine in logs and incidents.
+const engineName = "openai"
+
+// Defaults of the stream timeouts.
+const (
+	// DefaultFirstTokenTimeout bounds the wait for the first token of an
+	// attempt: long enough for a large prompt on a busy model, short enough
+	// that a hung request is retried while the candidate still waits.
+	DefaultFirstTokenTimeout = 8 * time.Second
+	// DefaultChunkGapTimeout bounds the silence between chunks once the
+	// model has started answering; a healthy stream sends several chunks a
+	// second.
+	DefaultChunkGapTimeout = 5 * time.Second
+)
+
+// maxQuickRetries is how many times a timed-out or cut attempt is retried:
+// once, because a second wait as long as the first is all the candidate can
+// bear before the interviewer must say something.
+const maxQuickRetries = 1
+
+// timeoutError is the cause an attempt's context is cancelled with when a
+// stream timeout fires.
+type timeoutError struct {
+	firstToken bool          // no token arrived at all
+	after      time.Duration // the timeout that fired
+}
+
+func (e *timeoutError) Error() string {
+	if e.firstToken {
+		return fmt.Sprintf("no first token within %s", e.after)
+	}
+	return fmt.Sprintf("no chunk for %s in the middle of the stream", e.after)
+}
+
+func (e *timeoutError) Unwrap() error { return llm.ErrTimeout }
+
+// cutError is a stream that ended, or broke, before its finish reason.
+type cutError struct{ cause error }
+
+func (e *cutError) Error() string {
+	if e.cause == nil {
+		return "stream ended before the model finished (no finish_reason)"
+	}
+	return "stream broke before the model finished: " + e.cause.Error()
+}
+
+func (e *cutError) Unwrap() error { return e.cause }
+
+// watchdog cancels an attempt whose stream is silent for too long: first
+// the time to the first token, then the gap between chunks.
+type watchdog struct {
+	cancel     context.CancelCauseFunc
+	firstToken time.Duration // ≤ 0: no limit
+	gap        time.Duration // ≤ 0: no limit
+
+	mu    sync.Mutex
+	timer *time.Timer
+}
+
+// start arms the first-token timeout.
+func (w *watchdog) start() {
+	w.arm(w.firstToken, true)
+}
+
+// chunk re-arms the gap timeout after a chunk that came once the model had
+// started answering.
+func (w *watchdog) chunk() { w.arm(w.gap, false) }
+
+// arm replaces the running timer with one of d.
+func (w *watchdog) arm(d time.Duration, first bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
+	if d <= 0 {
+		return
+	}
+	cause := &timeoutError{firstToken: first, after: d}
+	w.timer = time.AfterFunc(d, func() { w.cancel(cause) })
+}
+
+// stop disarms the watchdog.
+func (w *watchdog) stop() { w.arm(0, false) }
+
+// incidentKind is the kind of incident a failure is.
+func (f failure) incidentKind() interviews.IncidentKind {
+	switch {
+	case f.timeout:
+		return interviews.IncidentTimeout
+	case f.cut:
+		return interviews.IncidentCut
+	case f.status == 429:
+		return interviews.IncidentRateLimited
+	default:
+		return interviews.IncidentUnavailable
+	}
+}
+
+// kindErr is the llm error a final failure wraps.
+func (f failure) kindErr() error {
+	switch {
+	case f.timeout:
+		return llm.ErrTimeout
+	case f.cut:
+		return llm.ErrCut
+	case f.status == 429:
+		return llm.ErrRateLimited
+	case f.retryable:
+		return llm.ErrUnavailable
+	default:
+		return nil
+	}
+}
+
+// faults is the story of one Complete call's failed attempts, for its
+// incident.
+type faults struct {
+	attempts []string
+	last     failure
+}
+
+func (fs *faults) add(attempt int, f failure) {
+	fs.attempts = append(fs.attempts, fmt.Sprintf("attempt %d: %s", attempt, f.describe()))
+	fs.last = f
+}
+
+// report hands the call's incident to the interview's observer: what each
+// failed attempt met, and whether the call recovered.
+func (fs *faults) report(ctx context.Context, err error, start time.Time) {
+	if len(fs.attempts) == 0 || errors.Is(err, context.Canceled) {
+		return
+	}
+	detail := strings.Join(fs.attempts, "; ")
+	if err == nil {
+		detail += fmt.Sprintf("; answered on attempt %d after %s", len(fs.attempts)+1, time.Since(start).Round(time.Millisecond))
+	}
+	interviews.ReportIncident(ctx, interviews.Incident{
+		Provider:  interviews.ProviderLLM,
+		Engine:    engineName,
+		Kind:      fs.last.incidentKind(),
+		Detail:    detail,
+		Recovered: err == nil,
+	})
+}
+
+// describe is a short, secret-free account of a failure.
+func (f failure) describe() string {
+	switch {
+	case f.timeout, f.cut:
+		return f.message
+	case f.status != 0:
+		return fmt.Sprintf("HTTP %d", f.status)
+	default:
+		return "no answer (" + f.message + ")"
+	}
+}
