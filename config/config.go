@@ -54,6 +54,13 @@ type Config struct {
 	OpenAIBaseURL string `flag:"openai-base-url" env:"OPENAI_BASE_URL" yaml:"openai_base_url" check:"url=http|https" help:"base URL of an OpenAI-compatible API such as Ollama; empty for api.openai.com" accept:"an http:// or https:// URL such as http://localhost:11434/v1"`
 	// OpenAIModel is the chat model of the openai LLM.
 	OpenAIModel string `flag:"openai-model" env:"VIVA_OPENAI_MODEL" yaml:"openai_model" default:"gpt-4o-mini" check:"nonempty" help:"chat model of the openai LLM" accept:"a model name such as gpt-4o-mini"`
+	// LLMFirstTokenTimeout bounds the wait for the model's first token in
+	// each attempt; a request that never answers is retried once, then
+	// reported, instead of leaving the room silent.
+	LLMFirstTokenTimeout time.Duration `flag:"llm-first-token-timeout" env:"VIVA_LLM_FIRST_TOKEN_TIMEOUT" yaml:"llm_first_token_timeout" default:"8s" check:"gt=0s,le=60s" help:"longest wait for the model's first token before the request is retried" accept:"a duration above 0 and at most 60s, such as 8s"`
+	// LLMChunkGapTimeout bounds the silence between streamed chunks once
+	// the model has started answering.
+	LLMChunkGapTimeout time.Duration `flag:"llm-chunk-gap-timeout" env:"VIVA_LLM_CHUNK_GAP_TIMEOUT" yaml:"llm_chunk_gap_timeout" default:"5s" check:"gt=0s,le=60s" help:"longest silence between the model's streamed chunks" accept:"a duration above 0 and at most 60s, such as 5s"`
 
 	// STT chooses the speech recogniser: "deepgram", "openai", "sphinx", or
 	// "" (auto, see ResolvedSTT).

@@ -27,6 +27,8 @@ func TestDefaultsAgree(t *testing.T) {
 		{"endpointing_max", c.EndpointingMax, voice.DefaultEndpointingMax},
 		{"interrupt_threshold", c.InterruptThreshold, voice.DefaultInterruptThreshold},
 		{"openai_model", c.OpenAIModel, oaillm.DefaultModel},
+		{"llm_first_token_timeout", c.LLMFirstTokenTimeout, oaillm.DefaultFirstTokenTimeout},
+		{"llm_chunk_gap_timeout", c.LLMChunkGapTimeout, oaillm.DefaultChunkGapTimeout},
 		{"deepgram_model", c.DeepgramModel, dgstt.DefaultModel},
 		{"openai_stt_model", c.OpenAISTTModel, oaistt.DefaultModel},
 		{"openai_tts_model", c.OpenAITTSModel, oaitts.DefaultModel},

@@ -125,7 +125,8 @@ func checkRoomPage(check func() error, allow bool, log *slog.Logger) error {
 func llmFactory(cfg *config.Config, log *slog.Logger) (func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client, string, error) {
 	switch cfg.ResolvedLLM() {
 	case "openai":
-		client, err := openai.New(openai.Options{APIKey: openAIKey(cfg), BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAIModel, Logger: log})
+		client, err := openai.New(openai.Options{APIKey: openAIKey(cfg), BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAIModel,
+			FirstTokenTimeout: cfg.LLMFirstTokenTimeout, ChunkGapTimeout: cfg.LLMChunkGapTimeout, Logger: log})
 		if err != nil {
 			return nil, "", err
 		}
