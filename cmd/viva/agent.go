@@ -125,11 +125,21 @@ func newSTT(cfg *config.Config, log *slog.Logger) (stt.Engine, error) {
 	}
 }
 
-// newTTS makes the speech synthesiser the configuration asks for.
+// newTTS makes the speech synthesiser the configuration asks for. A speech
+// service is backed by flite: an utterance the service fails to start is
+// spoken offline rather than not at all.
 func newTTS(cfg *config.Config, log *slog.Logger) (tts.Engine, error) {
 	switch cfg.ResolvedTTS() {
 	case config.EngineOpenAI:
-		return oaitts.New(oaitts.Options{APIKey: openAIKey(cfg), BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAITTSModel, Voice: cfg.OpenAITTSVoice, Logger: log})
+		primary, err := oaitts.New(oaitts.Options{APIKey: openAIKey(cfg), BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAITTSModel, Voice: cfg.OpenAITTSVoice, Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		backup, err := flite.New(flite.Options{Logger: log})
+		if err != nil {
+			return nil, fmt.Errorf("the offline voice that backs OpenAI speech: %w", err)
+		}
+		return tts.WithFallback(primary, backup, log), nil
 	default:
 		return flite.New(flite.Options{Logger: log})
 	}

@@ -72,6 +72,9 @@ type audioState struct {
 	speech         []SpeechRequest
 	transcriptions []TranscriptionRequest
 	scripts        []string
+	// speechFailures are the HTTP statuses the next speech requests answer
+	// with, one per request, before speech is served again.
+	speechFailures []int
 	// synthetic forces the synthetic voice even when flite is installed.
 	synthetic bool
 	cache     map[string][]int16
@@ -82,6 +85,14 @@ type audioState struct {
 func (s *Server) ScriptTranscripts(texts ...string) {
 	s.mu.Lock()
 	s.audio.scripts = append(s.audio.scripts, texts...)
+	s.mu.Unlock()
+}
+
+// FailSpeech makes the next speech requests fail, one per status given
+// (500, 503, 429…), with OpenAI's error body; later requests are served.
+func (s *Server) FailSpeech(statuses ...int) {
+	s.mu.Lock()
+	s.audio.speechFailures = append(s.audio.speechFailures, statuses...)
 	s.mu.Unlock()
 }
 
@@ -137,6 +148,17 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request) {
 		return
 	case req.Speed != nil && (*req.Speed < 0.25 || *req.Speed > 4):
 		writeError(w, http.StatusBadRequest, "invalid_value", "Invalid 'speed': expected a number between 0.25 and 4.0.")
+		return
+	}
+	s.mu.Lock()
+	fail := 0
+	if len(s.audio.speechFailures) > 0 {
+		fail = s.audio.speechFailures[0]
+		s.audio.speechFailures = s.audio.speechFailures[1:]
+	}
+	s.mu.Unlock()
+	if fail != 0 {
+		writeReplyError(w, Reply{Status: fail})
 		return
 	}
 	speed := 1.0
