@@ -20,8 +20,10 @@
 // after Deepgram's endpointing delay. When no audio has been sent for the
 // KeepAlive interval a KeepAlive message keeps the connection open. If the
 // connection drops, the stream reconnects with backoff and replays the audio
-// written meanwhile (up to 5 s); when it gives up, Events is closed and Write
-// returns the error.
+// written meanwhile (up to ReplayBuffer, 10 s by default); when it gives up,
+// Events is closed and Write returns the error. Each drop, each loss of
+// audio past the buffer and each give-up is logged and reported as an
+// interviews.Incident to the observer in NewStream's context.
 package deepgram
 
 import (
@@ -50,6 +52,11 @@ const (
 	DefaultEndpointingMs  = 300
 	DefaultUtteranceEndMs = 1000
 	DefaultKeepAlive      = 5 * time.Second
+	// DefaultReplayBuffer is how much audio a stream keeps while
+	// disconnected, to replay on the next connection: longer than the
+	// reconnection backoff (under 4 s), short enough to bound memory
+	// (320 KB).
+	DefaultReplayBuffer = 10 * time.Second
 )
 
 // Connection behaviour.
@@ -64,9 +71,6 @@ const (
 	reconnectAttempts   = 5
 	reconnectBackoffMin = 250 * time.Millisecond
 	reconnectBackoffMax = 2 * time.Second
-	// replayBytes5s bounds the audio kept while disconnected: 5 s of 16 kHz
-	// PCM16. Older audio is dropped first.
-	replayBytes5s = 5 * stt.SampleRate * 2
 	// batchBytes20ms is the size at which written frames are sent as one
 	// websocket message.
 	batchBytes20ms = stt.SampleRate / 50 * 2
@@ -98,6 +102,10 @@ type Options struct {
 	// KeepAlive message is sent (default 5 s; Deepgram closes idle
 	// connections after 10 s).
 	KeepAlive time.Duration
+	// ReplayBuffer is how much audio is kept while disconnected and
+	// replayed once reconnected (default 10 s); older audio is dropped
+	// first, and its loss reported.
+	ReplayBuffer time.Duration
 	// Logger receives connection events; slog.Default() when nil.
 	Logger *slog.Logger
 	// NetDialContext, when set, opens the network connection in place of
@@ -142,6 +150,9 @@ func New(opts Options) (*Engine, error) {
 	}
 	if opts.KeepAlive <= 0 {
 		opts.KeepAlive = DefaultKeepAlive
+	}
+	if opts.ReplayBuffer <= 0 {
+		opts.ReplayBuffer = DefaultReplayBuffer
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/agent/stt"
+	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/internal/testrig/fakedeepgram"
 	"github.com/viva-interviews/viva/internal/wav"
 )
@@ -412,19 +414,36 @@ func TestReconnect(t *testing.T) {
 	utt1, utt2 := speech(t, text1), speech(t, text2)
 	for _, tc := range []struct {
 		name   string
-		refuse int // handshakes refused after the drop
+		refuse int           // handshakes refused after the drop
+		replay time.Duration // the replay buffer; zero means the default
+		// wantKinds are the incidents reported, in order.
+		wantKinds []interviews.IncidentKind
+		lost      bool // audio is lost (past the replay buffer)
 	}{
-		{name: "dropped connection comes back at once", refuse: 0},
+		{name: "dropped connection comes back at once", refuse: 0,
+			wantKinds: []interviews.IncidentKind{interviews.IncidentDisconnected}},
 		// The first two attempts fail: the second utterance is spoken while
 		// disconnected, buffered and replayed.
-		{name: "service refuses twice", refuse: 2},
+		{name: "service refuses twice", refuse: 2,
+			wantKinds: []interviews.IncidentKind{interviews.IncidentDisconnected}},
+		// Down for 1.75 s with 1 s of buffer: the oldest audio of the gap is
+		// lost, and the record says so.
+		{name: "outage outlasts the replay buffer", refuse: 3, replay: time.Second, lost: true,
+			wantKinds: []interviews.IncidentKind{interviews.IncidentDisconnected, interviews.IncidentAudioLost}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := fakedeepgram.NewInMemory()
 				defer srv.Close()
 				srv.ScriptTranscripts(text1, text2)
-				st, err := engineFor(t, srv, true, nil).NewStream(t.Context())
+				var mu sync.Mutex
+				var incidents []interviews.Incident
+				ctx := interviews.WithIncidentObserver(t.Context(), func(i interviews.Incident) {
+					mu.Lock()
+					incidents = append(incidents, i)
+					mu.Unlock()
+				})
+				st, err := engineFor(t, srv, true, func(o *Options) { o.ReplayBuffer = tc.replay }).NewStream(ctx)
 				if err != nil {
 					t.Fatalf("NewStream: %v", err)
 				}
@@ -440,14 +459,33 @@ func TestReconnect(t *testing.T) {
 					t.Fatalf("Close: %v", err)
 				}
 				<-c.done
-				if got, want := finals(c.get()), []string{text1, text2}; !equal(got, want) {
+				if got, want := finals(c.get()), []string{text1, text2}; !tc.lost && !equal(got, want) {
 					t.Errorf("finals = %q, want %q", got, want)
 				}
 				if got := srv.Connections(); got != 2 {
 					t.Errorf("connections = %d, want 2", got)
 				}
-				if got, want := srv.Received(), duration(first)+duration(second); got != want {
-					t.Errorf("server received %v of audio, want %v (audio lost in the outage)", got, want)
+				got, sent := srv.Received(), duration(first)+duration(second)
+				if !tc.lost && got != sent {
+					t.Errorf("server received %v of audio, want %v (audio lost in the outage)", got, sent)
+				}
+				if tc.lost && got >= sent {
+					t.Errorf("server received all %v of audio, want some lost past the %v buffer", got, tc.replay)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				var kinds []interviews.IncidentKind
+				for _, inc := range incidents {
+					kinds = append(kinds, inc.Kind)
+					if inc.Provider != interviews.ProviderSTT || inc.Engine != "deepgram" || inc.Detail == "" {
+						t.Errorf("incident %+v", inc)
+					}
+					if inc.Recovered != (inc.Kind == interviews.IncidentDisconnected) {
+						t.Errorf("incident %+v: recovered %t", inc, inc.Recovered)
+					}
+				}
+				if !slices.Equal(kinds, tc.wantKinds) {
+					t.Errorf("incidents %v, want %v", kinds, tc.wantKinds)
 				}
 			})
 		})
@@ -457,7 +495,14 @@ func TestReconnect(t *testing.T) {
 func TestReconnectGivesUp(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fakedeepgram.NewInMemory()
-		st, err := engineFor(t, srv, true, nil).NewStream(t.Context())
+		var mu sync.Mutex
+		var incidents []interviews.Incident
+		ctx := interviews.WithIncidentObserver(t.Context(), func(i interviews.Incident) {
+			mu.Lock()
+			incidents = append(incidents, i)
+			mu.Unlock()
+		})
+		st, err := engineFor(t, srv, true, nil).NewStream(ctx)
 		if err != nil {
 			t.Fatalf("NewStream: %v", err)
 		}
@@ -484,6 +529,12 @@ func TestReconnectGivesUp(t *testing.T) {
 		case <-c.done:
 		default:
 			t.Error("Events not closed after giving up")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(incidents) != 1 || incidents[0].Kind != interviews.IncidentDisconnected || incidents[0].Recovered ||
+			!strings.Contains(incidents[0].Detail, "reconnecting failed after 5 attempt(s)") {
+			t.Errorf("incidents %+v, want one unrecovered disconnection", incidents)
 		}
 	})
 }

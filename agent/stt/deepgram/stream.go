@@ -13,6 +13,7 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/viva-interviews/viva/agent/stt"
+	"github.com/viva-interviews/viva/interviews"
 )
 
 // errClosed is returned by Write and EndOfSpeech after Close.
@@ -235,6 +236,13 @@ func (s *stream) fail(err error) {
 	s.cancel()
 }
 
+// incident reports a fault of this stream to the interview's observer.
+func (s *stream) incident(kind interviews.IncidentKind, recovered bool, detail string) {
+	interviews.ReportIncident(s.ctx, interviews.Incident{
+		Provider: interviews.ProviderSTT, Engine: s.e.Name(), Kind: kind, Detail: detail, Recovered: recovered,
+	})
+}
+
 func (s *stream) ending() bool { return s.closing.Load() || s.ctx.Err() != nil }
 
 // readLoop reads results until the stream ends, reconnecting when the
@@ -317,8 +325,11 @@ func (s *stream) reconnect(cause error) (*websocket.Conn, error) {
 		}
 		var conn *websocket.Conn
 		if conn, err = s.e.dial(s.ctx); err == nil {
+			down := time.Since(lostAt).Round(time.Millisecond)
 			s.log.Warn("stt: deepgram connection lost; reconnected",
-				"cause", cause.Error(), "attempts", attempt, "downtime", time.Since(lostAt).Round(time.Millisecond))
+				"cause", cause.Error(), "attempts", attempt, "downtime", down)
+			s.incident(interviews.IncidentDisconnected, true,
+				fmt.Sprintf("connection lost (%v); reconnected after %d attempt(s), %s down; the audio of the gap was replayed", cause, attempt, down))
 			return conn, nil
 		}
 		if errors.Is(err, stt.ErrAuth) || s.ctx.Err() != nil {
@@ -327,6 +338,10 @@ func (s *stream) reconnect(cause error) (*websocket.Conn, error) {
 	}
 	err = fmt.Errorf("stt: deepgram: connection lost (%v) and reconnecting failed after %d attempts; start a new stream: %w", cause, attempt, err)
 	s.log.Error("stt: deepgram connection lost; giving up", "cause", cause.Error(), "attempts", attempt, "err", err.Error())
+	if s.ctx.Err() == nil {
+		s.incident(interviews.IncidentDisconnected, false,
+			fmt.Sprintf("connection lost (%v); reconnecting failed after %d attempt(s): the stream ended", cause, attempt))
+	}
 	return nil, err
 }
 
@@ -418,8 +433,8 @@ func (s *stream) emit(ev stt.Event) {
 }
 
 // writeLoop owns all writes to the connection: audio, control messages and
-// KeepAlive. While disconnected it queues audio (up to 5 s, oldest dropped
-// first) and replays it on the next connection.
+// KeepAlive. While disconnected it queues audio (up to the replay buffer,
+// oldest dropped first) and replays it on the next connection.
 func (s *stream) writeLoop(conn *websocket.Conn) {
 	defer close(s.writerDone)
 	w := &connWriter{s: s, cur: conn}
@@ -517,7 +532,7 @@ func (w *connWriter) enqueue(m outMsg) {
 	if m.kind == msgAudio {
 		w.queued += len(*m.buf)
 	}
-	for w.queued > replayBytes5s && len(w.queue) > 0 {
+	for w.queued > w.s.replayBytes() && len(w.queue) > 0 {
 		old := w.queue[0]
 		w.queue = w.queue[1:]
 		if old.kind == msgAudio {
@@ -531,8 +546,10 @@ func (w *connWriter) enqueue(m outMsg) {
 // replay sends what was queued while disconnected.
 func (w *connWriter) replay() {
 	if w.shed > 0 {
-		w.s.log.Warn("stt: deepgram outage outlasted the replay buffer; audio lost",
-			"lost", time.Duration(w.shed/2)*time.Second/stt.SampleRate)
+		lost := time.Duration(w.shed/2) * time.Second / stt.SampleRate
+		w.s.log.Warn("stt: deepgram outage outlasted the replay buffer; audio lost", "lost", lost)
+		w.s.incident(interviews.IncidentAudioLost, false,
+			fmt.Sprintf("the outage outlasted the %s replay buffer: %s of the candidate's audio was not transcribed", w.s.e.opts.ReplayBuffer, lost))
 		w.shed = 0
 	}
 	for len(w.queue) > 0 {
@@ -548,6 +565,11 @@ func (w *connWriter) replay() {
 		w.release(m)
 	}
 	w.queue = nil
+}
+
+// replayBytes is the size of the replay buffer: 16 kHz PCM16.
+func (s *stream) replayBytes() int {
+	return int(s.e.opts.ReplayBuffer * stt.SampleRate / time.Second * 2)
 }
 
 func (w *connWriter) release(m outMsg) {
