@@ -9,8 +9,8 @@ import (
 	"github.com/viva-interviews/viva/agent/tts"
 	"github.com/viva-interviews/viva/agent/tts/flite"
 	oaitts "github.com/viva-interviews/viva/agent/tts/openai"
-	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
+	"github.com/viva-interviews/viva/interviews"
 )
 
 // TestFallback: OpenAI speech failing before any audio is spoken by flite

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/agent/llm"
-	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
+	"github.com/viva-interviews/viva/interviews"
 )
 
 // TestCompleteFaults drives the client against the in-memory fake under

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/agent/stt"
-	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/internal/testrig/fakedeepgram"
 	"github.com/viva-interviews/viva/internal/wav"
+	"github.com/viva-interviews/viva/interviews"
 )
 
 const (
