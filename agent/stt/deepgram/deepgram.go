@@ -19,11 +19,13 @@
 // EndOfSpeech sends Finalize so the last words come back at once instead of
 // after Deepgram's endpointing delay. When no audio has been sent for the
 // KeepAlive interval a KeepAlive message keeps the connection open. If the
-// connection drops, the stream reconnects with backoff and replays the audio
-// written meanwhile (up to ReplayBuffer, 10 s by default); when it gives up,
-// Events is closed and Write returns the error. Each drop, each loss of
-// audio past the buffer and each give-up is logged and reported as an
-// interviews.Incident to the observer in NewStream's context.
+// connection drops, the stream reconnects with backoff and sends again the
+// audio the lost connection had not finalised (the start of an utterance
+// cut in the middle, known from the results' start and duration), then the
+// audio written meanwhile: up to ReplayBuffer, 10 s by default, in all.
+// When it gives up, Events is closed and Write returns the error. Each drop,
+// each loss of audio past the buffer and each give-up is logged and
+// reported as an interviews.Incident to the observer in NewStream's context.
 package deepgram
 
 import (

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -81,7 +82,39 @@ type stream struct {
 	cur     *websocket.Conn
 	failErr error
 
-	wordsPending bool // reader only: a Final with text since the last UtteranceEnd
+	wordsPending bool            // reader only: a Final with text since the last UtteranceEnd
+	reading      *websocket.Conn // reader only: the connection being read
+
+	amu      sync.Mutex // guards ackConn and ackBytes
+	ackConn  *websocket.Conn
+	ackBytes int64 // audio bytes of ackConn that Deepgram has finalised
+}
+
+// ackMargin is taken off Deepgram's finalised end times, which it rounds to
+// the millisecond, so a few milliseconds too many are replayed after a drop
+// rather than a few too few.
+const ackMargin = time.Millisecond
+
+// ack records that Deepgram has finalised the audio of conn up to endSec
+// seconds: that audio need not be sent again if the connection drops.
+func (s *stream) ack(conn *websocket.Conn, endSec float64) {
+	b := int64(math.Floor((endSec-ackMargin.Seconds())*stt.SampleRate)) * 2
+	s.amu.Lock()
+	defer s.amu.Unlock()
+	if s.ackConn != conn {
+		s.ackConn, s.ackBytes = conn, 0
+	}
+	s.ackBytes = max(s.ackBytes, b)
+}
+
+// acked is how many audio bytes of conn Deepgram has finalised.
+func (s *stream) acked(conn *websocket.Conn) int64 {
+	s.amu.Lock()
+	defer s.amu.Unlock()
+	if s.ackConn != conn {
+		return 0
+	}
+	return s.ackBytes
 }
 
 func newStream(parent context.Context, e *Engine, conn *websocket.Conn) *stream {
@@ -290,6 +323,7 @@ func (s *stream) toWriter(c *websocket.Conn) bool {
 
 // readConn handles messages until the connection fails or closes.
 func (s *stream) readConn(conn *websocket.Conn) error {
+	s.reading = conn
 	for {
 		mt, data, err := conn.ReadMessage()
 		if err != nil {
@@ -352,9 +386,11 @@ type (
 		Type string `json:"type"`
 	}
 	resultsMsg struct {
-		IsFinal      bool `json:"is_final"`
-		SpeechFinal  bool `json:"speech_final"`
-		FromFinalize bool `json:"from_finalize"`
+		Start        float64 `json:"start"`    // seconds of the connection's audio
+		Duration     float64 `json:"duration"` // seconds
+		IsFinal      bool    `json:"is_final"`
+		SpeechFinal  bool    `json:"speech_final"`
+		FromFinalize bool    `json:"from_finalize"`
 		Channel      struct {
 			Alternatives []struct {
 				Transcript string  `json:"transcript"`
@@ -389,6 +425,9 @@ func (s *stream) handle(data []byte) {
 		if len(r.Channel.Alternatives) > 0 {
 			text = strings.TrimSpace(r.Channel.Alternatives[0].Transcript)
 			confidence = r.Channel.Alternatives[0].Confidence
+		}
+		if r.IsFinal && s.reading != nil {
+			s.ack(s.reading, r.Start+r.Duration)
 		}
 		if !r.IsFinal {
 			if text != "" {
@@ -454,6 +493,9 @@ func (s *stream) writeLoop(conn *websocket.Conn) {
 				}
 			}
 		case c := <-s.conns:
+			if c == nil {
+				w.requeueUnacked()
+			}
 			w.cur = c
 			if c != nil {
 				w.replay()
@@ -481,6 +523,56 @@ type connWriter struct {
 	queue  []outMsg        // waiting for the next connection
 	queued int             // audio bytes in queue
 	shed   int             // audio bytes dropped during this outage
+
+	// unacked is the audio sent on sentOn that Deepgram has not finalised
+	// yet (the words of an utterance in progress), from byte unackedFrom
+	// of that connection on, at most the replay buffer. A connection lost
+	// mid-utterance takes those words with it: they are sent again first
+	// on the next connection.
+	unacked     []byte
+	unackedFrom int64
+	sentOn      *websocket.Conn
+}
+
+// sent remembers audio written on the current connection until Deepgram
+// finalises it.
+func (w *connWriter) sent(audio []byte) {
+	if w.sentOn != w.cur {
+		w.sentOn, w.unacked, w.unackedFrom = w.cur, w.unacked[:0], 0
+	}
+	w.unacked = append(w.unacked, audio...)
+	w.trimUnacked()
+}
+
+// trimUnacked forgets the audio Deepgram has finalised, and the oldest
+// beyond the replay buffer.
+func (w *connWriter) trimUnacked() {
+	if n := min(w.s.acked(w.sentOn)-w.unackedFrom, int64(len(w.unacked))); n > 0 {
+		w.unacked = w.unacked[n:]
+		w.unackedFrom += n
+	}
+	if over := len(w.unacked) - w.s.replayBytes(); over > 0 {
+		w.unacked = w.unacked[over:]
+		w.unackedFrom += int64(over)
+	}
+}
+
+// requeueUnacked puts the audio the lost connection had not finalised in
+// front of the replay queue, in 20 ms messages. The reader has stopped
+// reading that connection, so its acknowledgements are complete.
+func (w *connWriter) requeueUnacked() {
+	w.trimUnacked()
+	var msgs []outMsg
+	for b := w.unacked; len(b) > 0; {
+		n := min(batchBytes20ms, len(b))
+		buf := getBuf()
+		*buf = append(*buf, b[:n]...)
+		msgs = append(msgs, outMsg{kind: msgAudio, buf: buf})
+		w.queued += n
+		b = b[n:]
+	}
+	w.queue = append(msgs, w.queue...)
+	w.unacked, w.unackedFrom, w.sentOn = nil, 0, nil
 }
 
 // send writes m, or queues it while disconnected. It reports whether m went
@@ -502,6 +594,9 @@ func (w *connWriter) send(m outMsg) bool {
 		w.lost(err)
 		w.enqueue(m)
 		return false
+	}
+	if m.kind == msgAudio {
+		w.sent(*m.buf)
 	}
 	w.release(m)
 	return true
@@ -561,6 +656,7 @@ func (w *connWriter) replay() {
 		w.queue = w.queue[1:]
 		if m.kind == msgAudio {
 			w.queued -= len(*m.buf)
+			w.sent(*m.buf)
 		}
 		w.release(m)
 	}
