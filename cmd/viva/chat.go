@@ -51,8 +51,12 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	termCtx, stopTerm := context.WithCancel(ctx)
 	defer stopTerm()
-	runErr := loop.Run(ctx, terminal.New(termCtx, stdin, stdout, isTerminal(stdin)))
 	rc := loop.Conductor().Recorder()
+	// Provider faults go into the record beside the turns.
+	runCtx := interviews.WithIncidentObserver(ctx, func(inc interviews.Incident) {
+		_ = rc.Update(func(r *interviews.Record) { r.AddIncident(inc) })
+	})
+	runErr := loop.Run(runCtx, terminal.New(termCtx, stdin, stdout, isTerminal(stdin)))
 	final := rc.Snapshot()
 	fmt.Fprintf(stdout, "\nInterview %s (%s). Record saved to %s\n", final.Status, final.EndedBy, rc.Path())
 	return runErr

@@ -247,3 +247,28 @@ func TestRejectedKeyStopsAtStartup(t *testing.T) {
 		}
 	}
 }
+
+// TestChatRecordsModelIncidents: a model fault the client recovers from is
+// in the saved record, beside the turns.
+func TestChatRecordsModelIncidents(t *testing.T) {
+	fake := fakeopenai.New()
+	defer fake.Close()
+	t.Setenv("OPENAI_BASE_URL", fake.URL)
+	t.Setenv("OPENAI_API_KEY", fakeopenai.Key)
+	t.Setenv("VIVA_LLM", "")
+	fake.ScriptChat(fakeopenai.Reply{Status: 503}, fakeopenai.Reply{Text: "Hello, can you hear me?"})
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"chat", "--name", "Ada", "--data-dir", dir}, strings.NewReader(""), &out, &errOut); code != 0 {
+		t.Fatalf("viva chat exited %d: %s", code, errOut.String())
+	}
+	rec := onlyRecord(t, dir)
+	if len(rec.Incidents) != 1 {
+		t.Fatalf("incidents %+v, want one", rec.Incidents)
+	}
+	inc := rec.Incidents[0]
+	if inc.Provider != interviews.ProviderLLM || inc.Kind != interviews.IncidentUnavailable || !inc.Recovered ||
+		!strings.Contains(inc.Detail, "attempt 1: HTTP 503") {
+		t.Errorf("incident %+v", inc)
+	}
+}
