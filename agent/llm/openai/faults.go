@@ -141,7 +141,9 @@ func (fs *faults) add(attempt int, f failure) {
 }
 
 // report hands the call's incident to the interview's observer: what each
-// failed attempt met, and whether the call recovered.
+// failed attempt met, and whether the call recovered. A call the caller
+// cancelled (the candidate spoke again) is not reported: its faults no
+// longer matter to the interview, and the next call reports its own.
 func (fs *faults) report(ctx context.Context, err error, start time.Time) {
 	if len(fs.attempts) == 0 || errors.Is(err, context.Canceled) {
 		return
