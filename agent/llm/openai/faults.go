@@ -141,16 +141,20 @@ func (fs *faults) add(attempt int, f failure) {
 }
 
 // report hands the call's incident to the interview's observer: what each
-// failed attempt met, and whether the call recovered. A call the caller
-// cancelled (the candidate spoke again) is not reported: its faults no
-// longer matter to the interview, and the next call reports its own.
+// failed attempt met, and whether the call recovered. A call cancelled
+// after a fault (the candidate spoke again while the client waited) is
+// reported too, as not recovered, so faults are counted even when every
+// call is abandoned.
 func (fs *faults) report(ctx context.Context, err error, start time.Time) {
-	if len(fs.attempts) == 0 || errors.Is(err, context.Canceled) {
+	if len(fs.attempts) == 0 {
 		return
 	}
 	detail := strings.Join(fs.attempts, "; ")
-	if err == nil {
+	switch {
+	case err == nil:
 		detail += fmt.Sprintf("; answered on attempt %d after %s", len(fs.attempts)+1, time.Since(start).Round(time.Millisecond))
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		detail += fmt.Sprintf("; the call was abandoned after %s", time.Since(start).Round(time.Millisecond))
 	}
 	interviews.ReportIncident(ctx, interviews.Incident{
 		Provider:  interviews.ProviderLLM,

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"sync"
@@ -212,4 +213,34 @@ func TestCompleteNoIncidentWhenHealthy(t *testing.T) {
 			t.Error("incident reported for a healthy call")
 		}
 	})
+}
+
+// TestCompleteAbandonedFaultIsCounted: a rate limit whose call is cancelled
+// while waiting to retry (the candidate spoke again) is still reported, as
+// not recovered.
+func TestCompleteAbandonedFaultIsCounted(t *testing.T) {
+	srv := fakeopenai.New()
+	defer srv.Close()
+	srv.ScriptChat(fakeopenai.Reply{Status: 429, RetryAfter: 2 * time.Second})
+	c, _ := newClient(t, srv, nil)
+	var incidents []interviews.Incident
+	ctx, cancel := context.WithCancel(interviews.WithIncidentObserver(t.Context(), func(i interviews.Incident) {
+		incidents = append(incidents, i)
+	}))
+	defer cancel()
+	c.sleep = func(ctx context.Context, _ time.Duration) error {
+		cancel() // a new utterance arrives during the wait
+		return ctx.Err()
+	}
+	_, _, err := collect(ctx, c, userHello)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	if len(incidents) != 1 {
+		t.Fatalf("incidents %+v, want one", incidents)
+	}
+	if inc := incidents[0]; inc.Kind != interviews.IncidentRateLimited || inc.Recovered ||
+		!strings.Contains(inc.Detail, "attempt 1: HTTP 429; the call was abandoned") {
+		t.Errorf("incident %+v", inc)
+	}
 }
