@@ -24,7 +24,8 @@ type FieldError struct {
 	Msg string
 }
 
-// Error formats the problem as "file:line: field (stage "x"): message".
+// Error formats the problem as "file:line: field (stage "x"): message"; a
+// problem with the whole document (Field empty) reads "file:line: message".
 func (e *FieldError) Error() string {
 	var b strings.Builder
 	if e.File != "" {
@@ -34,11 +35,13 @@ func (e *FieldError) Error() string {
 		}
 		b.WriteString(": ")
 	}
-	b.WriteString(e.Field)
-	if e.Stage != "" {
-		fmt.Fprintf(&b, " (stage %q)", e.Stage)
+	if e.Field != "" || e.Stage != "" {
+		b.WriteString(e.Field)
+		if e.Stage != "" {
+			fmt.Fprintf(&b, " (stage %q)", e.Stage)
+		}
+		b.WriteString(": ")
 	}
-	b.WriteString(": ")
 	b.WriteString(e.Msg)
 	return b.String()
 }

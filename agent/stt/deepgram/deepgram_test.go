@@ -240,8 +240,10 @@ func TestStreamTranscribesUtterances(t *testing.T) {
 		"endpointing": "300", "utterance_end_ms": "1000", "vad_events": "true",
 	}
 	run := func(t *testing.T, inMemory bool) {
-		srv := fakedeepgram.NewInMemory()
-		if !inMemory {
+		var srv *fakedeepgram.Server
+		if inMemory {
+			srv = fakedeepgram.NewInMemory()
+		} else {
 			srv = fakedeepgram.New()
 		}
 		defer srv.Close()
