@@ -7,55 +7,27 @@ import (
 	"unicode/utf8"
 )
 
-func TestChunksOfBytes(t *testing.T) {
-	tests := []struct {
-		name  string
-		in    string
-		n     int
-		sizes []int
-	}{
-		{name: "empty", in: "", n: 4, sizes: nil},
-		{name: "fits", in: "abcd", n: 4, sizes: []int{4}},
-		{name: "ascii split", in: "abcdefghij", n: 4, sizes: []int{4, 4, 2}},
-		{name: "never cuts a rune", in: "aé€😀b", n: 4, sizes: []int{3, 3, 4, 1}},
-		{name: "two-byte runes", in: strings.Repeat("é", 5), n: 3, sizes: []int{2, 2, 2, 2, 2}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			chunks := Chunks([]byte(tc.in), tc.n)
-			var sizes []int
-			var joined strings.Builder
-			for _, c := range chunks {
-				sizes = append(sizes, len(c))
-				if !utf8.Valid(c) {
-					t.Errorf("chunk %q is not valid UTF-8", c)
-				}
-				joined.Write(c)
-			}
-			if !slices.Equal(sizes, tc.sizes) || joined.String() != tc.in {
-				t.Errorf("chunk sizes = %v (joined %q), want %v", sizes, joined.String(), tc.sizes)
-			}
-		})
-	}
-}
-
-func TestChunksOfStringKeepRunesWhole(t *testing.T) {
-	tests := []struct {
+// TestChunks cuts each input as a string and as bytes: the pieces are the
+// ones wanted, valid UTF-8, within the limit, and join to the input.
+func TestChunks(t *testing.T) {
+	for _, tc := range []struct {
 		name string
 		in   string
 		max  int
 		want []string
 	}{
 		{"empty", "", 4, nil},
-		{"fits", "abc", 4, []string{"abc"}},
+		{"fits", "abcd", 4, []string{"abcd"}},
+		{"shorter", "abc", 4, []string{"abc"}},
 		{"ascii split", "abcdefghij", 4, []string{"abcd", "efgh", "ij"}},
+		{"never cuts a rune", "aé€😀b", 4, []string{"aé", "€", "😀", "b"}},
+		{"two-byte runes", strings.Repeat("é", 5), 3, []string{"é", "é", "é", "é", "é"}},
 		{"no split inside é", "aéé", 2, []string{"a", "é", "é"}},
 		{"four-byte rune", "a😀b", 4, []string{"a", "😀", "b"}},
-	}
-	for _, tc := range tests {
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Chunks(tc.in, tc.max)
-			if strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
+			if !slices.Equal(got, tc.want) {
 				t.Fatalf("Chunks(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
 			}
 			for _, c := range got {
@@ -63,12 +35,19 @@ func TestChunksOfStringKeepRunesWhole(t *testing.T) {
 					t.Errorf("chunk %q invalid or longer than %d", c, tc.max)
 				}
 			}
+			var fromBytes []string
+			for _, c := range Chunks([]byte(tc.in), tc.max) {
+				fromBytes = append(fromBytes, string(c))
+			}
+			if !slices.Equal(fromBytes, tc.want) {
+				t.Errorf("Chunks of bytes = %q, want %q", fromBytes, tc.want)
+			}
 		})
 	}
 }
 
 func TestTruncate(t *testing.T) {
-	tests := []struct {
+	for _, tc := range []struct {
 		in   string
 		n    int
 		want string
@@ -77,8 +56,7 @@ func TestTruncate(t *testing.T) {
 		{"hello", 3, "hel"},
 		{"hé", 2, "h"},
 		{"😀x", 3, ""},
-	}
-	for _, tc := range tests {
+	} {
 		if got := Truncate(tc.in, tc.n); got != tc.want {
 			t.Errorf("Truncate(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
 		}
