@@ -19,9 +19,9 @@ import (
 	"github.com/viva-interviews/viva/stages"
 )
 
-// newTestInterview wires an interview on the default blueprint, saved in a
-// temporary store, with the given model.
-func newTestInterview(t *testing.T, scale float64, newLLM func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client) (*Conductor, *interviews.Store) {
+// testSetup is an interview on the default blueprint with the given model,
+// its record created in a temporary store.
+func testSetup(t *testing.T, scale float64, newLLM func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client) (Setup, *interviews.Store) {
 	t.Helper()
 	store, err := interviews.Open(t.TempDir())
 	if err != nil {
@@ -31,7 +31,15 @@ func newTestInterview(t *testing.T, scale float64, newLLM func(*fsm.Machine, *st
 	if err := store.Create(rec); err != nil {
 		t.Fatal(err)
 	}
-	c, err := NewInterview(Setup{Blueprint: stages.Default(), Record: rec, Store: store, TimeScale: scale, NewLLM: newLLM})
+	return Setup{Blueprint: stages.Default(), Record: rec, Store: store, TimeScale: scale, NewLLM: newLLM}, store
+}
+
+// newTestInterview wires an interview on the default blueprint, saved in a
+// temporary store, with the given model.
+func newTestInterview(t *testing.T, scale float64, newLLM func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client) (*Conductor, *interviews.Store) {
+	t.Helper()
+	setup, store := testSetup(t, scale, newLLM)
+	c, err := NewInterview(setup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +144,7 @@ func TestScriptedInterviewCompletes(t *testing.T) {
 		}
 		spoken := map[string]int{}
 		for _, q := range rec.Questions {
-			if q.SpokenAt != nil {
+			if q.Spoken() {
 				spoken[q.Stage]++
 			}
 		}

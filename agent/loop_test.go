@@ -122,15 +122,8 @@ func (p *fakePlayback) Wait() Delivery        { <-p.done; return p.d }
 // returns the transport, the loop and a channel with Run's result.
 func runLoop(t *testing.T, ctx context.Context, scale float64, opts LoopOptions, newLLM func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client) (*fakeTransport, *Loop, <-chan error) {
 	t.Helper()
-	store, err := interviews.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &interviews.Record{Candidate: interviews.Candidate{Name: "Ada Lovelace", Role: "Backend engineer", Level: "senior"}}
-	if err := store.Create(rec); err != nil {
-		t.Fatal(err)
-	}
-	l, err := NewLoop(Setup{Blueprint: stages.Default(), Record: rec, Store: store, TimeScale: scale, NewLLM: newLLM}, opts)
+	setup, _ := testSetup(t, scale, newLLM)
+	l, err := NewLoop(setup, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

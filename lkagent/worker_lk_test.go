@@ -160,20 +160,30 @@ func liveWorkerTap(t *testing.T, srv *lktest.Server, opts Options, h Handler) (*
 	go func() { done <- w.Run(ctx) }()
 	t.Cleanup(func() {
 		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run = %v", err)
-			}
-		case <-time.After(15 * time.Second):
-			t.Errorf("Run did not return within 15s of its context ending")
-		}
+		returnsNil(t, "Run", done)
 	})
 	// The server answers the registration before it adds the worker to its
 	// dispatch tables: wait for the latter, or an early dispatch finds no
 	// worker.
 	srv.WaitLog(t, 10*time.Second, "worker registered", waitRegistered(t, registered))
 	return w, tap, registered
+}
+
+// returnsNil waits up to 15 s for what's result on done and reports whether
+// it came and was nil, failing the test otherwise.
+func returnsNil(t *testing.T, what string, done <-chan error) bool {
+	t.Helper()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("%s = %v", what, err)
+			return false
+		}
+		return true
+	case <-time.After(15 * time.Second):
+		t.Errorf("%s did not return within 15s", what)
+		return false
+	}
 }
 
 func waitRegistered(t *testing.T, registered <-chan string) string {
@@ -332,10 +342,7 @@ func TestLiveCapacity(t *testing.T) {
 
 	t.Run("second worker takes what the first cannot", func(t *testing.T) {
 		t.Parallel()
-		srv := lktest.Start(t)
-		a, b := newLiveAgent(t), newLiveAgent(t)
-		wa := liveWorker(t, srv, Options{AgentName: testAgentName, MaxSessions: 1}, a)
-		wb := liveWorker(t, srv, Options{AgentName: testAgentName, MaxSessions: 1}, b)
+		srv, a, b, wa, wb := twoLiveWorkers(t, 1)
 		dispatch(t, srv, testAgentName, "room-1", "{}")
 		na, nb := collect(t, 1, a, b)
 		dispatch(t, srv, testAgentName, "room-2", "{}")
@@ -347,10 +354,7 @@ func TestLiveCapacity(t *testing.T) {
 
 	t.Run("jobs split across workers", func(t *testing.T) {
 		t.Parallel()
-		srv := lktest.Start(t)
-		a, b := newLiveAgent(t), newLiveAgent(t)
-		wa := liveWorker(t, srv, Options{AgentName: testAgentName, MaxSessions: 4}, a)
-		wb := liveWorker(t, srv, Options{AgentName: testAgentName, MaxSessions: 4}, b)
+		srv, a, b, wa, wb := twoLiveWorkers(t, 4)
 		for i := range 6 {
 			dispatch(t, srv, testAgentName, fmt.Sprintf("room-%d", i), "{}")
 		}
@@ -361,6 +365,18 @@ func TestLiveCapacity(t *testing.T) {
 			t.Errorf("split %d / %d (active %d, %d), want each worker ≥ 2", na, nb, wa.Active(), wb.Active())
 		}
 	})
+}
+
+// twoLiveWorkers starts a server and two workers of maxSessions slots each,
+// both registered under testAgentName, with agents a and b handling their
+// jobs.
+func twoLiveWorkers(t *testing.T, maxSessions int) (srv *lktest.Server, a, b *liveAgent, wa, wb *Worker) {
+	t.Helper()
+	srv = lktest.Start(t)
+	a, b = newLiveAgent(t), newLiveAgent(t)
+	wa = liveWorker(t, srv, Options{AgentName: testAgentName, MaxSessions: maxSessions}, a)
+	wb = liveWorker(t, srv, Options{AgentName: testAgentName, MaxSessions: maxSessions}, b)
+	return srv, a, b, wa, wb
 }
 
 // collect waits until agents a and b together joined n jobs and returns
@@ -441,13 +457,8 @@ func TestLiveDrain(t *testing.T) {
 			if tc.release {
 				close(a.release)
 			}
-			select {
-			case err := <-shutdown:
-				if err != nil {
-					t.Fatalf("Shutdown = %v", err)
-				}
-			case <-time.After(15 * time.Second):
-				t.Fatalf("Shutdown did not return")
+			if !returnsNil(t, "Shutdown", shutdown) {
+				t.FailNow()
 			}
 			t.Logf("Shutdown took %s", time.Since(started).Round(time.Millisecond))
 			if tc.wantCause != nil {

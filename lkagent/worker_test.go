@@ -287,6 +287,36 @@ func startRun(w *Worker) (stop func() error) {
 	}
 }
 
+// stopOK stops a run started by startRun and fails the test if Run
+// returned an error.
+func stopOK(t *testing.T, stop func() error) {
+	t.Helper()
+	if err := stop(); err != nil {
+		t.Errorf("Run = %v, want nil", err)
+	}
+}
+
+// connectedWorker is a worker running against a fake server with its first
+// connection registered: where most tests start.
+type connectedWorker struct {
+	w    *Worker
+	fs   *fakeServer
+	c    *memConn
+	h    *fakeHandler
+	stop func() error
+}
+
+// runConnected builds a worker with opts and a fake handler, runs it and
+// accepts its first connection.
+func runConnected(t *testing.T, opts Options) *connectedWorker {
+	t.Helper()
+	h := newFakeHandler()
+	w, fs := newFakeWorker(t, opts, h)
+	stop := startRun(w)
+	c, _ := fs.accept(t)
+	return &connectedWorker{w: w, fs: fs, c: c, h: h, stop: stop}
+}
+
 func roomJob(id, room string) *livekit.Job {
 	return &livekit.Job{Id: id, Type: livekit.JobType_JT_ROOM, AgentName: testAgentName,
 		Room: &livekit.Room{Name: room}, Metadata: `{"interview_id":"iv-` + id + `"}`, DispatchId: "AD_" + id}
@@ -338,9 +368,7 @@ func TestRegistration(t *testing.T) {
 				if st.GetStatus() != livekit.WorkerStatus_WS_AVAILABLE || st.Load != 0 || st.JobCount != 0 {
 					t.Errorf("status = %v, want available, load 0", st)
 				}
-				if err := stop(); err != nil {
-					t.Errorf("Run = %v", err)
-				}
+				stopOK(t, stop)
 				if !c.isClosed() {
 					t.Errorf("connection left open after Run returned")
 				}
@@ -375,20 +403,17 @@ func TestAvailability(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				h := newFakeHandler()
-				w, fs := newFakeWorker(t, Options{AgentName: testAgentName, MaxSessions: tc.max, Load: tc.load}, h)
-				stop := startRun(w)
-				c, _ := fs.accept(t)
+				r := runConnected(t, Options{AgentName: testAgentName, MaxSessions: tc.max, Load: tc.load})
 				for i := range tc.running {
-					assign(t, c, roomJob("AJ_"+string(rune('0'+i)), "room"), nil)
-					h.next(t)
+					assign(t, r.c, roomJob("AJ_"+string(rune('0'+i)), "room"), nil)
+					r.h.next(t)
 				}
 				if tc.draining {
-					w.beginDrain()
+					r.w.beginDrain()
 				}
 				start := time.Now()
-				askAvailability(c, tc.job)
-				resp := c.availability(t)
+				askAvailability(r.c, tc.job)
+				resp := r.c.availability(t)
 				if elapsed := time.Since(start); elapsed != 0 {
 					t.Errorf("answered after %s, want at once", elapsed)
 				}
@@ -404,9 +429,7 @@ func TestAvailability(t *testing.T) {
 						t.Errorf("accept sets lk.publish_on_behalf: frontends would not see the agent")
 					}
 				}
-				if err := stop(); err != nil {
-					t.Errorf("Run = %v", err)
-				}
+				stopOK(t, r.stop)
 			})
 		})
 	}
@@ -438,13 +461,10 @@ func TestJobLifecycle(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				h := newFakeHandler()
-				w, fs := newFakeWorker(t, Options{AgentName: testAgentName, MaxSessions: 4}, h)
-				stop := startRun(w)
-				c, _ := fs.accept(t)
+				r := runConnected(t, Options{AgentName: testAgentName, MaxSessions: 4})
 
-				assign(t, c, roomJob("AJ_1", "interview-abc"), tc.url)
-				call := h.next(t)
+				assign(t, r.c, roomJob("AJ_1", "interview-abc"), tc.url)
+				call := r.h.next(t)
 				want := Job{ID: "AJ_1", RoomName: "interview-abc", Token: "token-AJ_1", URL: tc.wantURL,
 					ParticipantIdentity: "agent-AJ_1", Metadata: `{"interview_id":"iv-AJ_1"}`, AgentName: testAgentName}
 				got := call.job
@@ -455,32 +475,30 @@ func TestJobLifecycle(t *testing.T) {
 				if call.job.Raw.GetDispatchId() != "AD_AJ_1" {
 					t.Errorf("raw job = %v", call.job.Raw)
 				}
-				if st := c.status(t, func(s *livekit.UpdateWorkerStatus) bool { return s.JobCount == 1 }); st.Load != 0.25 {
+				if st := r.c.status(t, func(s *livekit.UpdateWorkerStatus) bool { return s.JobCount == 1 }); st.Load != 0.25 {
 					t.Errorf("load with 1 of 4 = %v, want 0.25", st.Load)
 				}
-				if w.Active() != 1 {
-					t.Errorf("Active = %d, want 1", w.Active())
+				if r.w.Active() != 1 {
+					t.Errorf("Active = %d, want 1", r.w.Active())
 				}
 
 				assigned := time.Now()
 				call.done <- func() error { return tc.end(call.job) }
-				u := c.jobUpdate(t)
+				u := r.c.jobUpdate(t)
 				// The handler ended at once: the status waits out the grace
 				// that keeps it from reaching the server before the job does.
-				if got := time.Since(assigned); got != w.minReportDelay {
-					t.Errorf("final status after %s, want %s", got, w.minReportDelay)
+				if got := time.Since(assigned); got != r.w.minReportDelay {
+					t.Errorf("final status after %s, want %s", got, r.w.minReportDelay)
 				}
 				if u.JobId != "AJ_1" || u.Status != tc.wantStatus || u.Error != tc.wantError {
 					t.Errorf("final status = %v, want %s %q", u, tc.wantStatus, tc.wantError)
 				}
-				c.status(t, func(s *livekit.UpdateWorkerStatus) bool { return s.JobCount == 0 && s.Load == 0 })
-				c.noMoreJobUpdates(t)
-				if w.Active() != 0 {
-					t.Errorf("Active = %d after the job, want 0", w.Active())
+				r.c.status(t, func(s *livekit.UpdateWorkerStatus) bool { return s.JobCount == 0 && s.Load == 0 })
+				r.c.noMoreJobUpdates(t)
+				if r.w.Active() != 0 {
+					t.Errorf("Active = %d after the job, want 0", r.w.Active())
 				}
-				if err := stop(); err != nil {
-					t.Errorf("Run = %v", err)
-				}
+				stopOK(t, r.stop)
 			})
 		})
 	}
@@ -488,31 +506,26 @@ func TestJobLifecycle(t *testing.T) {
 
 func TestTerminationCancelsJob(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newFakeHandler()
-		w, fs := newFakeWorker(t, Options{AgentName: testAgentName, MaxSessions: 2}, h)
-		stop := startRun(w)
-		c, _ := fs.accept(t)
-		assign(t, c, roomJob("AJ_1", "r1"), nil)
-		assign(t, c, roomJob("AJ_2", "r2"), nil)
-		first, second := h.next(t), h.next(t)
+		r := runConnected(t, Options{AgentName: testAgentName, MaxSessions: 2})
+		assign(t, r.c, roomJob("AJ_1", "r1"), nil)
+		assign(t, r.c, roomJob("AJ_2", "r2"), nil)
+		first, second := r.h.next(t), r.h.next(t)
 		if first.job.ID != "AJ_1" {
 			first, second = second, first
 		}
 
-		c.send(&livekit.ServerMessage{Message: &livekit.ServerMessage_Termination{Termination: &livekit.JobTermination{JobId: "AJ_1"}}})
+		r.c.send(&livekit.ServerMessage{Message: &livekit.ServerMessage_Termination{Termination: &livekit.JobTermination{JobId: "AJ_1"}}})
 		<-first.ctx.Done()
 		if cause := context.Cause(first.ctx); !errors.Is(cause, ErrJobTerminated) {
 			t.Errorf("cause = %v, want ErrJobTerminated", cause)
 		}
-		if u := c.jobUpdate(t); u.JobId != "AJ_1" || u.Status != livekit.JobStatus_JS_FAILED {
+		if u := r.c.jobUpdate(t); u.JobId != "AJ_1" || u.Status != livekit.JobStatus_JS_FAILED {
 			t.Errorf("status = %v, want AJ_1 FAILED", u)
 		}
 		if second.ctx.Err() != nil {
 			t.Errorf("terminating AJ_1 cancelled AJ_2")
 		}
-		if err := stop(); err != nil {
-			t.Errorf("Run = %v", err)
-		}
+		stopOK(t, r.stop)
 		if cause := context.Cause(second.ctx); !errors.Is(cause, ErrWorkerStopped) {
 			t.Errorf("after Run's context ended, cause = %v, want ErrWorkerStopped", cause)
 		}
@@ -521,98 +534,86 @@ func TestTerminationCancelsJob(t *testing.T) {
 
 func TestStatusReportsCapacity(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newFakeHandler()
-		w, fs := newFakeWorker(t, Options{AgentName: testAgentName, MaxSessions: 2, StatusInterval: 5 * time.Second}, h)
-		stop := startRun(w)
-		c, _ := fs.accept(t)
+		r := runConnected(t, Options{AgentName: testAgentName, MaxSessions: 2, StatusInterval: 5 * time.Second})
 
-		assign(t, c, roomJob("AJ_1", "r1"), nil)
-		one := h.next(t)
-		assign(t, c, roomJob("AJ_2", "r2"), nil)
-		h.next(t)
-		full := c.status(t, func(s *livekit.UpdateWorkerStatus) bool { return s.JobCount == 2 })
+		assign(t, r.c, roomJob("AJ_1", "r1"), nil)
+		one := r.h.next(t)
+		assign(t, r.c, roomJob("AJ_2", "r2"), nil)
+		r.h.next(t)
+		full := r.c.status(t, func(s *livekit.UpdateWorkerStatus) bool { return s.JobCount == 2 })
 		if full.GetStatus() != livekit.WorkerStatus_WS_FULL || full.Load != 1 {
 			t.Errorf("at capacity: %v, want FULL load 1", full)
 		}
 		// Reported again every interval, not only on change.
 		start := time.Now()
-		again := c.status(t, func(s *livekit.UpdateWorkerStatus) bool { return true })
+		again := r.c.status(t, func(s *livekit.UpdateWorkerStatus) bool { return true })
 		if time.Since(start) > 5*time.Second || again.GetStatus() != livekit.WorkerStatus_WS_FULL {
 			t.Errorf("periodic report %v after %s, want FULL within 5s", again, time.Since(start))
 		}
 
 		one.done <- func() error { return nil }
-		free := c.status(t, func(s *livekit.UpdateWorkerStatus) bool { return s.JobCount == 1 })
+		free := r.c.status(t, func(s *livekit.UpdateWorkerStatus) bool { return s.JobCount == 1 })
 		if free.GetStatus() != livekit.WorkerStatus_WS_AVAILABLE || free.Load != 0.5 {
 			t.Errorf("after one job ended: %v, want AVAILABLE load 0.5", free)
 		}
-		if err := stop(); err != nil {
-			t.Errorf("Run = %v", err)
-		}
+		stopOK(t, r.stop)
 	})
 }
 
 func TestReservationReleasedWithoutAssignment(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w, fs := newFakeWorker(t, Options{AgentName: testAgentName, MaxSessions: 1}, newFakeHandler())
-		stop := startRun(w)
-		c, _ := fs.accept(t)
+		r := runConnected(t, Options{AgentName: testAgentName, MaxSessions: 1})
 
-		askAvailability(c, roomJob("AJ_1", "r1"))
-		if !c.availability(t).Available {
+		askAvailability(r.c, roomJob("AJ_1", "r1"))
+		if !r.c.availability(t).Available {
 			t.Fatalf("first job declined")
 		}
-		askAvailability(c, roomJob("AJ_2", "r2"))
-		if c.availability(t).Available {
+		askAvailability(r.c, roomJob("AJ_2", "r2"))
+		if r.c.availability(t).Available {
 			t.Fatalf("second job accepted while the only slot is promised")
 		}
 		start := time.Now()
-		c.status(t, func(s *livekit.UpdateWorkerStatus) bool {
+		r.c.status(t, func(s *livekit.UpdateWorkerStatus) bool {
 			return s.GetStatus() == livekit.WorkerStatus_WS_AVAILABLE
 		})
-		if got := time.Since(start); got != w.reserveTimeout {
-			t.Errorf("slot released after %s, want %s", got, w.reserveTimeout)
+		if got := time.Since(start); got != r.w.reserveTimeout {
+			t.Errorf("slot released after %s, want %s", got, r.w.reserveTimeout)
 		}
-		askAvailability(c, roomJob("AJ_3", "r3"))
-		if !c.availability(t).Available {
+		askAvailability(r.c, roomJob("AJ_3", "r3"))
+		if !r.c.availability(t).Available {
 			t.Fatalf("job declined after the unused slot was released")
 		}
-		if err := stop(); err != nil {
-			t.Errorf("Run = %v", err)
-		}
+		stopOK(t, r.stop)
 	})
 }
 
 func TestPingsAndSilentServer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newFakeHandler()
-		w, fs := newFakeWorker(t, Options{AgentName: testAgentName, MaxSessions: 2}, h)
-		stop := startRun(w)
-		c, _ := fs.accept(t)
-		assign(t, c, roomJob("AJ_1", "r1"), nil)
-		call := h.next(t)
+		r := runConnected(t, Options{AgentName: testAgentName, MaxSessions: 2})
+		assign(t, r.c, roomJob("AJ_1", "r1"), nil)
+		call := r.h.next(t)
 
 		// A ping every interval, answered: the connection stays up.
 		start := time.Now()
 		for i := 1; i <= 3; i++ {
-			at := <-c.pings
-			if got, want := at.Sub(start), time.Duration(i)*w.pingInterval; got != want {
+			at := <-r.c.pings
+			if got, want := at.Sub(start), time.Duration(i)*r.w.pingInterval; got != want {
 				t.Fatalf("ping %d at %s, want %s", i, got, want)
 			}
 		}
-		if c.isClosed() {
+		if r.c.isClosed() {
 			t.Fatalf("connection closed although pings were answered")
 		}
 
 		// The server goes silent: the worker gives up on the connection
 		// after interval+timeout and reconnects after the first backoff.
-		c.mute.Store(true)
+		r.c.mute.Store(true)
 		muted := time.Now()
-		<-c.closed
-		if got, want := time.Since(muted), w.pingInterval+w.pingTimeout; got > want {
+		<-r.c.closed
+		if got, want := time.Since(muted), r.w.pingInterval+r.w.pingTimeout; got > want {
 			t.Errorf("silent connection dropped after %s, want ≤ %s", got, want)
 		}
-		c2, _ := fs.accept(t)
+		c2, _ := r.fs.accept(t)
 		st := c2.status(t, func(*livekit.UpdateWorkerStatus) bool { return true })
 		if st.JobCount != 1 {
 			t.Errorf("after reconnect: %v, want the running job counted", st)
@@ -625,9 +626,7 @@ func TestPingsAndSilentServer(t *testing.T) {
 		if u := c2.jobUpdate(t); u.JobId != "AJ_1" || u.Status != livekit.JobStatus_JS_SUCCESS {
 			t.Errorf("status = %v, want AJ_1 SUCCESS on the new connection", u)
 		}
-		if err := stop(); err != nil {
-			t.Errorf("Run = %v", err)
-		}
+		stopOK(t, r.stop)
 	})
 }
 
@@ -657,9 +656,7 @@ func TestReconnectBackoff(t *testing.T) {
 			t.Errorf("gap after a registered connection = %s, want the first step again", got)
 		}
 		fs.accept(t)
-		if err := stop(); err != nil {
-			t.Errorf("Run = %v", err)
-		}
+		stopOK(t, stop)
 	})
 }
 
@@ -776,17 +773,14 @@ func TestShutdown(t *testing.T) {
 // wait: Shutdown cancels the running job at once.
 func TestShutdownWithoutDrainTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newFakeHandler()
-		w, fs := newFakeWorker(t, Options{AgentName: testAgentName, MaxSessions: 1}, h)
-		stop := startRun(w)
-		c, _ := fs.accept(t)
-		assign(t, c, roomJob("AJ_1", "r1"), nil)
-		call := h.next(t)
+		r := runConnected(t, Options{AgentName: testAgentName, MaxSessions: 1})
+		assign(t, r.c, roomJob("AJ_1", "r1"), nil)
+		call := r.h.next(t)
 		// Past the grace before a job's final status may be sent.
-		time.Sleep(w.minReportDelay)
+		time.Sleep(r.w.minReportDelay)
 
 		start := time.Now()
-		if err := w.Shutdown(context.Background()); err != nil {
+		if err := r.w.Shutdown(context.Background()); err != nil {
 			t.Errorf("Shutdown = %v", err)
 		}
 		if got := time.Since(start); got != 0 {
@@ -795,12 +789,10 @@ func TestShutdownWithoutDrainTimeout(t *testing.T) {
 		if cause := context.Cause(call.ctx); !errors.Is(cause, ErrDrainTimeout) {
 			t.Errorf("job cause = %v, want %v", cause, ErrDrainTimeout)
 		}
-		if u := c.jobUpdate(t); u.Status != livekit.JobStatus_JS_FAILED {
+		if u := r.c.jobUpdate(t); u.Status != livekit.JobStatus_JS_FAILED {
 			t.Errorf("final status = %v, want FAILED", u)
 		}
-		if err := stop(); err != nil {
-			t.Errorf("Run = %v, want nil after Shutdown", err)
-		}
+		stopOK(t, r.stop)
 	})
 }
 

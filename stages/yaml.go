@@ -300,6 +300,25 @@ var (
 	questionFields  = []string{"id", "text", "purpose", "keywords"}
 )
 
+// list decodes the list v at field entry by entry: item gets each entry,
+// aliases resolved, with its path ("field[i]"), whose line is recorded for
+// later errors. A null value is an empty list; any other non-list fails,
+// naming what the list should hold.
+func (d *decoder) list(v *yaml.Node, field, what string, item func(n *yaml.Node, path string)) {
+	if v.Kind != yaml.SequenceNode {
+		if !isNull(v) {
+			d.fail(v, field, "must be a list of %s, not %s", what, kindName(v))
+		}
+		return
+	}
+	for i, n := range v.Content {
+		path := fmt.Sprintf("%s[%d]", field, i)
+		n = resolve(n)
+		d.lines[path] = n.Line
+		item(n, path)
+	}
+}
+
 func (d *decoder) blueprint(n *yaml.Node) *Blueprint {
 	b := &Blueprint{}
 	d.fields(n, "", "blueprint", blueprintFields, func(key, field string, v *yaml.Node) {
@@ -315,18 +334,9 @@ func (d *decoder) blueprint(n *yaml.Node) *Blueprint {
 		case "closing_safety":
 			b.ClosingSafety = d.duration(v, field)
 		case "stages":
-			if v.Kind != yaml.SequenceNode {
-				if !isNull(v) {
-					d.fail(v, field, "must be a list of stages (lines starting with \"- name: …\"), not %s", kindName(v))
-				}
-				return
-			}
-			for i, sn := range v.Content {
-				sf := fmt.Sprintf("stages[%d]", i)
-				sn = resolve(sn)
-				d.lines[sf] = sn.Line
+			d.list(v, field, "stages (lines starting with \"- name: …\")", func(sn *yaml.Node, sf string) {
 				b.Stages = append(b.Stages, d.stage(sn, sf))
-			}
+			})
 		}
 	})
 	return b
@@ -362,18 +372,9 @@ func (d *decoder) stage(n *yaml.Node, path string) Stage {
 				}
 			}
 		case "questions":
-			if v.Kind != yaml.SequenceNode {
-				if !isNull(v) {
-					d.fail(v, field, "must be a list of questions, not %s", kindName(v))
-				}
-				return
-			}
-			for j, qn := range v.Content {
-				qf := fmt.Sprintf("%s[%d]", field, j)
-				qn = resolve(qn)
-				d.lines[qf] = qn.Line
+			d.list(v, field, "questions", func(qn *yaml.Node, qf string) {
 				s.Questions = append(s.Questions, d.question(qn, qf))
-			}
+			})
 		}
 	})
 	return s

@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/livekit/protocol/livekit"
 	lksdk "github.com/livekit/server-sdk-go/v2"
 	"github.com/twitchtv/twirp"
 
+	"github.com/viva-interviews/viva/internal/utf8cut"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/lkagent"
 )
@@ -147,7 +147,7 @@ func PublishTranscription(room *lksdk.Room, seg Segment) error {
 			}},
 		}},
 	}}
-	for i, chunk := range chunkUTF8(text, streamChunkBytes) {
+	for i, chunk := range utf8cut.Chunks(text, streamChunkBytes) {
 		packets = append(packets, &livekit.DataPacket{
 			ParticipantIdentity: speaker,
 			Value: &livekit.DataPacket_StreamChunk{StreamChunk: &livekit.DataStream_Chunk{
@@ -176,26 +176,6 @@ func PublishTranscription(room *lksdk.Room, seg Segment) error {
 		}
 	}
 	return nil
-}
-
-// chunkUTF8 splits b into pieces of at most n bytes without cutting a rune.
-func chunkUTF8(b []byte, n int) [][]byte {
-	var out [][]byte
-	for len(b) > n {
-		k := n
-		for k > 0 && !utf8.RuneStart(b[k]) {
-			k--
-		}
-		if k == 0 {
-			k = n
-		}
-		out = append(out, b[:k])
-		b = b[k:]
-	}
-	if len(b) > 0 {
-		out = append(out, b)
-	}
-	return out
 }
 
 // newStreamID returns a random text stream id.
@@ -376,7 +356,7 @@ func OnChat(room *lksdk.Room, fn func(sender, text string)) error {
 		if size := r.Info.Size; size != nil && *size > 4*MaxChatBytes {
 			return
 		}
-		fn(sender, truncateUTF8(r.ReadAll(), MaxChatBytes))
+		fn(sender, utf8cut.Truncate(r.ReadAll(), MaxChatBytes))
 	})
 	if err != nil {
 		return fmt.Errorf("worker: chat handler: %w", err)
@@ -400,17 +380,6 @@ func OnEndRequest(room *lksdk.Room, fn func(caller string) error) error {
 		return fmt.Errorf("worker: end request handler: %w", err)
 	}
 	return nil
-}
-
-// truncateUTF8 cuts s to at most n bytes without splitting a rune.
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // EndRoom deletes the room so every participant is disconnected cleanly

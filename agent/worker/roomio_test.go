@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/livekit/protocol/auth"
 	"github.com/livekit/protocol/livekit"
@@ -17,68 +16,6 @@ import (
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/lkagent"
 )
-
-func TestChunkUTF8(t *testing.T) {
-	tests := []struct {
-		name  string
-		in    string
-		n     int
-		sizes []int
-	}{
-		{name: "empty", in: "", n: 4, sizes: nil},
-		{name: "fits", in: "abcd", n: 4, sizes: []int{4}},
-		{name: "ascii split", in: "abcdefghij", n: 4, sizes: []int{4, 4, 2}},
-		{name: "never cuts a rune", in: "aé€😀b", n: 4, sizes: []int{3, 3, 4, 1}},
-		{name: "two-byte runes", in: strings.Repeat("é", 5), n: 3, sizes: []int{2, 2, 2, 2, 2}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			chunks := chunkUTF8([]byte(tc.in), tc.n)
-			var sizes []int
-			var joined strings.Builder
-			for _, c := range chunks {
-				sizes = append(sizes, len(c))
-				if !utf8.Valid(c) {
-					t.Errorf("chunk %q is not valid UTF-8", c)
-				}
-				joined.Write(c)
-			}
-			if !equalInts(sizes, tc.sizes) || joined.String() != tc.in {
-				t.Errorf("chunk sizes = %v (joined %q), want %v", sizes, joined.String(), tc.sizes)
-			}
-		})
-	}
-}
-
-func TestTruncateUTF8(t *testing.T) {
-	tests := []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"hello", 10, "hello"},
-		{"hello", 3, "hel"},
-		{"hé", 2, "h"},
-		{"😀x", 3, ""},
-	}
-	for _, tc := range tests {
-		if got := truncateUTF8(tc.in, tc.n); got != tc.want {
-			t.Errorf("truncateUTF8(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
-		}
-	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
 
 // unencodable is an event JSON cannot encode.
 type unencodable struct{ F func() }

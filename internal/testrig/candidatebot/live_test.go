@@ -45,6 +45,15 @@ func identityIs(id string) func(*lksdk.RemoteParticipant) bool {
 	return func(p *lksdk.RemoteParticipant) bool { return p.Identity() == id }
 }
 
+// agentAndCandidate joins a bot playing the agent and one playing the
+// candidate to room and returns them with a context for the test's waits.
+func agentAndCandidate(t *testing.T, srv *lktest.Server, room string) (agent, cand *Bot, ctx context.Context) {
+	t.Helper()
+	agent = join(t, srv, "agent", room, Options{}, asAgent)
+	cand = join(t, srv, "candidate", room, Options{})
+	return agent, cand, testContext(t, 30*time.Second)
+}
+
 func testContext(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
@@ -297,10 +306,7 @@ func testCaptions(t *testing.T, srv *lktest.Server) {
 // testLegacyTranscriptions: livekit.Transcription packets from the agent are
 // reported per segment under the transcribed participant.
 func testLegacyTranscriptions(t *testing.T, srv *lktest.Server) {
-	const room = "legacy"
-	agent := join(t, srv, "agent", room, Options{}, asAgent)
-	cand := join(t, srv, "candidate", room, Options{})
-	ctx := testContext(t, 30*time.Second)
+	agent, cand, ctx := agentAndCandidate(t, srv, "legacy")
 
 	tests := []struct {
 		name        string
@@ -341,10 +347,7 @@ func testLegacyTranscriptions(t *testing.T, srv *lktest.Server) {
 
 // testChat: SendChat is an lk.chat text stream from the candidate.
 func testChat(t *testing.T, srv *lktest.Server) {
-	const room = "chat"
-	agent := join(t, srv, "agent", room, Options{}, asAgent)
-	cand := join(t, srv, "candidate", room, Options{})
-	ctx := testContext(t, 30*time.Second)
+	agent, cand, ctx := agentAndCandidate(t, srv, "chat")
 	for _, text := range []string{"I'd rather type this answer.", "Ünïcödé — ok"} {
 		if err := cand.SendChat(ctx, text); err != nil {
 			t.Fatal(err)
@@ -365,10 +368,7 @@ func testChat(t *testing.T, srv *lktest.Server) {
 // testEvents: viva.events JSON objects arrive in order; other packets are
 // ignored.
 func testEvents(t *testing.T, srv *lktest.Server) {
-	const room = "events"
-	agent := join(t, srv, "agent", room, Options{}, asAgent)
-	cand := join(t, srv, "candidate", room, Options{})
-	ctx := testContext(t, 30*time.Second)
+	agent, cand, ctx := agentAndCandidate(t, srv, "events")
 	send := func(topic, payload string) {
 		t.Helper()
 		err := agent.Room().LocalParticipant.PublishDataPacket(lksdk.UserData([]byte(payload)),

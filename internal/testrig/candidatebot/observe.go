@@ -80,16 +80,7 @@ func (b *Bot) LegacyTranscriptions() []Caption {
 // WaitCaption waits for an lk.transcription caption that match accepts and
 // returns it; captions received before the call count.
 func (b *Bot) WaitCaption(ctx context.Context, match func(Caption) bool) (Caption, error) {
-	var found Caption
-	err := b.wait(ctx, func() bool {
-		for _, c := range b.Captions() {
-			if match(c) {
-				found = c
-				return true
-			}
-		}
-		return false
-	})
+	found, err := waitFirst(ctx, b, b.Captions, match)
 	if err != nil {
 		return Caption{}, fmt.Errorf("candidatebot: waiting for a caption (%d received): %w", len(b.Captions()), err)
 	}
@@ -106,16 +97,7 @@ func (b *Bot) Chats() []Chat {
 // WaitChat waits for an lk.chat message that match accepts and returns it;
 // messages received before the call count.
 func (b *Bot) WaitChat(ctx context.Context, match func(Chat) bool) (Chat, error) {
-	var found Chat
-	err := b.wait(ctx, func() bool {
-		for _, c := range b.Chats() {
-			if match(c) {
-				found = c
-				return true
-			}
-		}
-		return false
-	})
+	found, err := waitFirst(ctx, b, b.Chats, match)
 	if err != nil {
 		return Chat{}, fmt.Errorf("candidatebot: waiting for a chat message: %w", err)
 	}
@@ -148,16 +130,7 @@ func (b *Bot) WaitEvent(ctx context.Context, typ string) (map[string]any, error)
 // WaitEventFunc waits for a viva.events event that match accepts and returns
 // the first one; events received before the call count.
 func (b *Bot) WaitEventFunc(ctx context.Context, match func(map[string]any) bool) (map[string]any, error) {
-	var found map[string]any
-	err := b.wait(ctx, func() bool {
-		for _, e := range b.Events() {
-			if match(e) {
-				found = e
-				return true
-			}
-		}
-		return false
-	})
+	found, err := waitFirst(ctx, b, b.Events, match)
 	if err != nil {
 		return nil, fmt.Errorf("candidatebot: %d events received: %w", len(b.Events()), err)
 	}

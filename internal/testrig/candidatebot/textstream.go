@@ -5,10 +5,11 @@ import (
 	"crypto/rand"
 	"fmt"
 	"time"
-	"unicode/utf8"
 
 	"github.com/livekit/protocol/livekit"
 	lksdk "github.com/livekit/server-sdk-go/v2"
+
+	"github.com/viva-interviews/viva/internal/utf8cut"
 )
 
 // maxStreamChunkBytes is the largest chunk of a text stream, as the SDKs
@@ -61,7 +62,7 @@ func publishTextStream(lp *lksdk.LocalParticipant, topic, text string, attrs map
 	if err := send("header", &livekit.DataPacket{Value: &livekit.DataPacket_StreamHeader{StreamHeader: header}}); err != nil {
 		return err
 	}
-	for i, chunk := range chunkUTF8(text, maxStreamChunkBytes) {
+	for i, chunk := range utf8cut.Chunks(text, maxStreamChunkBytes) {
 		c := &livekit.DataStream_Chunk{StreamId: id, ChunkIndex: uint64(i), Content: []byte(chunk)}
 		if err := send("chunk", &livekit.DataPacket{Value: &livekit.DataPacket_StreamChunk{StreamChunk: c}}); err != nil {
 			return err
@@ -77,26 +78,5 @@ type rawPacket struct{ p *livekit.DataPacket }
 
 // ToProto implements lksdk.DataPacket.
 func (r rawPacket) ToProto() *livekit.DataPacket { return r.p }
-
-// chunkUTF8 splits s into pieces of at most maxBytes that do not cut a
-// UTF-8 sequence.
-func chunkUTF8(s string, maxBytes int) []string {
-	var out []string
-	for len(s) > maxBytes {
-		cut := maxBytes
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		if cut == 0 {
-			cut = maxBytes
-		}
-		out = append(out, s[:cut])
-		s = s[cut:]
-	}
-	if s != "" {
-		out = append(out, s)
-	}
-	return out
-}
 
 func ptr[T any](v T) *T { return &v }

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-	"unicode/utf8"
 
 	"github.com/livekit/protocol/livekit"
 	lksdk "github.com/livekit/server-sdk-go/v2"
@@ -212,34 +211,6 @@ func TestWaitsEndWhenTheBotIsDisconnected(t *testing.T) {
 			t.Errorf("Disconnected() not closed")
 		}
 	})
-}
-
-func TestChunkUTF8KeepsRunesWhole(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		max  int
-		want []string
-	}{
-		{"empty", "", 4, nil},
-		{"fits", "abc", 4, []string{"abc"}},
-		{"ascii split", "abcdefghij", 4, []string{"abcd", "efgh", "ij"}},
-		{"no split inside é", "aéé", 2, []string{"a", "é", "é"}},
-		{"four-byte rune", "a😀b", 4, []string{"a", "😀", "b"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := chunkUTF8(tc.in, tc.max)
-			if strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
-				t.Fatalf("chunkUTF8(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
-			}
-			for _, c := range got {
-				if !utf8.ValidString(c) || len(c) > tc.max {
-					t.Errorf("chunk %q invalid or longer than %d", c, tc.max)
-				}
-			}
-		})
-	}
 }
 
 func TestPublicationSIDHandlesTypedNil(t *testing.T) {

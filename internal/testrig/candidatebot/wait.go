@@ -46,3 +46,20 @@ func (b *Bot) wait(ctx context.Context, cond func() bool) error {
 		}
 	}
 }
+
+// waitFirst waits until list, a snapshot of what b received, holds an
+// element that match accepts and returns the first such element; elements
+// received before the call count. Errors are wait's.
+func waitFirst[T any](ctx context.Context, b *Bot, list func() []T, match func(T) bool) (T, error) {
+	var found T
+	err := b.wait(ctx, func() bool {
+		for _, v := range list() {
+			if match(v) {
+				found = v
+				return true
+			}
+		}
+		return false
+	})
+	return found, err
+}
