@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/viva-interviews/viva/incident"
 	"maps"
 	"math"
 	"slices"
@@ -190,7 +191,7 @@ type Record struct {
 	// Incidents are the provider faults met during the interview (a model
 	// timing out, a dropped recognition connection, a backup voice), oldest
 	// first, at most MaxIncidents: add them with AddIncident.
-	Incidents []Incident `json:"incidents,omitempty"`
+	Incidents []incident.Incident `json:"incidents,omitempty"`
 	// Error is a short, secret-free description of the failure that ended a
 	// failed interview.
 	Error string `json:"error,omitempty"`
@@ -624,7 +625,7 @@ func (r *Record) Validate() error {
 		bad("%d incidents, more than %d: add them with AddIncident", len(r.Incidents), MaxIncidents)
 	}
 	for i, inc := range r.Incidents {
-		if err := inc.validate(); err != nil {
+		if err := validateIncident(inc); err != nil {
 			bad("incident %d %v", i+1, err)
 		}
 	}

@@ -2,6 +2,7 @@ package interviews
 
 import (
 	"encoding/json"
+	"github.com/viva-interviews/viva/incident"
 	"math"
 	"reflect"
 	"strings"
@@ -53,7 +54,7 @@ func fullRecord() *Record {
 	r.Assessments = append(r.Assessments, Assessment{
 		QuestionID: "q1", Stage: "greeting", DepthScore: 2, KeyPoints: []string{"fine"}, Guidance: "move on", At: at(6),
 	})
-	r.AddIncident(Incident{At: at(7), Provider: ProviderLLM, Engine: "openai", Kind: IncidentRateLimited, Detail: "HTTP 429, retried", Recovered: true})
+	r.AddIncident(incident.Incident{At: at(7), Provider: incident.LLM, Engine: "openai", Kind: incident.RateLimited, Detail: "HTTP 429, retried", Recovered: true})
 	r.EnterStage("intro", "Introduction", at(60), true, "deadline")
 	r.Leave(at(100), at(160))
 	if err := r.Rejoin(at(110)); err != nil {

@@ -4,16 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/viva-interviews/viva/incident"
 	"log/slog"
-
-	"github.com/viva-interviews/viva/interviews"
 )
 
 // Fallback is an Engine that speaks with a primary engine and, when the
 // primary fails before producing any audio for a text, speaks that text
 // with a secondary one (flite, which needs no network), so a failing speech
 // service costs the candidate a different voice for a sentence rather than
-// silence. Each fallback is logged and reported as an interviews.Incident
+// silence. Each fallback is logged and reported as an incident.Incident
 // to the observer in the call's context. Audio of the secondary is
 // resampled to the primary's rate, which is the rate Fallback declares.
 type Fallback struct {
@@ -72,10 +71,10 @@ func (f *Fallback) Synthesize(ctx context.Context, text string, out func(pcm []i
 		}
 		return nil
 	})
-	interviews.ReportIncident(ctx, interviews.Incident{
-		Provider:  interviews.ProviderTTS,
+	incident.Report(ctx, incident.Incident{
+		Provider:  incident.TTS,
 		Engine:    f.primary.Name(),
-		Kind:      interviews.IncidentFallback,
+		Kind:      incident.Fallback,
 		Detail:    fmt.Sprintf("%s failed before any audio (%v); spoken by %s", f.primary.Name(), err, f.secondary.Name()),
 		Recovered: serr == nil,
 	})

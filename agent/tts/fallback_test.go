@@ -3,6 +3,7 @@ package tts_test
 import (
 	"context"
 	"errors"
+	"github.com/viva-interviews/viva/incident"
 	"strings"
 	"testing"
 
@@ -10,7 +11,6 @@ import (
 	"github.com/viva-interviews/viva/agent/tts/flite"
 	oaitts "github.com/viva-interviews/viva/agent/tts/openai"
 	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
-	"github.com/viva-interviews/viva/interviews"
 )
 
 // TestFallback: OpenAI speech failing before any audio is spoken by flite
@@ -51,8 +51,8 @@ func TestFallback(t *testing.T) {
 			if e.Name() != "openai" || e.SampleRate() != oaitts.SampleRate24kHz {
 				t.Errorf("name %q rate %d", e.Name(), e.SampleRate())
 			}
-			var incidents []interviews.Incident
-			ctx, cancel := context.WithCancel(interviews.WithIncidentObserver(t.Context(), func(i interviews.Incident) {
+			var incidents []incident.Incident
+			ctx, cancel := context.WithCancel(incident.WithObserver(t.Context(), func(i incident.Incident) {
 				incidents = append(incidents, i)
 			}))
 			defer cancel()
@@ -78,7 +78,7 @@ func TestFallback(t *testing.T) {
 			}
 			if tt.wantIncident {
 				inc := incidents[0]
-				if inc.Provider != interviews.ProviderTTS || inc.Engine != "openai" || inc.Kind != interviews.IncidentFallback ||
+				if inc.Provider != incident.TTS || inc.Engine != "openai" || inc.Kind != incident.Fallback ||
 					!inc.Recovered || !strings.Contains(inc.Detail, "spoken by flite") {
 					t.Errorf("incident %+v", inc)
 				}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/viva-interviews/viva/incident"
 	"io"
 	"os"
 
@@ -53,7 +54,7 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	defer stopTerm()
 	rc := loop.Conductor().Recorder()
 	// Provider faults go into the record beside the turns.
-	runCtx := interviews.WithIncidentObserver(ctx, func(inc interviews.Incident) {
+	runCtx := incident.WithObserver(ctx, func(inc incident.Incident) {
 		_ = rc.Update(func(r *interviews.Record) { r.AddIncident(inc) })
 	})
 	runErr := loop.Run(runCtx, terminal.New(termCtx, stdin, stdout, isTerminal(stdin)))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/viva-interviews/viva/incident"
 	"io"
 	"os"
 	"os/exec"
@@ -267,7 +268,7 @@ func TestChatRecordsModelIncidents(t *testing.T) {
 		t.Fatalf("incidents %+v, want one", rec.Incidents)
 	}
 	inc := rec.Incidents[0]
-	if inc.Provider != interviews.ProviderLLM || inc.Kind != interviews.IncidentUnavailable || !inc.Recovered ||
+	if inc.Provider != incident.LLM || inc.Kind != incident.Unavailable || !inc.Recovered ||
 		!strings.Contains(inc.Detail, "attempt 1: HTTP 503") {
 		t.Errorf("incident %+v", inc)
 	}

@@ -47,6 +47,15 @@ var rules = []rule{
 		forbidden: []string{"./..."},
 		allowed:   []string{"./lkagent/..."},
 	},
+	{
+		// Engines are shared by every interview of a process and could be
+		// used by any other program: they report faults through package
+		// incident, never by touching a record. The scripted interviewer is
+		// the exception by design: it reads the blueprint and the machine.
+		name:      "speech and model engines know nothing of interviews",
+		roots:     []string{"./agent/llm", "./agent/llm/openai/...", "./agent/stt/...", "./agent/tts/..."},
+		forbidden: []string{"./agent", "./interviews/...", "./fsm/...", "./stages/...", "./web/...", "./config/..."},
+	},
 }
 
 // pkg is one package as `go list -json` describes it.
@@ -208,6 +217,9 @@ func TestRulesCatchViolations(t *testing.T) {
 		lkagent   = module + "/lkagent"
 		lkurl     = module + "/lkagent/lkurl"
 		wav       = module + "/internal/wav"
+		openai    = module + "/agent/llm/openai"
+		incident  = module + "/incident"
+		records   = module + "/interviews"
 		lksdk     = "github.com/livekit/server-sdk-go/v2"
 		lkproto   = "github.com/livekit/protocol/livekit"
 		webrtc    = "github.com/pion/webrtc/v4"
@@ -224,6 +236,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		lkagent:   {lkurl, lkproto},
 		lkurl:     nil,
 		lksdk:     {lkproto, webrtc},
+		openai:    {incident},
+		records:   {incident, stagesPkg},
 	}
 	with := func(edit func(graph)) graph {
 		g := graph{}
@@ -252,6 +266,7 @@ func TestRulesCatchViolations(t *testing.T) {
 				agent + " → " + stagesPkg + " → " + lkproto,
 				scripted + " → " + stagesPkg + " → " + lkproto,
 				fsmPkg + " → " + stagesPkg + " → " + lkproto,
+				records + " → " + stagesPkg + " → " + lkproto,
 				stagesPkg + " → " + lkproto,
 			}},
 		{name: "protocol package clean", rule: 1, g: clean},
@@ -261,6 +276,10 @@ func TestRulesCatchViolations(t *testing.T) {
 		{name: "protocol subpackage imports an internal helper", rule: 1,
 			g:    with(func(g graph) { g[lkurl] = []string{wav} }),
 			want: []string{lkagent + " → " + lkurl + " → " + wav, lkurl + " → " + wav}},
+		{name: "engines clean", rule: 2, g: clean},
+		{name: "an engine records its own faults in the record", rule: 2,
+			g:    with(func(g graph) { g[openai] = append(g[openai], records) }),
+			want: []string{openai + " → " + records}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/viva-interviews/viva/incident"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/viva-interviews/viva/agent/llm"
-	"github.com/viva-interviews/viva/interviews"
 )
 
 // engineName names this engine in logs and incidents.
@@ -99,16 +99,16 @@ func (w *watchdog) arm(d time.Duration, first bool) {
 func (w *watchdog) stop() { w.arm(0, false) }
 
 // incidentKind is the kind of incident a failure is.
-func (f failure) incidentKind() interviews.IncidentKind {
+func (f failure) incidentKind() incident.Kind {
 	switch {
 	case f.timeout:
-		return interviews.IncidentTimeout
+		return incident.Timeout
 	case f.cut:
-		return interviews.IncidentCut
+		return incident.Cut
 	case f.status == 429:
-		return interviews.IncidentRateLimited
+		return incident.RateLimited
 	default:
-		return interviews.IncidentUnavailable
+		return incident.Unavailable
 	}
 }
 
@@ -156,8 +156,8 @@ func (fs *faults) report(ctx context.Context, err error, start time.Time) {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		detail += fmt.Sprintf("; the call was abandoned after %s", time.Since(start).Round(time.Millisecond))
 	}
-	interviews.ReportIncident(ctx, interviews.Incident{
-		Provider:  interviews.ProviderLLM,
+	incident.Report(ctx, incident.Incident{
+		Provider:  incident.LLM,
 		Engine:    engineName,
 		Kind:      fs.last.incidentKind(),
 		Detail:    detail,

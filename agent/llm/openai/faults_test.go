@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"errors"
+	"github.com/viva-interviews/viva/incident"
 	"strings"
 	"sync"
 	"testing"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
-	"github.com/viva-interviews/viva/interviews"
 )
 
 // TestCompleteFaults drives the client against the in-memory fake under
@@ -28,7 +28,7 @@ func TestCompleteFaults(t *testing.T) {
 		wantErr      error         // nil: success
 		alsoErr      error         // a second kind the error wraps
 		wantText     string        // delivered and returned
-		wantKind     interviews.IncidentKind
+		wantKind     incident.Kind
 		wantDetail   string
 		recovered    bool
 	}{
@@ -38,7 +38,7 @@ func TestCompleteFaults(t *testing.T) {
 			wantRequests: 2,
 			wantElapsed:  DefaultFirstTokenTimeout,
 			wantText:     text,
-			wantKind:     interviews.IncidentTimeout,
+			wantKind:     incident.Timeout,
 			wantDetail:   "attempt 1: no first token within 8s; answered on attempt 2",
 			recovered:    true,
 		},
@@ -48,7 +48,7 @@ func TestCompleteFaults(t *testing.T) {
 			wantRequests: 2,
 			wantElapsed:  2 * DefaultFirstTokenTimeout,
 			wantErr:      llm.ErrTimeout,
-			wantKind:     interviews.IncidentTimeout,
+			wantKind:     incident.Timeout,
 			wantDetail:   "attempt 2: no first token within 8s",
 		},
 		{
@@ -57,7 +57,7 @@ func TestCompleteFaults(t *testing.T) {
 			wantRequests: 2,
 			wantElapsed:  DefaultFirstTokenTimeout,
 			wantText:     text,
-			wantKind:     interviews.IncidentTimeout,
+			wantKind:     incident.Timeout,
 			recovered:    true,
 		},
 		{
@@ -68,7 +68,7 @@ func TestCompleteFaults(t *testing.T) {
 			wantErr:      llm.ErrCut,
 			alsoErr:      llm.ErrTimeout,
 			wantText:     text[:20],
-			wantKind:     interviews.IncidentTimeout,
+			wantKind:     incident.Timeout,
 			wantDetail:   "no chunk for 5s in the middle of the stream",
 		},
 		{
@@ -77,7 +77,7 @@ func TestCompleteFaults(t *testing.T) {
 			wantRequests: 2,
 			wantElapsed:  DefaultChunkGapTimeout,
 			wantText:     text,
-			wantKind:     interviews.IncidentTimeout,
+			wantKind:     incident.Timeout,
 			recovered:    true,
 		},
 		{
@@ -86,7 +86,7 @@ func TestCompleteFaults(t *testing.T) {
 			wantRequests: 1,
 			wantErr:      llm.ErrCut,
 			wantText:     text[:10],
-			wantKind:     interviews.IncidentCut,
+			wantKind:     incident.Cut,
 		},
 		{
 			name:         "stream ended cleanly without finish reason after text",
@@ -94,7 +94,7 @@ func TestCompleteFaults(t *testing.T) {
 			wantRequests: 1,
 			wantErr:      llm.ErrCut,
 			wantText:     text[:15],
-			wantKind:     interviews.IncidentCut,
+			wantKind:     incident.Cut,
 			wantDetail:   "no finish_reason",
 		},
 		{
@@ -103,7 +103,7 @@ func TestCompleteFaults(t *testing.T) {
 			wantRequests: 2,
 			wantElapsed:  DefaultBackoff, // the jitter is pinned to the full wait
 			wantErr:      llm.ErrCut,
-			wantKind:     interviews.IncidentCut,
+			wantKind:     incident.Cut,
 		},
 		{
 			name:         "rate limited on every attempt",
@@ -111,7 +111,7 @@ func TestCompleteFaults(t *testing.T) {
 			wantRequests: DefaultMaxRetries + 1,
 			wantElapsed:  3 * time.Second,
 			wantErr:      llm.ErrRateLimited,
-			wantKind:     interviews.IncidentRateLimited,
+			wantKind:     incident.RateLimited,
 			wantDetail:   "attempt 1: HTTP 429; attempt 2: HTTP 429; attempt 3: HTTP 429; attempt 4: HTTP 429",
 		},
 		{
@@ -120,7 +120,7 @@ func TestCompleteFaults(t *testing.T) {
 			wantRequests: 3,
 			wantElapsed:  DefaultBackoff + 2*DefaultBackoff,
 			wantText:     text,
-			wantKind:     interviews.IncidentUnavailable,
+			wantKind:     incident.Unavailable,
 			wantDetail:   "attempt 1: HTTP 500; attempt 2: HTTP 503; answered on attempt 3",
 			recovered:    true,
 		},
@@ -130,7 +130,7 @@ func TestCompleteFaults(t *testing.T) {
 			wantRequests: 4,
 			wantElapsed:  7 * DefaultBackoff,
 			wantErr:      llm.ErrUnavailable,
-			wantKind:     interviews.IncidentUnavailable,
+			wantKind:     incident.Unavailable,
 		},
 	}
 	for _, tt := range tests {
@@ -147,8 +147,8 @@ func TestCompleteFaults(t *testing.T) {
 				c.jitter = func(d time.Duration) time.Duration { return d }
 
 				var mu sync.Mutex
-				var incidents []interviews.Incident
-				ctx := interviews.WithIncidentObserver(t.Context(), func(i interviews.Incident) {
+				var incidents []incident.Incident
+				ctx := incident.WithObserver(t.Context(), func(i incident.Incident) {
 					mu.Lock()
 					incidents = append(incidents, i)
 					mu.Unlock()
@@ -180,7 +180,7 @@ func TestCompleteFaults(t *testing.T) {
 					t.Fatalf("incidents %+v, want one", incidents)
 				}
 				inc := incidents[0]
-				if inc.Provider != interviews.ProviderLLM || inc.Engine != engineName || inc.Kind != tt.wantKind ||
+				if inc.Provider != incident.LLM || inc.Engine != engineName || inc.Kind != tt.wantKind ||
 					inc.Recovered != tt.recovered || !strings.Contains(inc.Detail, tt.wantDetail) {
 					t.Errorf("incident %+v, want kind %s, recovered %t, detail with %q", inc, tt.wantKind, tt.recovered, tt.wantDetail)
 				}
@@ -204,7 +204,7 @@ func TestCompleteNoIncidentWhenHealthy(t *testing.T) {
 			t.Fatal(err)
 		}
 		called := false
-		ctx := interviews.WithIncidentObserver(t.Context(), func(interviews.Incident) { called = true })
+		ctx := incident.WithObserver(t.Context(), func(incident.Incident) { called = true })
 		_, resp, err := collect(ctx, c, userHello)
 		if err != nil || resp.Text != "Slow but steady, word by word." {
 			t.Fatalf("%q, %v", resp.Text, err)
@@ -223,8 +223,8 @@ func TestCompleteAbandonedFaultIsCounted(t *testing.T) {
 	defer srv.Close()
 	srv.ScriptChat(fakeopenai.Reply{Status: 429, RetryAfter: 2 * time.Second})
 	c, _ := newClient(t, srv, nil)
-	var incidents []interviews.Incident
-	ctx, cancel := context.WithCancel(interviews.WithIncidentObserver(t.Context(), func(i interviews.Incident) {
+	var incidents []incident.Incident
+	ctx, cancel := context.WithCancel(incident.WithObserver(t.Context(), func(i incident.Incident) {
 		incidents = append(incidents, i)
 	}))
 	defer cancel()
@@ -239,7 +239,7 @@ func TestCompleteAbandonedFaultIsCounted(t *testing.T) {
 	if len(incidents) != 1 {
 		t.Fatalf("incidents %+v, want one", incidents)
 	}
-	if inc := incidents[0]; inc.Kind != interviews.IncidentRateLimited || inc.Recovered ||
+	if inc := incidents[0]; inc.Kind != incident.RateLimited || inc.Recovered ||
 		!strings.Contains(inc.Detail, "attempt 1: HTTP 429; the call was abandoned") {
 		t.Errorf("incident %+v", inc)
 	}

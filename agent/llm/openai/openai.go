@@ -12,7 +12,7 @@
 // otherwise returned as an error wrapping llm.ErrCut, never as a complete
 // answer. Final errors wrap llm.ErrTimeout, llm.ErrRateLimited,
 // llm.ErrUnavailable or llm.ErrCut; every call that met a fault reports an
-// interviews.Incident to the observer in its context.
+// incident.Incident to the observer in its context.
 package openai
 
 import (

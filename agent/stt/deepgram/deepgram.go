@@ -25,7 +25,7 @@
 // audio written meanwhile: up to ReplayBuffer, 10 s by default, in all.
 // When it gives up, Events is closed and Write returns the error. Each drop,
 // each loss of audio past the buffer and each give-up is logged and
-// reported as an interviews.Incident to the observer in NewStream's context.
+// reported as an incident.Incident to the observer in NewStream's context.
 package deepgram
 
 import (

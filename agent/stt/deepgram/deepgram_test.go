@@ -3,6 +3,7 @@ package deepgram
 import (
 	"context"
 	"errors"
+	"github.com/viva-interviews/viva/incident"
 	"log/slog"
 	"math"
 	"os"
@@ -18,7 +19,6 @@ import (
 	"github.com/viva-interviews/viva/agent/stt"
 	"github.com/viva-interviews/viva/internal/testrig/fakedeepgram"
 	"github.com/viva-interviews/viva/internal/wav"
-	"github.com/viva-interviews/viva/interviews"
 )
 
 const (
@@ -419,7 +419,7 @@ func TestReconnect(t *testing.T) {
 		refuse int           // handshakes refused after the drop
 		replay time.Duration // the replay buffer; zero means the default
 		// wantKinds are the incidents reported, in order.
-		wantKinds []interviews.IncidentKind
+		wantKinds []incident.Kind
 		lost      bool // audio is lost (past the replay buffer)
 		// midUtterance drops the connection after this much of the second
 		// utterance was sent: Deepgram never finalised it, so it is sent
@@ -427,19 +427,19 @@ func TestReconnect(t *testing.T) {
 		midUtterance time.Duration
 	}{
 		{name: "dropped connection comes back at once", refuse: 0,
-			wantKinds: []interviews.IncidentKind{interviews.IncidentDisconnected}},
+			wantKinds: []incident.Kind{incident.Disconnected}},
 		// The first two attempts fail: the second utterance is spoken while
 		// disconnected, buffered and replayed.
 		{name: "service refuses twice", refuse: 2,
-			wantKinds: []interviews.IncidentKind{interviews.IncidentDisconnected}},
+			wantKinds: []incident.Kind{incident.Disconnected}},
 		// Down for 1.75 s with 1 s of buffer: the oldest audio of the gap is
 		// lost, and the record says so.
 		{name: "outage outlasts the replay buffer", refuse: 3, replay: time.Second, lost: true,
-			wantKinds: []interviews.IncidentKind{interviews.IncidentDisconnected, interviews.IncidentAudioLost}},
+			wantKinds: []incident.Kind{incident.Disconnected, incident.AudioLost}},
 		{name: "dropped mid-utterance", midUtterance: 800 * time.Millisecond,
-			wantKinds: []interviews.IncidentKind{interviews.IncidentDisconnected}},
+			wantKinds: []incident.Kind{incident.Disconnected}},
 		{name: "dropped mid-utterance, service refuses twice", refuse: 2, midUtterance: 800 * time.Millisecond,
-			wantKinds: []interviews.IncidentKind{interviews.IncidentDisconnected}},
+			wantKinds: []incident.Kind{incident.Disconnected}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -449,8 +449,8 @@ func TestReconnect(t *testing.T) {
 				// it: Deepgram finalises the utterance on the next one.
 				srv.ScriptTranscripts(text1, text2, text2)
 				var mu sync.Mutex
-				var incidents []interviews.Incident
-				ctx := interviews.WithIncidentObserver(t.Context(), func(i interviews.Incident) {
+				var incidents []incident.Incident
+				ctx := incident.WithObserver(t.Context(), func(i incident.Incident) {
 					mu.Lock()
 					incidents = append(incidents, i)
 					mu.Unlock()
@@ -495,13 +495,13 @@ func TestReconnect(t *testing.T) {
 				}
 				mu.Lock()
 				defer mu.Unlock()
-				var kinds []interviews.IncidentKind
+				var kinds []incident.Kind
 				for _, inc := range incidents {
 					kinds = append(kinds, inc.Kind)
-					if inc.Provider != interviews.ProviderSTT || inc.Engine != "deepgram" || inc.Detail == "" {
+					if inc.Provider != incident.STT || inc.Engine != "deepgram" || inc.Detail == "" {
 						t.Errorf("incident %+v", inc)
 					}
-					if inc.Recovered != (inc.Kind == interviews.IncidentDisconnected) {
+					if inc.Recovered != (inc.Kind == incident.Disconnected) {
 						t.Errorf("incident %+v: recovered %t", inc, inc.Recovered)
 					}
 				}
@@ -517,8 +517,8 @@ func TestReconnectGivesUp(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fakedeepgram.NewInMemory()
 		var mu sync.Mutex
-		var incidents []interviews.Incident
-		ctx := interviews.WithIncidentObserver(t.Context(), func(i interviews.Incident) {
+		var incidents []incident.Incident
+		ctx := incident.WithObserver(t.Context(), func(i incident.Incident) {
 			mu.Lock()
 			incidents = append(incidents, i)
 			mu.Unlock()
@@ -553,7 +553,7 @@ func TestReconnectGivesUp(t *testing.T) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if len(incidents) != 1 || incidents[0].Kind != interviews.IncidentDisconnected || incidents[0].Recovered ||
+		if len(incidents) != 1 || incidents[0].Kind != incident.Disconnected || incidents[0].Recovered ||
 			!strings.Contains(incidents[0].Detail, "reconnecting failed after 5 attempt(s)") {
 			t.Errorf("incidents %+v, want one unrecovered disconnection", incidents)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/viva-interviews/viva/incident"
 	"log/slog"
 	"math"
 	"strings"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/viva-interviews/viva/agent/stt"
-	"github.com/viva-interviews/viva/interviews"
 )
 
 // errClosed is returned by Write and EndOfSpeech after Close.
@@ -270,9 +270,9 @@ func (s *stream) fail(err error) {
 }
 
 // incident reports a fault of this stream to the interview's observer.
-func (s *stream) incident(kind interviews.IncidentKind, recovered bool, detail string) {
-	interviews.ReportIncident(s.ctx, interviews.Incident{
-		Provider: interviews.ProviderSTT, Engine: s.e.Name(), Kind: kind, Detail: detail, Recovered: recovered,
+func (s *stream) incident(kind incident.Kind, recovered bool, detail string) {
+	incident.Report(s.ctx, incident.Incident{
+		Provider: incident.STT, Engine: s.e.Name(), Kind: kind, Detail: detail, Recovered: recovered,
 	})
 }
 
@@ -362,7 +362,7 @@ func (s *stream) reconnect(cause error) (*websocket.Conn, error) {
 			down := time.Since(lostAt).Round(time.Millisecond)
 			s.log.Warn("stt: deepgram connection lost; reconnected",
 				"cause", cause.Error(), "attempts", attempt, "downtime", down)
-			s.incident(interviews.IncidentDisconnected, true,
+			s.incident(incident.Disconnected, true,
 				fmt.Sprintf("connection lost (%v); reconnected after %d attempt(s), %s down; the audio of the gap was replayed", cause, attempt, down))
 			return conn, nil
 		}
@@ -373,7 +373,7 @@ func (s *stream) reconnect(cause error) (*websocket.Conn, error) {
 	err = fmt.Errorf("stt: deepgram: connection lost (%v) and reconnecting failed after %d attempts; start a new stream: %w", cause, attempt, err)
 	s.log.Error("stt: deepgram connection lost; giving up", "cause", cause.Error(), "attempts", attempt, "err", err.Error())
 	if s.ctx.Err() == nil {
-		s.incident(interviews.IncidentDisconnected, false,
+		s.incident(incident.Disconnected, false,
 			fmt.Sprintf("connection lost (%v); reconnecting failed after %d attempt(s): the stream ended", cause, attempt))
 	}
 	return nil, err
@@ -643,7 +643,7 @@ func (w *connWriter) replay() {
 	if w.shed > 0 {
 		lost := time.Duration(w.shed/2) * time.Second / stt.SampleRate
 		w.s.log.Warn("stt: deepgram outage outlasted the replay buffer; audio lost", "lost", lost)
-		w.s.incident(interviews.IncidentAudioLost, false,
+		w.s.incident(incident.AudioLost, false,
 			fmt.Sprintf("the outage outlasted the %s replay buffer: %s of the candidate's audio was not transcribed", w.s.e.opts.ReplayBuffer, lost))
 		w.shed = 0
 	}
