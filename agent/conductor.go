@@ -299,6 +299,7 @@ type Reply struct {
 	text       string
 	asked      []string
 	firstToken time.Duration
+	fallback   string // the engine that stood in for the model, if one did
 	startedAt  time.Time
 	err        error
 
@@ -391,7 +392,7 @@ func (r *Reply) Delivered(d Delivery) {
 		_ = c.rec.Update(func(rec *interviews.Record) {
 			rec.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: r.stage, Text: text,
 				Source: r.source, StartedAt: d.StartedAt, EndedAt: d.EndedAt, Interrupted: d.Interrupted,
-				QuestionIDs: spokenIDs, Metrics: metrics})
+				QuestionIDs: spokenIDs, Metrics: metrics, Fallback: r.fallback})
 		})
 	}
 	// The interview ends by state: the closing utterance has been delivered.
@@ -497,6 +498,9 @@ func (r *Reply) converse(ctx context.Context, out *strings.Builder, emit func(st
 		resp, err := c.llm.Complete(ctx, req, emit)
 		if round == 0 {
 			r.firstToken = resp.FirstToken
+		}
+		if resp.Fallback != "" {
+			r.fallback = resp.Fallback
 		}
 		if err != nil {
 			if ctx.Err() != nil {

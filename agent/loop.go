@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/viva-interviews/viva/incident"
 	"log/slog"
 	"strings"
 	"sync"
@@ -252,6 +253,11 @@ func (l *Loop) observe(ev fsm.Event) {
 // including a cancelled ctx, is saved and returns nil. Call it once.
 func (l *Loop) Run(ctx context.Context, t Transport) error {
 	l.t = t
+	// Provider faults met on this interview's calls go into its record
+	// beside the turns, whatever the transport.
+	ctx = incident.WithObserver(ctx, func(inc incident.Incident) {
+		_ = l.c.Recorder().Update(func(r *interviews.Record) { r.AddIncident(inc) })
+	})
 	in := t.Inputs()
 	defer func() {
 		for _, tm := range []*time.Timer{l.safety, l.rejoin} {

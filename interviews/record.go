@@ -247,6 +247,9 @@ type Turn struct {
 	QuestionIDs []string `json:"question_ids,omitempty"`
 	// Metrics are the turn's latency figures, when measured.
 	Metrics *TurnMetrics `json:"metrics,omitempty"`
+	// Fallback names the engine that wrote an interviewer turn in place of
+	// the failing model ("scripted"); empty when the model wrote it.
+	Fallback string `json:"fallback,omitempty"`
 }
 
 // TurnMetrics are per-turn latency figures in milliseconds, measured on the

@@ -63,6 +63,9 @@ type Response struct {
 	// FirstToken is the time from the request to the first streamed token
 	// (text or tool call); zero when nothing was streamed.
 	FirstToken time.Duration
+	// Fallback names the engine that answered in place of a failing one
+	// (see WithFallback); empty when the client answered itself.
+	Fallback string
 }
 
 // Client is a chat model. Complete streams one completion: onDelta is called

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/viva-interviews/viva/incident"
 	"io"
 	"os"
 
@@ -53,11 +52,7 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	termCtx, stopTerm := context.WithCancel(ctx)
 	defer stopTerm()
 	rc := loop.Conductor().Recorder()
-	// Provider faults go into the record beside the turns.
-	runCtx := incident.WithObserver(ctx, func(inc incident.Incident) {
-		_ = rc.Update(func(r *interviews.Record) { r.AddIncident(inc) })
-	})
-	runErr := loop.Run(runCtx, terminal.New(termCtx, stdin, stdout, isTerminal(stdin)))
+	runErr := loop.Run(ctx, terminal.New(termCtx, stdin, stdout, isTerminal(stdin)))
 	final := rc.Snapshot()
 	fmt.Fprintf(stdout, "\nInterview %s (%s). Record saved to %s\n", final.Status, final.EndedBy, rc.Path())
 	return runErr

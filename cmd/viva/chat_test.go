@@ -273,3 +273,46 @@ func TestChatRecordsModelIncidents(t *testing.T) {
 		t.Errorf("incident %+v", inc)
 	}
 }
+
+// TestChatCarriesOnWhenTheModelIsDown: with the model answering 503 to
+// every request, the scripted interviewer asks the questions instead; the
+// record says which turns it wrote and why, and the interview goes on.
+func TestChatCarriesOnWhenTheModelIsDown(t *testing.T) {
+	fake := fakeopenai.New()
+	defer fake.Close()
+	t.Setenv("OPENAI_BASE_URL", fake.URL)
+	t.Setenv("OPENAI_API_KEY", fakeopenai.Key)
+	t.Setenv("VIVA_LLM", "")
+	fake.ChatFunc(func(fakeopenai.Request) fakeopenai.Reply { return fakeopenai.Reply{Status: 503} })
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	answers := "yes, I can hear you\nI build payment systems in Go\n"
+	if code := run(context.Background(), []string{"chat", "--name", "Ada", "--data-dir", dir}, strings.NewReader(answers), &out, &errOut); code != 0 {
+		t.Fatalf("viva chat exited %d: %s", code, errOut.String())
+	}
+	rec := onlyRecord(t, dir)
+	var stand, agentTurns int
+	for _, tr := range rec.Turns {
+		if tr.Role == interviews.RoleAgent {
+			agentTurns++
+			if tr.Fallback == "scripted" {
+				stand++
+			}
+		}
+	}
+	if agentTurns < 3 || stand != agentTurns {
+		t.Fatalf("%d of %d interviewer turns by the scripted interviewer, want all (at least 3):\n%s", stand, agentTurns, out.String())
+	}
+	if rec.EndedBy.ProviderError() {
+		t.Errorf("the interview failed (%s) although the scripted interviewer carried on", rec.EndedBy)
+	}
+	var fallbacks int
+	for _, inc := range rec.Incidents {
+		if inc.Kind == incident.Fallback {
+			fallbacks++
+		}
+	}
+	if fallbacks != 1 {
+		t.Errorf("%d fallback incidents for one outage, want 1: %+v", fallbacks, rec.Incidents)
+	}
+}

@@ -130,7 +130,11 @@ func llmFactory(cfg *config.Config, log *slog.Logger) (func(*fsm.Machine, *stage
 		if err != nil {
 			return nil, "", err
 		}
-		return func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client { return client }, "openai:" + cfg.OpenAIModel, nil
+		// While the model is down the scripted interviewer carries the
+		// stage on, so the candidate is never left in silence.
+		return func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client {
+			return llm.WithFallback(client, scripted.New(m, bp, p), llm.FallbackOptions{Primary: "openai", Secondary: "scripted"})
+		}, "openai:" + cfg.OpenAIModel, nil
 	default:
 		return func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client {
 			return scripted.New(m, bp, p)
