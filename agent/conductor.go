@@ -40,6 +40,11 @@ type Options struct {
 	MaxHistory int
 	// Logger receives the session's logs (default slog.Default()).
 	Logger *slog.Logger
+	// Resume continues an interview a previous session started (its
+	// machine resumed with fsm.Machine.Resume): the conversation so far is
+	// read back from the record, and the loop opens with Resume instead of
+	// Greet.
+	Resume bool
 }
 
 // Conductor runs the turns of one interview. Its methods may be called
@@ -59,6 +64,8 @@ type Conductor struct {
 	mu      sync.Mutex // guards history and current
 	history []llm.Message
 	current *Reply
+
+	resuming bool // opens with Resume, not Greet
 
 	endedEarly atomic.Bool
 	ended      chan struct{}
@@ -92,6 +99,21 @@ func New(opts Options) (*Conductor, error) {
 	}
 	if c.maxHist <= 0 {
 		c.maxHist = 60
+	}
+	if opts.Resume {
+		c.resuming = true
+		for _, t := range c.rec.Snapshot().Turns {
+			role := llm.RoleUser
+			if t.Role == interviews.RoleAgent {
+				role = llm.RoleAssistant
+			}
+			if text := strings.TrimSpace(t.Text); text != "" {
+				c.history = append(c.history, llm.Message{Role: role, Content: text})
+			}
+		}
+		if n := len(c.history); n > c.maxHist {
+			c.history = c.history[n-c.maxHist:]
+		}
 	}
 	return c, nil
 }
@@ -197,6 +219,25 @@ func (c *Conductor) Rejoin(ctx context.Context) (*Reply, error) {
 	}
 	c.log.Info("the candidate rejoined; continuing", "stage", c.machine.Stage())
 	return c.start(ctx, nil, "rejoin", c.welcomeBack()), nil
+}
+
+// Resuming reports whether the interview continues one a previous session
+// started, so it opens with Resume rather than Greet.
+func (c *Conductor) Resuming() bool { return c.resuming }
+
+// Resume continues an interview whose previous session died: the record is
+// in progress again (the gap kept as an absence) and the returned reply
+// welcomes the candidate back and repeats the last question they heard,
+// as after a rejoin.
+func (c *Conductor) Resume(ctx context.Context) (*Reply, error) {
+	now := c.now()
+	var err error
+	_ = c.rec.Update(func(rec *interviews.Record) { err = rec.Resume(now) })
+	if err != nil {
+		return nil, err
+	}
+	c.log.Info("resuming the interview from its saved state", "stage", c.machine.Stage(), "questions", len(c.machine.Questions()))
+	return c.start(ctx, nil, "resume", c.welcomeBack()), nil
 }
 
 // welcomeBack is what the interviewer says when the candidate rejoins: a

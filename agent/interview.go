@@ -69,6 +69,14 @@ func NewInterview(s Setup) (*Conductor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
+	// A record whose worker died continues where it was: same stage, same
+	// question log (new questions number on), the conversation so far.
+	resume := rec.Resumable()
+	if resume {
+		if err := m.Resume(rec.CurrentStage(), rec.Questions); err != nil {
+			return nil, fmt.Errorf("agent: resuming interview %s: %w", rec.ID, err)
+		}
+	}
 	recorder.QuestionsFrom(m.Questions)
-	return New(Options{LLM: s.NewLLM(m, bp, profile), Machine: m, Recorder: recorder, Profile: profile, Logger: log})
+	return New(Options{LLM: s.NewLLM(m, bp, profile), Machine: m, Recorder: recorder, Profile: profile, Logger: log, Resume: resume})
 }

@@ -286,7 +286,19 @@ func (l *Loop) Run(ctx context.Context, t Transport) error {
 		<-timerDone
 	}()
 
-	l.say(ctx, l.c.Greet(ctx), time.Time{})
+	if l.c.Resuming() {
+		r, err := l.c.Resume(ctx)
+		if err != nil {
+			l.c.Finish(interviews.StatusFailed, interviews.EndedWorkerCrashed)
+			return fmt.Errorf("agent: %w", err)
+		}
+		l.say(ctx, r, time.Time{})
+		// Show the stage the interview is in: no machine event announces it.
+		m := l.c.Machine()
+		l.stageEntered(fsm.Event{Kind: fsm.EventStageEntered, Stage: m.Stage()})
+	} else {
+		l.say(ctx, l.c.Greet(ctx), time.Time{})
+	}
 	for {
 		var played <-chan struct{}
 		if l.speaking != nil {

@@ -413,3 +413,120 @@ func TestLoopClosed(t *testing.T) {
 		}
 	})
 }
+
+// TestLoopResumesAfterCrash: an interview whose worker died mid-way (the
+// record left in progress, then swept as worker_crashed) continues in a new
+// loop from its saved state: the same record, turns appended, the stage
+// kept, new question ids after the old ones, and the interviewer opens by
+// welcoming the candidate back with the last question they heard.
+func TestLoopResumesAfterCrash(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store, err := interviews.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &interviews.Record{Candidate: interviews.Candidate{Name: "Ada Lovelace", Role: "Backend engineer", Level: "senior"}}
+		if err := store.Create(rec); err != nil {
+			t.Fatal(err)
+		}
+		ctx, crash := context.WithCancel(t.Context())
+		l, err := NewLoop(Setup{Blueprint: stages.Default(), Record: rec, Store: store, NewLLM: scriptedLLM}, LoopOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ft := newFakeTransport()
+		done := make(chan error, 1)
+		go func() { done <- l.Run(ctx, ft) }()
+		ft.next(t).play()
+		for _, a := range answers[:3] {
+			ft.send(CandidateTurn{Text: a, Source: SourceText})
+			ft.next(t).play()
+		}
+		rc := l.Conductor().Recorder()
+		if err := rc.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		// What a killed worker leaves behind: the record as last saved.
+		left, err := store.Get(rec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crash()
+		<-done
+		if err := store.Save(left); err != nil {
+			t.Fatal(err)
+		}
+		if left.Status != interviews.StatusInProgress || len(left.Questions) == 0 {
+			t.Fatalf("the crashed record is %s with %d questions; the test needs a question asked", left.Status, len(left.Questions))
+		}
+		if swept, err := store.SweepCrashed(); err != nil || len(swept) != 1 {
+			t.Fatalf("sweep = %v, %v", swept, err)
+		}
+
+		saved, err := store.Get(rec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l2, err := NewLoop(Setup{Blueprint: stages.Default(), Record: saved, Store: store, NewLLM: scriptedLLM}, LoopOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ft2 := newFakeTransport()
+		done2 := make(chan error, 1)
+		ctx2, stop := context.WithCancel(t.Context())
+		go func() { done2 <- l2.Run(ctx2, ft2) }()
+		welcome := ft2.next(t)
+		var lastAsked string
+		for _, q := range left.Questions {
+			if q.Spoken() {
+				lastAsked = q.Text
+			}
+		}
+		if !strings.HasPrefix(welcome.text, "Welcome back, Ada.") || !strings.Contains(welcome.text, strings.TrimSpace(lastAsked)) {
+			t.Errorf("resumed with %q, want a welcome back repeating %q", welcome.text, lastAsked)
+		}
+		welcome.play()
+		ft2.mu.Lock()
+		if len(ft2.stages) != 1 || ft2.stages[0].Name != left.CurrentStage() {
+			t.Errorf("stages shown on resume: %+v, want %s", ft2.stages, left.CurrentStage())
+		}
+		ft2.mu.Unlock()
+		for _, a := range answers[3:6] {
+			ft2.send(CandidateTurn{Text: a, Source: SourceText})
+			ft2.next(t).play()
+		}
+		stop()
+		if err := ended(t, done2); err != nil {
+			t.Fatal(err)
+		}
+		if err := l2.Conductor().Recorder().Close(); err != nil {
+			t.Fatalf("a save of the resumed interview failed: %v", err)
+		}
+		final, err := store.Get(rec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(final.Turns) != len(left.Turns)+1+6 {
+			t.Errorf("turns: %d before the crash, %d after resuming; want %d", len(left.Turns), len(final.Turns), len(left.Turns)+7)
+		}
+		for i, turn := range left.Turns {
+			if final.Turns[i].Text != turn.Text || final.Turns[i].Seq != turn.Seq {
+				t.Errorf("turn %d changed: %q → %q", i+1, turn.Text, final.Turns[i].Text)
+			}
+		}
+		if len(final.Questions) < len(left.Questions) {
+			t.Errorf("questions lost: %d → %d", len(left.Questions), len(final.Questions))
+		}
+		for i, q := range left.Questions {
+			if final.Questions[i].ID != q.ID {
+				t.Errorf("question %d is %s, was %s", i, final.Questions[i].ID, q.ID)
+			}
+		}
+		if err := final.Validate(); err != nil {
+			t.Error(err)
+		}
+		if len(final.Absences) != 1 || final.Absences[0].BackAt == nil {
+			t.Errorf("the gap is not recorded: %+v", final.Absences)
+		}
+	})
+}

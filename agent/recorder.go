@@ -120,6 +120,15 @@ func (r *Recorder) Close() error {
 	return err
 }
 
+// Failures returns how many save attempts have failed so far (each was
+// logged and retried).
+func (r *Recorder) Failures() int {
+	if r.w == nil {
+		return 0
+	}
+	return r.w.failures()
+}
+
 // queueLocked hands a snapshot of the record to the writer.
 func (r *Recorder) queueLocked() {
 	if r.w == nil {

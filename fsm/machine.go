@@ -192,6 +192,39 @@ func (m *Machine) Start() Transition {
 	return tr
 }
 
+// Resume continues an interview a previous session started, instead of
+// Start: the machine is in stage (its clock restarted now, nothing to
+// acknowledge) with the question log questions, so new questions continue
+// its numbering and spoken ones still count toward MinQuestions. No event
+// is emitted: the record already holds the stage and the questions. It
+// fails when the machine has started or stage is not on the path.
+func (m *Machine) Resume(stage string, questions []stages.Question) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stage != "" {
+		return fmt.Errorf("fsm: resume in %s: the interview has already started", stage)
+	}
+	if _, ok := m.pos[stage]; !ok {
+		return fmt.Errorf("fsm: resume in %q: no such stage in this interview; choose one of: %s", stage, strings.Join(m.path, ", "))
+	}
+	m.states.SetState(stage)
+	now := m.now()
+	s, _, _ := m.bp.Stage(stage)
+	s.Limit, s.MinTime = m.scaled(s.Limit), m.scaled(s.MinTime)
+	m.stage, m.cur, m.entered, m.nextMilestone = stage, s, now, 0
+	for _, q := range questions {
+		m.qindex[q.ID] = len(m.questions)
+		m.questions = append(m.questions, q.Clone())
+		m.qtokens = append(m.qtokens, questionTokens{tokens: contentTokens(q.Text), norm: normalText(q.Text)})
+	}
+	m.transitions = append(m.transitions, Transition{To: stage, Reason: "resume", At: now})
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
 // Stage returns the current stage name: "" before Start, stages.Done at the
 // end.
 func (m *Machine) Stage() string {
@@ -519,8 +552,15 @@ func (m *Machine) Ask(text string, qc stages.QuestionContext) (stages.Question, 
 		return stages.Question{}, &RepeatError{Previous: prev, Similarity: bestSim}
 	}
 	now := m.now()
+	id := fmt.Sprintf("q%d", len(m.questions)+1)
+	for n := len(m.questions) + 2; ; n++ {
+		if _, taken := m.qindex[id]; !taken {
+			break
+		}
+		id = fmt.Sprintf("q%d", n) // a resumed log may number its questions otherwise
+	}
 	q := stages.Question{
-		ID:      fmt.Sprintf("q%d", len(m.questions)+1),
+		ID:      id,
 		Stage:   m.stage,
 		Text:    text,
 		Context: qc,

@@ -940,3 +940,39 @@ func TestWithdrawnQuestionMayBeAskedAgain(t *testing.T) {
 		}
 	})
 }
+
+// TestResumeContinuesQuestionLog: a resumed machine is in the saved stage
+// with the saved questions; a new question is numbered after them, spoken
+// ones still count, and a started machine cannot be resumed.
+func TestResumeContinuesQuestionLog(t *testing.T) {
+	bp := stages.Default()
+	m, err := New(bp, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stage := bp.Path()[1]
+	spoken := time.Now()
+	saved := []stages.Question{
+		{ID: "q1", Stage: bp.Path()[0], Text: "Tell me about yourself.", SpokenAt: &spoken},
+		{ID: "q2", Stage: stage, Text: "Which database did you pick last, and why?", SpokenAt: &spoken},
+	}
+	if err := m.Resume(stage, saved); err != nil {
+		t.Fatal(err)
+	}
+	if m.Stage() != stage || m.Spoken(stage) != 1 || m.PendingAck() {
+		t.Fatalf("resumed: stage %s, spoken %d, ack pending %v", m.Stage(), m.Spoken(stage), m.PendingAck())
+	}
+	q, err := m.Ask("How do you test a distributed system end to end?", stages.QuestionContext{})
+	if err != nil || q.ID != "q3" {
+		t.Fatalf("Ask after resume = %+v, %v; want q3", q, err)
+	}
+	if _, err := m.Ask("Which database did you pick last, and why?", stages.QuestionContext{}); err == nil {
+		t.Error("a saved question could be asked again")
+	}
+	if err := m.Resume(stage, nil); err == nil {
+		t.Error("a started machine was resumed")
+	}
+	if m2, _ := New(bp, Options{}); m2.Resume("nosuchstage", nil) == nil {
+		t.Error("resumed in an unknown stage")
+	}
+}

@@ -160,9 +160,14 @@ type RecordSource interface {
 	Create(r *Record) error
 }
 
+// ErrFinished means a dispatched interview has already ended and cannot be
+// run again.
+var ErrFinished = errors.New("the interview is already over")
+
 // Open returns the record and blueprint of the interview d asks for, held
 // in room: the registered interview d.InterviewID, which must not have
-// finished (it is given room when it has none yet), or a new record for
+// finished unless its worker crashed (Record.Resumable: the caller resumes
+// it; it is given room when it has none yet), or a new record for
 // d.Candidate created in store. blueprint returns an installed blueprint
 // by name (stages.Builtin when nil); it is given names from dispatch
 // metadata and records, so it must never read a file they name. The record
@@ -179,8 +184,8 @@ func (d Dispatch) Open(store RecordSource, room string, blueprint func(name stri
 		if err != nil {
 			return nil, nil, fmt.Errorf("interviews: dispatched interview %q: %w", d.InterviewID, err)
 		}
-		if rec.Status.Finished() {
-			return nil, nil, fmt.Errorf("interviews: dispatched interview %s is already %s", rec.ID, rec.Status)
+		if rec.Status.Finished() && !rec.Resumable() {
+			return nil, nil, fmt.Errorf("interviews: dispatched interview %s: %w (%s)", rec.ID, ErrFinished, rec.Status)
 		}
 		bp, err := blueprint(rec.Blueprint)
 		if err != nil {

@@ -150,7 +150,7 @@ func TestDispatchOpen(t *testing.T) {
 		err  string
 	}{
 		{"unknown interview", Dispatch{InterviewID: "nosuchinterview"}, "no such interview"},
-		{"finished interview", Dispatch{InterviewID: finished.ID}, "is already completed"},
+		{"finished interview", Dispatch{InterviewID: finished.ID}, "already over (completed)"},
 		{"unknown blueprint", Dispatch{Candidate: &Candidate{Name: "Ada", Role: "x"}, Blueprint: "nope"}, "no built-in blueprint"},
 		{"invalid", Dispatch{}, "names no interview"},
 	} {

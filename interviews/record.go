@@ -98,6 +98,10 @@ const (
 	// EndedInterrupted: the terminal session was interrupted (Ctrl-C in
 	// viva chat).
 	EndedInterrupted EndReason = "interrupted"
+	// EndedWorkerCrashed: the process running the interview died without
+	// saving an ending; a sweep at the next start found the record in
+	// progress with no live lease. A re-dispatch resumes such an interview.
+	EndedWorkerCrashed EndReason = "worker_crashed"
 )
 
 // providerErrorPrefix starts every EndedByProviderError reason.
@@ -118,7 +122,7 @@ func (e EndReason) ProviderError() bool { return strings.HasPrefix(string(e), pr
 func (e EndReason) Valid() bool {
 	switch e {
 	case EndedClosingDelivered, EndedDeadline, EndedCandidateRequest, EndedCandidateLeft,
-		EndedCandidateNeverJoined, EndedWorkerStopped, EndedEndOfInput, EndedInterrupted:
+		EndedCandidateNeverJoined, EndedWorkerStopped, EndedEndOfInput, EndedInterrupted, EndedWorkerCrashed:
 		return true
 	}
 	return e.ProviderError() && len(e) > len(providerErrorPrefix)
@@ -438,6 +442,66 @@ func (r *Record) Rejoin(at time.Time) error {
 	if n := len(r.Absences); n > 0 && r.Absences[n-1].BackAt == nil {
 		r.Absences[n-1].BackAt = &at
 	}
+	return nil
+}
+
+// Resumable reports whether a new session may continue the interview from
+// its saved state: it started and its worker died (still in progress with
+// no live lease, or failed by worker_crashed after a sweep), and it has not
+// reached its end.
+func (r *Record) Resumable() bool {
+	if r.StartedAt == nil || len(r.Stages) == 0 || r.CurrentStage() == stages.Done {
+		return false
+	}
+	return r.Status == StatusInProgress || (r.Status == StatusFailed && r.EndedBy == EndedWorkerCrashed)
+}
+
+// LastActivity is the latest time the record shows anything happening: the
+// end of the last turn, the last stage entered, or the start; zero before
+// the interview started. A sweep dates a crashed interview's end with it.
+func (r *Record) LastActivity() time.Time {
+	var last time.Time
+	if r.StartedAt != nil {
+		last = *r.StartedAt
+	}
+	if n := len(r.Turns); n > 0 {
+		last = latest(last, r.Turns[n-1].StartedAt, r.Turns[n-1].EndedAt)
+	}
+	if n := len(r.Stages); n > 0 {
+		last = latest(last, r.Stages[n-1].EnteredAt)
+	}
+	return last
+}
+
+func latest(ts ...time.Time) time.Time {
+	var l time.Time
+	for _, t := range ts {
+		if t.After(l) {
+			l = t
+		}
+	}
+	return l
+}
+
+// Resume reopens an interview whose worker died (see Resumable) so a new
+// session continues it at at: the record is in progress again in the
+// stage it was in, and the time the interview stood still is kept as an
+// absence. It fails when the record is not resumable.
+func (r *Record) Resume(at time.Time) error {
+	if !r.Resumable() {
+		return fmt.Errorf("interview %s cannot be resumed: it is %s", r.ID, r.Status)
+	}
+	left := r.LastActivity()
+	if r.EndedAt != nil {
+		left = *r.EndedAt
+	}
+	if n := len(r.Stages); n > 0 && r.Stages[n-1].LeftAt != nil && r.Stages[n-1].LeftAt.Equal(left) {
+		r.Stages[n-1].LeftAt = nil
+	}
+	r.Status = StatusInProgress
+	r.EndedBy, r.EndedAt, r.FinalStage, r.Error = "", nil, "", ""
+	back := latest(at, left)
+	r.Absences = append(r.Absences, Absence{LeftAt: left, BackAt: &back})
 	return nil
 }
 

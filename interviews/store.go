@@ -78,7 +78,8 @@ func ValidID(id string) bool {
 // half-written one. A Store is safe for concurrent use.
 type Store struct {
 	dir string
-	vol volume // the file system under dir, for CheckWritable
+	vol volume           // the file system under dir, for CheckWritable
+	now func() time.Time // the clock of leases and the sweep; nil is time.Now
 
 	mu    sync.Mutex         // guards locks
 	locks map[string]*idLock // per-id write locks, dropped when unused

@@ -281,6 +281,10 @@ type InterviewEnding struct {
 	EndedBy interviews.EndReason `json:"ended_by"`
 	// InterviewID identifies the record.
 	InterviewID string `json:"interview_id"`
+	// Message, when set, is one sentence the room page shows the
+	// candidate instead of its usual closing words: why the interview
+	// could not run.
+	Message string `json:"message,omitempty"`
 	// Status is the record's final status.
 	Status interviews.Status `json:"status"`
 }

@@ -61,6 +61,10 @@ type Sessions struct {
 	// candidate_left as they leave either way. Zero ends the interview at
 	// once.
 	RejoinGrace time.Duration
+	// LeaseTTL is how long the interview's lease lasts unless renewed
+	// (default DefaultLeaseTTL): after a crash, a re-dispatch may resume
+	// the interview once it lapses.
+	LeaseTTL time.Duration
 	// Logger is the worker's logger.
 	Logger *slog.Logger
 }
@@ -69,34 +73,195 @@ type Sessions struct {
 // events before it deletes the room.
 const DefaultEndGrace = time.Second
 
-// record loads or creates the interview record a job's dispatch metadata
-// (interviews.Dispatch) names.
-func (s *Sessions) record(meta, room string) (*interviews.Record, *stages.Blueprint, error) {
-	d, err := interviews.ParseDispatch(meta)
+// DefaultLeaseTTL is how long an interview's lease lasts unless renewed
+// when Sessions.LeaseTTL is zero; a session renews it every third of that.
+const DefaultLeaseTTL = 30 * time.Second
+
+// What the candidate is told when a job cannot run, in one sentence.
+const (
+	msgBadDispatch = "Sorry, this interview link is not valid, so the interview cannot start; please contact the recruiter."
+	msgLeaseHeld   = "This interview is already running in another window, so it cannot start here."
+	msgFinished    = "This interview has already ended, so it cannot start again; thank you."
+	msgUnavailable = "Sorry, the interviewer cannot start this interview right now; please try again later or contact the recruiter."
+)
+
+// rejectWait bounds how long a refused job waits for the candidate to be
+// in the room to hear why.
+const rejectWait = 15 * time.Second
+
+// leaseOwner names this session in the interview's lease.
+func leaseOwner(job lkagent.Job) string { return interviews.LeaseOwner("job " + job.ID) }
+
+// open reads the job's dispatch metadata, takes the interview's lease and
+// loads (or creates) its record. On failure it returns the sentence the
+// candidate is told.
+func (s *Sessions) open(job lkagent.Job, ttl time.Duration) (*interviews.Record, *stages.Blueprint, string, error) {
+	d, err := interviews.ParseDispatch(job.Metadata)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, msgBadDispatch, err
 	}
-	return d.Open(s.Store, room, s.Blueprint)
+	owner := leaseOwner(job)
+	if d.InterviewID != "" {
+		// The lease comes first: the record is read only by its holder.
+		if _, err := s.Store.AcquireLease(d.InterviewID, owner, ttl); err != nil {
+			if errors.Is(err, interviews.ErrLeaseHeld) {
+				return nil, nil, msgLeaseHeld, err
+			}
+			return nil, nil, msgUnavailable, err
+		}
+	}
+	rec, bp, err := d.Open(s.Store, job.RoomName, s.Blueprint)
+	if err != nil {
+		if d.InterviewID != "" {
+			_ = s.Store.ReleaseLease(d.InterviewID, owner)
+		}
+		switch {
+		case errors.Is(err, interviews.ErrFinished):
+			return nil, nil, msgFinished, err
+		case errors.Is(err, interviews.ErrNotFound):
+			return nil, nil, msgBadDispatch, err
+		}
+		return nil, nil, msgUnavailable, err
+	}
+	if d.InterviewID == "" {
+		if _, err := s.Store.AcquireLease(rec.ID, owner, ttl); err != nil {
+			return nil, nil, msgUnavailable, err
+		}
+	}
+	return rec, bp, "", nil
 }
 
-// HandleJob holds one spoken interview in the job's room.
+// HandleJob holds one spoken interview in the job's room. A job that
+// cannot run (bad metadata, the interview running elsewhere or over, the
+// store failing) is refused: the candidate is told why in one sentence and
+// the room is closed.
 func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 	log := s.Logger
 	if log == nil {
 		log = slog.Default()
 	}
 	log = log.With("room", job.RoomName, "job", job.ID)
-	rec, bp, err := s.record(job.Metadata, job.RoomName)
+	ttl := s.LeaseTTL
+	if ttl <= 0 {
+		ttl = DefaultLeaseTTL
+	}
+	rec, bp, msg, err := s.open(job, ttl)
 	if err != nil {
-		log.Error("rejecting job", "err", err)
+		log.Error("rejecting job: the interview cannot run here", "err", err, "told", msg)
+		s.reject(ctx, job, log, msg)
 		return err
 	}
 	log = log.With("interview_id", rec.ID)
+	if rec.Resumable() {
+		log.Warn("resuming an interview whose previous session died", "status", rec.Status, "turns", len(rec.Turns), "stage", rec.CurrentStage())
+	}
+	owner := leaseOwner(job)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		s.renew(ctx, cancel, log, rec.ID, owner, ttl)
+	}()
+	defer func() {
+		cancel()
+		<-renewed
+		if err := s.Store.ReleaseLease(rec.ID, owner); err != nil {
+			log.Error("could not release the interview's lease; it lapses on its own", "err", err)
+		}
+	}()
 	engines := s.Engines
 	rec.Engines = &engines
 	sess := &session{s: s, job: job, log: log, bp: bp,
 		inputs: make(chan agent.Input, 64), ops: make(chan func(), 256), opsDone: make(chan struct{}), done: make(chan struct{})}
 	return sess.run(ctx, rec)
+}
+
+// renew keeps the interview's lease until ctx ends. A lease lost to
+// another session stops this one (stop), so two never write the record.
+func (s *Sessions) renew(ctx context.Context, stop context.CancelFunc, log *slog.Logger, id, owner string, ttl time.Duration) {
+	t := time.NewTicker(ttl / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_, err := s.Store.RenewLease(id, owner, ttl)
+			switch {
+			case errors.Is(err, interviews.ErrLeaseLost):
+				log.Error("another session took over this interview; stopping this one", "err", err)
+				stop()
+				return
+			case err != nil:
+				log.Error("renewing the interview's lease failed; will retry", "err", err)
+			}
+		}
+	}
+}
+
+// reject tells the candidate in the room why the job cannot run: the
+// interviewer joins, sends the sentence as its caption and as the ending
+// event's message, and deletes the room as a normal ending does.
+func (s *Sessions) reject(ctx context.Context, job lkagent.Job, log *slog.Logger, msg string) {
+	if job.Token == "" || job.URL == "" {
+		return
+	}
+	arrived := make(chan struct{}, 1)
+	cb := lksdk.NewRoomCallback()
+	cb.OnParticipantConnected = func(p *lksdk.RemoteParticipant) {
+		if p.Kind() != lksdk.ParticipantAgent {
+			select {
+			case arrived <- struct{}{}:
+			default:
+			}
+		}
+	}
+	room, err := lksdk.ConnectToRoomWithToken(job.URL, job.Token, cb, lksdk.WithAutoSubscribe(false), lksdk.WithLogger(SDKLogger(log, job.Token)))
+	if err != nil {
+		log.Warn("could not join the room to tell the candidate", "err", err)
+		return
+	}
+	defer room.Disconnect()
+	// Data sent before the candidate is in the room never reaches them:
+	// wait a little for them (the dispatch usually follows their joining).
+	present := false
+	for _, p := range room.GetRemoteParticipants() {
+		present = present || p.Kind() != lksdk.ParticipantAgent
+	}
+	if !present {
+		wait := time.NewTimer(rejectWait)
+		select {
+		case <-arrived:
+		case <-wait.C:
+		case <-ctx.Done():
+		}
+		wait.Stop()
+	}
+	_ = SetAgentState(room, lkagent.StateSpeaking)
+	if err := PublishTranscription(room, Segment{ID: job.ID + "-rejected", Text: msg, Final: true}); err != nil {
+		log.Debug("caption not sent", "err", err)
+	}
+	if err := SendEvent(room, InterviewEnding{Message: msg, Status: interviews.StatusFailed}); err != nil {
+		log.Warn("could not send the ending event", "err", err)
+	}
+	grace := s.EndGrace
+	if grace <= 0 {
+		grace = DefaultEndGrace
+	}
+	// The candidate may join a moment after the job starts: leave the
+	// sentence time to be read before the room goes.
+	select {
+	case <-time.After(grace):
+	case <-ctx.Done():
+	}
+	if s.Rooms != nil {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := EndRoom(dctx, s.Rooms, job.RoomName); err != nil {
+			log.Warn("could not delete the room", "err", err)
+		}
+	}
 }
 
 // session is one interview in one room: the room's transport of the
@@ -295,13 +460,14 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 		ss.log.Error("interview failed", "err", err)
 	}
 	rec = c.Recorder().Snapshot()
+	saveErr := c.Recorder().Close()
 	switch rec.EndedBy {
 	case interviews.EndedCandidateLeft, interviews.EndedCandidateNeverJoined, interviews.EndedWorkerStopped:
 		// Nobody is left to see the ending, or the worker is going away.
-		ss.log.Info("interview saved", "status", rec.Status, "ended_by", rec.EndedBy, "turns", len(rec.Turns))
-		return nil
+		ss.logSaved(rec, saveErr)
+		return saveErr
 	}
-	return ss.end(ctx, rec)
+	return errors.Join(ss.end(ctx, rec, saveErr), saveErr)
 }
 
 func (ss *session) candidateID() string { id, _ := ss.candidate.Load().(string); return id }
@@ -561,7 +727,7 @@ func (ss *session) StageEntered(sc agent.StageChange) {
 
 // end closes a finished interview: the ending event, the saved event, the
 // job reported, then the room deleted so every client disconnects cleanly.
-func (ss *session) end(ctx context.Context, rec *interviews.Record) error {
+func (ss *session) end(ctx context.Context, rec *interviews.Record, saveErr error) error {
 	room := ss.room
 	done := make(chan struct{})
 	ss.op(func() {
@@ -584,8 +750,8 @@ func (ss *session) end(ctx context.Context, rec *interviews.Record) error {
 	case <-time.After(grace):
 	case <-ctx.Done():
 	}
-	ss.log.Info("interview over", "status", rec.Status, "ended_by", rec.EndedBy, "turns", len(rec.Turns))
-	ss.job.Complete(nil)
+	ss.logSaved(rec, saveErr)
+	ss.job.Complete(saveErr)
 	if ss.s.Rooms != nil {
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
@@ -594,6 +760,19 @@ func (ss *session) end(ctx context.Context, rec *interviews.Record) error {
 		}
 	}
 	return nil
+}
+
+// logSaved is the session's last word on the record: "interview saved"
+// only when its last save succeeded, an error naming the failed saves
+// otherwise.
+func (ss *session) logSaved(rec *interviews.Record, saveErr error) {
+	if saveErr != nil {
+		ss.log.Error("interview NOT saved: the last save of the record failed", "failed_saves", ss.c.Recorder().Failures(),
+			"status", rec.Status, "ended_by", rec.EndedBy, "turns", len(rec.Turns), "err", saveErr)
+		return
+	}
+	ss.log.Info("interview saved", "status", rec.Status, "ended_by", rec.EndedBy, "turns", len(rec.Turns),
+		"failed_saves_retried", ss.c.Recorder().Failures())
 }
 
 // fail ends the record as failed by a provider and returns err.

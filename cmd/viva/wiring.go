@@ -92,6 +92,16 @@ func openStore(cfg *config.Config) (*interviews.Store, error) {
 	if err := store.CheckWritable(); err != nil {
 		return nil, err
 	}
+	// Interviews a dead process left in progress are over unless a live
+	// session holds them: the reviewer list must not call them running.
+	swept, err := store.SweepCrashed()
+	if len(swept) > 0 {
+		slog.Warn("interviews left in progress by a stopped process were saved as failed (worker_crashed); a new dispatch resumes them",
+			"count", len(swept), "interview_ids", swept)
+	}
+	if err != nil {
+		slog.Error("some interviews left in progress could not be checked", "err", err)
+	}
 	return store, nil
 }
 

@@ -320,7 +320,8 @@ class RoomPage {
       case 'interview_ending':
       case 'interview_saved':
         this.ending = true;
-        this.finish();
+        // A refused interview says why in one sentence (its message).
+        this.finish(false, typeof ev.message === 'string' ? ev.message : '');
         break;
       default:
     }
@@ -451,8 +452,10 @@ class RoomPage {
   }
 
   /** finish leaves the room and shows the closing screen. byCandidate: the
-   * candidate pressed End, so the interviewer is told before the page leaves. */
-  finish(byCandidate = false) {
+   * candidate pressed End, so the interviewer is told before the page leaves.
+   * message, when set, replaces the closing words: why the interview could
+   * not run. */
+  finish(byCandidate = false, message = '') {
     if (this.phase === 'ended') return;
     this.phase = 'ended';
     clearTimeout(this.endTimer);
@@ -481,7 +484,9 @@ class RoomPage {
     this.el.prejoin.hidden = true;
     this.el.live.hidden = true;
     const who = this.name ? `Thank you, ${this.name}.` : 'Thank you.';
-    this.el.closingText.textContent = `Your interview has been saved. ${who} You can close this tab.`;
+    this.el.closingText.textContent = message
+      ? `${message} You can close this tab.`
+      : `Your interview has been saved. ${who} You can close this tab.`;
     this.el.closing.hidden = false;
     this.el.closingTitle.focus();
   }
