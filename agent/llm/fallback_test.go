@@ -75,32 +75,32 @@ func TestFallback(t *testing.T) {
 	down := errors.Join(ErrUnavailable, errors.New("HTTP 503"))
 	tests := []struct {
 		name         string
-		primary      engine
+		primary      *engine
 		wantText     string
 		wantFallback string
 		wantErr      error
 		wantIncident bool
 	}{
 		{name: "healthy model answers alone",
-			primary: engine{delay: time.Second, text: "Tell me about your last project."}, wantText: "Tell me about your last project."},
+			primary: &engine{delay: time.Second, text: "Tell me about your last project."}, wantText: "Tell me about your last project."},
 		{name: "slow model: the apology fills the silence, the model still answers",
-			primary:  engine{delay: 4 * time.Second, text: "Tell me about your last project."},
+			primary:  &engine{delay: 4 * time.Second, text: "Tell me about your last project."},
 			wantText: "Sorry, give me a moment. Tell me about your last project."},
 		{name: "failing model: the scripted interviewer carries on",
-			primary: engine{delay: time.Second, err: down}, wantText: "What did you build?", wantFallback: "scripted", wantIncident: true},
+			primary: &engine{delay: time.Second, err: down}, wantText: "What did you build?", wantFallback: "scripted", wantIncident: true},
 		{name: "slow then failing: apology, then the scripted interviewer",
-			primary:  engine{delay: 9 * time.Second, err: down},
+			primary:  &engine{delay: 9 * time.Second, err: down},
 			wantText: "Sorry, give me a moment. What did you build?", wantFallback: "scripted", wantIncident: true},
 		{name: "rejected key is not hidden",
-			primary: engine{err: ErrAuth}, wantErr: ErrAuth},
+			primary: &engine{err: ErrAuth}, wantErr: ErrAuth},
 		{name: "cut after speaking is not replaced",
-			primary: engine{partial: "So tell me", err: ErrCut}, wantText: "So tell me", wantErr: ErrCut},
+			primary: &engine{partial: "So tell me", err: ErrCut}, wantText: "So tell me", wantErr: ErrCut},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				secondary := &engine{text: "What did you build?"}
-				c := WithFallback(&tt.primary, secondary, FallbackOptions{Primary: "openai", Secondary: "scripted"})
+				c := WithFallback(tt.primary, secondary, FallbackOptions{Primary: "openai", Secondary: "scripted"})
 				var got collect
 				resp, err := c.Complete(got.ctx(t.Context()), Request{}, got.onDelta)
 				if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
