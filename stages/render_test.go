@@ -58,16 +58,7 @@ func TestInstructionsWithAndWithoutOptionalFields(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, s := range tc.contains {
-				if !strings.Contains(got, s) {
-					t.Errorf("instructions lack %q:\n%s", s, got)
-				}
-			}
-			for _, s := range tc.absent {
-				if strings.Contains(got, s) {
-					t.Errorf("instructions contain %q:\n%s", s, got)
-				}
-			}
+			checkText(t, "instructions", got, tc.contains, tc.absent)
 		})
 	}
 }
@@ -108,17 +99,24 @@ func TestPersonaPrompt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, s := range tc.contains {
-				if !strings.Contains(got, s) {
-					t.Errorf("persona lacks %q:\n%s", s, got)
-				}
-			}
-			for _, s := range tc.absent {
-				if strings.Contains(got, s) {
-					t.Errorf("persona contains %q:\n%s", s, got)
-				}
-			}
+			checkText(t, "persona", got, tc.contains, tc.absent)
 		})
+	}
+}
+
+// checkText fails the test unless text, described by what, holds every
+// string of contains and none of absent.
+func checkText(t *testing.T, what, text string, contains, absent []string) {
+	t.Helper()
+	for _, s := range contains {
+		if !strings.Contains(text, s) {
+			t.Errorf("%s: missing %q in:\n%s", what, s, text)
+		}
+	}
+	for _, s := range absent {
+		if strings.Contains(text, s) {
+			t.Errorf("%s: unwanted %q in:\n%s", what, s, text)
+		}
 	}
 }
 

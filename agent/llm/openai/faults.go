@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/viva-interviews/viva/incident"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/viva-interviews/viva/agent/llm"
+	"github.com/viva-interviews/viva/incident"
 )
 
 // engineName names this engine in logs and incidents.
@@ -112,20 +112,23 @@ func (f failure) incidentKind() incident.Kind {
 	}
 }
 
-// kindErr is the llm error a final failure wraps.
+// kindErrs are the llm errors that final failures of each kind wrap.
+var kindErrs = map[incident.Kind]error{
+	incident.Timeout:     llm.ErrTimeout,
+	incident.Cut:         llm.ErrCut,
+	incident.RateLimited: llm.ErrRateLimited,
+	incident.Unavailable: llm.ErrUnavailable,
+}
+
+// kindErr is the llm error a final failure wraps: none for a failure that
+// is not worth retrying (a bad request, a missing model), as the service is
+// not unavailable then.
 func (f failure) kindErr() error {
-	switch {
-	case f.timeout:
-		return llm.ErrTimeout
-	case f.cut:
-		return llm.ErrCut
-	case f.status == 429:
-		return llm.ErrRateLimited
-	case f.retryable:
-		return llm.ErrUnavailable
-	default:
+	kind := f.incidentKind()
+	if kind == incident.Unavailable && !f.retryable {
 		return nil
 	}
+	return kindErrs[kind]
 }
 
 // faults is the story of one Complete call's failed attempts, for its

@@ -3,15 +3,15 @@ package openai
 import (
 	"context"
 	"errors"
-	"github.com/viva-interviews/viva/incident"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/viva-interviews/viva/agent/llm"
+	"github.com/viva-interviews/viva/incident"
 	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
+	"github.com/viva-interviews/viva/internal/testrig/incidentlog"
 )
 
 // TestCompleteFaults drives the client against the in-memory fake under
@@ -146,13 +146,8 @@ func TestCompleteFaults(t *testing.T) {
 				}
 				c.jitter = func(d time.Duration) time.Duration { return d }
 
-				var mu sync.Mutex
-				var incidents []incident.Incident
-				ctx := incident.WithObserver(t.Context(), func(i incident.Incident) {
-					mu.Lock()
-					incidents = append(incidents, i)
-					mu.Unlock()
-				})
+				var log incidentlog.Log
+				ctx := log.Context(t.Context())
 				start := time.Now()
 				deltas, resp, err := collect(ctx, c, userHello)
 				elapsed := time.Since(start)
@@ -174,8 +169,7 @@ func TestCompleteFaults(t *testing.T) {
 				if got := strings.Join(deltas, ""); got != tt.wantText || resp.Text != tt.wantText {
 					t.Errorf("delivered %q, returned %q, want %q", got, resp.Text, tt.wantText)
 				}
-				mu.Lock()
-				defer mu.Unlock()
+				incidents := log.Incidents()
 				if len(incidents) != 1 {
 					t.Fatalf("incidents %+v, want one", incidents)
 				}

@@ -30,6 +30,7 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/viva-interviews/viva/agent/llm"
+	"github.com/viva-interviews/viva/internal/openaiapi"
 )
 
 // DefaultModel is the model used when Options.Model is empty.
@@ -389,15 +390,7 @@ func (c *Client) Check(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
-	var apiErr *goopenai.APIError
-	var reqErr *goopenai.RequestError
-	status := 0
-	switch {
-	case errors.As(err, &apiErr):
-		status = apiErr.HTTPStatusCode
-	case errors.As(err, &reqErr):
-		status = reqErr.HTTPStatusCode
-	}
+	status := openaiapi.HTTPStatus(err)
 	switch status {
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return fmt.Errorf("llm: openai: the server at %s rejected OPENAI_API_KEY (HTTP %d): check the key and OPENAI_BASE_URL: %w", c.baseURL, status, llm.ErrAuth)

@@ -528,14 +528,7 @@ func TestCompleteCancel(t *testing.T) {
 			<-first
 			start := time.Now()
 			cancel()
-			select {
-			case err := <-done:
-				if !errors.Is(err, context.Canceled) {
-					t.Errorf("error %v, want context.Canceled", err)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("Complete did not return after cancellation")
-			}
+			awaitCanceled(t, done, "Complete did not return after cancellation")
 			if d := time.Since(start); d > 2*time.Second {
 				t.Errorf("returned %v after cancellation", d)
 			}
@@ -543,6 +536,24 @@ func TestCompleteCancel(t *testing.T) {
 				t.Errorf("deltas %q, text %q, want only the first piece", deltas, resp.Text)
 			}
 		})
+	}
+}
+
+// cancelWait bounds the wait for a cancelled call to return; a test that
+// hits it has failed, it is never slept on.
+const cancelWait = 10 * time.Second
+
+// awaitCanceled fails the test unless done yields context.Canceled within
+// cancelWait; stuck says what went wrong when nothing comes.
+func awaitCanceled(t *testing.T, done <-chan error, stuck string) {
+	t.Helper()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("error %v, want context.Canceled", err)
+		}
+	case <-time.After(cancelWait):
+		t.Fatal(stuck)
 	}
 }
 
@@ -586,14 +597,7 @@ func TestCompleteCancelDuringBackoff(t *testing.T) {
 	}()
 	<-failed
 	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("error %v, want context.Canceled", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("backoff ignored cancellation")
-	}
+	awaitCanceled(t, done, "backoff ignored cancellation")
 	if n := len(srv.ChatRequests()); n != 1 {
 		t.Errorf("%d requests, want 1", n)
 	}

@@ -29,6 +29,7 @@
 package deepgram
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -132,21 +133,11 @@ func New(opts Options) (*Engine, error) {
 	if strings.TrimSpace(opts.APIKey) == "" {
 		return nil, errors.New("stt: deepgram: no API key: set DEEPGRAM_API_KEY, or choose another STT engine")
 	}
-	if opts.Model == "" {
-		opts.Model = DefaultModel
-	}
-	if opts.Language == "" {
-		opts.Language = DefaultLanguage
-	}
-	if opts.URL == "" {
-		opts.URL = DefaultURL
-	}
-	if opts.EndpointingMs == 0 {
-		opts.EndpointingMs = DefaultEndpointingMs
-	}
-	if opts.UtteranceEndMs == 0 {
-		opts.UtteranceEndMs = DefaultUtteranceEndMs
-	}
+	opts.Model = cmp.Or(opts.Model, DefaultModel)
+	opts.Language = cmp.Or(opts.Language, DefaultLanguage)
+	opts.URL = cmp.Or(opts.URL, DefaultURL)
+	opts.EndpointingMs = cmp.Or(opts.EndpointingMs, DefaultEndpointingMs)
+	opts.UtteranceEndMs = cmp.Or(opts.UtteranceEndMs, DefaultUtteranceEndMs)
 	if opts.UtteranceEndMs < 1000 {
 		return nil, fmt.Errorf("stt: deepgram: UtteranceEndMs %d is below Deepgram's minimum of 1000", opts.UtteranceEndMs)
 	}
@@ -156,9 +147,7 @@ func New(opts Options) (*Engine, error) {
 	if opts.ReplayBuffer <= 0 {
 		opts.ReplayBuffer = DefaultReplayBuffer
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
+	opts.Logger = cmp.Or(opts.Logger, slog.Default())
 	u, err := url.Parse(opts.URL)
 	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
 		return nil, fmt.Errorf("stt: deepgram: URL %q is not a ws:// or wss:// URL", opts.URL)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/viva-interviews/viva/agent/stt"
 	"github.com/viva-interviews/viva/internal/testrig/fakedeepgram"
+	"github.com/viva-interviews/viva/internal/testrig/incidentlog"
 	"github.com/viva-interviews/viva/internal/wav"
 )
 
@@ -195,18 +196,6 @@ func finals(evs []stt.Event) []string {
 	return out
 }
 
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func quietLogger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
@@ -263,7 +252,7 @@ func TestStreamTranscribesUtterances(t *testing.T) {
 		}
 		<-c.done
 		evs := c.get()
-		if got := summary(evs); !equal(got, wantSummary) {
+		if got := summary(evs); !slices.Equal(got, wantSummary) {
 			t.Errorf("events:\n got %q\nwant %q", got, wantSummary)
 		}
 		final := ""
@@ -320,7 +309,7 @@ func TestEndOfSpeechFinalizesPromptly(t *testing.T) {
 		}
 		synctest.Wait() // no audio and no time passes from here
 		evs := c.get()
-		if got, want := summary(evs)[len(summary(evs))-2:], []string{"Final:" + text3, "UtteranceEnd"}; !equal(got, want) {
+		if got, want := summary(evs)[len(summary(evs))-2:], []string{"Final:" + text3, "UtteranceEnd"}; !slices.Equal(got, want) {
 			t.Fatalf("last events = %q, want %q", got, want)
 		}
 		if lag := evs[len(evs)-1].At.Sub(asked); lag != 0 {
@@ -448,13 +437,8 @@ func TestReconnect(t *testing.T) {
 				// A connection lost mid-utterance took the second text with
 				// it: Deepgram finalises the utterance on the next one.
 				srv.ScriptTranscripts(text1, text2, text2)
-				var mu sync.Mutex
-				var incidents []incident.Incident
-				ctx := incident.WithObserver(t.Context(), func(i incident.Incident) {
-					mu.Lock()
-					incidents = append(incidents, i)
-					mu.Unlock()
-				})
+				var log incidentlog.Log
+				ctx := log.Context(t.Context())
 				st, err := engineFor(t, srv, true, func(o *Options) { o.ReplayBuffer = tc.replay }).NewStream(ctx)
 				if err != nil {
 					t.Fatalf("NewStream: %v", err)
@@ -479,7 +463,7 @@ func TestReconnect(t *testing.T) {
 					t.Fatalf("Close: %v", err)
 				}
 				<-c.done
-				if got, want := finals(c.get()), []string{text1, text2}; !tc.lost && !equal(got, want) {
+				if got, want := finals(c.get()), []string{text1, text2}; !tc.lost && !slices.Equal(got, want) {
 					t.Errorf("finals = %q, want %q", got, want)
 				}
 				if got := srv.Connections(); got != 2 {
@@ -493,8 +477,7 @@ func TestReconnect(t *testing.T) {
 				if tc.lost && got >= sent {
 					t.Errorf("server received all %v of audio, want some lost past the %v buffer", got, tc.replay)
 				}
-				mu.Lock()
-				defer mu.Unlock()
+				incidents := log.Incidents()
 				var kinds []incident.Kind
 				for _, inc := range incidents {
 					kinds = append(kinds, inc.Kind)
@@ -516,13 +499,8 @@ func TestReconnect(t *testing.T) {
 func TestReconnectGivesUp(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fakedeepgram.NewInMemory()
-		var mu sync.Mutex
-		var incidents []incident.Incident
-		ctx := incident.WithObserver(t.Context(), func(i incident.Incident) {
-			mu.Lock()
-			incidents = append(incidents, i)
-			mu.Unlock()
-		})
+		var log incidentlog.Log
+		ctx := log.Context(t.Context())
 		st, err := engineFor(t, srv, true, nil).NewStream(ctx)
 		if err != nil {
 			t.Fatalf("NewStream: %v", err)
@@ -551,8 +529,7 @@ func TestReconnectGivesUp(t *testing.T) {
 		default:
 			t.Error("Events not closed after giving up")
 		}
-		mu.Lock()
-		defer mu.Unlock()
+		incidents := log.Incidents()
 		if len(incidents) != 1 || incidents[0].Kind != incident.Disconnected || incidents[0].Recovered ||
 			!strings.Contains(incidents[0].Detail, "reconnecting failed after 5 attempt(s)") {
 			t.Errorf("incidents %+v, want one unrecovered disconnection", incidents)
@@ -606,7 +583,7 @@ func TestUtteranceEndRule(t *testing.T) {
 			for ev := range s.events {
 				evs = append(evs, ev)
 			}
-			if got := summary(evs); !equal(got, tc.want) {
+			if got := summary(evs); !slices.Equal(got, tc.want) {
 				t.Errorf("events = %q, want %q", got, tc.want)
 			}
 		})

@@ -16,6 +16,7 @@ package openai
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +28,7 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/viva-interviews/viva/agent/stt"
+	"github.com/viva-interviews/viva/internal/openaiapi"
 	"github.com/viva-interviews/viva/internal/wav"
 )
 
@@ -79,26 +81,16 @@ var _ stt.Engine = (*Engine)(nil)
 
 // New checks opts and applies defaults. It makes no request.
 func New(opts Options) (*Engine, error) {
-	if strings.TrimSpace(opts.APIKey) == "" {
+	if !openaiapi.HasKey(opts.APIKey) {
 		return nil, errors.New("stt: openai: no API key: set OPENAI_API_KEY, or choose another STT engine")
 	}
-	if opts.Model == "" {
-		opts.Model = DefaultModel
-	}
-	if opts.Language == "" {
-		opts.Language = DefaultLanguage
-	}
+	opts.Model = cmp.Or(opts.Model, DefaultModel)
+	opts.Language = cmp.Or(opts.Language, DefaultLanguage)
 	if opts.RequestTimeout <= 0 {
 		opts.RequestTimeout = DefaultRequestTimeout
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	cfg := goopenai.DefaultConfig(opts.APIKey)
-	if opts.BaseURL != "" {
-		cfg.BaseURL = strings.TrimRight(opts.BaseURL, "/")
-	}
-	return &Engine{opts: opts, client: goopenai.NewClientWithConfig(cfg), log: opts.Logger.With("stt", "openai")}, nil
+	opts.Logger = cmp.Or(opts.Logger, slog.Default())
+	return &Engine{opts: opts, client: openaiapi.NewClient(opts.APIKey, opts.BaseURL), log: opts.Logger.With("stt", "openai")}, nil
 }
 
 // Name returns "openai".
@@ -140,7 +132,7 @@ func (e *Engine) transcribe(ctx context.Context, pcm []int16) (string, error) {
 		if err == nil {
 			return strings.TrimSpace(resp.Text), nil
 		}
-		status := httpStatus(err)
+		status := openaiapi.HTTPStatus(err)
 		if status == 401 {
 			return "", fmt.Errorf("stt: openai transcription: the API key was rejected (HTTP 401); check OPENAI_API_KEY (and OPENAI_BASE_URL when using another server): %w: %w", stt.ErrAuth, err)
 		}
@@ -150,20 +142,6 @@ func (e *Engine) transcribe(ctx context.Context, pcm []int16) (string, error) {
 		}
 		e.log.Warn("stt: openai transcription failed; retrying once", "err", err.Error())
 	}
-}
-
-// httpStatus is the HTTP status of a go-openai error, or 0 when the request
-// got no answer.
-func httpStatus(err error) int {
-	var apiErr *goopenai.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.HTTPStatusCode
-	}
-	var reqErr *goopenai.RequestError
-	if errors.As(err, &reqErr) {
-		return reqErr.HTTPStatusCode
-	}
-	return 0
 }
 
 // stream keeps the current utterance's audio and queues finished

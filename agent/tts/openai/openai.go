@@ -5,6 +5,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/viva-interviews/viva/agent/tts"
+	"github.com/viva-interviews/viva/internal/openaiapi"
 )
 
 // SampleRate24kHz is the rate of OpenAI's pcm speech.
@@ -60,26 +62,16 @@ var _ tts.Engine = (*Engine)(nil)
 
 // New checks opts and applies defaults. It makes no request.
 func New(opts Options) (*Engine, error) {
-	if strings.TrimSpace(opts.APIKey) == "" {
+	if !openaiapi.HasKey(opts.APIKey) {
 		return nil, errors.New("tts: openai: no API key: set OPENAI_API_KEY, or choose another TTS engine")
 	}
 	if opts.Speed != 0 && (opts.Speed < 0.25 || opts.Speed > 4) {
 		return nil, fmt.Errorf("tts: openai: speed %g is outside 0.25–4", opts.Speed)
 	}
-	if opts.Model == "" {
-		opts.Model = DefaultModel
-	}
-	if opts.Voice == "" {
-		opts.Voice = DefaultVoice
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	cfg := goopenai.DefaultConfig(opts.APIKey)
-	if opts.BaseURL != "" {
-		cfg.BaseURL = strings.TrimRight(opts.BaseURL, "/")
-	}
-	return &Engine{opts: opts, client: goopenai.NewClientWithConfig(cfg), log: opts.Logger.With("tts", "openai")}, nil
+	opts.Model = cmp.Or(opts.Model, DefaultModel)
+	opts.Voice = cmp.Or(opts.Voice, DefaultVoice)
+	opts.Logger = cmp.Or(opts.Logger, slog.Default())
+	return &Engine{opts: opts, client: openaiapi.NewClient(opts.APIKey, opts.BaseURL), log: opts.Logger.With("tts", "openai")}, nil
 }
 
 // Name returns "openai".
@@ -123,7 +115,7 @@ func (e *Engine) stream(ctx context.Context, req goopenai.CreateSpeechRequest, o
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
-		status := httpStatus(err)
+		status := openaiapi.HTTPStatus(err)
 		if status == 401 {
 			return false, fmt.Errorf("tts: openai speech: the API key was rejected (HTTP 401); check OPENAI_API_KEY (and OPENAI_BASE_URL when using another server): %w: %w", tts.ErrAuth, err)
 		}
@@ -167,18 +159,4 @@ func (e *Engine) stream(ctx context.Context, req goopenai.CreateSpeechRequest, o
 			return true, fmt.Errorf("tts: openai speech: reading audio: %w", rerr)
 		}
 	}
-}
-
-// httpStatus is the HTTP status of a go-openai error, or 0 when the request
-// got no answer.
-func httpStatus(err error) int {
-	var apiErr *goopenai.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.HTTPStatusCode
-	}
-	var reqErr *goopenai.RequestError
-	if errors.As(err, &reqErr) {
-		return reqErr.HTTPStatusCode
-	}
-	return 0
 }

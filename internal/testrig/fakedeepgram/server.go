@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/viva-interviews/viva/internal/testrig/pipenet"
 )
 
 // Key is the only API key the server accepts (header "Authorization: Token
@@ -43,7 +45,7 @@ type Server struct {
 	URL string
 
 	srv       *http.Server
-	pipe      *pipeListener // non-nil for NewInMemory servers
+	pipe      *pipenet.Listener // non-nil for NewInMemory servers
 	serveDone chan struct{}
 	handlers  sync.WaitGroup
 
@@ -79,16 +81,19 @@ func New() *Server {
 	return s
 }
 
+// inMemoryHost is the host name of a NewInMemory server's URL.
+const inMemoryHost = "deepgram.in-memory"
+
 // NewInMemory starts a server that is reachable only through DialContext,
 // over in-memory pipes instead of sockets. Tests that run under
 // testing/synctest use it: goroutines blocked on a real socket keep a bubble's
 // fake clock from advancing, goroutines blocked on a pipe do not. Call it
 // inside the bubble.
 func NewInMemory() *Server {
-	pl := &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+	pl := pipenet.Listen(inMemoryHost)
 	s := newServer(pl)
 	s.pipe = pl
-	s.URL = "ws://deepgram.in-memory/v1/listen"
+	s.URL = "ws://" + inMemoryHost + "/v1/listen"
 	return s
 }
 
@@ -110,19 +115,7 @@ func (s *Server) DialContext(ctx context.Context, network, addr string) (net.Con
 	if s.pipe == nil {
 		return nil, errors.New("fakedeepgram: DialContext needs a server made by NewInMemory")
 	}
-	client, server := net.Pipe()
-	select {
-	case s.pipe.conns <- server:
-		return client, nil
-	case <-s.pipe.done:
-	case <-ctx.Done():
-	}
-	client.Close()
-	server.Close()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return nil, &net.OpError{Op: "dial", Net: "pipe", Err: net.ErrClosed}
+	return s.pipe.Dial(ctx, network, addr)
 }
 
 // Close stops the server and ends every open connection abruptly.
@@ -324,31 +317,3 @@ func newID() string {
 	h := hex.EncodeToString(b[:])
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
-
-// pipeListener hands DialContext's pipe ends to the HTTP server.
-type pipeListener struct {
-	conns chan net.Conn
-	done  chan struct{}
-	once  sync.Once
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error {
-	l.once.Do(func() { close(l.done) })
-	return nil
-}
-
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "deepgram.in-memory" }

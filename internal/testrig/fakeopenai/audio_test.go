@@ -234,21 +234,9 @@ func TestSpeechValidation(t *testing.T) {
 
 func checkAudioError(t *testing.T, resp *http.Response, status int, code string) {
 	t.Helper()
-	if resp.StatusCode != status {
-		t.Errorf("status %d, want %d", resp.StatusCode, status)
-	}
-	var e struct {
-		Error struct {
-			Message string `json:"message"`
-			Type    string `json:"type"`
-			Code    string `json:"code"`
-		} `json:"error"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&e); err != nil {
-		t.Fatalf("error body is not OpenAI's JSON shape: %v", err)
-	}
-	if e.Error.Code != code || e.Error.Message == "" || e.Error.Type != "invalid_request_error" {
-		t.Errorf("error = %+v, want code %q with a message", e.Error, code)
+	e := readAPIError(t, resp, status)
+	if e.Code != code || e.Message == "" || e.Type != "invalid_request_error" {
+		t.Errorf("error = %+v, want code %q with a message", e, code)
 	}
 }
 
@@ -348,4 +336,27 @@ func TestTranscriptionValidation(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Text != "kept for the valid request" {
 		t.Errorf("valid request after invalid ones: text %q (err %v), want the first script", out.Text, err)
 	}
+}
+
+// apiErrorBody is the inside of OpenAI's JSON error body.
+type apiErrorBody struct {
+	Message string `json:"message"`
+	Type    string `json:"type"`
+	Code    string `json:"code"`
+}
+
+// readAPIError checks resp's status and decodes its body, which must be
+// OpenAI's JSON error shape.
+func readAPIError(t *testing.T, resp *http.Response, status int) apiErrorBody {
+	t.Helper()
+	if resp.StatusCode != status {
+		t.Errorf("status %d, want %d", resp.StatusCode, status)
+	}
+	var e struct {
+		Error apiErrorBody `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&e); err != nil {
+		t.Fatalf("error body is not OpenAI's JSON shape: %v", err)
+	}
+	return e.Error
 }

@@ -340,21 +340,9 @@ func TestChatErrors(t *testing.T) {
 				key = Key
 			}
 			resp := post(t, t.Context(), s.URL, key, tt.body)
-			if resp.StatusCode != tt.wantStatus {
-				t.Errorf("status %d, want %d", resp.StatusCode, tt.wantStatus)
-			}
-			var e struct {
-				Error struct {
-					Message string `json:"message"`
-					Type    string `json:"type"`
-					Code    string `json:"code"`
-				} `json:"error"`
-			}
-			if err := json.NewDecoder(resp.Body).Decode(&e); err != nil {
-				t.Fatalf("error body: %v", err)
-			}
-			if !strings.Contains(e.Error.Message, tt.wantMessage) || e.Error.Code == "" {
-				t.Errorf("error %+v, want message containing %q and a code", e.Error, tt.wantMessage)
+			e := readAPIError(t, resp, tt.wantStatus)
+			if !strings.Contains(e.Message, tt.wantMessage) || e.Code == "" {
+				t.Errorf("error %+v, want message containing %q and a code", e, tt.wantMessage)
 			}
 			if got := resp.Header.Get("Retry-After"); got != tt.wantRetryAfter {
 				t.Errorf("Retry-After %q, want %q", got, tt.wantRetryAfter)
