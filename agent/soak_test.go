@@ -161,6 +161,10 @@ func candidateName(round, i int) string {
 // and its record is saved, then reads every record back from disk.
 func (r *soakRig) round(tb testing.TB, ctx context.Context, round int) soakRound {
 	tb.Helper()
+	// What the rig remembers of earlier rounds is the test's memory, not
+	// the interviews': drop it so the heap figures are the product's.
+	r.srv.ForgetChatRequests()
+	r.faults.forget()
 	start := time.Now()
 	out := make([]soakInterview, r.opts.Interviews)
 	var wg sync.WaitGroup
@@ -291,10 +295,11 @@ type faultInjector struct {
 	rate float64
 	seed uint64
 
-	mu       sync.Mutex
-	rngs     map[string]*rand.Rand
-	requests int
-	injected map[string]int // faults per candidate name
+	mu              sync.Mutex
+	rngs            map[string]*rand.Rand
+	requests        int
+	injected        map[string]int // faults per candidate name, this round
+	injectedEarlier int            // faults of earlier rounds
 }
 
 func newFaultInjector(rate float64, seed uint64) *faultInjector {
@@ -348,10 +353,23 @@ func (f *faultInjector) reply(req fakeopenai.Request) fakeopenai.Reply {
 	return fault
 }
 
+// forget drops the random sequences and per-interview counts of
+// interviews that have ended; the totals of counts are kept.
+func (f *faultInjector) forget() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, n := range f.injected {
+		f.injectedEarlier += n
+	}
+	clear(f.rngs)
+	clear(f.injected)
+}
+
 // counts returns the requests served and the faults injected so far.
 func (f *faultInjector) counts() (requests, injected int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	injected = f.injectedEarlier
 	for _, n := range f.injected {
 		injected += n
 	}

@@ -165,6 +165,14 @@ func (s *Server) ChatRequests() []Request {
 	return out
 }
 
+// ForgetChatRequests drops the chat requests received so far, so a
+// long-running test (a soak) does not hold every request in memory.
+func (s *Server) ForgetChatRequests() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.chat.requests = nil
+}
+
 // ChatRepliesLeft is the number of scripted replies not yet used.
 func (s *Server) ChatRepliesLeft() int {
 	s.mu.Lock()
