@@ -391,7 +391,7 @@ func (f *faultInjector) injectedInto(name string) int {
 // gave, the faults show as incidents and fallback turns, and no goroutine
 // is left behind.
 func TestSoakWithFaults(t *testing.T) {
-	opts := soakOptions{Interviews: 12, Answers: 10, FaultRate: 0.2, Seed: 16, TimeScale: 0.02, Think: 300 * time.Millisecond}
+	opts := soakOptions{Interviews: 8, Answers: 8, FaultRate: 0.2, Seed: 16, TimeScale: 0.02, Think: 300 * time.Millisecond}
 	before := goleak.IgnoreCurrent()
 	synctest.Test(t, func(t *testing.T) {
 		rig := newSoakRig(t, opts, true)
