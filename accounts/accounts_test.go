@@ -1,0 +1,230 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// testParams keep hashing cheap in tests; the format and checks are the
+// same as with DefaultParams.
+var testParams = Params{Time: 1, MemoryKiB: 64, Threads: 1}
+
+func TestHashAndVerify(t *testing.T) {
+	const pw = "correct horse battery"
+	h1, err := HashPassword(pw, testParams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2, _ := HashPassword(pw, testParams)
+	if h1 == h2 {
+		t.Error("two hashes of one password are equal: the salt is not random")
+	}
+	if !strings.HasPrefix(h1, "$argon2id$v=19$m=64,t=1,p=1$") || strings.Contains(h1, pw) {
+		t.Errorf("hash %q", h1)
+	}
+	if !VerifyPassword(h1, pw) || !VerifyPassword(h2, pw) {
+		t.Error("the right password is refused")
+	}
+	for _, wrong := range []string{"", "correct horse batter", pw + " ", strings.ToUpper(pw)} {
+		if VerifyPassword(h1, wrong) {
+			t.Errorf("%q accepted", wrong)
+		}
+	}
+	for _, bad := range []string{"", "plain", "$argon2i$v=19$m=64,t=1,p=1$c2FsdHNhbHQ$a2V5a2V5a2V5a2V5a2V5a2V5",
+		"$argon2id$v=19$m=99999999,t=1,p=1$c2FsdHNhbHQ$a2V5a2V5a2V5a2V5a2V5a2V5", // 95 GiB
+		"$argon2id$v=19$m=64,t=1000,p=1$c2FsdHNhbHQ$a2V5a2V5a2V5a2V5a2V5a2V5"} {
+		if VerifyPassword(bad, pw) {
+			t.Errorf("hash %q accepted", bad)
+		}
+	}
+	if DefaultParams.MemoryKiB < 19<<10 || DefaultParams.Time < 2 {
+		t.Errorf("DefaultParams %+v are below OWASP's argon2id minimum", DefaultParams)
+	}
+}
+
+func TestCheckPassword(t *testing.T) {
+	for pw, ok := range map[string]bool{"short": false, "twelve chars": true, " leading space": false, strings.Repeat("x", MaxPasswordLen+1): false} {
+		if err := CheckPassword(pw); (err == nil) != ok {
+			t.Errorf("%.20q: %v", pw, err)
+		}
+	}
+}
+
+func TestRoles(t *testing.T) {
+	cases := []struct {
+		role             Role
+		register, review bool
+	}{
+		{RoleAdmin, true, true},
+		{RoleRecruiter, true, false},
+		{RoleReviewer, false, true},
+		{Role("root"), false, false},
+		{Role(""), false, false},
+	}
+	for _, c := range cases {
+		if c.role.Allows(Register) != c.register || c.role.Allows(Review) != c.review {
+			t.Errorf("%q: register %v review %v", c.role, c.role.Allows(Register), c.role.Allows(Review))
+		}
+	}
+	if r, err := ParseRole(" Recruiter "); err != nil || r != RoleRecruiter {
+		t.Errorf("ParseRole: %q %v", r, err)
+	}
+	if _, err := ParseRole("superuser"); err == nil {
+		t.Error("unknown role accepted")
+	}
+	if got := RolesAllowing(Review); len(got) != 2 || got[0] != RoleAdmin || got[1] != RoleReviewer {
+		t.Errorf("RolesAllowing(Review) = %v", got)
+	}
+}
+
+func TestUserValidate(t *testing.T) {
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	hash, _ := HashPassword("a good password", testParams)
+	ok := User{Email: "ada@example.com", Role: RoleAdmin, PasswordHash: hash, CreatedAt: now}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, edit := range map[string]func(*User){
+		"upper-case email": func(u *User) { u.Email = "Ada@example.com" },
+		"not an email":     func(u *User) { u.Email = "ada" },
+		"named address":    func(u *User) { u.Email = "ada <ada@example.com>" },
+		"unknown role":     func(u *User) { u.Role = "owner" },
+		"plain password":   func(u *User) { u.PasswordHash = "a good password" },
+		"bad token":        func(u *User) { u.Tokens = []Token{{ID: "x", Hash: "abc"}} },
+		"no created_at":    func(u *User) { u.CreatedAt = time.Time{} },
+	} {
+		u := ok
+		edit(&u)
+		if u.Validate() == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func newService(t *testing.T) (*Service, *FileStore) {
+	t.Helper()
+	st, err := OpenFile(filepath.Join(t.TempDir(), "accounts", "users.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := NewService(st, testParams, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, st
+}
+
+func TestServiceSignInAndTokens(t *testing.T) {
+	ctx := context.Background()
+	svc, st := newService(t)
+	if _, err := svc.AddUser(ctx, " Ada@Example.com ", RoleRecruiter, "a good password"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.AddUser(ctx, "ada@example.com", RoleAdmin, "another password"); !errors.Is(err, ErrExists) {
+		t.Errorf("second add: %v, want ErrExists", err)
+	}
+	if _, err := svc.AddUser(ctx, "bob@example.com", RoleReviewer, "short"); err == nil {
+		t.Error("short password accepted")
+	}
+	u, err := svc.Authenticate(ctx, "ADA@example.com", "a good password")
+	if err != nil || u.Email != "ada@example.com" || u.Role != RoleRecruiter {
+		t.Fatalf("Authenticate: %+v %v", u, err)
+	}
+	for _, c := range [][2]string{{"ada@example.com", "wrong password"}, {"nobody@example.com", "a good password"}, {"", ""}} {
+		if _, err := svc.Authenticate(ctx, c[0], c[1]); !errors.Is(err, ErrBadCredentials) {
+			t.Errorf("Authenticate(%q, %q): %v", c[0], c[1], err)
+		}
+	}
+
+	token, err := svc.CreateToken(ctx, "ada@example.com")
+	if err != nil || !LooksLikeToken(token) {
+		t.Fatalf("CreateToken: %q %v", token, err)
+	}
+	if _, err := svc.CreateToken(ctx, "nobody@example.com"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("token for unknown user: %v", err)
+	}
+	if u, err := svc.AuthenticateToken(ctx, token); err != nil || u.Email != "ada@example.com" {
+		t.Errorf("AuthenticateToken: %+v %v", u, err)
+	}
+	for _, bad := range []string{"", token + "x", token[:len(token)-1], "Bearer " + token, "viva_"} {
+		if _, err := svc.AuthenticateToken(ctx, bad); !errors.Is(err, ErrBadCredentials) {
+			t.Errorf("AuthenticateToken(%q): %v", bad, err)
+		}
+	}
+	data, err := os.ReadFile(st.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), token) || strings.Contains(string(data), "a good password") {
+		t.Errorf("the users file holds a secret:\n%s", data)
+	}
+	if info, _ := os.Stat(st.Path()); info.Mode().Perm() != 0o600 {
+		t.Errorf("users file mode %v, want 0600", info.Mode().Perm())
+	}
+
+	if err := st.Remove(ctx, "ada@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.AuthenticateToken(ctx, token); !errors.Is(err, ErrBadCredentials) {
+		t.Errorf("a removed user's token still works: %v", err)
+	}
+	if err := st.Remove(ctx, "ada@example.com"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("second remove: %v", err)
+	}
+}
+
+func TestFileStoreSharedBetweenProcesses(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "users.json")
+	a, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenFile(path) // another process's view of the same file
+	if err != nil {
+		t.Fatal(err)
+	}
+	svcA, _ := NewService(a, testParams, nil)
+	svcB, _ := NewService(b, testParams, nil)
+	var wg sync.WaitGroup
+	for i, svc := range []*Service{svcA, svcB, svcA, svcB} {
+		wg.Go(func() {
+			email := string(rune('a'+i)) + "@example.com"
+			if _, err := svc.AddUser(ctx, email, RoleReviewer, "a good password"); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	for _, st := range []*FileStore{a, b} {
+		users, err := st.List(ctx)
+		if err != nil || len(users) != 4 || users[0].Email != "a@example.com" || users[3].Email != "d@example.com" {
+			t.Errorf("List: %v %v", users, err)
+		}
+	}
+	if err := b.Update(ctx, "a@example.com", func(u *User) error { u.Role = RoleAdmin; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := a.Get(ctx, "a@example.com"); err != nil || u.Role != RoleAdmin {
+		t.Errorf("the other store does not see the change: %+v %v", u, err)
+	}
+	if err := b.Update(ctx, "a@example.com", func(u *User) error { u.Email = "z@example.com"; return nil }); err == nil {
+		t.Error("an update changed the email address")
+	}
+}
+
+func TestFileStoreRefusesACorruptFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "users.json")
+	if err := os.WriteFile(path, []byte(`{"users":[{"email":"ada@example.com","role":"owner"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenFile(path); err == nil || !strings.Contains(err.Error(), "role") {
+		t.Errorf("OpenFile: %v", err)
+	}
+}
