@@ -166,6 +166,11 @@ type Record struct {
 	EndedBy EndReason `json:"ended_by,omitempty"`
 	// FinalStage is the stage the interview was in when it ended.
 	FinalStage string `json:"final_stage,omitempty"`
+	// CreatedBy is who registered the interview in the web app: the
+	// signed-in user's email address, or "shared-password" for the
+	// development password. Empty for interviews started by viva chat.
+	// Never a password or token.
+	CreatedBy string `json:"created_by,omitempty"`
 	// CreatedAt is when the interview was registered.
 	CreatedAt time.Time `json:"created_at"`
 	// StartedAt is when the agent started the interview; nil while scheduled.
@@ -590,6 +595,9 @@ func cloneTime(t *time.Time) *time.Time {
 	return &v
 }
 
+// maxCreatedByLen bounds Record.CreatedBy (an email address's limit).
+const maxCreatedByLen = 254
+
 // Validate checks that r is a well-formed record: a valid id and status, a
 // candidate that passes Candidate.Validate, texts within their limits, stage
 // visits and turns in order, unique question ids that turns and assessments
@@ -608,6 +616,9 @@ func (r *Record) Validate() error {
 	}
 	if r.CreatedAt.IsZero() {
 		bad("created_at is not set")
+	}
+	if len(r.CreatedBy) > maxCreatedByLen || CleanLine(r.CreatedBy) != r.CreatedBy {
+		bad("created_by is not one line of at most %d bytes", maxCreatedByLen)
 	}
 	if err := r.Candidate.Validate(); err != nil {
 		fe, _ := err.(FieldErrors)

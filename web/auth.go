@@ -1,142 +1,273 @@
 package web
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/viva-interviews/viva/accounts"
 )
 
-// Reviewer sessions.
+// Sessions of signed-in users.
 const (
-	// sessionCookie names the reviewer's session cookie.
+	// sessionCookie names the session cookie of a signed-in user.
 	sessionCookie = "viva_review"
-	// sessionTTL is how long a reviewer stays signed in.
+	// sessionTTL is how long a user stays signed in.
 	sessionTTL = 12 * time.Hour
 	// maxSessions bounds the sessions held; the oldest go first.
 	maxSessions = 1000
 )
 
-// sessionStore maps random session ids to their expiry. Only a hash of
-// each id is kept, so a memory dump does not hand out live cookies.
+// Sign-in pages.
+const (
+	// loginPath is the sign-in form; the same form is also served under
+	// /review/login, where reviewers' links have always pointed.
+	loginPath = "/login"
+	// reviewerLoginPath is the sign-in form's older address.
+	reviewerLoginPath = "/review/login"
+	// logoutPath ends a session (POST); /review/logout does the same.
+	logoutPath = "/logout"
+	// reviewerLogoutPath is the sign-out's older address.
+	reviewerLogoutPath = "/review/logout"
+	// loginTitle is the sign-in page's title.
+	loginTitle = "Sign in"
+)
+
+// SharedPasswordUser is who a request signed in with the shared reviewer
+// password (Options.ReviewerToken) acts as, and what records it registers
+// name as their creator. It has every permission: the shared password is a
+// convenience for development (viva dev), not for production.
+const SharedPasswordUser = "shared-password"
+
+// Accounts is what the web app asks of the user accounts;
+// *accounts.Service implements it.
+type Accounts interface {
+	// Authenticate returns the user whose email address and password
+	// these are, or accounts.ErrBadCredentials.
+	Authenticate(ctx context.Context, email, password string) (*accounts.User, error)
+	// AuthenticateToken returns the user holding the API token, or
+	// accounts.ErrBadCredentials.
+	AuthenticateToken(ctx context.Context, token string) (*accounts.User, error)
+	// User returns the user with the email address, or
+	// accounts.ErrNotFound; sessions read it on every request, so a removed
+	// user or a changed role takes effect at once.
+	User(ctx context.Context, email string) (*accounts.User, error)
+}
+
+// principal is who a request is made by.
+type principal struct {
+	// Email is the user's email address, or SharedPasswordUser.
+	Email string
+	// Role is what the user may do.
+	Role accounts.Role
+}
+
+// sharedPrincipal is the user of the shared reviewer password.
+var sharedPrincipal = principal{Email: SharedPasswordUser, Role: accounts.RoleAdmin}
+
+// principalKey is the context key of the request's principal.
+type principalKey struct{}
+
+// withPrincipal returns ctx carrying p.
+func withPrincipal(ctx context.Context, p principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// principalOf returns the principal a guard put in ctx.
+func principalOf(ctx context.Context) (principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(principal)
+	return p, ok
+}
+
+// session is one signed-in browser.
+type session struct {
+	email   string
+	expires time.Time
+}
+
+// sessionStore maps random session ids to who signed in and until when.
+// Only a hash of each id is kept, so a memory dump does not hand out live
+// cookies.
 type sessionStore struct {
 	ttl time.Duration
 	max int
 	now func() time.Time
 
-	mu      sync.Mutex
-	expires map[[sha256.Size]byte]time.Time
+	mu       sync.Mutex
+	sessions map[[sha256.Size]byte]session
 }
 
 func newSessionStore(ttl time.Duration, max int, now func() time.Time) *sessionStore {
-	return &sessionStore{ttl: ttl, max: max, now: now, expires: map[[sha256.Size]byte]time.Time{}}
+	return &sessionStore{ttl: ttl, max: max, now: now, sessions: map[[sha256.Size]byte]session{}}
 }
 
-// create starts a session and returns its id (32 random bytes, base64url).
-func (s *sessionStore) create() string {
+// create starts a session for the user with the email address and returns
+// its id (32 random bytes, base64url).
+func (s *sessionStore) create(email string) string {
 	var b [32]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	id := base64.RawURLEncoding.EncodeToString(b[:])
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for k, exp := range s.expires {
-		if !now.Before(exp) {
-			delete(s.expires, k)
+	for k, ss := range s.sessions {
+		if !now.Before(ss.expires) {
+			delete(s.sessions, k)
 		}
 	}
-	for len(s.expires) >= s.max { // drop the session closest to expiry
+	for len(s.sessions) >= s.max { // drop the session closest to expiry
 		var oldest [sha256.Size]byte
 		var first time.Time
-		for k, exp := range s.expires {
-			if first.IsZero() || exp.Before(first) {
-				oldest, first = k, exp
+		for k, ss := range s.sessions {
+			if first.IsZero() || ss.expires.Before(first) {
+				oldest, first = k, ss.expires
 			}
 		}
-		delete(s.expires, oldest)
+		delete(s.sessions, oldest)
 	}
-	s.expires[sha256.Sum256([]byte(id))] = now.Add(s.ttl)
+	s.sessions[sha256.Sum256([]byte(id))] = session{email: email, expires: now.Add(s.ttl)}
 	return id
 }
 
-// valid reports whether id names a live session.
-func (s *sessionStore) valid(id string) bool {
+// lookup returns the email address of the live session id.
+func (s *sessionStore) lookup(id string) (string, bool) {
 	if id == "" {
-		return false
+		return "", false
 	}
 	key := sha256.Sum256([]byte(id))
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	exp, ok := s.expires[key]
-	if ok && !s.now().Before(exp) {
-		delete(s.expires, key)
-		return false
+	ss, ok := s.sessions[key]
+	if ok && !s.now().Before(ss.expires) {
+		delete(s.sessions, key)
+		return "", false
 	}
-	return ok
+	return ss.email, ok
 }
 
 // end ends the session id.
 func (s *sessionStore) end(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.expires, sha256.Sum256([]byte(id)))
+	delete(s.sessions, sha256.Sum256([]byte(id)))
 }
 
-// checkPassword compares a reviewer password or bearer token with the
-// configured one in constant time (hashes of equal length are compared, so
-// neither the content nor the length leaks).
+// checkPassword compares got with the shared reviewer password in constant
+// time (hashes of equal length are compared, so neither the content nor
+// the length leaks). It is false when no shared password is set.
 func (s *Server) checkPassword(got string) bool {
+	if !s.sharedPassword {
+		return false
+	}
 	h := sha256.Sum256([]byte(got))
 	return subtle.ConstantTimeCompare(h[:], s.reviewerHash[:]) == 1
 }
 
-// isReviewer reports whether r carries the reviewer bearer token or a live
-// session cookie.
-func (s *Server) isReviewer(r *http.Request) bool {
+// authenticate returns who r is made by: the holder of its bearer token (a
+// user's API token, or the shared password) or of its session cookie. A
+// request with an Authorization header is judged by it alone.
+func (s *Server) authenticate(r *http.Request) (principal, bool) {
 	if h := r.Header.Get("Authorization"); h != "" {
 		scheme, token, ok := strings.Cut(h, " ")
-		return ok && strings.EqualFold(scheme, "Bearer") && s.checkPassword(strings.TrimSpace(token))
+		token = strings.TrimSpace(token)
+		switch {
+		case !ok || !strings.EqualFold(scheme, "Bearer"):
+			return principal{}, false
+		case accounts.LooksLikeToken(token) && s.accounts != nil:
+			u, err := s.accounts.AuthenticateToken(r.Context(), token)
+			if err != nil {
+				if !errors.Is(err, accounts.ErrBadCredentials) {
+					s.log.Error("web: checking an API token", "err", err)
+				}
+				return principal{}, false
+			}
+			return principal{Email: u.Email, Role: u.Role}, true
+		case s.checkPassword(token):
+			return sharedPrincipal, true
+		}
+		return principal{}, false
 	}
 	c, err := r.Cookie(sessionCookie)
-	return err == nil && s.sessions.valid(c.Value)
+	if err != nil {
+		return principal{}, false
+	}
+	email, ok := s.sessions.lookup(c.Value)
+	switch {
+	case !ok:
+		return principal{}, false
+	case email == SharedPasswordUser:
+		return sharedPrincipal, s.sharedPassword
+	case s.accounts == nil:
+		return principal{}, false
+	}
+	u, err := s.accounts.User(r.Context(), email)
+	if err != nil {
+		if !errors.Is(err, accounts.ErrNotFound) {
+			s.log.Error("web: reading a signed-in user", "err", err)
+		}
+		return principal{}, false
+	}
+	return principal{Email: u.Email, Role: u.Role}, true
 }
 
-// requirePage sends visitors who are not signed in to the login form,
-// remembering the page they asked for.
-func (s *Server) requirePage(h http.HandlerFunc) http.HandlerFunc {
+// require lets requests whose user has permission perm through to h, with
+// the user in the request's context. Others are answered in kind: an API
+// client gets 401 (not signed in) or 403 (wrong role) in JSON; a browser
+// asking for a page is sent to the sign-in form, remembering the page; a
+// browser posting a form gets a page saying to sign in, or that the role
+// does not allow it.
+func (s *Server) require(perm accounts.Permission, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if !s.isReviewer(r) {
-			http.Redirect(w, r, "/review/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
-			return
+		p, ok := s.authenticate(r)
+		switch {
+		case !ok && wantsJSON(r):
+			w.Header().Set("WWW-Authenticate", `Bearer realm="viva"`)
+			s.writeJSON(w, http.StatusUnauthorized, apiError{Error: "Authentication required: send Authorization: Bearer <API token> (viva users token --email you@example.com creates one), or sign in at " + loginPath + "."})
+		case !ok && r.Method == http.MethodGet:
+			http.Redirect(w, r, loginPath+"?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+		case !ok:
+			s.renderMessage(w, r, http.StatusUnauthorized, "Sign in first", "You are not signed in, or your session has ended. Sign in at "+loginPath+" and send the form again.")
+		case !p.Role.Allows(perm):
+			s.log.Info("web: request refused for the user's role", "user", p.Email, "role", string(p.Role), "path", r.URL.Path)
+			msg := "Your account (" + p.Email + ", " + string(p.Role) + ") may not " + perm.String() + ": that needs the role " + joinRoles(accounts.RolesAllowing(perm)) + ". Ask an administrator."
+			if wantsJSON(r) {
+				s.writeJSON(w, http.StatusForbidden, apiError{Error: msg})
+				return
+			}
+			s.renderMessage(w, r, http.StatusForbidden, "Not allowed", msg)
+		default:
+			h(w, r.WithContext(withPrincipal(r.Context(), p)))
 		}
-		h(w, r)
 	}
 }
 
-// requireAPI answers 401 to API requests without the reviewer token or a
-// session.
-func (s *Server) requireAPI(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if !s.isReviewer(r) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="viva reviewer"`)
-			s.writeJSON(w, http.StatusUnauthorized, apiError{Error: "Reviewer authentication required: send Authorization: Bearer <reviewer token> (VIVA_REVIEWER_TOKEN), or sign in at /review/login."})
-			return
-		}
-		h(w, r)
+// joinRoles lists roles as "admin or reviewer".
+func joinRoles(roles []accounts.Role) string {
+	names := make([]string, len(roles))
+	for i, r := range roles {
+		names[i] = string(r)
 	}
+	return strings.Join(names, " or ")
 }
 
-// safeNext returns next when it is a reviewer page of this site, else
-// "/review", so the login form cannot redirect anywhere else.
+// safeNext returns next when it is the registration form or a reviewer
+// page of this site, else "/review", so the sign-in form cannot redirect
+// anywhere else.
 func safeNext(next string) string {
 	u, err := url.Parse(next)
 	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || strings.HasPrefix(next, "//") || strings.Contains(next, `\`) {
 		return "/review"
+	}
+	if u.Path == "/" {
+		return u.RequestURI()
 	}
 	if u.Path != "/review" && !strings.HasPrefix(u.Path, "/review/") || strings.HasPrefix(u.Path, "/review/log") {
 		return "/review"
@@ -144,50 +275,90 @@ func safeNext(next string) string {
 	return u.RequestURI()
 }
 
+// home is where a user goes after signing in when next is a page their
+// role does not open.
+func home(p principal, next string) string {
+	if next == "/review" && !p.Role.Allows(accounts.Review) {
+		return "/"
+	}
+	return next
+}
+
 // loginPage is the data of login.html.
 type loginPage struct {
 	view
 	Next  string
+	Email string
 	Error string
+	// Shared says the shared development password is accepted (leave the
+	// email address empty).
+	Shared bool
 }
 
-// handleLoginForm shows the reviewer login form, or goes on to the page
-// asked for when already signed in.
+func (s *Server) loginPage(next, email, msg string) loginPage {
+	return loginPage{view: view{Title: loginTitle}, Next: next, Email: email, Error: msg, Shared: s.sharedPassword}
+}
+
+// handleLoginForm shows the sign-in form, or goes on to the page asked for
+// when already signed in.
 func (s *Server) handleLoginForm(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(r.URL.Query().Get("next"))
-	if s.isReviewer(r) {
-		http.Redirect(w, r, next, http.StatusSeeOther)
+	if p, ok := s.authenticate(r); ok {
+		http.Redirect(w, r, home(p, next), http.StatusSeeOther)
 		return
 	}
-	s.render(w, r, http.StatusOK, "login.html", loginPage{view: view{Title: "Reviewer sign-in"}, Next: next})
+	s.render(w, r, http.StatusOK, "login.html", s.loginPage(next, "", ""))
 }
 
-// handleLogin checks the reviewer password and starts a session.
+// handleLogin checks an email address and password (or, with no email
+// address, the shared development password) and starts a session.
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxSmallBody)
 	if err := r.ParseForm(); err != nil {
 		s.render(w, r, bodyError(err, "The form could not be read").status, "login.html",
-			loginPage{view: view{Title: "Reviewer sign-in"}, Next: "/review", Error: "The form could not be read. Try again."})
+			s.loginPage("/review", "", "The form could not be read. Try again."))
 		return
 	}
 	next := safeNext(r.PostForm.Get("next"))
-	if !s.checkPassword(r.PostForm.Get("password")) {
-		s.log.Warn("web: reviewer sign-in failed", "client", clientKey(r))
-		s.render(w, r, http.StatusUnauthorized, "login.html", loginPage{
-			view: view{Title: "Reviewer sign-in"}, Next: next,
-			Error: "That password is not right. Use the reviewer token set in VIVA_REVIEWER_TOKEN (viva dev prints it when it starts).",
-		})
+	email := accounts.NormalizeEmail(r.PostForm.Get("email"))
+	password := r.PostForm.Get("password")
+	var p principal
+	ok := false
+	switch {
+	case email == "":
+		if ok = s.checkPassword(password); ok {
+			p = sharedPrincipal
+		}
+	case s.accounts != nil:
+		u, err := s.accounts.Authenticate(r.Context(), email, password)
+		switch {
+		case err == nil:
+			p, ok = principal{Email: u.Email, Role: u.Role}, true
+		case !errors.Is(err, accounts.ErrBadCredentials):
+			s.log.Error("web: signing in", "err", err)
+			s.serverError(w, r)
+			return
+		}
+	}
+	if !ok {
+		s.log.Warn("web: sign-in failed", "client", clientKey(r))
+		msg := "That email address and password do not match an account. Check both, or ask an administrator to add you (viva users add)."
+		if s.sharedPassword {
+			msg += " For the shared development password, leave the email address empty."
+		}
+		page := s.loginPage(next, email, msg)
+		s.render(w, r, http.StatusUnauthorized, "login.html", page)
 		return
 	}
 	http.SetCookie(w, &http.Cookie{
-		Name: sessionCookie, Value: s.sessions.create(), Path: "/",
+		Name: sessionCookie, Value: s.sessions.create(p.Email), Path: "/",
 		MaxAge: int(sessionTTL / time.Second), HttpOnly: true, Secure: s.secureCookies, SameSite: http.SameSiteStrictMode,
 	})
-	s.log.Info("web: reviewer signed in", "client", clientKey(r))
-	http.Redirect(w, r, next, http.StatusSeeOther)
+	s.log.Info("web: signed in", "user", p.Email, "role", string(p.Role), "client", clientKey(r))
+	http.Redirect(w, r, home(p, next), http.StatusSeeOther)
 }
 
-// handleLogout ends the reviewer's session.
+// handleLogout ends the session.
 func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(sessionCookie); err == nil {
 		s.sessions.end(c.Value)
@@ -196,5 +367,5 @@ func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) {
 		Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,
 		HttpOnly: true, Secure: s.secureCookies, SameSite: http.SameSiteStrictMode,
 	})
-	http.Redirect(w, r, "/review/login", http.StatusSeeOther)
+	http.Redirect(w, r, loginPath, http.StatusSeeOther)
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/viva-interviews/viva/accounts"
 	"github.com/viva-interviews/viva/interviews"
 )
 
@@ -22,7 +23,18 @@ const (
 	testAPIKey        = "devkey"
 	testAPISecret     = "secret-secret-secret-secret-secret"
 	testLiveKitURL    = "ws://127.0.0.1:7880"
+	testUserPassword  = "a user password 0123"
 )
+
+// Test users, one per role.
+const (
+	testAdmin     = "admin@example.com"
+	testRecruiter = "recruiter@example.com"
+	testReviewer  = "reviewer@example.com"
+)
+
+// testHashParams keep password hashing cheap in tests.
+var testHashParams = accounts.Params{Time: 1, MemoryKiB: 64, Threads: 1}
 
 // fakeClock is a clock tests move by hand.
 type fakeClock struct {
@@ -53,6 +65,10 @@ type testServer struct {
 	store *interviews.Store
 	clock *fakeClock
 	logs  *syncBuffer
+	// users holds the test users (testAdmin, testRecruiter, testReviewer).
+	users *accounts.Service
+	// tokens are the test users' API tokens, by email address.
+	tokens map[string]string
 }
 
 // syncBuffer collects logs from concurrent handlers.
@@ -81,7 +97,26 @@ func newTestServer(t *testing.T, edit ...func(*Options)) *testServer {
 	}
 	clock := newFakeClock()
 	logs := &syncBuffer{}
+	ctx := t.Context()
+	userStore, err := accounts.OpenFile(t.TempDir() + "/users.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	users, err := accounts.NewService(userStore, testHashParams, clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := map[string]string{}
+	for email, role := range map[string]accounts.Role{testAdmin: accounts.RoleAdmin, testRecruiter: accounts.RoleRecruiter, testReviewer: accounts.RoleReviewer} {
+		if _, err := users.AddUser(ctx, email, role, testUserPassword); err != nil {
+			t.Fatal(err)
+		}
+		if tokens[email], err = users.CreateToken(ctx, email); err != nil {
+			t.Fatal(err)
+		}
+	}
 	opts := Options{
+		Accounts:      users,
 		Store:         store,
 		LiveKitURL:    testLiveKitURL,
 		APIKey:        testAPIKey,
@@ -100,7 +135,7 @@ func newTestServer(t *testing.T, edit ...func(*Options)) *testServer {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	return &testServer{Server: s, h: s.Handler(), store: store, clock: clock, logs: logs}
+	return &testServer{Server: s, h: s.Handler(), store: store, clock: clock, logs: logs, users: users, tokens: tokens}
 }
 
 // do serves req and returns the recorded response.
@@ -136,7 +171,16 @@ func (ts *testServer) postJSON(path string, body any) *httptest.ResponseRecorder
 	}
 	req := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(data))
 	req.Header.Set("Content-Type", "application/json")
+	ts.authorize(req, testRecruiter)
 	return ts.do(req)
+}
+
+// authorize makes req carry the API token of the test user email (unless
+// email is empty: an anonymous request).
+func (ts *testServer) authorize(req *http.Request, email string) {
+	if email != "" {
+		req.Header.Set("Authorization", "Bearer "+ts.tokens[email])
+	}
 }
 
 // formFile is a file part of a multipart form.
@@ -177,13 +221,28 @@ func (ts *testServer) postForm(t testing.TB, fields []string, files ...formFile)
 	req := httptest.NewRequest(http.MethodPost, "/api/interviews", bytes.NewReader(body))
 	req.Header.Set("Content-Type", ct)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml")
+	req.AddCookie(ts.signIn(t, testRecruiter))
 	return ts.do(req)
 }
 
-// login signs in as a reviewer and returns the session cookie.
+// signIn signs in as the test user email through the sign-in form and
+// returns the session cookie.
+func (ts *testServer) signIn(t testing.TB, email string) *http.Cookie {
+	t.Helper()
+	return ts.signInWith(t, email, testUserPassword)
+}
+
+// login signs in with the shared reviewer password and returns the
+// session cookie.
 func (ts *testServer) login(t *testing.T) *http.Cookie {
 	t.Helper()
-	req := httptest.NewRequest(http.MethodPost, "/review/login", strings.NewReader(url.Values{"password": {testReviewerToken}, "next": {"/review"}}.Encode()))
+	return ts.signInWith(t, "", testReviewerToken)
+}
+
+// signInWith posts the sign-in form and returns the session cookie.
+func (ts *testServer) signInWith(t testing.TB, email, password string) *http.Cookie {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, loginPath, strings.NewReader(url.Values{"email": {email}, "password": {password}, "next": {"/review"}}.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	rec := ts.do(req)
 	if rec.Code != http.StatusSeeOther {

@@ -40,6 +40,7 @@ func TestRateLimitEndpoints(t *testing.T) {
 			send := func(addr string) *httptest.ResponseRecorder {
 				r := tt.request()
 				r.RemoteAddr = addr
+				ts.authorize(r, testRecruiter)
 				return ts.do(r)
 			}
 			for i := range 3 {

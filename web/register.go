@@ -353,8 +353,13 @@ func thousands(n int) string {
 	return s
 }
 
-// createRecord stores a new scheduled interview for v, in a new room.
-func (s *Server) createRecord(v *validated) (*interviews.Record, error) {
+// createRecord stores a new scheduled interview for v, in a new room,
+// recording who registered it (the signed-in user of ctx).
+func (s *Server) createRecord(ctx context.Context, v *validated) (*interviews.Record, error) {
+	by, ok := principalOf(ctx)
+	if !ok {
+		return nil, errors.New("web: registering without a signed-in user")
+	}
 	rec := &interviews.Record{
 		ID:             interviews.NewID(),
 		Room:           RoomName(v.candidate.Name),
@@ -363,6 +368,7 @@ func (s *Server) createRecord(v *validated) (*interviews.Record, error) {
 		JobDescription: v.jobDescription,
 		ResumeText:     v.resumeText,
 		Status:         interviews.StatusScheduled,
+		CreatedBy:      by.Email,
 		CreatedAt:      s.now().UTC().Round(0),
 	}
 	if v.resumeText != "" {
@@ -371,7 +377,7 @@ func (s *Server) createRecord(v *validated) (*interviews.Record, error) {
 	if err := s.store.Create(rec); err != nil {
 		return nil, fmt.Errorf("web: storing the new interview: %w", err)
 	}
-	s.log.Info("web: interview registered", "interview_id", rec.ID, "room", rec.Room, "blueprint", rec.Blueprint,
+	s.log.Info("web: interview registered", "interview_id", rec.ID, "created_by", rec.CreatedBy, "room", rec.Room, "blueprint", rec.Blueprint,
 		"has_resume", rec.ResumeText != "", "has_job_description", rec.JobDescription != "")
 	return rec, nil
 }
@@ -418,7 +424,7 @@ type registerPage struct {
 
 func (s *Server) registerPage() registerPage {
 	return registerPage{
-		view:       view{Title: "Register a candidate"},
+		view:       view{Title: "Register a candidate", SignedIn: true},
 		Values:     registration{Blueprint: s.blueprints[0].Name},
 		Errors:     fieldErrors{},
 		Levels:     stages.Levels,
@@ -475,7 +481,7 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusUnprocessableEntity, apiError{Error: "Some fields are not valid; see fields.", Fields: errs})
 		return
 	}
-	rec, err := s.createRecord(v)
+	rec, err := s.createRecord(r.Context(), v)
 	if err != nil {
 		s.log.Error("web: registering a candidate", "err", err)
 		s.serverError(w, r)
@@ -556,7 +562,7 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusUnprocessableEntity, apiError{Error: "Some fields are not valid; see fields.", Fields: errs})
 		return
 	}
-	rec, err := s.createRecord(v)
+	rec, err := s.createRecord(r.Context(), v)
 	if err != nil {
 		s.log.Error("web: registering a candidate", "err", err)
 		s.serverError(w, r)

@@ -133,6 +133,7 @@ func TestCreateRequestErrors(t *testing.T) {
 			if tt.contentType != "" {
 				req.Header.Set("Content-Type", tt.contentType)
 			}
+			ts.authorize(req, testRecruiter)
 			rec := ts.do(req)
 			if rec.Code != tt.want {
 				t.Fatalf("status %d, want %d: %s", rec.Code, tt.want, rec.Body)
@@ -150,6 +151,7 @@ func TestCreateURLEncoded(t *testing.T) {
 	// An API client posting a form gets JSON…
 	req := httptest.NewRequest(http.MethodPost, "/api/interviews", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	ts.authorize(req, testRecruiter)
 	rec := ts.do(req)
 	if rec.Code != http.StatusCreated || !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
 		t.Fatalf("status %d %s: %s", rec.Code, rec.Header().Get("Content-Type"), rec.Body)
@@ -158,6 +160,7 @@ func TestCreateURLEncoded(t *testing.T) {
 	form.Set("ui", "html")
 	req = httptest.NewRequest(http.MethodPost, "/api/interviews", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.AddCookie(ts.signIn(t, testRecruiter))
 	rec = ts.do(req)
 	if rec.Code != http.StatusCreated || !strings.Contains(rec.Body.String(), "Interview ready for Grace Hopper") {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
@@ -293,6 +296,7 @@ func TestCreateMultipartLimits(t *testing.T) {
 	ct, body := multipartBody(t, validForm(), formFile{"resume", "cv.txt", bytes.Repeat([]byte("a"), maxMultipartBody)})
 	req := httptest.NewRequest(http.MethodPost, "/api/interviews", bytes.NewReader(body))
 	req.Header.Set("Content-Type", ct)
+	ts.authorize(req, testRecruiter)
 	rec := ts.do(req)
 	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(decodeJSON[apiError](t, rec.Body).Error, "at most 5 MB") {
 		t.Errorf("JSON client: status %d", rec.Code)
@@ -300,6 +304,7 @@ func TestCreateMultipartLimits(t *testing.T) {
 	req = httptest.NewRequest(http.MethodPost, "/api/interviews", bytes.NewReader(body))
 	req.Header.Set("Content-Type", ct)
 	req.Header.Set("Accept", "text/html")
+	ts.authorize(req, testRecruiter)
 	rec = ts.do(req)
 	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "The request is too large") || !strings.Contains(rec.Body.String(), "<form") {
 		t.Errorf("browser: status %d: %s", rec.Code, rec.Body)
@@ -312,6 +317,7 @@ func TestCreateMultipartLimits(t *testing.T) {
 	ct, body = multipartBody(t, many)
 	req = httptest.NewRequest(http.MethodPost, "/api/interviews", bytes.NewReader(body))
 	req.Header.Set("Content-Type", ct)
+	ts.authorize(req, testRecruiter)
 	if rec := ts.do(req); rec.Code != http.StatusBadRequest {
 		t.Errorf("too many parts: status %d", rec.Code)
 	}
@@ -348,6 +354,7 @@ func TestTokenEndpointForPythonFrontends(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			req := httptest.NewRequest(http.MethodPost, "/api/token", strings.NewReader(tt.body))
 			req.Header.Set("Content-Type", tt.ct)
+			ts.authorize(req, testRecruiter)
 			if rec := ts.do(req); rec.Code != tt.want {
 				t.Errorf("status %d, want %d: %s", rec.Code, tt.want, rec.Body)
 			}

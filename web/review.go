@@ -95,7 +95,7 @@ func (s *Server) handleReviewList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := listPage{
-		view:     view{Title: "Interviews", Reviewer: true},
+		view:     view{Title: "Interviews", SignedIn: true},
 		Filter:   lq,
 		Items:    page.Items,
 		Total:    page.Total,
@@ -165,7 +165,7 @@ func (s *Server) readRecord(w http.ResponseWriter, r *http.Request, id string, a
 		if asJSON {
 			s.writeJSON(w, http.StatusNotFound, apiError{Error: msg})
 		} else {
-			s.render(w, r, http.StatusNotFound, "message.html", messagePage{view: view{Title: "Interview not found", Reviewer: true}, Message: msg})
+			s.render(w, r, http.StatusNotFound, "message.html", messagePage{view: view{Title: "Interview not found", SignedIn: true}, Message: msg})
 		}
 		return nil
 	}
@@ -255,7 +255,7 @@ type assessmentView struct {
 func (s *Server) detailPage(rec *interviews.Record) detailPage {
 	rec = rec.Public()
 	p := detailPage{
-		view:        view{Title: rec.Candidate.Name, Reviewer: true},
+		view:        view{Title: rec.Candidate.Name, SignedIn: true},
 		Rec:         rec,
 		Blueprint:   blueprintTitle(rec.Blueprint),
 		Duration:    rec.Duration(),

@@ -22,7 +22,7 @@ func TestReviewerAuthPages(t *testing.T) {
 			if rec.Code != http.StatusSeeOther {
 				t.Fatalf("status %d, want 303", rec.Code)
 			}
-			if want := "/review/login?next=" + url.QueryEscape(path); rec.Header().Get("Location") != want {
+			if want := loginPath + "?next=" + url.QueryEscape(path); rec.Header().Get("Location") != want {
 				t.Errorf("Location %q, want %q", rec.Header().Get("Location"), want)
 			}
 			if strings.Contains(rec.Body.String(), "Ada") {
@@ -47,7 +47,7 @@ func TestReviewerLogin(t *testing.T) {
 	}
 	for _, wrong := range []string{"", "nope", testReviewerToken + "x", strings.ToUpper(testReviewerToken)} {
 		rec := post(wrong, "/review/abc")
-		if rec.Code != http.StatusUnauthorized || !strings.Contains(rec.Body.String(), "That password is not right") ||
+		if rec.Code != http.StatusUnauthorized || !strings.Contains(rec.Body.String(), "do not match an account") ||
 			!strings.Contains(rec.Body.String(), `value="/review/abc"`) || len(rec.Result().Cookies()) != 0 {
 			t.Errorf("wrong password %q: %d cookies %v", wrong, rec.Code, rec.Result().Cookies())
 		}
@@ -103,7 +103,7 @@ func TestReviewerLogin(t *testing.T) {
 	req = httptest.NewRequest(http.MethodPost, "/review/logout", nil)
 	req.AddCookie(c)
 	rec = ts.do(req)
-	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/review/login" {
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != loginPath {
 		t.Errorf("logout: %d %q", rec.Code, rec.Header().Get("Location"))
 	}
 	if got := page(c); got != http.StatusSeeOther {
@@ -546,24 +546,27 @@ func TestSessionStoreIsBounded(t *testing.T) {
 	clock := newFakeClock()
 	s := newSessionStore(time.Hour, 3, clock.Now)
 	var ids []string
-	for range 4 {
-		ids = append(ids, s.create())
+	for i := range 4 {
+		ids = append(ids, s.create(fmt.Sprintf("user%d@example.com", i)))
 		clock.Advance(time.Minute)
 	}
-	if s.valid(ids[0]) {
+	if _, ok := s.lookup(ids[0]); ok {
 		t.Error("the oldest session survived past the cap")
 	}
-	for _, id := range ids[1:] {
-		if !s.valid(id) {
-			t.Errorf("session %d lost", len(id))
+	for i, id := range ids[1:] {
+		if email, ok := s.lookup(id); !ok || email != fmt.Sprintf("user%d@example.com", i+1) {
+			t.Errorf("session %d: %q %v", i+1, email, ok)
 		}
 	}
 	clock.Advance(time.Hour)
-	if s.valid(ids[3]) || s.valid("") {
+	if _, ok := s.lookup(ids[3]); ok {
 		t.Error("expired session still valid")
 	}
-	s.create()
-	if n := len(s.expires); n != 1 {
+	if _, ok := s.lookup(""); ok {
+		t.Error("empty session id valid")
+	}
+	s.create("ada@example.com")
+	if n := len(s.sessions); n != 1 {
 		t.Errorf("%d sessions held after expiry, want 1", n)
 	}
 }

@@ -2,6 +2,12 @@
 // API, LiveKit tokens that dispatch the interviewer agent, the candidate's
 // room page, and the reviewer's pages and API behind a login.
 //
+// Recruiters, reviewers and administrators sign in (package accounts):
+// registering candidates needs the recruiter or admin role, reading
+// interviews the reviewer or admin role; API clients send a user's API
+// token as a bearer token. The candidate's room page and its join endpoint
+// stay public: the interview id in the link is the candidate's key.
+//
 // Everything it serves is embedded in the binary (templates and static
 // assets). Pages are rendered with html/template, carry a strict Content
 // Security Policy (no inline script) and never contain a secret other than
@@ -24,6 +30,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/viva-interviews/viva/accounts"
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/lkagent/lkurl"
@@ -41,7 +48,8 @@ const (
 )
 
 // Options configures a Server. Store, LiveKitURL, APIKey, APISecret and
-// ReviewerToken are required; the other fields have working defaults.
+// at least one of Accounts and ReviewerToken are required; the other fields
+// have working defaults.
 type Options struct {
 	// Store holds the interview records.
 	Store *interviews.Store
@@ -54,9 +62,13 @@ type Options struct {
 	// AgentName is the agent each candidate token dispatches into its room
 	// (default config.DefaultAgentName).
 	AgentName string
-	// ReviewerToken is the reviewers' password for the pages and the
-	// bearer token of the reviewer API; at least MinReviewerTokenLen
-	// characters.
+	// Accounts are the users who may sign in, with their roles and API
+	// tokens (an *accounts.Service).
+	Accounts Accounts
+	// ReviewerToken is the shared development password: signing in with it
+	// (no email address) or sending it as a bearer token acts as
+	// SharedPasswordUser, with every permission. Empty disables it; else at
+	// least MinReviewerTokenLen characters.
 	ReviewerToken string
 	// TokenTTL is the lifetime of a candidate's room token (default
 	// config.DefaultTokenTTL). The join endpoint mints a fresh one on every call.
@@ -92,20 +104,23 @@ type Options struct {
 // Server serves the web app. Create one with New; it is safe for
 // concurrent use.
 type Server struct {
-	store         *interviews.Store
-	liveKitURL    string // as configured
-	clientURL     string // ws:// or wss:// form given to browsers
-	apiKey        string
-	apiSecret     string
-	agentName     string
-	reviewerHash  [sha256.Size]byte
-	tokenTTL      time.Duration
-	rejoinGrace   time.Duration
-	publicURL     string // without a trailing slash; empty: from the request
-	blueprints    []blueprintOption
-	log           *slog.Logger
-	now           func() time.Time
-	secureCookies bool
+	store        *interviews.Store
+	liveKitURL   string // as configured
+	clientURL    string // ws:// or wss:// form given to browsers
+	apiKey       string
+	apiSecret    string
+	agentName    string
+	accounts     Accounts // nil: only the shared password signs in
+	reviewerHash [sha256.Size]byte
+	// sharedPassword says the shared development password is set.
+	sharedPassword bool
+	tokenTTL       time.Duration
+	rejoinGrace    time.Duration
+	publicURL      string // without a trailing slash; empty: from the request
+	blueprints     []blueprintOption
+	log            *slog.Logger
+	now            func() time.Time
+	secureCookies  bool
 
 	pages    map[string]*template.Template
 	roomPage *template.Template // nil when templates/room.html is absent
@@ -146,7 +161,10 @@ func New(opts Options) (*Server, error) {
 	if opts.AgentName == "" {
 		opts.AgentName = config.DefaultAgentName
 	}
-	if len(opts.ReviewerToken) < MinReviewerTokenLen {
+	if opts.Accounts == nil && opts.ReviewerToken == "" {
+		bad("no one can sign in: give the user accounts (run viva users add --email you@example.com --role admin), or, for development only, set VIVA_REVIEWER_TOKEN to a shared password")
+	}
+	if opts.ReviewerToken != "" && len(opts.ReviewerToken) < MinReviewerTokenLen {
 		bad("the reviewer token is shorter than %d characters: set VIVA_REVIEWER_TOKEN to a random value, for example from: openssl rand -hex 16", MinReviewerTokenLen)
 	}
 	switch {
@@ -201,24 +219,26 @@ func New(opts Options) (*Server, error) {
 	}
 
 	s := &Server{
-		store:         opts.Store,
-		liveKitURL:    opts.LiveKitURL,
-		clientURL:     clientURL,
-		apiKey:        opts.APIKey,
-		apiSecret:     opts.APISecret,
-		agentName:     opts.AgentName,
-		reviewerHash:  sha256.Sum256([]byte(opts.ReviewerToken)),
-		tokenTTL:      opts.TokenTTL,
-		rejoinGrace:   opts.RejoinGrace,
-		publicURL:     publicURL,
-		blueprints:    blueprints,
-		log:           opts.Logger,
-		now:           opts.Now,
-		secureCookies: opts.SecureCookies,
-		csp:           contentSecurityPolicy(opts.LiveKitURL),
-		createLim:     newRateLimiter(opts.RateLimit, opts.Now),
-		loginLim:      newRateLimiter(opts.RateLimit, opts.Now),
-		sessions:      newSessionStore(sessionTTL, maxSessions, opts.Now),
+		store:          opts.Store,
+		liveKitURL:     opts.LiveKitURL,
+		clientURL:      clientURL,
+		apiKey:         opts.APIKey,
+		apiSecret:      opts.APISecret,
+		agentName:      opts.AgentName,
+		accounts:       opts.Accounts,
+		reviewerHash:   sha256.Sum256([]byte(opts.ReviewerToken)),
+		sharedPassword: opts.ReviewerToken != "",
+		tokenTTL:       opts.TokenTTL,
+		rejoinGrace:    opts.RejoinGrace,
+		publicURL:      publicURL,
+		blueprints:     blueprints,
+		log:            opts.Logger,
+		now:            opts.Now,
+		secureCookies:  opts.SecureCookies,
+		csp:            contentSecurityPolicy(opts.LiveKitURL),
+		createLim:      newRateLimiter(opts.RateLimit, opts.Now),
+		loginLim:       newRateLimiter(opts.RateLimit, opts.Now),
+		sessions:       newSessionStore(sessionTTL, maxSessions, opts.Now),
 	}
 	if err := s.loadAssets(); err != nil {
 		return nil, err
@@ -273,23 +293,29 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // routes builds the request router.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", s.handleForm)
+	register := func(h http.HandlerFunc) http.HandlerFunc { return s.require(accounts.Register, h) }
+	review := func(h http.HandlerFunc) http.HandlerFunc { return s.require(accounts.Review, h) }
+	mux.HandleFunc("GET /{$}", register(s.handleForm))
 	mux.HandleFunc("GET /healthz", s.handleHealth)
 	mux.Handle("GET /static/", s.staticHandler())
 
-	mux.Handle("POST /api/interviews", s.limited(s.createLim, http.HandlerFunc(s.handleCreate)))
-	mux.Handle("POST /api/token", s.limited(s.createLim, http.HandlerFunc(s.handleToken)))
+	mux.Handle("POST /api/interviews", s.limited(s.createLim, register(s.handleCreate)))
+	mux.Handle("POST /api/token", s.limited(s.createLim, register(s.handleToken)))
 	mux.Handle("POST /api/interviews/{id}/join", s.limited(s.createLim, http.HandlerFunc(s.handleJoin)))
 	mux.HandleFunc("GET /interview/{id}", s.handleRoom)
 
-	mux.HandleFunc("GET /review/login", s.handleLoginForm)
-	mux.Handle("POST /review/login", s.limited(s.loginLim, http.HandlerFunc(s.handleLogin)))
-	mux.HandleFunc("POST /review/logout", s.handleLogout)
-	mux.HandleFunc("GET /review", s.requirePage(s.handleReviewList))
-	mux.HandleFunc("GET /review/{$}", s.requirePage(s.handleReviewList))
-	mux.HandleFunc("GET /review/{id}", s.requirePage(s.handleReviewDetail))
-	mux.HandleFunc("GET /api/interviews", s.requireAPI(s.handleAPIList))
-	mux.HandleFunc("GET /api/interviews/{id}", s.requireAPI(s.handleAPIGet))
+	for _, path := range []string{loginPath, reviewerLoginPath} {
+		mux.HandleFunc("GET "+path, s.handleLoginForm)
+		mux.Handle("POST "+path, s.limited(s.loginLim, http.HandlerFunc(s.handleLogin)))
+	}
+	for _, path := range []string{logoutPath, reviewerLogoutPath} {
+		mux.HandleFunc("POST "+path, s.handleLogout)
+	}
+	mux.HandleFunc("GET /review", review(s.handleReviewList))
+	mux.HandleFunc("GET /review/{$}", review(s.handleReviewList))
+	mux.HandleFunc("GET /review/{id}", review(s.handleReviewDetail))
+	mux.HandleFunc("GET /api/interviews", review(s.handleAPIList))
+	mux.HandleFunc("GET /api/interviews/{id}", review(s.handleAPIGet))
 
 	cop := http.NewCrossOriginProtection()
 	if s.publicURL != "" {
@@ -444,8 +470,9 @@ func (s *Server) renderMessage(w http.ResponseWriter, r *http.Request, status in
 type view struct {
 	// Title is the page title and heading.
 	Title string
-	// Reviewer shows the reviewer navigation (signed in).
-	Reviewer bool
+	// SignedIn shows the signed-in navigation (sign out, back to the
+	// interviews).
+	SignedIn bool
 	// Refresh reloads the page every 5 seconds (a running interview).
 	Refresh bool
 }

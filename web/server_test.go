@@ -153,7 +153,7 @@ func TestHealthzAndStatic(t *testing.T) {
 
 func TestRegistrationFormPage(t *testing.T) {
 	ts := newTestServer(t)
-	rec := ts.get("/")
+	rec := ts.get("/", "Authorization", "Bearer "+ts.tokens[testRecruiter])
 	if rec.Code != 200 {
 		t.Fatalf("status %d", rec.Code)
 	}
@@ -217,6 +217,7 @@ func TestJoinURLWithoutPublicURL(t *testing.T) {
 			req.Header.Set("Content-Type", "application/json")
 			want = "https://interviews.local:8080/interview/"
 		}
+		ts.authorize(req, testRecruiter)
 		got := decodeJSON[createdResponse](t, ts.do(req).Body)
 		if got.JoinURL != want+got.ID {
 			t.Errorf("join_url %q, want %s%s", got.JoinURL, want, got.ID)
