@@ -123,6 +123,8 @@ func TestSafeNext(t *testing.T) {
 		{"/api/interviews", "/review"},
 		{"/review/login", "/review"},
 		{"/reviewer", "/review"},
+		{"/", "/"},
+		{"/?x=1", "/?x=1"},
 		{"javascript:alert(1)", "/review"},
 	}
 	for _, tt := range tests {
