@@ -56,7 +56,9 @@ func TestRoutesByRole(t *testing.T) {
 	callers = append(callers,
 		caller{name: "shared password bearer", role: accounts.RoleAdmin, shared: true, auth: func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+testReviewerToken) }},
 		caller{name: "shared password session", role: accounts.RoleAdmin, shared: true, auth: func(r *http.Request) { r.AddCookie(shared) }},
-		caller{name: "forged token", auth: func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+accounts.TokenPrefix+"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA") }},
+		caller{name: "forged token", auth: func(r *http.Request) {
+			r.Header.Set("Authorization", "Bearer "+accounts.TokenPrefix+"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+		}},
 	)
 	for _, rt := range routes {
 		for _, c := range callers {
