@@ -22,6 +22,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -110,7 +111,10 @@ type Config struct {
 	// Addr is the address the web server listens on.
 	Addr string `flag:"addr" env:"VIVA_ADDR" yaml:"addr" default:"127.0.0.1:8080" check:"hostport" help:"address the web server listens on" accept:"host:port such as 127.0.0.1:8080 or :8080"`
 	// ReviewerToken is the password of the reviewer pages and API. Secret.
-	ReviewerToken string `env:"VIVA_REVIEWER_TOKEN" yaml:"reviewer_token" secret:"true" check:"minlen=16" help:"password of the reviewer pages and API" accept:"at least 16 random characters, for example from: openssl rand -hex 16" json:"-"`
+	ReviewerToken string `env:"VIVA_REVIEWER_TOKEN" yaml:"reviewer_token" secret:"true" check:"minlen=16" help:"shared development password of the web app (signs in with every permission); production uses viva users" accept:"at least 16 random characters, for example from: openssl rand -hex 16" json:"-"`
+	// UsersFile is the file of the web app's user accounts (viva users);
+	// empty means users.json in an "accounts" directory inside DataDir.
+	UsersFile string `flag:"users-file" env:"VIVA_USERS_FILE" yaml:"users_file" help:"file of the web app's user accounts (default: accounts/users.json in the data directory)" accept:"a file path such as ./data/users.json"`
 	// TokenTTL is the lifetime of a candidate's LiveKit token.
 	TokenTTL time.Duration `flag:"token-ttl" env:"VIVA_TOKEN_TTL" yaml:"token_ttl" check:"ge=1m,le=168h" help:"lifetime of a candidate's room token" accept:"a duration from 1m to 168h, such as 2h"`
 	// PublicURL is the web app's address as candidates reach it, used in
@@ -585,6 +589,15 @@ func (c *Config) Validate() error {
 			secretS.label(c.origin(secretS.Key))))
 	}
 	return errors.Join(errs...)
+}
+
+// ResolvedUsersFile is the users file: UsersFile, or accounts/users.json
+// inside DataDir.
+func (c *Config) ResolvedUsersFile() string {
+	if c.UsersFile != "" {
+		return c.UsersFile
+	}
+	return filepath.Join(c.DataDir, "accounts", "users.json")
 }
 
 // RequireLiveKit reports, in one error, which of the LiveKit URL, API key

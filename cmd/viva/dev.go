@@ -98,7 +98,7 @@ func runDev(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "\nviva is running.\n\n  Register a candidate:  %s/\n  Reviewer pages:        %s/review\n", url, url)
 	if generated {
-		fmt.Fprintf(stdout, "  Reviewer password:     %s   (set VIVA_REVIEWER_TOKEN to choose one)\n", cfg.ReviewerToken)
+		fmt.Fprintf(stdout, "  Reviewer password:     %s   (sign in with no email; set VIVA_REVIEWER_TOKEN to choose one)\n", cfg.ReviewerToken)
 	} else {
 		fmt.Fprintf(stdout, "  Reviewer password:     the VIVA_REVIEWER_TOKEN you set\n")
 	}

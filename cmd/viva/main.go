@@ -4,6 +4,7 @@
 //	viva web     the web app: registration, room page, reviewer pages
 //	viva dev     everything on one machine (LiveKit dev server, worker, web app)
 //	viva chat    an interview in the terminal (no audio, no LiveKit)
+//	viva users   the web app's accounts: add, list, remove, token
 //
 // Every command takes the settings of package config as flags, environment
 // variables (VIVA_*, LIVEKIT_*, OPENAI_*, DEEPGRAM_API_KEY) or a YAML file
@@ -36,6 +37,7 @@ var commands = []command{
 	{"web", "serve the web app: registration, the candidate's room page, reviewer pages", runWeb},
 	{"dev", "run everything on this machine: LiveKit (dev mode), a worker and the web app", runDev},
 	{"chat", "hold an interview in the terminal (offline when no OPENAI_API_KEY is set)", runChat},
+	{"users", "manage who signs in to the web app: add, list, remove, token", runUsers},
 }
 
 func main() {

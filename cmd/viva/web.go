@@ -28,12 +28,23 @@ func runWeb(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err := cfg.RequireLiveKit(); err != nil {
 		return usageError("%v", err)
 	}
-	if cfg.ReviewerToken == "" {
-		return usageError("VIVA_REVIEWER_TOKEN is not set: set it to a password of at least 16 characters for the reviewer pages (for example: openssl rand -hex 16)")
+	users, err := openAccounts(cfg)
+	if err != nil {
+		return err
+	}
+	list, err := users.Store().List(ctx)
+	if err != nil {
+		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)
 	if err := checkRoomPage(web.CheckRoomBundle, *allowNoRoomPage, log); err != nil {
 		return err
+	}
+	switch {
+	case len(list) == 0 && cfg.ReviewerToken == "":
+		return usageError("no one could sign in: %s has no users. Add the first administrator with: viva users add --email you@example.com --role admin (or, for development only, set VIVA_REVIEWER_TOKEN to a shared password)", cfg.ResolvedUsersFile())
+	case cfg.ReviewerToken != "":
+		log.Warn("the shared password VIVA_REVIEWER_TOKEN is set: it signs in with every permission; use it for development only and give people accounts with viva users add")
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -48,7 +59,11 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	if err != nil {
 		return err
 	}
-	srv, err := web.New(web.Options{Store: store, LiveKitURL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
+	users, err := openAccounts(cfg)
+	if err != nil {
+		return err
+	}
+	srv, err := web.New(web.Options{Store: store, Accounts: users, LiveKitURL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
 		AgentName: cfg.AgentName, ReviewerToken: cfg.ReviewerToken, TokenTTL: cfg.TokenTTL, RejoinGrace: cfg.RejoinGrace, PublicURL: cfg.PublicURL,
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Logger: log})
 	if err != nil {
