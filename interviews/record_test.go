@@ -30,6 +30,7 @@ func fullRecord() *Record {
 		ResumeText:     "Analytical engine programmer.",
 		ResumeSummary:  "Programmer.",
 		Status:         StatusScheduled,
+		CreatedBy:      "recruiter@example.com",
 		CreatedAt:      at(-60),
 		Report: &Report{
 			GeneratedAt: at(400), Summary: "Solid.", Strengths: []string{"depth"}, Concerns: []string{"pace"},
@@ -518,5 +519,31 @@ func TestQuestionJSONCompatible(t *testing.T) {
 	}
 	if string(again) != old {
 		t.Errorf("written back as %s, want %s", again, old)
+	}
+}
+
+func TestRecordCreatedBy(t *testing.T) {
+	r := newRecord("abc", "Ada", "Engineer", StatusScheduled, time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+	r.CreatedBy = "recruiter@example.com"
+	if err := r.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"two\nlines", " padded", strings.Repeat("x", maxCreatedByLen+1)} {
+		r.CreatedBy = bad
+		if r.Validate() == nil {
+			t.Errorf("created_by %.20q accepted", bad)
+		}
+	}
+	store, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.CreatedBy = "recruiter@example.com"
+	if err := store.Create(r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.Get(r.ID)
+	if err != nil || got.CreatedBy != r.CreatedBy {
+		t.Errorf("stored created_by %q, %v", got.CreatedBy, err)
 	}
 }
