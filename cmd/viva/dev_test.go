@@ -69,7 +69,19 @@ func TestDevRunsTheWholeSystem(t *testing.T) {
 	if url == "" || len(password) < 16 {
 		t.Fatalf("viva dev printed url %q and password %q", url, password)
 	}
+	// Without a sign-in nothing is registered; the printed password signs in.
 	resp, err := http.Post(url+"/api/interviews", "application/json", strings.NewReader(`{"name":"Ada Lovelace","role":"Backend engineer","level":"senior"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("registering without a sign-in: %s", resp.Status)
+	}
+	reg, _ := http.NewRequest(http.MethodPost, url+"/api/interviews", strings.NewReader(`{"name":"Ada Lovelace","role":"Backend engineer","level":"senior"}`))
+	reg.Header.Set("Content-Type", "application/json")
+	reg.Header.Set("Authorization", "Bearer "+password)
+	resp, err = http.DefaultClient.Do(reg)
 	if err != nil {
 		t.Fatal(err)
 	}
