@@ -37,6 +37,7 @@ import (
 	"github.com/viva-interviews/viva/internal/testrig/lktest"
 	"github.com/viva-interviews/viva/internal/testrig/workertest"
 	"github.com/viva-interviews/viva/internal/wav"
+	"github.com/viva-interviews/viva/accounts"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 	"github.com/viva-interviews/viva/web"
@@ -51,8 +52,11 @@ import (
 const (
 	// chromiumPath is Debian's chromium package.
 	chromiumPath = "/usr/bin/chromium"
-	// e2eReviewerToken is the reviewers' password of the test server.
-	e2eReviewerToken = "e2e-reviewer-password-0123456789"
+	// e2eRecruiter and e2eReviewer are the test server's accounts, both
+	// with the password e2ePassword.
+	e2eRecruiter = "recruiter@example.com"
+	e2eReviewer  = "reviewer@example.com"
+	e2ePassword  = "e2e-user-password-0123"
 	// stepTimeout bounds every step of a browser test.
 	stepTimeout = 60 * time.Second
 	// joinAllowance is the time from the Join click to the first audio of
@@ -74,6 +78,8 @@ type system struct {
 	// signal carries the browsers' LiveKit signal connections (not media),
 	// so a test can cut them as a network blip would.
 	signal *blipProxy
+	// recruiterToken is e2eRecruiter's API token.
+	recruiterToken string
 }
 
 // fliteEngine and sphinxEngine are the offline speech engines, loaded once
@@ -121,8 +127,24 @@ func startSystem(t *testing.T, rejoinGrace ...time.Duration) *system {
 	workertest.Run(t, lk, sys.agent, sessions, log)
 
 	sys.signal = startBlipProxy(t, strings.TrimPrefix(lk.URL, "ws://"))
-	srv, err := web.New(web.Options{Store: store, LiveKitURL: "ws://" + sys.signal.Addr(), APIKey: lk.APIKey, APISecret: lk.APISecret,
-		AgentName: sys.agent, ReviewerToken: e2eReviewerToken, RejoinGrace: grace, Logger: log})
+	userStore, err := accounts.OpenFile(filepath.Join(t.TempDir(), "users.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	users, err := accounts.NewService(userStore, accounts.Params{Time: 1, MemoryKiB: 64, Threads: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for email, role := range map[string]accounts.Role{e2eRecruiter: accounts.RoleRecruiter, e2eReviewer: accounts.RoleReviewer} {
+		if _, err := users.AddUser(t.Context(), email, role, e2ePassword); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sys.recruiterToken, err = users.CreateToken(t.Context(), e2eRecruiter); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := web.New(web.Options{Store: store, Accounts: users, LiveKitURL: "ws://" + sys.signal.Addr(), APIKey: lk.APIKey, APISecret: lk.APISecret,
+		AgentName: sys.agent, RejoinGrace: grace, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +267,13 @@ type registered struct {
 func (s *system) register(t *testing.T, name, role string) registered {
 	t.Helper()
 	body, _ := json.Marshal(map[string]string{"name": name, "email": "candidate@example.com", "role": role, "level": "staff"})
-	resp, err := http.Post(s.web.URL+"/api/interviews", "application/json", bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, s.web.URL+"/api/interviews", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+s.recruiterToken)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -558,10 +586,17 @@ func TestBrowserInterview(t *testing.T) {
 	t.Logf("greeting %.1f s of speech; the answer (%.1f s) starts %.1f s after the microphone opens", greeting.Seconds(), answerLen.Seconds(), lead.Seconds())
 	b := newBrowser(t, fakeMicrophone(micFile(t, lead, answerPCM, rate))...)
 
-	// 1. The recruiter registers the candidate.
+	// 1. The recruiter signs in (the form sends them to the sign-in page
+	// and back) and registers the candidate.
 	var joinURL string
-	b.step(t, "registration form",
+	b.step(t, "recruiter sign-in",
 		chromedp.Navigate(sys.web.URL+"/"),
+		chromedp.WaitVisible(`#password`, chromedp.ByID),
+		chromedp.SendKeys(`#email`, e2eRecruiter, chromedp.ByID),
+		chromedp.SendKeys(`#password`, e2ePassword, chromedp.ByID),
+		chromedp.Click(`form button[type="submit"]`, chromedp.ByQuery),
+	)
+	b.step(t, "registration form",
 		chromedp.WaitVisible(`#name`, chromedp.ByQuery),
 		chromedp.SendKeys(`#name`, "Ada Lovelace", chromedp.ByQuery),
 		chromedp.SendKeys(`#email`, "ada@example.com", chromedp.ByQuery),
@@ -760,7 +795,8 @@ func TestBrowserInterview(t *testing.T) {
 	b.step(t, "reviewer sign-in",
 		chromedp.Navigate(sys.web.URL+"/review/login"),
 		chromedp.WaitVisible(`#password`, chromedp.ByID),
-		chromedp.SendKeys(`#password`, e2eReviewerToken, chromedp.ByID),
+		chromedp.SendKeys(`#email`, e2eReviewer, chromedp.ByID),
+		chromedp.SendKeys(`#password`, e2ePassword, chromedp.ByID),
 		chromedp.Click(`form button[type="submit"]`, chromedp.ByQuery),
 		chromedp.WaitNotPresent(`#password`, chromedp.ByID),
 	)
