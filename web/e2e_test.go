@@ -28,6 +28,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/viva-interviews/viva/accounts"
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/agent/llm/scripted"
 	"github.com/viva-interviews/viva/agent/stt/sphinx"
@@ -37,7 +38,6 @@ import (
 	"github.com/viva-interviews/viva/internal/testrig/lktest"
 	"github.com/viva-interviews/viva/internal/testrig/workertest"
 	"github.com/viva-interviews/viva/internal/wav"
-	"github.com/viva-interviews/viva/accounts"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 	"github.com/viva-interviews/viva/web"
@@ -594,7 +594,7 @@ func TestBrowserInterview(t *testing.T) {
 		chromedp.WaitVisible(`#password`, chromedp.ByID),
 		chromedp.SendKeys(`#email`, e2eRecruiter, chromedp.ByID),
 		chromedp.SendKeys(`#password`, e2ePassword, chromedp.ByID),
-		chromedp.Click(`form button[type="submit"]`, chromedp.ByQuery),
+		chromedp.Click(`main form button[type="submit"]`, chromedp.ByQuery),
 	)
 	b.step(t, "registration form",
 		chromedp.WaitVisible(`#name`, chromedp.ByQuery),
@@ -605,7 +605,7 @@ func TestBrowserInterview(t *testing.T) {
 	)
 	b.shot(t, "registration-form")
 	b.step(t, "submit the form",
-		chromedp.Click(`form button[type="submit"]`, chromedp.ByQuery),
+		chromedp.Click(`main form button[type="submit"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#join-url`, chromedp.ByQuery),
 		chromedp.Value(`#join-url`, &joinURL, chromedp.ByQuery),
 	)
@@ -797,7 +797,7 @@ func TestBrowserInterview(t *testing.T) {
 		chromedp.WaitVisible(`#password`, chromedp.ByID),
 		chromedp.SendKeys(`#email`, e2eReviewer, chromedp.ByID),
 		chromedp.SendKeys(`#password`, e2ePassword, chromedp.ByID),
-		chromedp.Click(`form button[type="submit"]`, chromedp.ByQuery),
+		chromedp.Click(`main form button[type="submit"]`, chromedp.ByQuery),
 		chromedp.WaitNotPresent(`#password`, chromedp.ByID),
 	)
 	var candidateTurns, agentTurns []string
