@@ -275,13 +275,24 @@ func safeNext(next string) string {
 	return u.RequestURI()
 }
 
-// home is where a user goes after signing in when next is a page their
-// role does not open.
-func home(p principal, next string) string {
-	if next == "/review" && !p.Role.Allows(accounts.Review) {
-		return "/"
+// nextPermission is the permission the page next (from safeNext) needs.
+func nextPermission(next string) accounts.Permission {
+	if path, _, _ := strings.Cut(next, "?"); path == "/" {
+		return accounts.Register
 	}
-	return next
+	return accounts.Review
+}
+
+// home is where a user goes after signing in: next when their role opens
+// it, else the reviewer list or the registration form, whichever it opens.
+func home(p principal, next string) string {
+	switch {
+	case p.Role.Allows(nextPermission(next)):
+		return next
+	case p.Role.Allows(accounts.Review):
+		return "/review"
+	}
+	return "/"
 }
 
 // loginPage is the data of login.html.
@@ -303,8 +314,10 @@ func (s *Server) loginPage(next, email, msg string) loginPage {
 // when already signed in.
 func (s *Server) handleLoginForm(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(r.URL.Query().Get("next"))
-	if p, ok := s.authenticate(r); ok {
-		http.Redirect(w, r, home(p, next), http.StatusSeeOther)
+	// A signed-in user goes on, unless the page needs another role: then
+	// the form lets them sign in with another account.
+	if p, ok := s.authenticate(r); ok && p.Role.Allows(nextPermission(next)) {
+		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
 	s.render(w, r, http.StatusOK, "login.html", s.loginPage(next, "", ""))

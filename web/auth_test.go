@@ -177,6 +177,15 @@ func TestSignInAndOut(t *testing.T) {
 	if rec := post(testReviewer, testUserPassword, "/review/abc"); rec.Header().Get("Location") != "/review/abc" {
 		t.Errorf("reviewer goes to %q", rec.Header().Get("Location"))
 	}
+	// Signed in as a recruiter, the sign-in form for a reviewer page is
+	// offered again (to switch accounts); for the form it moves on.
+	for next, want := range map[string]int{"/review": 200, "/": http.StatusSeeOther} {
+		req := httptest.NewRequest(http.MethodGet, loginPath+"?next="+url.QueryEscape(next), nil)
+		req.AddCookie(c)
+		if got := ts.do(req).Code; got != want {
+			t.Errorf("sign-in form for %s when signed in as a recruiter: %d, want %d", next, got, want)
+		}
+	}
 	form := func(c *http.Cookie) int {
 		req := httptest.NewRequest(http.MethodGet, "/", nil)
 		req.AddCookie(c)
