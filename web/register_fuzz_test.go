@@ -101,6 +101,7 @@ func FuzzRegister(f *testing.F) {
 		if mode&fuzzHTML != 0 {
 			req.Header.Set("Accept", "text/html,application/xhtml+xml")
 		}
+		ts.authorize(req, testRecruiter)
 		rec := ts.do(req)
 		checkRegisterResponse(t, rec)
 	})

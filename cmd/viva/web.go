@@ -28,22 +28,11 @@ func runWeb(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err := cfg.RequireLiveKit(); err != nil {
 		return usageError("%v", err)
 	}
-	users, err := openAccounts(cfg)
-	if err != nil {
-		return err
-	}
-	list, err := users.Store().List(ctx)
-	if err != nil {
-		return err
-	}
 	log := newLogger(stderr, cfg.LogLevel)
 	if err := checkRoomPage(web.CheckRoomBundle, *allowNoRoomPage, log); err != nil {
 		return err
 	}
-	switch {
-	case len(list) == 0 && cfg.ReviewerToken == "":
-		return usageError("no one could sign in: %s has no users. Add the first administrator with: viva users add --email you@example.com --role admin (or, for development only, set VIVA_REVIEWER_TOKEN to a shared password)", cfg.ResolvedUsersFile())
-	case cfg.ReviewerToken != "":
+	if cfg.ReviewerToken != "" {
 		log.Warn("the shared password VIVA_REVIEWER_TOKEN is set: it signs in with every permission; use it for development only and give people accounts with viva users add")
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -62,6 +51,11 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	users, err := openAccounts(cfg)
 	if err != nil {
 		return err
+	}
+	if list, err := users.Store().List(ctx); err != nil {
+		return err
+	} else if len(list) == 0 && cfg.ReviewerToken == "" {
+		return usageError("no one could sign in: %s has no users. Add the first administrator with: viva users add --email you@example.com --role admin (or, for development only, set VIVA_REVIEWER_TOKEN to a shared password)", cfg.ResolvedUsersFile())
 	}
 	srv, err := web.New(web.Options{Store: store, Accounts: users, LiveKitURL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
 		AgentName: cfg.AgentName, ReviewerToken: cfg.ReviewerToken, TokenTTL: cfg.TokenTTL, RejoinGrace: cfg.RejoinGrace, PublicURL: cfg.PublicURL,
