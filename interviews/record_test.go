@@ -49,7 +49,7 @@ func fullRecord() *Record {
 	r.AppendTurn(Turn{
 		Role: RoleAgent, Stage: "greeting", Text: "Hello! How are you?", Source: "voice",
 		StartedAt: at(1), EndedAt: at(3), Interrupted: true, QuestionIDs: []string{"q1"},
-		Metrics: &TurnMetrics{EndOfUtteranceMs: 500, STTFinalMs: 120, LLMFirstTokenMs: 300, TTSFirstByteMs: 90, EndToEndMs: 1010},
+		Metrics:  &TurnMetrics{EndOfUtteranceMs: 500, STTFinalMs: 120, LLMFirstTokenMs: 300, TTSFirstByteMs: 90, EndToEndMs: 1010},
 		Fallback: "scripted",
 	})
 	r.AppendTurn(Turn{Role: RoleCandidate, Stage: "greeting", Text: "Fine.", Source: "text", StartedAt: at(4), EndedAt: at(5)})
