@@ -7,12 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/viva-interviews/viva/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
-	"syscall"
 )
 
 // FileStore keeps every user in one JSON file. Writes go to a synced
@@ -217,7 +217,7 @@ func (s *FileStore) modify(fn func([]User) ([]User, error)) error {
 	if err != nil {
 		return fmt.Errorf("accounts: encoding users: %w", err)
 	}
-	if err := writeAtomic(s.path, append(data, '\n')); err != nil {
+	if err := atomicfile.Write(s.path, append(data, '\n'), atomicfile.Options{Perm: 0o600}); err != nil {
 		return fmt.Errorf("accounts: writing %s: %w", s.path, err)
 	}
 	s.cached = nil // read back on the next load
@@ -226,57 +226,9 @@ func (s *FileStore) modify(fn func([]User) ([]User, error)) error {
 
 // lockFile takes an exclusive lock on the lock file beside the users file.
 func (s *FileStore) lockFile() (unlock func(), err error) {
-	f, err := os.OpenFile(s.path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	unlock, err = atomicfile.Lock(s.path+".lock", 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("accounts: locking %s: %w", s.path, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		_ = f.Close()
-		return nil, fmt.Errorf("accounts: locking %s: %w", s.path, err)
-	}
-	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		_ = f.Close()
-	}, nil
-}
-
-// writeAtomic replaces path with data: a synced temporary file in the same
-// directory renamed over it, then the directory synced.
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if err := f.Chmod(0o600); err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, errors.ErrUnsupported) {
-		return fmt.Errorf("sync directory: %w", err)
-	}
-	return nil
+	return unlock, nil
 }

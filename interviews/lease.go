@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/viva-interviews/viva/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -161,15 +161,11 @@ func (s *Store) withLease(id string, change func(cur LeaseInfo, held bool) (*Lea
 	}
 	unlock := s.lock(id + leaseExt)
 	defer unlock()
-	lf, err := os.OpenFile(filepath.Join(s.dir, leaseLockName), os.O_RDWR|os.O_CREATE, 0o640)
+	unlockFile, err := atomicfile.Lock(filepath.Join(s.dir, leaseLockName), 0o640)
 	if err != nil {
-		return err
-	}
-	defer lf.Close()
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
 		return fmt.Errorf("locking the leases: %w", err)
 	}
-	defer func() { _ = syscall.Flock(int(lf.Fd()), syscall.LOCK_UN) }()
+	defer unlockFile()
 	cur, held, err := s.readLease(id)
 	if err != nil {
 		return err
@@ -182,36 +178,7 @@ func (s *Store) withLease(id string, change func(cur LeaseInfo, held bool) (*Lea
 	if err != nil {
 		return err
 	}
-	return s.writeFile(id+leaseExt, append(data, '\n'))
-}
-
-// writeFile replaces the file name in the store's directory with data
-// through a synced temporary file and a rename.
-func (s *Store) writeFile(name string, data []byte) (err error) {
-	f, err := os.CreateTemp(s.dir, "."+name+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, filepath.Join(s.dir, name)); err != nil {
-		return err
-	}
-	return syncDir(s.dir)
+	return atomicfile.Write(filepath.Join(s.dir, id+leaseExt), append(data, '\n'), atomicfile.Options{Perm: 0o640})
 }
 
 // SweepOwner is the lease owner a sweep uses while it ends a crashed

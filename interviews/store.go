@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/viva-interviews/viva/internal/atomicfile"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -15,7 +16,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -195,57 +195,15 @@ func encode(r *Record) ([]byte, error) {
 
 // write replaces the file of id with data atomically. The caller holds the
 // id's lock and has validated id.
-func (s *Store) write(id string, data []byte) (err error) {
-	f, err := os.CreateTemp(s.dir, "."+id+recordExt+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if err := f.Chmod(0o640); err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if testHookBeforeRename != nil {
-		testHookBeforeRename(tmp)
-	}
-	if err := os.Rename(tmp, filepath.Join(s.dir, id+recordExt)); err != nil {
-		return err
-	}
-	return syncDir(s.dir)
+func (s *Store) write(id string, data []byte) error {
+	return atomicfile.Write(filepath.Join(s.dir, id+recordExt), data,
+		atomicfile.Options{Perm: 0o640, BeforeRename: testHookBeforeRename})
 }
 
 // testHookBeforeRename, set only by tests, runs when a new version of a
 // record is written and synced but not yet renamed into place: the moment a
 // crash would leave a temporary file beside the previous version.
 var testHookBeforeRename func(tmp string)
-
-// syncDir makes a rename in dir durable. File systems that cannot sync a
-// directory are tolerated: the rename is still atomic there.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, errors.ErrUnsupported) {
-		return fmt.Errorf("sync directory: %w", err)
-	}
-	return nil
-}
 
 // lock takes the write lock of id and returns its release.
 func (s *Store) lock(id string) (unlock func()) {
