@@ -192,8 +192,20 @@ type formFile struct {
 // multipartBody encodes fields (in order, as pairs) and files.
 func multipartBody(t testing.TB, fields []string, files ...formFile) (string, []byte) {
 	t.Helper()
+	return encodeMultipart(t, "", fields, files)
+}
+
+// encodeMultipart encodes fields and files with the given boundary (a
+// random one when empty) and returns the content type and the body.
+func encodeMultipart(t testing.TB, boundary string, fields []string, files []formFile) (string, []byte) {
+	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
+	if boundary != "" {
+		if err := mw.SetBoundary(boundary); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for i := 0; i+1 < len(fields); i += 2 {
 		if err := mw.WriteField(fields[i], fields[i+1]); err != nil {
 			t.Fatal(err)

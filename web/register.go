@@ -74,6 +74,28 @@ type registration struct {
 	ResumeText     string `json:"resume_text"`
 }
 
+// field returns the registration's text field named by a form field name,
+// or nil for a name that is not one.
+func (r *registration) field(name string) *string {
+	switch name {
+	case fieldName:
+		return &r.Name
+	case fieldEmail:
+		return &r.Email
+	case fieldRole:
+		return &r.Role
+	case fieldLevel:
+		return &r.Level
+	case fieldBlueprint:
+		return &r.Blueprint
+	case fieldJobDesc:
+		return &r.JobDescription
+	case fieldResumeText:
+		return &r.ResumeText
+	}
+	return nil
+}
+
 // upload is a résumé file received in a multipart form.
 type upload struct {
 	name     string
@@ -197,24 +219,10 @@ func readMultipart(mr *multipart.Reader, sub *submission) *requestError {
 		if err != nil {
 			return bodyError(err, "The form could not be read")
 		}
-		v := string(data)
-		switch field {
-		case fieldName:
-			sub.reg.Name = v
-		case fieldEmail:
-			sub.reg.Email = v
-		case fieldRole:
-			sub.reg.Role = v
-		case fieldLevel:
-			sub.reg.Level = v
-		case fieldBlueprint:
-			sub.reg.Blueprint = v
-		case fieldJobDesc:
-			sub.reg.JobDescription = v
-		case fieldResumeText:
-			sub.reg.ResumeText = v
-		case fieldUI:
+		if v := string(data); field == fieldUI {
 			sub.html = sub.html || v == "html"
+		} else if dst := sub.reg.field(field); dst != nil {
+			*dst = v
 		}
 	}
 }

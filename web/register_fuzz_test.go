@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"encoding/json"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -30,29 +29,8 @@ var registrationFields = []string{fieldName, fieldEmail, fieldRole, fieldLevel, 
 // fuzzBoundary.
 func fuzzForm(t testing.TB, fields []string, files ...formFile) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	if err := mw.SetBoundary(fuzzBoundary); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(fields); i += 2 {
-		if err := mw.WriteField(fields[i], fields[i+1]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, f := range files {
-		w, err := mw.CreateFormFile(f.field, f.name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Write(f.data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := mw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	_, body := encodeMultipart(t, fuzzBoundary, fields, files)
+	return body
 }
 
 // FuzzRegister posts arbitrary registrations (JSON, multipart and
