@@ -66,7 +66,7 @@ func runWorker(ctx context.Context, w *lkagent.Worker, cfg *config.Config, log *
 // newWorker builds the worker and its sessions from the configuration.
 func newWorker(cfg *config.Config, log *slog.Logger) (*lkagent.Worker, error) {
 	lksdk.SetLogger(worker.SDKLogger(log, ""))
-	store, err := openStore(cfg)
+	store, err := openStore(cfg, log)
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,7 @@ func runWeb(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 
 // serveWeb serves the web app on ln until ctx ends.
 func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slog.Logger) error {
-	store, err := openStore(cfg)
+	store, err := openStore(cfg, log)
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,7 @@ func installedBlueprint(name string) (*stages.Blueprint, error) {
 // openStore opens the interview records in the configured data directory
 // and checks that records can be saved there: an unwritable or full disk
 // stops viva at start instead of losing the interviews it would take.
-func openStore(cfg *config.Config) (*interviews.Store, error) {
+func openStore(cfg *config.Config, log *slog.Logger) (*interviews.Store, error) {
 	store, err := interviews.Open(cfg.DataDir)
 	if err != nil {
 		return nil, fmt.Errorf("opening the data directory: %w", err)
@@ -96,11 +96,11 @@ func openStore(cfg *config.Config) (*interviews.Store, error) {
 	// session holds them: the reviewer list must not call them running.
 	swept, err := store.SweepCrashed()
 	if len(swept) > 0 {
-		slog.Warn("interviews left in progress by a stopped process were saved as failed (worker_crashed); a new dispatch resumes them",
+		log.Warn("interviews left in progress by a stopped process were saved as failed (worker_crashed); a new dispatch resumes them",
 			"count", len(swept), "interview_ids", swept)
 	}
 	if err != nil {
-		slog.Error("some interviews left in progress could not be checked", "err", err)
+		log.Error("some interviews left in progress could not be checked", "err", err)
 	}
 	return store, nil
 }
