@@ -82,7 +82,8 @@ func installedBlueprint(name string) (*stages.Blueprint, error) {
 }
 
 // openStore opens the interview records in the configured data directory
-// and checks that records can be saved there: an unwritable or full disk
+// and checks that records can be saved there, with the secrets key (when
+// set) that seals interviews' own provider keys: an unwritable or full disk
 // stops viva at start instead of losing the interviews it would take.
 func openStore(cfg *config.Config) (*interviews.Store, error) {
 	store, err := interviews.Open(cfg.DataDir)
@@ -91,6 +92,17 @@ func openStore(cfg *config.Config) (*interviews.Store, error) {
 	}
 	if err := store.CheckWritable(); err != nil {
 		return nil, err
+	}
+	key, err := cfg.SecretsKeyBytes()
+	if err != nil {
+		return nil, err
+	}
+	if key != nil {
+		sealer, err := interviews.NewSealer(key)
+		if err != nil {
+			return nil, err
+		}
+		store.SetSealer(sealer)
 	}
 	// Interviews a dead process left in progress are over unless a live
 	// session holds them: the reviewer list must not call them running.
