@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+
+	"github.com/viva-interviews/viva/internal/atomicfile"
 )
 
 // SecretsKeySize is the length in bytes of the key that seals provider
@@ -142,7 +144,7 @@ func (s *Store) PutKeys(id string, k Keys) error {
 	clear(plain)
 	unlock := s.lock(id + keysExt)
 	defer unlock()
-	if err := s.writeFile(id+keysExt, sealed); err != nil {
+	if err := atomicfile.Write(filepath.Join(s.dir, id+keysExt), sealed, atomicfile.Options{Perm: 0o600}); err != nil {
 		return fmt.Errorf("interviews: put keys of %s: %w", id, err)
 	}
 	return nil
@@ -197,5 +199,5 @@ func (s *Store) DeleteKeys(id string) error {
 	if err := os.Remove(filepath.Join(s.dir, id+keysExt)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("interviews: delete keys of %s: %w", id, err)
 	}
-	return syncDir(s.dir)
+	return atomicfile.SyncDir(s.dir)
 }
