@@ -31,6 +31,11 @@ var (
 	ErrSealBroken = errors.New("interviews: sealed keys cannot be opened: they were altered, or sealed with another secrets key or for another interview")
 )
 
+// ProviderKeys names an interview's own provider keys where a provider is
+// named: an interview whose keys a provider refused ends with
+// EndedByProviderError(ProviderKeys).
+const ProviderKeys = "keys"
+
 // sealLabel binds every sealed value to its purpose as well as its id.
 const sealLabel = "viva provider keys v1:"
 

@@ -173,11 +173,14 @@ func openAIKey(cfg *config.Config) string {
 	return cfg.OpenAIAPIKey
 }
 
+// keyCheckTimeout bounds the checks of provider keys with their services.
+const keyCheckTimeout = 20 * time.Second
+
 // checkKeys makes sure, before any interview starts, that every keyed
 // service in use accepts its key: a rejected key stops viva with a clear
 // error instead of failing the first interview.
 func checkKeys(ctx context.Context, cfg *config.Config, engines ...any) error {
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, keyCheckTimeout)
 	defer cancel()
 	if cfg.ResolvedLLM() == config.EngineOpenAI || cfg.ResolvedSTT() == config.EngineOpenAI || cfg.ResolvedTTS() == config.EngineOpenAI {
 		c, err := openai.New(openai.Options{APIKey: openAIKey(cfg), BaseURL: cfg.OpenAIBaseURL, MaxRetries: -1})
