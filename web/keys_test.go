@@ -29,6 +29,18 @@ func keysServer(t *testing.T) *testServer {
 	return ts
 }
 
+// formPage is the registration form as a signed-in recruiter sees it.
+func (ts *testServer) formPage(t *testing.T) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, "/", nil)
+	req.AddCookie(ts.signIn(t, testRecruiter))
+	rec := ts.do(req)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("form: status %d", rec.Code)
+	}
+	return rec.Body.String()
+}
+
 // noKeyIn fails the test when any provider key shows in text.
 func noKeyIn(t *testing.T, what, text string) {
 	t.Helper()
@@ -44,7 +56,7 @@ func noKeyIn(t *testing.T, what, text string) {
 // record, the logs, the reviewer's pages or the candidate's page.
 func TestOwnKeysStoredSealedNeverShown(t *testing.T) {
 	ts := keysServer(t)
-	if body := ts.get("/").Body.String(); !strings.Contains(body, `name="openai_api_key"`) || !strings.Contains(body, `type="password"`) {
+	if body := ts.formPage(t); !strings.Contains(body, `name="openai_api_key"`) || !strings.Contains(body, `type="password"`) {
 		t.Error("the form does not offer own keys though the server can keep them")
 	}
 	rec := ts.postJSON("/api/interviews", map[string]string{"name": "Ada Lovelace", "role": "Backend engineer",
@@ -73,16 +85,23 @@ func TestOwnKeysStoredSealedNeverShown(t *testing.T) {
 	}
 	noKeyIn(t, "the keys file", string(sealed))
 
-	cookie := ts.login(t)
+	cookie := ts.signIn(t, testReviewer)
 	for _, p := range []string{"/review", "/review/" + resp.ID, "/review/" + resp.ID + ".json", "/interview/" + resp.ID} {
 		req, _ := http.NewRequest(http.MethodGet, p, nil)
 		req.AddCookie(cookie)
 		page := ts.do(req)
+		if page.Code != http.StatusOK {
+			t.Errorf("%s: status %d", p, page.Code)
+		}
 		noKeyIn(t, p, page.Body.String())
 	}
 	api, _ := http.NewRequest(http.MethodGet, "/api/interviews/"+resp.ID, nil)
-	api.Header.Set("Authorization", "Bearer "+testReviewerToken)
-	noKeyIn(t, "the reviewer API", ts.do(api).Body.String())
+	ts.authorize(api, testReviewer)
+	apiRec := ts.do(api)
+	if apiRec.Code != http.StatusOK {
+		t.Errorf("reviewer API: status %d", apiRec.Code)
+	}
+	noKeyIn(t, "the reviewer API", apiRec.Body.String())
 	noKeyIn(t, "the logs", ts.logs.String())
 }
 
@@ -146,7 +165,7 @@ func TestOwnKeysRefused(t *testing.T) {
 	}
 
 	plain := newTestServer(t)
-	if body := plain.get("/").Body.String(); strings.Contains(body, "openai_api_key") {
+	if body := plain.formPage(t); strings.Contains(body, "openai_api_key") {
 		t.Error("the form offers own keys on a server without a secrets key")
 	}
 	rec = plain.postJSON("/api/interviews", map[string]string{"name": "Ada Lovelace", "role": "Engineer", "openai_api_key": testOpenAIKey})
