@@ -14,6 +14,8 @@
 package config
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -115,6 +117,11 @@ type Config struct {
 	// UsersFile is the file of the web app's user accounts (viva users);
 	// empty means users.json in an "accounts" directory inside DataDir.
 	UsersFile string `flag:"users-file" env:"VIVA_USERS_FILE" yaml:"users_file" help:"file of the web app's user accounts (default: accounts/users.json in the data directory)" accept:"a file path such as ./data/users.json"`
+	// SecretsKey seals the provider keys a recruiter enters for one
+	// interview (AES-256-GCM): 32 bytes as 64 hex characters or base64.
+	// viva web and viva agent need the same value; empty means interviews
+	// cannot bring their own keys. Secret.
+	SecretsKey string `env:"VIVA_SECRETS_KEY" yaml:"secrets_key" secret:"true" check:"secretkey" help:"key that seals per-interview provider keys (same value for web and agent); empty disables own keys" accept:"32 bytes as 64 hex characters or base64, for example from: openssl rand -hex 32" json:"-"`
 	// TokenTTL is the lifetime of a candidate's LiveKit token.
 	TokenTTL time.Duration `flag:"token-ttl" env:"VIVA_TOKEN_TTL" yaml:"token_ttl" check:"ge=1m,le=168h" help:"lifetime of a candidate's room token" accept:"a duration from 1m to 168h, such as 2h"`
 	// PublicURL is the web app's address as candidates reach it, used in
@@ -600,6 +607,43 @@ func (c *Config) ResolvedUsersFile() string {
 	return filepath.Join(c.DataDir, "accounts", "users.json")
 }
 
+// SecretsKeySize is the length in bytes of VIVA_SECRETS_KEY once decoded.
+const SecretsKeySize = 32
+
+// DecodeSecretsKey decodes a secrets key written as 64 hex characters or
+// as base64 (standard or URL alphabet, padded or not) of 32 bytes. Empty
+// text is no key: nil and no error.
+func DecodeSecretsKey(text string) ([]byte, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil, nil
+	}
+	if len(text) == 2*SecretsKeySize {
+		if b, err := hex.DecodeString(text); err == nil {
+			return b, nil
+		}
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(text); err == nil {
+			if len(b) != SecretsKeySize {
+				return nil, fmt.Errorf("decodes to %d bytes, not %d", len(b), SecretsKeySize)
+			}
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("is neither 64 hex characters nor base64 of %d bytes", SecretsKeySize)
+}
+
+// SecretsKeyBytes returns the decoded secrets key, or nil when none is set
+// (interviews then cannot bring their own provider keys).
+func (c *Config) SecretsKeyBytes() ([]byte, error) {
+	b, err := DecodeSecretsKey(c.SecretsKey)
+	if err != nil {
+		return nil, fmt.Errorf("config: VIVA_SECRETS_KEY %w: generate one with: openssl rand -hex 32", err)
+	}
+	return b, nil
+}
+
 // RequireLiveKit reports, in one error, which of the LiveKit URL, API key
 // and secret are missing; commands that talk to LiveKit call it at startup.
 func (c *Config) RequireLiveKit() error {
@@ -779,7 +823,7 @@ type rule struct {
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // newRule compiles one check: nonempty, name, hostport, oneof=a|b,
-// url=scheme|scheme, minlen=N, and gt=, ge=, le= with a number or a
+// url=scheme|scheme, secretkey, minlen=N, and gt=, ge=, le= with a number or a
 // duration (matching the field's type).
 func newRule(field string, typ reflect.Type, spec string) rule {
 	name, arg, _ := strings.Cut(spec, "=")
@@ -853,6 +897,13 @@ func newRule(field string, typ reflect.Type, spec string) rule {
 				return "is not a full URL with a scheme and a host"
 			case !slices.Contains(schemes, u.Scheme):
 				return "has the scheme " + strconv.Quote(u.Scheme)
+			}
+			return ""
+		}}
+	case "secretkey":
+		return rule{check: func(v reflect.Value) string {
+			if _, err := DecodeSecretsKey(v.String()); err != nil {
+				return err.Error()
 			}
 			return ""
 		}}

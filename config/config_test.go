@@ -2,6 +2,8 @@ package config
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -45,7 +47,7 @@ func TestDefaults(t *testing.T) {
 		"LiveKitURL": "", "LiveKitAPIKey": "", "LiveKitAPISecret": "", "AgentName": "viva-interviewer",
 		"MaxSessions": 100, "DrainTimeout": 60 * time.Second, "RejoinGrace": 60 * time.Second, "EndpointingDelay": 500 * time.Millisecond,
 		"EndpointingMin": 200 * time.Millisecond, "EndpointingMax": 3 * time.Second,
-		"InterruptThreshold": 500 * time.Millisecond, "Addr": "127.0.0.1:8080", "ReviewerToken": "", "UsersFile": "",
+		"InterruptThreshold": 500 * time.Millisecond, "Addr": "127.0.0.1:8080", "ReviewerToken": "", "UsersFile": "", "SecretsKey": "",
 		"TokenTTL": 2 * time.Hour, "PublicURL": "", "LogLevel": "info",
 	}
 	v := reflect.ValueOf(c).Elem()
@@ -245,6 +247,10 @@ func TestInvalidValues(t *testing.T) {
 			[]string{`VIVA_DATA_DIR="   " is empty: use a directory path such as ./data/interviews`}},
 		{"short reviewer token", nil, map[string]string{"VIVA_REVIEWER_TOKEN": "abc123"}, "",
 			[]string{`VIVA_REVIEWER_TOKEN is too short (6 characters): use at least 16 random characters, for example from: openssl rand -hex 16`}},
+		{"secrets key too short", nil, map[string]string{"VIVA_SECRETS_KEY": "00112233"}, "",
+			[]string{`VIVA_SECRETS_KEY decodes to 6 bytes, not 32: use 32 bytes as 64 hex characters or base64, for example from: openssl rand -hex 32`}},
+		{"secrets key not encoded", nil, map[string]string{"VIVA_SECRETS_KEY": "not a key!"}, "",
+			[]string{`VIVA_SECRETS_KEY is neither 64 hex characters nor base64 of 32 bytes: use 32 bytes as 64 hex characters or base64, for example from: openssl rand -hex 32`}},
 		{"endpointing delay below min", nil, map[string]string{"VIVA_ENDPOINTING_DELAY": "100ms"}, "",
 			[]string{`VIVA_ENDPOINTING_DELAY="100ms" is below the endpointing minimum 200ms (--endpointing-min): use a duration above 0, between the endpointing minimum and maximum, such as 500ms`}},
 		{"endpointing delay above max", []string{"--endpointing-delay=2s"}, nil, "endpointing_max: 1s\n",
@@ -307,7 +313,8 @@ func TestValidValuesAccepted(t *testing.T) {
 		"LIVEKIT_API_KEY": "APIabc", "LIVEKIT_API_SECRET": "secret", "VIVA_AGENT_NAME": "viva_interviewer.v2",
 		"VIVA_MAX_SESSIONS": "1", "VIVA_DRAIN_TIMEOUT": "0", "VIVA_ENDPOINTING_MIN": "1ms", "VIVA_ENDPOINTING_DELAY": "3s",
 		"VIVA_ENDPOINTING_MAX": "3s", "VIVA_INTERRUPT_THRESHOLD": "5s", "VIVA_ADDR": ":0", "VIVA_REVIEWER_TOKEN": "0123456789abcdef",
-		"VIVA_TOKEN_TTL": "168h", "VIVA_PUBLIC_URL": "https://interviews.example.com", "VIVA_LOG_LEVEL": "warn",
+		"VIVA_SECRETS_KEY": strings.Repeat("ab", 32),
+		"VIVA_TOKEN_TTL":   "168h", "VIVA_PUBLIC_URL": "https://interviews.example.com", "VIVA_LOG_LEVEL": "warn",
 	}
 	c, err, _ := load(t, nil, env, "")
 	if err != nil {
@@ -329,7 +336,7 @@ func TestFileErrors(t *testing.T) {
 		want string // FILE is the path
 	}{
 		{"unknown key with its line", "time_scale: 1\n\nagent_name: x\nfavourite_colour: blue\n",
-			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, time_scale, llm, openai_api_key, openai_base_url, openai_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, addr, reviewer_token, users_file, token_ttl, public_url, log_level`},
+			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, time_scale, llm, openai_api_key, openai_base_url, openai_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, addr, reviewer_token, users_file, secrets_key, token_ttl, public_url, log_level`},
 		{"typo", "# settings\ntime_scael: 0.5\n", `FILE:2: unknown setting "time_scael": did you mean time_scale?`},
 		{"env name as key", "OPENAI_API_KEY: sk-test\n", `FILE:1: unknown setting "OPENAI_API_KEY": did you mean openai_api_key?`},
 		{"flag name as key", "time-scale: 0.5\n", `FILE:1: unknown setting "time-scale": did you mean time_scale?`},
@@ -420,6 +427,7 @@ func TestSecretsNeverShown(t *testing.T) {
 		"DEEPGRAM_API_KEY":    "dg-0123456789",
 		"LIVEKIT_API_SECRET":  "lk-secret-0123456789",
 		"VIVA_REVIEWER_TOKEN": "reviewer-0123456789",
+		"VIVA_SECRETS_KEY":    strings.Repeat("5e", 32),
 	}
 	urlSecrets := []string{"hunter2", "qsecret"}
 	env := map[string]string{
@@ -485,6 +493,36 @@ func TestSecretsNeverShown(t *testing.T) {
 		if strings.Contains(err.Error(), s) {
 			t.Errorf("error shows the secret %q: %v", s, err)
 		}
+	}
+}
+
+// TestDecodeSecretsKey: 64 hex characters and base64 in any common
+// alphabet decode to the same 32 bytes; anything else is refused; empty is
+// no key.
+func TestDecodeSecretsKey(t *testing.T) {
+	want := bytes.Repeat([]byte{0xfb, 0xff, 0x01}, 11)[:SecretsKeySize]
+	for _, text := range []string{
+		hex.EncodeToString(want), strings.ToUpper(hex.EncodeToString(want)),
+		base64.StdEncoding.EncodeToString(want), base64.RawStdEncoding.EncodeToString(want),
+		base64.URLEncoding.EncodeToString(want), " " + base64.RawURLEncoding.EncodeToString(want) + "\n",
+	} {
+		got, err := DecodeSecretsKey(text)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("DecodeSecretsKey(%q) = %x, %v", text, got, err)
+		}
+	}
+	for _, text := range []string{"abc", hex.EncodeToString(want[:31]), hex.EncodeToString(want) + "00", "zz" + hex.EncodeToString(want)[2:]} {
+		if got, err := DecodeSecretsKey(text); err == nil {
+			t.Errorf("DecodeSecretsKey(%q) = %x, want an error", text, got)
+		}
+	}
+	if got, err := DecodeSecretsKey(""); got != nil || err != nil {
+		t.Errorf("DecodeSecretsKey(\"\") = %x, %v", got, err)
+	}
+	c := Default()
+	c.SecretsKey = "short"
+	if _, err := c.SecretsKeyBytes(); err == nil || !strings.Contains(err.Error(), "openssl rand -hex 32") || strings.Contains(err.Error(), "short") {
+		t.Errorf("SecretsKeyBytes = %v", err)
 	}
 }
 

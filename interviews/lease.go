@@ -237,6 +237,10 @@ func (s *Store) sweepOne(id string) (bool, error) {
 	if err := s.Save(rec); err != nil {
 		return false, fmt.Errorf("interviews: sweep: %w", err)
 	}
+	// The interview is over: its own provider keys go with it.
+	if err := s.DeleteKeys(id); err != nil {
+		return true, fmt.Errorf("interviews: sweep: %w", err)
+	}
 	return true, nil
 }
 

@@ -80,6 +80,8 @@ type Store struct {
 	dir string
 	vol volume           // the file system under dir, for CheckWritable
 	now func() time.Time // the clock of leases and the sweep; nil is time.Now
+	// sealer seals provider keys (see PutKeys); nil refuses them.
+	sealer *Sealer
 
 	mu    sync.Mutex         // guards locks
 	locks map[string]*idLock // per-id write locks, dropped when unused

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -49,6 +50,21 @@ const (
 	fieldResume     = "resume"      // the file
 	fieldResumeText = "resume_text" // pasted text
 	fieldUI         = "ui"          // "html" from the registration page
+	// fieldOpenAIKey and fieldDeepgramKey carry the interview's own
+	// provider keys: stored sealed, never echoed.
+	fieldOpenAIKey   = "openai_api_key"
+	fieldDeepgramKey = "deepgram_api_key"
+)
+
+// Shapes of the provider keys a recruiter may enter: a format check that
+// catches a pasted wrong value, not a proof that the key works (the worker
+// checks that with the provider before the greeting).
+const (
+	// openAIKeyPrefix starts every OpenAI API key.
+	openAIKeyPrefix = "sk-"
+	// minProviderKeyLen and maxProviderKeyLen bound a key's length in bytes.
+	minProviderKeyLen = 20
+	maxProviderKeyLen = 256
 )
 
 // fieldReadLimit is how many bytes of a form field are read; longer values
@@ -72,6 +88,21 @@ type registration struct {
 	Blueprint      string `json:"blueprint"`
 	JobDescription string `json:"job_description"`
 	ResumeText     string `json:"resume_text"`
+	// OpenAIAPIKey and DeepgramAPIKey are the interview's own provider
+	// keys, optional. They are never rendered back into a page.
+	OpenAIAPIKey   string `json:"openai_api_key"`
+	DeepgramAPIKey string `json:"deepgram_api_key"`
+}
+
+// keys returns the provider keys typed into the registration.
+func (r registration) keys() interviews.Keys {
+	return interviews.Keys{OpenAI: r.OpenAIAPIKey, Deepgram: r.DeepgramAPIKey}
+}
+
+// withoutKeys is r as a page may show it: with no provider keys.
+func (r registration) withoutKeys() registration {
+	r.OpenAIAPIKey, r.DeepgramAPIKey = "", ""
+	return r
 }
 
 // field returns the registration's text field named by a form field name,
@@ -92,6 +123,10 @@ func (r *registration) field(name string) *string {
 		return &r.JobDescription
 	case fieldResumeText:
 		return &r.ResumeText
+	case fieldOpenAIKey:
+		return &r.OpenAIAPIKey
+	case fieldDeepgramKey:
+		return &r.DeepgramAPIKey
 	}
 	return nil
 }
@@ -164,6 +199,7 @@ func readSubmission(w http.ResponseWriter, r *http.Request) (*submission, *reque
 			Name: f.Get(fieldName), Email: f.Get(fieldEmail), Role: f.Get(fieldRole),
 			Level: f.Get(fieldLevel), Blueprint: f.Get(fieldBlueprint),
 			JobDescription: f.Get(fieldJobDesc), ResumeText: f.Get(fieldResumeText),
+			OpenAIAPIKey: f.Get(fieldOpenAIKey), DeepgramAPIKey: f.Get(fieldDeepgramKey),
 		}
 		sub.html = f.Get(fieldUI) == "html" || acceptsHTML(r)
 	default:
@@ -259,6 +295,7 @@ type validated struct {
 	jobDescription string
 	resumeText     string
 	resumeSource   string // the file name the text came from; empty for pasted text
+	keys           interviews.Keys
 }
 
 // validate checks and normalises a submission: the candidate as
@@ -325,10 +362,48 @@ func (s *Server) validate(ctx context.Context, sub *submission) (*validated, fie
 		errs[fieldResumeText] = msgResumeTextLarge
 	}
 	v.resumeText = in.ResumeText
+
+	in.OpenAIAPIKey, in.DeepgramAPIKey = strings.TrimSpace(in.OpenAIAPIKey), strings.TrimSpace(in.DeepgramAPIKey)
+	v.keys = in.keys()
+	if !v.keys.Empty() && !s.store.KeepsKeys() {
+		msg := "This server cannot keep interview keys: its operator must set VIVA_SECRETS_KEY (for the web app and the worker). Leave the key fields empty to use the server's own engines."
+		for field, key := range map[string]string{fieldOpenAIKey: in.OpenAIAPIKey, fieldDeepgramKey: in.DeepgramAPIKey} {
+			if key != "" {
+				errs[field] = msg
+			}
+		}
+	} else {
+		if msg := checkProviderKey(in.OpenAIAPIKey, openAIKeyPrefix, "An OpenAI API key"); msg != "" {
+			errs[fieldOpenAIKey] = msg
+		}
+		if msg := checkProviderKey(in.DeepgramAPIKey, "", "A Deepgram API key"); msg != "" {
+			errs[fieldDeepgramKey] = msg
+		}
+	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	return v, nil
+}
+
+// checkProviderKey says what is wrong with the shape of a provider key
+// (empty is fine: the key is optional); what names the key in the message.
+// The message never quotes the key.
+func checkProviderKey(key, prefix, what string) string {
+	switch {
+	case key == "":
+		return ""
+	case !strings.HasPrefix(key, prefix):
+		return what + " starts with " + strconv.Quote(prefix) + ": paste the whole key from the provider's dashboard"
+	case len(key) < minProviderKeyLen || len(key) > maxProviderKeyLen:
+		return fmt.Sprintf("%s is %d to %d characters long: paste the whole key from the provider's dashboard", what, minProviderKeyLen, maxProviderKeyLen)
+	}
+	for _, c := range key {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return what + " has only letters, digits, '-' and '_': paste the whole key and nothing else"
+		}
+	}
+	return ""
 }
 
 func (s *Server) blueprintNames() []string {
@@ -382,11 +457,21 @@ func (s *Server) createRecord(ctx context.Context, v *validated) (*interviews.Re
 	if v.resumeText != "" {
 		rec.ResumeSummary = ResumeSummary(v.resumeText)
 	}
+	// The keys are stored first: a worker must never find the interview
+	// without the keys it was registered with and use the server's own.
+	if !v.keys.Empty() {
+		if err := s.store.PutKeys(rec.ID, v.keys); err != nil {
+			return nil, fmt.Errorf("web: storing the new interview's keys: %w", err)
+		}
+	}
 	if err := s.store.Create(rec); err != nil {
+		if !v.keys.Empty() {
+			_ = s.store.DeleteKeys(rec.ID)
+		}
 		return nil, fmt.Errorf("web: storing the new interview: %w", err)
 	}
 	s.log.Info("web: interview registered", "interview_id", rec.ID, "created_by", rec.CreatedBy, "room", rec.Room, "blueprint", rec.Blueprint,
-		"has_resume", rec.ResumeText != "", "has_job_description", rec.JobDescription != "")
+		"has_resume", rec.ResumeText != "", "has_job_description", rec.JobDescription != "", "own_keys", !v.keys.Empty())
 	return rec, nil
 }
 
@@ -416,6 +501,9 @@ type createdResponse struct {
 	Token string `json:"token"`
 	// LiveKitURL is the LiveKit server the token is for.
 	LiveKitURL string `json:"livekit_url"`
+	// OwnKeys says the interview runs on the provider keys given with it;
+	// the keys themselves are never sent back.
+	OwnKeys bool `json:"own_keys"`
 }
 
 // registerPage is the data of register.html.
@@ -428,6 +516,9 @@ type registerPage struct {
 	Levels     []string
 	Blueprints []blueprintOption
 	MaxJobDesc int
+	// OwnKeys offers the provider key fields: the server has a secrets
+	// key to seal them with.
+	OwnKeys bool
 }
 
 func (s *Server) registerPage() registerPage {
@@ -438,6 +529,7 @@ func (s *Server) registerPage() registerPage {
 		Levels:     stages.Levels,
 		Blueprints: s.blueprints,
 		MaxJobDesc: interviews.MaxJobDescriptionLen,
+		OwnKeys:    s.store.KeepsKeys(),
 	}
 }
 
@@ -457,6 +549,7 @@ type createdPage struct {
 	MailTo    string
 	HasResume bool
 	HasJD     bool
+	OwnKeys   bool
 }
 
 // handleCreate registers a candidate: from the form it answers with the
@@ -478,10 +571,13 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 	if errs != nil {
 		if sub.html {
 			p := s.registerPage()
-			p.Values, p.Errors = sub.reg, errs
+			p.Values, p.Errors = sub.reg.withoutKeys(), errs
 			p.Error = "Some fields need your attention; see the messages below."
 			if sub.file != nil && errs[fieldResume] == "" {
 				p.Notice = "The text of " + sub.file.name + " is kept below; you don't need to upload the file again."
+			}
+			if !sub.reg.keys().Empty() {
+				p.Notice = strings.TrimSpace(p.Notice + " Provider keys are never shown again: enter them once more.")
 			}
 			s.render(w, r, http.StatusUnprocessableEntity, "register.html", p)
 			return
@@ -501,7 +597,7 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 			view: view{Title: "Interview ready"},
 			ID:   rec.ID, Room: rec.Room, JoinURL: join, Candidate: rec.Candidate,
 			Blueprint: blueprintTitle(rec.Blueprint), MailTo: mailTo(rec.Candidate, join),
-			HasResume: rec.ResumeText != "", HasJD: rec.JobDescription != "",
+			HasResume: rec.ResumeText != "", HasJD: rec.JobDescription != "", OwnKeys: !v.keys.Empty(),
 		})
 		return
 	}
@@ -509,7 +605,7 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.writeJSON(w, http.StatusCreated, createdResponse{ID: rec.ID, Room: rec.Room, JoinURL: join, Token: token, LiveKitURL: s.clientURL})
+	s.writeJSON(w, http.StatusCreated, createdResponse{ID: rec.ID, Room: rec.Room, JoinURL: join, Token: token, LiveKitURL: s.clientURL, OwnKeys: !v.keys.Empty()})
 }
 
 // mailTo is a mailto: link that drafts the invitation to the candidate.

@@ -44,6 +44,12 @@ type Sessions struct {
 	TTS tts.Engine
 	// Engines names the engines in the record.
 	Engines interviews.Engines
+	// EnginesFor makes the engines of an interview that brings its own
+	// provider keys (see interviews.Store.Keys), and checks with each
+	// provider that the keys are accepted: an error means they were not,
+	// and the candidate is told so before any greeting. Nil refuses such
+	// interviews.
+	EnginesFor func(ctx context.Context, keys interviews.Keys) (Engines, error)
 	// TimeScale multiplies every stage limit and gate (0 means 1).
 	TimeScale float64
 	// Listener is the template of the input pipeline's options (its STT is
@@ -69,6 +75,17 @@ type Sessions struct {
 	Logger *slog.Logger
 }
 
+// Engines are the model and speech engines one interview runs on.
+type Engines struct {
+	// NewLLM makes the interviewer model. Required.
+	NewLLM func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client
+	// STT and TTS are the speech engines. Required.
+	STT stt.Engine
+	TTS tts.Engine
+	// Names names the engines in the record.
+	Names interviews.Engines
+}
+
 // DefaultEndGrace is how long a finished session waits after its ending
 // events before it deletes the room.
 const DefaultEndGrace = time.Second
@@ -83,7 +100,49 @@ const (
 	msgLeaseHeld   = "This interview is already running in another window, so it cannot start here."
 	msgFinished    = "This interview has already ended, so it cannot start again; thank you."
 	msgUnavailable = "Sorry, the interviewer cannot start this interview right now; please try again later or contact the recruiter."
+	msgKeysRefused = "Sorry, this interview cannot start because the service keys it was set up with were refused; please contact the recruiter."
 )
+
+// engines returns the engines of the interview id: the worker's own, or,
+// when the interview brings its own provider keys, engines made and checked
+// with them. On failure it returns the sentence the candidate is told and
+// whether the failure is the keys' (refused by a provider), which ends the
+// interview.
+func (s *Sessions) engines(ctx context.Context, id string) (eng Engines, msg string, keysRefused bool, err error) {
+	own := Engines{NewLLM: s.NewLLM, STT: s.STT, TTS: s.TTS, Names: s.Engines}
+	keys, err := s.Store.Keys(id)
+	switch {
+	case errors.Is(err, interviews.ErrNoKeys):
+		return own, "", false, nil
+	case err != nil:
+		return Engines{}, msgUnavailable, false, fmt.Errorf("reading the interview's own provider keys: %w", err)
+	case s.EnginesFor == nil:
+		return Engines{}, msgUnavailable, false, errors.New("the interview has its own provider keys and this worker cannot use them")
+	}
+	eng, err = s.EnginesFor(ctx, keys)
+	if err != nil {
+		return Engines{}, msgKeysRefused, true, fmt.Errorf("the interview's own provider keys: %w", err)
+	}
+	return eng, "", false, nil
+}
+
+// refuseKeys ends a scheduled or resumable interview whose own keys a
+// provider refused: the record is saved failed and the keys are deleted.
+func (s *Sessions) refuseKeys(rec *interviews.Record, cause error, log *slog.Logger) {
+	rec.Finish(interviews.StatusFailed, interviews.EndedByProviderError(interviews.ProviderKeys), time.Now().UTC().Round(0))
+	rec.Error = cause.Error()
+	if err := s.Store.Save(rec); err != nil {
+		log.Error("could not save the interview as failed", "err", err)
+	}
+	s.dropKeys(rec.ID, log)
+}
+
+// dropKeys deletes the interview's own provider keys, if any.
+func (s *Sessions) dropKeys(id string, log *slog.Logger) {
+	if err := s.Store.DeleteKeys(id); err != nil {
+		log.Error("could not delete the interview's own provider keys", "err", err)
+	}
+}
 
 // rejectWait bounds how long a refused job waits for the candidate to be
 // in the room to hear why.
@@ -152,10 +211,22 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 		return err
 	}
 	log = log.With("interview_id", rec.ID)
+	owner := leaseOwner(job)
+	eng, msg, refused, err := s.engines(ctx, rec.ID)
+	if err != nil {
+		log.Error("rejecting job: the interview's engines cannot start", "err", err, "told", msg)
+		if refused {
+			s.refuseKeys(rec, err, log)
+		}
+		if err := s.Store.ReleaseLease(rec.ID, owner); err != nil {
+			log.Error("could not release the interview's lease; it lapses on its own", "err", err)
+		}
+		s.reject(ctx, job, log, msg)
+		return err
+	}
 	if rec.Resumable() {
 		log.Warn("resuming an interview whose previous session died", "status", rec.Status, "turns", len(rec.Turns), "stage", rec.CurrentStage())
 	}
-	owner := leaseOwner(job)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	renewed := make(chan struct{})
@@ -170,11 +241,17 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 			log.Error("could not release the interview's lease; it lapses on its own", "err", err)
 		}
 	}()
-	engines := s.Engines
-	rec.Engines = &engines
-	sess := &session{s: s, job: job, log: log, bp: bp,
+	names := eng.Names
+	rec.Engines = &names
+	sess := &session{s: s, eng: eng, job: job, log: log, bp: bp,
 		inputs: make(chan agent.Input, 64), ops: make(chan func(), 256), opsDone: make(chan struct{}), done: make(chan struct{})}
-	return sess.run(ctx, rec)
+	err = sess.run(ctx, rec)
+	// An interview that ended takes its own keys with it; one a new
+	// session may resume keeps them.
+	if ended := sess.final(); ended == nil || !ended.Resumable() {
+		s.dropKeys(rec.ID, log)
+	}
+	return err
 }
 
 // renew keeps the interview's lease until ctx ends. A lease lost to
@@ -272,6 +349,7 @@ func (s *Sessions) reject(ctx context.Context, job lkagent.Job, log *slog.Logger
 // network.
 type session struct {
 	s   *Sessions
+	eng Engines // the interview's engines
 	job lkagent.Job
 	log *slog.Logger
 	bp  *stages.Blueprint
@@ -380,7 +458,7 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 		wait = DefaultCandidateTimeout
 	}
 	loop, err := agent.NewLoop(agent.Setup{Blueprint: ss.bp, Record: rec, Store: s.Store, TimeScale: s.TimeScale,
-		NewLLM: s.NewLLM, Logger: ss.log}, agent.LoopOptions{JoinTimeout: wait, RejoinGrace: s.RejoinGrace})
+		NewLLM: ss.eng.NewLLM, Logger: ss.log}, agent.LoopOptions{JoinTimeout: wait, RejoinGrace: s.RejoinGrace})
 	if err != nil {
 		return err
 	}
@@ -391,7 +469,7 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	}
 
 	lopts := s.Listener
-	lopts.STT = s.STT
+	lopts.STT = ss.eng.STT
 	if lopts.Logger == nil {
 		lopts.Logger = ss.log
 	}
@@ -434,7 +512,7 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 		ss.log.Warn("ending from the room page unavailable", "err", err)
 	}
 
-	track, err := lkmedia.NewPCMLocalTrack(s.TTS.SampleRate(), 1, sdkLog)
+	track, err := lkmedia.NewPCMLocalTrack(ss.eng.TTS.SampleRate(), 1, sdkLog)
 	if err != nil {
 		return ss.fail(fmt.Errorf("creating the agent's audio track: %w", err), "livekit")
 	}
@@ -443,7 +521,7 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	if _, err := room.LocalParticipant.PublishTrack(track, &lksdk.TrackPublicationOptions{Name: "interviewer", Source: livekit.TrackSource_MICROPHONE}); err != nil {
 		return ss.fail(fmt.Errorf("publishing the agent's audio: %w", err), "livekit")
 	}
-	if ss.speaker, err = voice.NewSpeaker(voice.SpeakerOptions{TTS: s.TTS, Sink: trackSink{track}, Logger: ss.log}); err != nil {
+	if ss.speaker, err = voice.NewSpeaker(voice.SpeakerOptions{TTS: ss.eng.TTS, Sink: trackSink{track}, Logger: ss.log}); err != nil {
 		return ss.fail(err, "tts")
 	}
 
@@ -455,7 +533,7 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 		}
 	}
 	go ss.listen()
-	ss.log.Info("waiting for the candidate", "stt", s.STT.Name(), "tts", s.TTS.Name())
+	ss.log.Info("waiting for the candidate", "stt", ss.eng.STT.Name(), "tts", ss.eng.TTS.Name())
 	if err := loop.Run(ctx, ss); err != nil {
 		ss.log.Error("interview failed", "err", err)
 	}
@@ -468,6 +546,15 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 		return saveErr
 	}
 	return errors.Join(ss.end(ctx, rec, saveErr), saveErr)
+}
+
+// final is the record as the session left it, nil when the loop never
+// started.
+func (ss *session) final() *interviews.Record {
+	if ss.c == nil {
+		return nil
+	}
+	return ss.c.Recorder().Snapshot()
 }
 
 func (ss *session) candidateID() string { id, _ := ss.candidate.Load().(string); return id }

@@ -82,7 +82,8 @@ func installedBlueprint(name string) (*stages.Blueprint, error) {
 }
 
 // openStore opens the interview records in the configured data directory
-// and checks that records can be saved there: an unwritable or full disk
+// and checks that records can be saved there, with the secrets key (when
+// set) that seals interviews' own provider keys: an unwritable or full disk
 // stops viva at start instead of losing the interviews it would take.
 func openStore(cfg *config.Config, log *slog.Logger) (*interviews.Store, error) {
 	store, err := interviews.Open(cfg.DataDir)
@@ -91,6 +92,17 @@ func openStore(cfg *config.Config, log *slog.Logger) (*interviews.Store, error) 
 	}
 	if err := store.CheckWritable(); err != nil {
 		return nil, err
+	}
+	key, err := cfg.SecretsKeyBytes()
+	if err != nil {
+		return nil, err
+	}
+	if key != nil {
+		sealer, err := interviews.NewSealer(key)
+		if err != nil {
+			return nil, err
+		}
+		store.SetSealer(sealer)
 	}
 	// Interviews a dead process left in progress are over unless a live
 	// session holds them: the reviewer list must not call them running.
@@ -161,11 +173,14 @@ func openAIKey(cfg *config.Config) string {
 	return cfg.OpenAIAPIKey
 }
 
+// keyCheckTimeout bounds the checks of provider keys with their services.
+const keyCheckTimeout = 20 * time.Second
+
 // checkKeys makes sure, before any interview starts, that every keyed
 // service in use accepts its key: a rejected key stops viva with a clear
 // error instead of failing the first interview.
 func checkKeys(ctx context.Context, cfg *config.Config, engines ...any) error {
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, keyCheckTimeout)
 	defer cancel()
 	if cfg.ResolvedLLM() == config.EngineOpenAI || cfg.ResolvedSTT() == config.EngineOpenAI || cfg.ResolvedTTS() == config.EngineOpenAI {
 		c, err := openai.New(openai.Options{APIKey: openAIKey(cfg), BaseURL: cfg.OpenAIBaseURL, MaxRetries: -1})
