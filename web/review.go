@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/incident"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -219,6 +221,8 @@ type detailPage struct {
 	DownloadURL string
 	TurnCount   int
 	Interrupted int
+	Incidents   []incidentView
+	Unrecovered int
 }
 
 // stageGroup is one stage visit of the timeline with what happened in it.
@@ -242,6 +246,17 @@ type turnView struct {
 	Agent     bool
 	Offset    string
 	Questions []stages.Question
+	// StandIn says, in words, who wrote an interviewer turn in place of
+	// the failing model; empty when the model wrote it.
+	StandIn string
+}
+
+// incidentView is a provider fault as the page tells it: in words, never
+// by its codes.
+type incidentView struct {
+	incident.Incident
+	What   string
+	Offset string
 }
 
 // assessmentView is an assessment with the text of its question.
@@ -322,6 +337,9 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 		if t.Interrupted {
 			p.Interrupted++
 		}
+		if tv.Agent {
+			tv.StandIn = standInLabel(t.Fallback)
+		}
 		for _, id := range t.QuestionIDs {
 			if q, ok := questions[id]; ok {
 				tv.Questions = append(tv.Questions, q)
@@ -329,6 +347,12 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 		}
 		i := group(t.Stage, t.StartedAt)
 		p.Groups[i].Turns = append(p.Groups[i].Turns, tv)
+	}
+	for _, inc := range rec.Incidents {
+		p.Incidents = append(p.Incidents, incidentView{Incident: inc, What: incidentLabel(inc), Offset: formatOffset(rec.StartedAt, inc.At)})
+		if !inc.Recovered {
+			p.Unrecovered++
+		}
 	}
 	for _, q := range rec.Questions {
 		i := group(q.Stage, q.AskedAt)
@@ -343,4 +367,60 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 		p.Groups[i].Assessments = append(p.Groups[i].Assessments, av)
 	}
 	return p
+}
+
+// standInLabel says who wrote an interviewer turn in place of the failing
+// model, engine being Turn.Fallback; empty when the model wrote it.
+func standInLabel(engine string) string {
+	switch engine {
+	case "":
+		return ""
+	case config.EngineScripted:
+		return "said by the backup interviewer (model unavailable)"
+	}
+	return "said by the backup model, " + engine + " (main model unavailable)"
+}
+
+// incidentProviders are the human names of incident.Incident.Provider.
+var incidentProviders = map[string]string{
+	incident.LLM: "Language model",
+	incident.STT: "Speech recognition",
+	incident.TTS: "Voice",
+}
+
+// incidentKinds are the human words of incident.Kind, after the provider's
+// name.
+var incidentKinds = map[incident.Kind]string{
+	incident.Timeout:      "timed out",
+	incident.RateLimited:  "rate-limited",
+	incident.Unavailable:  "unavailable",
+	incident.Cut:          "cut off mid-answer",
+	incident.Disconnected: "disconnected",
+	incident.AudioLost:    "lost audio",
+}
+
+// incidentFallbacks say that a backup did a provider's work.
+var incidentFallbacks = map[string]string{
+	incident.LLM: "Backup interviewer used",
+	incident.STT: "Backup speech recognition used",
+	incident.TTS: "Backup voice used",
+}
+
+// incidentLabel says what failed, "Language model rate-limited"; providers
+// and kinds it does not know are told in plain words too.
+func incidentLabel(inc incident.Incident) string {
+	if inc.Kind == incident.Fallback {
+		if s, ok := incidentFallbacks[inc.Provider]; ok {
+			return s
+		}
+	}
+	who, ok := incidentProviders[inc.Provider]
+	if !ok {
+		who = "Provider " + inc.Provider
+	}
+	what, ok := incidentKinds[inc.Kind]
+	if !ok {
+		what = strings.ReplaceAll(string(inc.Kind), "_", " ")
+	}
+	return who + " " + what
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/incident"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -570,5 +572,93 @@ func TestSessionStoreIsBounded(t *testing.T) {
 	s.create("ada@example.com")
 	if n := len(s.sessions); n != 1 {
 		t.Errorf("%d sessions held after expiry, want 1", n)
+	}
+}
+
+// TestReviewDetailShowsIncidents: provider faults are listed in words after
+// the report, with their details escaped and whether the interview got
+// over them, and turns of the backup interviewer are marked as such.
+func TestReviewDetailShowsIncidents(t *testing.T) {
+	ts := newTestServer(t)
+	r := detailRecord(t, ts, interviews.StatusCompleted)
+	t0 := ts.clock.Now()
+	r.AddIncident(incident.Incident{At: t0.Add(30 * time.Second), Provider: incident.LLM, Engine: "openai", Kind: incident.RateLimited, Detail: "HTTP 429 <retry after 2s>", Recovered: true})
+	r.AddIncident(incident.Incident{At: t0.Add(40 * time.Second), Provider: incident.STT, Engine: "deepgram", Kind: incident.Disconnected, Detail: "connection reset"})
+	r.AddIncident(incident.Incident{At: t0.Add(50 * time.Second), Provider: incident.TTS, Engine: "openai", Kind: incident.Fallback, Recovered: true})
+	r.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: "intro", Text: "Could you say more about that?", StartedAt: t0.Add(82 * time.Second), EndedAt: t0.Add(85 * time.Second), Fallback: config.EngineScripted})
+	if err := ts.store.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	body := ts.get("/review/"+r.ID, "Authorization", "Bearer "+testReviewerToken).Body.String()
+	incidents := strings.Index(body, `<h2 id="incidents">Incidents</h2>`)
+	timeline := strings.Index(body, "<h2>Timeline</h2>")
+	if incidents < 0 || timeline < incidents {
+		t.Fatalf("incidents section missing or after the timeline (incidents %d, timeline %d)", incidents, timeline)
+	}
+	section := body[incidents:timeline]
+	for _, want := range []string{
+		`<time datetime="2026-03-02T09:30:30Z">09:30:30</time> <span class="offset">&#43;0:30</span>`,
+		`<strong class="incident-what">Language model rate-limited</strong> <span class="engine">openai</span> <span class="badge badge-recovered">recovered</span>`,
+		"HTTP 429 &lt;retry after 2s&gt;",
+		`<li class="incident unrecovered">`,
+		`Speech recognition disconnected</strong> <span class="engine">deepgram</span> <span class="badge badge-unrecovered">not recovered</span>`,
+		"connection reset",
+		"Backup voice used",
+	} {
+		if !strings.Contains(section, want) {
+			t.Errorf("incidents lack %q", want)
+		}
+	}
+	for _, code := range []string{"rate_limited", "fallback", ">llm", ">stt", ">tts"} {
+		if strings.Contains(section, code) {
+			t.Errorf("incidents show the code %q", code)
+		}
+	}
+	if !strings.Contains(body, `<dt>Provider incidents</dt><dd><a href="#incidents">3</a> (1 not recovered)</dd>`) {
+		t.Error("facts lack the count of incidents")
+	}
+	const standIn = "said by the backup interviewer (model unavailable)"
+	if n := strings.Count(body, standIn); n != 1 {
+		t.Fatalf("%d turns marked as said by the backup interviewer, want 1", n)
+	}
+	if turn := body[strings.Index(body, standIn):]; !strings.Contains(turn[:strings.Index(turn, "</li>")], "Could you say more about that?") {
+		t.Error("the marker is not on the backup interviewer's turn")
+	}
+}
+
+// TestReviewDetailWithoutIncidents: an interview without faults has no
+// incidents section and no turn marked as the backup interviewer's.
+func TestReviewDetailWithoutIncidents(t *testing.T) {
+	ts := newTestServer(t)
+	r := detailRecord(t, ts, interviews.StatusCompleted)
+	body := ts.get("/review/"+r.ID, "Authorization", "Bearer "+testReviewerToken).Body.String()
+	for _, unwanted := range []string{"Incidents", "incident", "backup", "stand-in"} {
+		if strings.Contains(body, unwanted) {
+			t.Errorf("page shows %q", unwanted)
+		}
+	}
+}
+
+func TestIncidentLabel(t *testing.T) {
+	for _, c := range []struct {
+		inc  incident.Incident
+		want string
+	}{
+		{incident.Incident{Provider: incident.LLM, Kind: incident.Timeout}, "Language model timed out"},
+		{incident.Incident{Provider: incident.LLM, Kind: incident.Cut}, "Language model cut off mid-answer"},
+		{incident.Incident{Provider: incident.LLM, Kind: incident.Fallback}, "Backup interviewer used"},
+		{incident.Incident{Provider: incident.STT, Kind: incident.AudioLost}, "Speech recognition lost audio"},
+		{incident.Incident{Provider: incident.TTS, Kind: incident.Unavailable}, "Voice unavailable"},
+		{incident.Incident{Provider: "vision", Kind: "out_of_credit"}, "Provider vision out of credit"},
+	} {
+		if got := incidentLabel(c.inc); got != c.want {
+			t.Errorf("%s/%s: %q, want %q", c.inc.Provider, c.inc.Kind, got, c.want)
+		}
+	}
+	if got := standInLabel(""); got != "" {
+		t.Errorf("a model's turn is labelled %q", got)
+	}
+	if got := standInLabel("openai"); got != "said by the backup model, openai (main model unavailable)" {
+		t.Errorf("backup model label %q", got)
 	}
 }
