@@ -192,7 +192,7 @@ func Builtin(name string) (*Blueprint, error) {
 	n := strings.ToLower(strings.TrimSpace(name))
 	mk, ok := builtins[n]
 	if !ok {
-		return nil, fmt.Errorf("stages: no built-in blueprint %q; use one of %s, or give the path of a YAML blueprint file", name, strings.Join(BuiltinNames(), ", "))
+		return nil, fmt.Errorf("stages: no built-in blueprint %q; use one of %s", name, strings.Join(BuiltinNames(), ", "))
 	}
 	return mk()
 }
