@@ -39,7 +39,7 @@ func (t tooling) dispatch(tc llm.ToolCall, asked *[]string) tool.Result {
 		return tool.Result{Error: err.Error(), Next: "call a tool of this stage with valid arguments, or continue the interview"}
 	}
 	if st, _, ok := t.c.bp.Stage(t.c.machine.Stage()); ok && !st.Offers(args.Tool()) {
-		return tool.Result{Error: fmt.Sprintf("%s is not available in this stage: use one of %s", args.Tool(), toolList(st.OfferedTools())), Next: "continue the interview"}
+		return tool.Result{Error: fmt.Sprintf("%s is not available in this stage: use one of %s", args.Tool(), strings.Join(stages.ToolStrings(st.OfferedTools()), ", ")), Next: "continue the interview"}
 	}
 	switch a := args.(type) {
 	case tool.TransitionStage:
@@ -53,15 +53,6 @@ func (t tooling) dispatch(tc llm.ToolCall, asked *[]string) tool.Result {
 	}
 	// Unreachable: tool.Parse returns one of the types above.
 	return tool.Result{Error: fmt.Sprintf("tool %s has no implementation", args.Tool()), Next: "continue the interview"}
-}
-
-// toolList names tools for a message to the model.
-func toolList(names []stages.ToolName) string {
-	s := make([]string, len(names))
-	for i, n := range names {
-		s[i] = string(n)
-	}
-	return strings.Join(s, ", ")
 }
 
 func (t tooling) transition(reason string) tool.Result {

@@ -74,7 +74,7 @@ type Stage struct {
 	Acknowledgement string `yaml:"acknowledgement" json:"acknowledgement,omitempty"`
 	// Tools are the tools the interviewer model is offered in this stage,
 	// as pipecat-flows' nodes own their functions. Empty means
-	// DefaultTools; see OfferedTools.
+	// all of Tools; see OfferedTools.
 	Tools []ToolName `yaml:"tools" json:"tools,omitempty"`
 }
 

@@ -25,18 +25,14 @@ const (
 // Tools lists every tool a stage may offer, in the order they are offered.
 var Tools = []ToolName{ToolTransitionStage, ToolAskQuestion, ToolAssessResponse, ToolEndInterview}
 
-// DefaultTools are the tools a stage offers when it names none: all of
-// them.
-var DefaultTools = Tools
-
 // Known reports whether n is one of Tools.
 func (n ToolName) Known() bool { return slices.Contains(Tools, n) }
 
 // OfferedTools returns the tools the stage offers, in the order of Tools:
-// its Tools, or DefaultTools when it names none.
+// its Tools, or all of Tools when it names none.
 func (s Stage) OfferedTools() []ToolName {
 	if len(s.Tools) == 0 {
-		return slices.Clone(DefaultTools)
+		return slices.Clone(Tools)
 	}
 	var out []ToolName
 	for _, n := range Tools {
@@ -48,4 +44,18 @@ func (s Stage) OfferedTools() []ToolName {
 }
 
 // Offers reports whether the stage offers the tool called n.
-func (s Stage) Offers(n ToolName) bool { return slices.Contains(s.OfferedTools(), n) }
+func (s Stage) Offers(n ToolName) bool {
+	if len(s.Tools) == 0 {
+		return n.Known()
+	}
+	return n.Known() && slices.Contains(s.Tools, n)
+}
+
+// ToolStrings returns names as strings, for messages and YAML.
+func ToolStrings(names []ToolName) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = string(n)
+	}
+	return out
+}

@@ -181,10 +181,10 @@ func (b *Blueprint) problems() []*FieldError {
 			switch {
 			case !name.Known():
 				msg := fmt.Sprintf("%q is not a tool of the interviewer", name)
-				if sug := suggest(string(name), toolNames()); sug != "" {
+				if sug := suggest(string(name), ToolStrings(Tools)); sug != "" {
 					msg += fmt.Sprintf(" (did you mean %q?)", sug)
 				}
-				add(at(fmt.Sprintf("tools[%d]", k)), st, "%s; use some of %s, or leave tools out to offer them all", msg, strings.Join(toolNames(), ", "))
+				add(at(fmt.Sprintf("tools[%d]", k)), st, "%s; use some of %s, or leave tools out to offer them all", msg, strings.Join(ToolStrings(Tools), ", "))
 			case seenTools[name]:
 				add(at(fmt.Sprintf("tools[%d]", k)), st, "%q is listed twice; list each tool once", name)
 			}
@@ -218,15 +218,6 @@ func (b *Blueprint) problems() []*FieldError {
 		}
 	}
 	return probs
-}
-
-// toolNames returns the names of Tools as strings, for messages.
-func toolNames() []string {
-	out := make([]string, len(Tools))
-	for i, t := range Tools {
-		out[i] = string(t)
-	}
-	return out
 }
 
 // loop finds a cycle on the interview's path (First, then NextStage until

@@ -136,11 +136,7 @@ func (b Blueprint) MarshalYAML() (any, error) {
 		addString(sn, "next", s.Next)
 		addString(sn, "acknowledgement", s.Acknowledgement)
 		if len(s.Tools) > 0 {
-			names := make([]string, len(s.Tools))
-			for i, t := range s.Tools {
-				names[i] = string(t)
-			}
-			addPair(sn, "tools", stringList(names))
+			addPair(sn, "tools", stringList(ToolStrings(s.Tools)))
 		}
 		if len(s.Keywords) > 0 {
 			addPair(sn, "keywords", stringList(s.Keywords))
@@ -365,11 +361,11 @@ func (d *decoder) stage(n *yaml.Node, path string) Stage {
 		case "acknowledgement":
 			s.Acknowledgement = d.str(v, field)
 		case "tools":
-			for i, w := range d.words(v, field) {
-				s.Tools = append(s.Tools, ToolName(w))
-				if i < len(v.Content) {
-					d.lines[fmt.Sprintf("%s[%d]", field, i)] = v.Content[i].Line
-				}
+			// Blank entries are skipped, so a tool's line is recorded under
+			// its index in s.Tools, the index validation reports.
+			for _, n := range d.wordNodes(v, field) {
+				d.lines[fmt.Sprintf("%s[%d]", field, len(s.Tools))] = n.Line
+				s.Tools = append(s.Tools, ToolName(strings.TrimSpace(n.Value)))
 			}
 		case "questions":
 			d.list(v, field, "questions", func(qn *yaml.Node, qf string) {
@@ -451,6 +447,16 @@ func (d *decoder) str(n *yaml.Node, field string) string {
 }
 
 func (d *decoder) words(n *yaml.Node, field string) []string {
+	var out []string
+	for _, item := range d.wordNodes(n, field) {
+		out = append(out, strings.TrimSpace(item.Value))
+	}
+	return out
+}
+
+// wordNodes returns the non-blank string items of a list of words, each
+// checked to be a string.
+func (d *decoder) wordNodes(n *yaml.Node, field string) []*yaml.Node {
 	if isNull(n) {
 		return nil
 	}
@@ -458,10 +464,11 @@ func (d *decoder) words(n *yaml.Node, field string) []string {
 		d.fail(n, field, "must be a list of words or phrases, like [caching, \"data model\"], not %s", kindName(n))
 		return nil
 	}
-	var out []string
+	var out []*yaml.Node
 	for i, item := range n.Content {
-		if v := strings.TrimSpace(d.str(resolve(item), fmt.Sprintf("%s[%d]", field, i))); v != "" {
-			out = append(out, v)
+		item = resolve(item)
+		if strings.TrimSpace(d.str(item, fmt.Sprintf("%s[%d]", field, i))) != "" {
+			out = append(out, item)
 		}
 	}
 	return out

@@ -439,8 +439,8 @@ func TestParseTools(t *testing.T) {
 	if b.Stages[0].Offers(ToolEndInterview) {
 		t.Error("intro offers end_interview, which it does not list")
 	}
-	if got := b.Stages[1].OfferedTools(); !reflect.DeepEqual(got, DefaultTools) {
-		t.Errorf("closing offers %v, want the default %v", got, DefaultTools)
+	if got := b.Stages[1].OfferedTools(); !reflect.DeepEqual(got, Tools) {
+		t.Errorf("closing offers %v, want the default %v", got, Tools)
 	}
 	out, err := yaml.Marshal(b)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/ledongthuc/pdf"
 
 	"github.com/viva-interviews/viva/internal/sandbox"
+	"github.com/viva-interviews/viva/internal/utf8cut"
 	"github.com/viva-interviews/viva/interviews"
 )
 
@@ -124,7 +125,7 @@ func ExtractResume(ctx context.Context, filename string, data []byte) (string, e
 	if err != nil {
 		return "", err
 	}
-	text = truncateUTF8(normalizeText(text), interviews.MaxResumeTextLen)
+	text = utf8cut.Truncate(normalizeText(text), interviews.MaxResumeTextLen)
 	if strings.TrimSpace(text) == "" {
 		if got == kindPDF {
 			return "", &ResumeError{Message: msgResumeEmptyPDF}
@@ -193,7 +194,7 @@ func parseJobMain(in []byte) ([]byte, error) {
 	} else if err != nil {
 		return nil, err
 	} else {
-		res.Text = truncateUTF8(text, interviews.MaxResumeTextLen)
+		res.Text = utf8cut.Truncate(text, interviews.MaxResumeTextLen)
 	}
 	return json.Marshal(res)
 }
@@ -335,17 +336,6 @@ func normalizeText(s string) string {
 		out = append(out, l)
 	}
 	return strings.TrimSpace(strings.Join(out, "\n"))
-}
-
-// truncateUTF8 cuts s to at most n bytes without splitting a character.
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // ResumeSummary returns the short résumé summary stored in the record for

@@ -114,7 +114,7 @@ func Call(id string, args Args) llm.ToolCall {
 func Parse(tc llm.ToolCall) (Args, error) {
 	s, ok := specs[stages.ToolName(tc.Name)]
 	if !ok {
-		return nil, fmt.Errorf("unknown tool %q: use one of %s", tc.Name, joinNames(stages.Tools))
+		return nil, fmt.Errorf("unknown tool %q: use one of %s", tc.Name, strings.Join(stages.ToolStrings(stages.Tools), ", "))
 	}
 	text := strings.TrimSpace(tc.Arguments)
 	if text == "" {
@@ -125,14 +125,6 @@ func Parse(tc llm.ToolCall) (Args, error) {
 		return nil, fmt.Errorf("invalid arguments for %s: %v; send a JSON object matching the schema", tc.Name, err)
 	}
 	return p.Elem().Interface().(Args), nil
-}
-
-func joinNames(names []stages.ToolName) string {
-	s := make([]string, len(names))
-	for i, n := range names {
-		s[i] = string(n)
-	}
-	return strings.Join(s, ", ")
 }
 
 // schema generates the JSON Schema of an Args type from its fields: the

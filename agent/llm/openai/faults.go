@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/viva-interviews/viva/agent/llm"
@@ -61,42 +61,56 @@ func (e *cutError) Error() string {
 func (e *cutError) Unwrap() error { return e.cause }
 
 // watchdog cancels an attempt whose stream is silent for too long: first
-// the time to the first token, then the gap between chunks.
+// the time to the first token, then the gap between chunks. start, chunk
+// and stop are called by the attempt's goroutine only; one timer serves the
+// whole attempt, re-armed per chunk without allocating.
 type watchdog struct {
 	cancel     context.CancelCauseFunc
 	firstToken time.Duration // ≤ 0: no limit
 	gap        time.Duration // ≤ 0: no limit
 
-	mu    sync.Mutex
-	timer *time.Timer
+	timer   *time.Timer
+	cause   atomic.Pointer[timeoutError] // what the timer's firing means
+	gapping bool                         // a chunk came: the gap limit applies
 }
 
 // start arms the first-token timeout.
 func (w *watchdog) start() {
-	w.arm(w.firstToken, true)
+	if w.firstToken > 0 {
+		w.cause.Store(&timeoutError{firstToken: true, after: w.firstToken})
+		w.timer = time.AfterFunc(w.firstToken, w.fire)
+	}
 }
+
+// fire cancels the attempt with the current cause.
+func (w *watchdog) fire() { w.cancel(w.cause.Load()) }
 
 // chunk re-arms the gap timeout after a chunk that came once the model had
 // started answering.
-func (w *watchdog) chunk() { w.arm(w.gap, false) }
-
-// arm replaces the running timer with one of d.
-func (w *watchdog) arm(d time.Duration, first bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.timer != nil {
-		w.timer.Stop()
-		w.timer = nil
+func (w *watchdog) chunk() {
+	if !w.gapping {
+		w.gapping = true
+		if w.gap <= 0 {
+			w.stop()
+			return
+		}
+		w.cause.Store(&timeoutError{after: w.gap})
+		if w.timer == nil {
+			w.timer = time.AfterFunc(w.gap, w.fire)
+			return
+		}
 	}
-	if d <= 0 {
-		return
+	if w.gap > 0 {
+		w.timer.Reset(w.gap)
 	}
-	cause := &timeoutError{firstToken: first, after: d}
-	w.timer = time.AfterFunc(d, func() { w.cancel(cause) })
 }
 
 // stop disarms the watchdog.
-func (w *watchdog) stop() { w.arm(0, false) }
+func (w *watchdog) stop() {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}
 
 // incidentKind is the kind of incident a failure is.
 func (f failure) incidentKind() incident.Kind {

@@ -142,7 +142,7 @@ var _ llm.Client = (*Client)(nil)
 
 // New checks the options and returns a Client. It makes no request.
 func New(opts Options) (*Client, error) {
-	if strings.TrimSpace(opts.APIKey) == "" {
+	if !openaiapi.HasKey(opts.APIKey) {
 		return nil, ErrNoAPIKey
 	}
 	base := strings.TrimRight(strings.TrimSpace(opts.BaseURL), "/")
@@ -160,14 +160,13 @@ func New(opts Options) (*Client, error) {
 		tr.ResponseHeaderTimeout = defaultResponseHeaderTimeout
 		httpClient = &http.Client{Transport: tr}
 	}
-	cfg := goopenai.DefaultConfig(opts.APIKey)
-	cfg.BaseURL = base
+	cfg := openaiapi.Config(opts.APIKey, base)
 	cfg.HTTPClient = statusRecorder{next: httpClient}
 
 	c := &Client{
 		api:         goopenai.NewClientWithConfig(cfg),
 		baseURL:     base,
-		model:       orDefault(opts.Model, DefaultModel),
+		model:       cmp.Or(opts.Model, DefaultModel),
 		temperature: opts.Temperature,
 		maxRetries:  opts.MaxRetries,
 		backoff:     opts.Backoff,
@@ -195,13 +194,6 @@ func New(opts Options) (*Client, error) {
 	}
 	c.log = c.log.With("llm", engineName, "base_url", base, "model", c.model)
 	return c, nil
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // Model is the model the client asks for.
