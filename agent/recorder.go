@@ -216,7 +216,7 @@ type writer struct {
 	log   *slog.Logger
 
 	mu      sync.Mutex
-	idle    *sync.Cond // signalled when saved or running changes
+	idle    *sync.Cond // signalled when saved changes
 	pending *interviews.Record
 	queued  uint64 // snapshots queued so far; the pending one is number queued
 	saved   uint64 // number of the last snapshot saved or given up on
@@ -257,7 +257,6 @@ func (w *writer) run() {
 		w.idle.Broadcast()
 	}
 	w.running = false
-	w.idle.Broadcast()
 	w.mu.Unlock()
 }
 

@@ -178,7 +178,7 @@ func (s *Store) withLease(id string, change func(cur LeaseInfo, held bool) (*Lea
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(s.dir, id+leaseExt), append(data, '\n'), atomicfile.Options{Perm: 0o640})
+	return atomicfile.Write(s.leasePath(id), append(data, '\n'), atomicfile.Options{Perm: 0o640})
 }
 
 // SweepOwner is the lease owner a sweep uses while it ends a crashed

@@ -61,6 +61,9 @@ func WithFallback(primary, secondary Client, opts FallbackOptions) Client {
 	if opts.Cooldown <= 0 {
 		opts.Cooldown = DefaultCooldown
 	}
+	if opts.Secondary == "" {
+		opts.Secondary = "secondary"
+	}
 	return &fallback{primary: primary, secondary: secondary, opts: opts}
 }
 
@@ -140,8 +143,5 @@ func (f *fallback) useSecondary(ctx context.Context, req Request, apology string
 	}
 	resp.Text = apology + resp.Text
 	resp.Fallback = f.opts.Secondary
-	if resp.Fallback == "" {
-		resp.Fallback = "secondary"
-	}
 	return resp, err
 }

@@ -81,8 +81,9 @@ type Client interface {
 var ErrAuth = errors.New("llm: authentication failed")
 
 // Kinds of provider failure. Errors returned by a Client wrap at most one of
-// these (besides ErrAuth), so the conversation loop can tell a model that is
-// slow from one that is down or one whose answer was lost half way.
+// these (besides ErrAuth), so a caller can tell a model that is slow from
+// one that is down or one whose answer was lost half way (WithFallback
+// replaces neither a rejected key nor an answer already half said).
 var (
 	// ErrTimeout: the model sent no first token, or stopped sending between
 	// chunks, for longer than the client allows.

@@ -84,14 +84,24 @@ var specs = map[stages.ToolName]spec{
 	},
 }
 
+// definitions are the function schemas of every tool, generated once:
+// they never change, and the model is offered them on every round.
+var definitions = func() map[stages.ToolName]llm.Tool {
+	out := make(map[stages.ToolName]llm.Tool, len(specs))
+	for n, s := range specs {
+		out[n] = llm.Tool{Name: string(n), Description: s.description, Parameters: schema(s.args)}
+	}
+	return out
+}()
+
 // Definitions returns the function schemas of the named tools, in the
 // order given, for llm.Request.Tools. Names without a definition are left
 // out (stages.Blueprint.Validate refuses them).
 func Definitions(names []stages.ToolName) []llm.Tool {
 	out := make([]llm.Tool, 0, len(names))
 	for _, n := range names {
-		if s, ok := specs[n]; ok {
-			out = append(out, llm.Tool{Name: string(n), Description: s.description, Parameters: schema(s.args)})
+		if d, ok := definitions[n]; ok {
+			out = append(out, d)
 		}
 	}
 	return out

@@ -322,22 +322,34 @@ func (s *Sessions) reject(ctx context.Context, job lkagent.Job, log *slog.Logger
 	if err := SendEvent(room, InterviewEnding{Message: msg, Status: interviews.StatusFailed}); err != nil {
 		log.Warn("could not send the ending event", "err", err)
 	}
+	// The candidate may join a moment after the job starts: leave the
+	// sentence time to be read before the room goes.
+	s.closeRoom(ctx, log, job.RoomName, nil)
+}
+
+// closeRoom gives what was just sent to the room EndGrace (or until ctx
+// ends) to reach the clients and their closing screens to show, runs
+// before (if set), then deletes the room so every client disconnects
+// cleanly.
+func (s *Sessions) closeRoom(ctx context.Context, log *slog.Logger, roomName string, before func()) {
 	grace := s.EndGrace
 	if grace <= 0 {
 		grace = DefaultEndGrace
 	}
-	// The candidate may join a moment after the job starts: leave the
-	// sentence time to be read before the room goes.
 	select {
 	case <-time.After(grace):
 	case <-ctx.Done():
 	}
-	if s.Rooms != nil {
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if err := EndRoom(dctx, s.Rooms, job.RoomName); err != nil {
-			log.Warn("could not delete the room", "err", err)
-		}
+	if before != nil {
+		before()
+	}
+	if s.Rooms == nil {
+		return
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := EndRoom(dctx, s.Rooms, roomName); err != nil {
+		log.Warn("could not delete the room", "err", err)
 	}
 }
 
@@ -826,26 +838,12 @@ func (ss *session) end(ctx context.Context, rec *interviews.Record, saveErr erro
 	case <-done:
 	case <-time.After(5 * time.Second):
 	}
-	// Data packets are sent asynchronously: give the events time to reach
-	// the clients (and their closing screens time to show) before the room
-	// is deleted under them.
-	grace := ss.s.EndGrace
-	if grace <= 0 {
-		grace = DefaultEndGrace
-	}
-	select {
-	case <-time.After(grace):
-	case <-ctx.Done():
-	}
-	ss.logSaved(rec, saveErr)
-	ss.job.Complete(saveErr)
-	if ss.s.Rooms != nil {
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if err := EndRoom(dctx, ss.s.Rooms, ss.job.RoomName); err != nil {
-			ss.log.Warn("could not delete the room", "err", err)
-		}
-	}
+	// Data packets are sent asynchronously: the events need time to reach
+	// the clients before the room is deleted under them.
+	ss.s.closeRoom(ctx, ss.log, ss.job.RoomName, func() {
+		ss.logSaved(rec, saveErr)
+		ss.job.Complete(saveErr)
+	})
 	return nil
 }
 
