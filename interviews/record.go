@@ -193,6 +193,29 @@ type Record struct {
 	Questions []stages.Question `json:"questions"`
 	// Assessments are the interviewer's judgements of the answers.
 	Assessments []Assessment `json:"assessments"`
+	// Template is the name of the role template the interview asked from
+	// (stages.Template), if any.
+	Template string `json:"template,omitempty"`
+	// Brief is a knowledge-capture interview's brief (markdown): its
+	// headings and points become the backlog. Server-side only.
+	Brief string `json:"brief,omitempty"`
+	// Skills are the candidate's skills with the six attributes, from the
+	// résumé, the job description and the answers.
+	Skills []Skill `json:"skills,omitempty"`
+	// Gaps are skill attributes the interview set out to learn.
+	Gaps []Gap `json:"gaps,omitempty"`
+	// Rubric is the state of each of the blueprint's rubric fields.
+	Rubric []RubricItem `json:"rubric,omitempty"`
+	// Answers are the analyses of the candidate's answers, in order.
+	Answers []Answer `json:"answers,omitempty"`
+	// Backlog holds follow-ups, discovered and brief questions.
+	Backlog []BacklogItem `json:"backlog,omitempty"`
+	// Phases are the phase evaluations of design stages.
+	Phases []Phase `json:"phases,omitempty"`
+	// Exit says why the interview ended, against its rubric.
+	Exit *Exit `json:"exit,omitempty"`
+	// Summary is a knowledge capture's summary by topic.
+	Summary *TopicSummary `json:"summary,omitempty"`
 	// Report is the feedback report, once one has been generated.
 	Report *Report `json:"report,omitempty"`
 	// Engines names the LLM, STT and TTS engines the interview ran on.
@@ -536,7 +559,7 @@ func duration(s Status, started, ended *time.Time) time.Duration {
 // server.
 func (r *Record) Public() *Record {
 	c := r.Clone()
-	c.JobDescription, c.ResumeText, c.ResumeSummary = "", "", ""
+	c.JobDescription, c.ResumeText, c.ResumeSummary, c.Brief = "", "", "", ""
 	return c
 }
 
@@ -569,6 +592,24 @@ func (r *Record) Clone() *Record {
 	if r.Engines != nil {
 		e := *r.Engines
 		c.Engines = &e
+	}
+	c.Skills = cloneEach(r.Skills, func(s *Skill) {
+		s.Sources = slices.Clone(s.Sources)
+		s.Evidence = slices.Clone(s.Evidence)
+	})
+	c.Gaps = cloneEach(r.Gaps, func(g *Gap) { g.QuestionIDs = slices.Clone(g.QuestionIDs) })
+	c.Rubric = cloneEach(r.Rubric, func(f *RubricItem) { f.QuestionIDs = slices.Clone(f.QuestionIDs) })
+	c.Answers = cloneEach(r.Answers, func(a *Answer) { a.Facts = slices.Clone(a.Facts) })
+	c.Backlog = slices.Clone(r.Backlog)
+	c.Phases = cloneEach(r.Phases, func(p *Phase) { p.Gaps = slices.Clone(p.Gaps) })
+	if r.Exit != nil {
+		e := *r.Exit
+		c.Exit = &e
+	}
+	if r.Summary != nil {
+		s := *r.Summary
+		s.Topics = cloneEach(s.Topics, func(t *SummaryTopic) { t.Points = slices.Clone(t.Points) })
+		c.Summary = &s
 	}
 	return &c
 }

@@ -30,8 +30,15 @@ type Blueprint struct {
 	// Persona is the interviewer's system-prompt preamble (a template, see
 	// Profile for the fields it may use). Empty means the built-in persona.
 	Persona string `yaml:"persona" json:"persona,omitempty"`
+	// Mode is ModeInterview (empty means it) or ModeKnowledgeCapture.
+	Mode string `yaml:"mode" json:"mode,omitempty"`
 	// Stages run in order unless a stage names its Next stage.
 	Stages []Stage `yaml:"stages" json:"stages"`
+	// Rubric lists what the interview must find out; with Exit it lets
+	// the interview close once it has what it needs.
+	Rubric []RubricField `yaml:"rubric" json:"rubric,omitempty"`
+	// Exit says when the interview may close early.
+	Exit ExitConditions `yaml:"exit_conditions" json:"exit_conditions,omitzero"`
 	// ClosingSafety bounds how long a voice session waits, after entering the
 	// last stage, for the closing utterance to finish before it ends the
 	// interview anyway. Zero means DefaultClosingSafety (60 s); see
@@ -76,6 +83,10 @@ type Stage struct {
 	// as pipecat-flows' nodes own their functions. Empty means
 	// all of Tools; see OfferedTools.
 	Tools []ToolName `yaml:"tools" json:"tools,omitempty"`
+	// Guided stages ask the guide's questions: the role template's, gap
+	// probes, open rubric fields and the backlog (follow-ups, discovered
+	// and brief questions), before their own bank.
+	Guided bool `yaml:"guided" json:"guided,omitempty"`
 }
 
 // Profile is what the instruction templates know about the candidate. The
@@ -116,6 +127,7 @@ func (b *Blueprint) Clone() *Blueprint {
 		return nil
 	}
 	c := *b
+	c.Rubric = cloneRubric(b.Rubric)
 	c.Stages = make([]Stage, len(b.Stages))
 	for i, s := range b.Stages {
 		c.Stages[i] = s.clone()
