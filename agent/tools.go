@@ -103,7 +103,7 @@ func (t tooling) ask(a tool.AskQuestion, asked *[]string) tool.Result {
 	if m.Stage() == c.lastStage() {
 		return tool.Result{Error: "the interview is closing: ask nothing more", Next: "deliver your closing remarks"}
 	}
-	qc := stages.QuestionContext{Kind: stages.KindModel, Note: a.Purpose}
+	qc := stages.QuestionContext{Kind: stages.KindFree, Note: a.Purpose}
 	switch {
 	case a.FollowsUp != "":
 		qc.Kind, qc.Ref = stages.KindFollowUp, a.FollowsUp
