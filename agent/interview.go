@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/viva-interviews/viva/agent/analysis"
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
@@ -25,6 +26,12 @@ type Setup struct {
 	// NewLLM makes the interviewer model; it receives the machine (the
 	// scripted interviewer reads it). Required.
 	NewLLM func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client
+	// Template is the role template whose questions the guided stages
+	// ask; nil asks none. Its Name is stored in the record.
+	Template *stages.Template
+	// Analyzer analyses the answers beside the replies and reads the
+	// résumé, job description and brief; nil means the offline rules.
+	Analyzer analysis.Analyzer
 	// OnEvent, when set, also receives every state machine event, after the
 	// record has been updated (the voice session shows stage changes).
 	OnEvent func(fsm.Event)
