@@ -50,6 +50,22 @@ type Request struct {
 	Tools    []Tool
 	// Temperature 0 means the provider's default.
 	Temperature float32
+	// Format, when set, asks for the answer as JSON matching a schema
+	// (structured output) instead of free text; such a request offers no
+	// tools.
+	Format *Format
+}
+
+// Format is a structured-output contract: the model's whole text is one
+// JSON value valid against Schema.
+type Format struct {
+	// Name names the schema to the provider ("answer_analysis"): letters,
+	// digits, underscores and dashes.
+	Name string
+	// Schema is a JSON Schema object. Providers enforcing it strictly need
+	// every property listed in "required" and "additionalProperties": false
+	// on every object.
+	Schema json.RawMessage
 }
 
 // Response is what a completion produced once the stream ended.

@@ -1,7 +1,9 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	goopenai "github.com/sashabaranov/go-openai"
@@ -83,4 +85,30 @@ func arguments(s string) string {
 		return "{}"
 	}
 	return s
+}
+
+// responseFormat converts a structured-output request to OpenAI's strict
+// json_schema response format; nil when the request wants free text. A
+// format with tools, without a name or with a schema that is not a JSON
+// object is refused before anything is sent.
+func responseFormat(f *llm.Format, toolCount int) (*goopenai.ChatCompletionResponseFormat, error) {
+	if f == nil {
+		return nil, nil
+	}
+	switch {
+	case toolCount > 0:
+		return nil, errors.New("llm: openai: a structured-output request (Format) cannot offer tools")
+	case f.Name == "":
+		return nil, errors.New("llm: openai: a structured-output request (Format) needs a schema name")
+	case !json.Valid(f.Schema) || !bytes.HasPrefix(bytes.TrimSpace(f.Schema), []byte("{")):
+		return nil, fmt.Errorf("llm: openai: the schema of structured output %q is not a JSON object", f.Name)
+	}
+	return &goopenai.ChatCompletionResponseFormat{
+		Type: goopenai.ChatCompletionResponseFormatTypeJSONSchema,
+		JSONSchema: &goopenai.ChatCompletionResponseFormatJSONSchema{
+			Name:   f.Name,
+			Schema: f.Schema,
+			Strict: true,
+		},
+	}, nil
 }

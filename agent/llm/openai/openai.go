@@ -302,12 +302,17 @@ func (c *Client) request(req llm.Request) (goopenai.ChatCompletionRequest, error
 	if temp == 0 {
 		temp = c.temperature
 	}
+	format, err := responseFormat(req.Format, len(req.Tools))
+	if err != nil {
+		return goopenai.ChatCompletionRequest{}, err
+	}
 	return goopenai.ChatCompletionRequest{
-		Model:       c.model,
-		Messages:    msgs,
-		Tools:       tools(req.Tools),
-		Temperature: temp,
-		Stream:      true,
+		Model:          c.model,
+		Messages:       msgs,
+		Tools:          tools(req.Tools),
+		Temperature:    temp,
+		Stream:         true,
+		ResponseFormat: format,
 	}, nil
 }
 

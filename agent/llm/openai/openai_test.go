@@ -846,3 +846,48 @@ func TestCompleteUnreachableServer(t *testing.T) {
 		t.Errorf("%d waits, want %d", n, DefaultMaxRetries)
 	}
 }
+
+func TestCompleteStructuredOutput(t *testing.T) {
+	srv := fakeopenai.New()
+	defer srv.Close()
+	srv.ScriptChat(fakeopenai.Reply{JSON: map[string]string{"answer": "yes"}})
+	c, _ := newClient(t, srv, nil)
+	schema := json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{"answer":{"type":"string"}},"required":["answer"]}`)
+	req := userHello
+	req.Format = &llm.Format{Name: "verdict", Schema: schema}
+	_, resp, err := collect(t.Context(), c, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != `{"answer":"yes"}` {
+		t.Errorf("text %q", resp.Text)
+	}
+	got := srv.ChatRequests()[0].Format
+	if got == nil || got.Type != "json_schema" || got.Name != "verdict" || !got.Strict || string(got.Schema) != string(schema) {
+		t.Errorf("response_format %+v", got)
+	}
+	if len(srv.ChatRequests()[0].Tools) != 0 {
+		t.Error("structured request offered tools")
+	}
+
+	// Refused before anything is sent.
+	for name, f := range map[string]*llm.Format{
+		"no name":    {Schema: schema},
+		"not object": {Name: "x", Schema: json.RawMessage(`[1]`)},
+	} {
+		r := userHello
+		r.Format = f
+		if _, _, err := collect(t.Context(), c, r); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	r := userHello
+	r.Format = &llm.Format{Name: "x", Schema: schema}
+	r.Tools = []llm.Tool{{Name: "t"}}
+	if _, _, err := collect(t.Context(), c, r); err == nil || !strings.Contains(err.Error(), "tools") {
+		t.Errorf("format with tools: %v", err)
+	}
+	if n := len(srv.ChatRequests()); n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
+}

@@ -35,6 +35,10 @@ type Reply struct {
 	// Text is the assistant text, streamed in pieces of Chunk characters.
 	// When Status is set, Text is the error message instead.
 	Text string
+	// JSON, when set, is marshalled and sent as the text: the content of a
+	// structured-output answer (a request with a json_schema
+	// response_format). A malformed answer is scripted as Text instead.
+	JSON any
 	// ToolCalls are the calls to stream after the text; several calls are
 	// streamed interleaved by index, like parallel calls.
 	ToolCalls []ToolCall
@@ -93,8 +97,30 @@ type Request struct {
 	Stream bool
 	// Temperature is the requested temperature; zero when not sent.
 	Temperature float32
+	// Format is the requested response_format; nil when not sent (free
+	// text).
+	Format *ResponseFormat
 	// Body is the request body exactly as received.
 	Body []byte
+}
+
+// ResponseFormat is a received response_format.
+type ResponseFormat struct {
+	// Type is "text", "json_object" or "json_schema".
+	Type string
+	// Name, Schema and Strict are the json_schema's, for that type.
+	Name   string
+	Schema json.RawMessage
+	Strict bool
+}
+
+// SchemaName is the name of the requested JSON schema; empty when the
+// request asks for free text.
+func (r Request) SchemaName() string {
+	if r.Format == nil {
+		return ""
+	}
+	return r.Format.Name
 }
 
 // ToolNames lists the names of the offered tools, in order.
@@ -219,6 +245,14 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if reply.Status != 0 {
 		writeReplyError(w, reply)
 		return
+	}
+	if reply.JSON != nil {
+		text, err := json.Marshal(reply.JSON)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, "bad_scripted_reply", "fakeopenai: scripted JSON does not marshal: "+err.Error())
+			return
+		}
+		reply.Text = string(text)
 	}
 	reply.ToolCalls = withIDs(reply.ToolCalls, seq)
 	id := "chatcmpl-fake-" + strconv.Itoa(seq)

@@ -324,6 +324,32 @@ func TestChatErrors(t *testing.T) {
 			wantMessage: "'messages[1].content'",
 		},
 		{
+			name:        "unknown response format",
+			body:        `{"model":"m","messages":[{"role":"user","content":"x"}],"response_format":{"type":"yaml"}}`,
+			wantStatus:  400,
+			wantMessage: "'response_format.type'",
+		},
+		{
+			name:        "json schema without name",
+			body:        `{"model":"m","messages":[{"role":"user","content":"x"}],"response_format":{"type":"json_schema","json_schema":{"schema":{"type":"object"}}}}`,
+			wantStatus:  400,
+			wantMessage: "'response_format.json_schema.name'",
+		},
+		{
+			name: "strict schema with an optional property",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"response_format":{"type":"json_schema","json_schema":{"name":"a","strict":true,` +
+				`"schema":{"type":"object","additionalProperties":false,"properties":{"x":{"type":"string"}},"required":[]}}}}`,
+			wantStatus:  400,
+			wantMessage: "Missing 'x'",
+		},
+		{
+			name: "strict schema with an open nested object",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"response_format":{"type":"json_schema","json_schema":{"name":"a","strict":true,` +
+				`"schema":{"type":"object","additionalProperties":false,"properties":{"x":{"type":"array","items":{"type":"object","properties":{}}}},"required":["x"]}}}}`,
+			wantStatus:  400,
+			wantMessage: "root/properties/x/items",
+		},
+		{
 			name:        "tool without name",
 			body:        `{"model":"m","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"parameters":{}}}]}`,
 			wantStatus:  400,
@@ -488,5 +514,36 @@ func TestChatStreamEndsWhenClientLeaves(t *testing.T) {
 				t.Errorf("handler kept streaming %s after the client left", d)
 			}
 		})
+	}
+}
+
+func TestChatStructuredOutput(t *testing.T) {
+	s := New()
+	defer s.Close()
+	s.ScriptChat(Reply{Text: "not json"}, Reply{JSON: map[string]any{"confidence": "high"}})
+	const body = `{"model":"m","stream":true,"messages":[{"role":"user","content":"x"}],` +
+		`"response_format":{"type":"json_schema","json_schema":{"name":"answer","strict":true,` +
+		`"schema":{"type":"object","additionalProperties":false,"properties":{"confidence":{"type":"string","enum":["high","low"]}},"required":["confidence"]}}}}`
+	var got []string
+	for range 2 {
+		payloads, err := events(t, post(t, t.Context(), s.URL, Key, body).Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text string
+		for _, c := range decodeChunks(t, payloads) {
+			if len(c.Choices) > 0 && c.Choices[0].Delta.Content != nil {
+				text += *c.Choices[0].Delta.Content
+			}
+		}
+		got = append(got, text)
+	}
+	if want := []string{"not json", `{"confidence":"high"}`}; !slices.Equal(got, want) {
+		t.Errorf("contents %q, want %q", got, want)
+	}
+	reqs := s.ChatRequests()
+	f := reqs[0].Format
+	if f == nil || f.Type != "json_schema" || f.Name != "answer" || !f.Strict || !json.Valid(f.Schema) || reqs[1].SchemaName() != "answer" {
+		t.Errorf("format %+v", f)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -17,6 +18,17 @@ type wireRequest struct {
 	Tools       []wireTool    `json:"tools"`
 	Stream      bool          `json:"stream"`
 	Temperature float32       `json:"temperature"`
+	// ResponseFormat is kept raw: validateChatRequest checks its shape.
+	ResponseFormat *wireResponseFormat `json:"response_format"`
+}
+
+type wireResponseFormat struct {
+	Type       string `json:"type"`
+	JSONSchema *struct {
+		Name   string          `json:"name"`
+		Schema json.RawMessage `json:"schema"`
+		Strict bool            `json:"strict"`
+	} `json:"json_schema"`
 }
 
 type wireMessage struct {
@@ -109,6 +121,12 @@ func decodeChatRequest(body []byte) (Request, wireRequest, error) {
 		Temperature: w.Temperature,
 		Body:        bytes.Clone(body),
 	}
+	if f := w.ResponseFormat; f != nil {
+		req.Format = &ResponseFormat{Type: f.Type}
+		if f.JSONSchema != nil {
+			req.Format.Name, req.Format.Schema, req.Format.Strict = f.JSONSchema.Name, f.JSONSchema.Schema, f.JSONSchema.Strict
+		}
+	}
 	for i, m := range w.Messages {
 		content, err := decodeContent(m.Content)
 		if err != nil {
@@ -173,6 +191,10 @@ func validateChatRequest(raw wireRequest) error {
 		}
 	}
 
+	if err := validateResponseFormat(raw.ResponseFormat); err != nil {
+		return err
+	}
+
 	pending := map[string]bool{} // tool_call_ids awaiting a tool message
 	var pendingOrder []string
 	for i, m := range raw.Messages {
@@ -230,4 +252,82 @@ func missing(order []string, pending map[string]bool) []string {
 		}
 	}
 	return out
+}
+
+// validateResponseFormat rejects a response_format OpenAI rejects: an
+// unknown type, a json_schema without name or schema, and a strict schema
+// that breaks the strict-mode rules (every object closed with
+// "additionalProperties": false and listing all its properties as
+// required).
+func validateResponseFormat(f *wireResponseFormat) error {
+	if f == nil {
+		return nil
+	}
+	switch f.Type {
+	case "text", "json_object":
+		return nil
+	case "json_schema":
+	default:
+		return fmt.Errorf("Invalid value: '%s'. Supported values are: 'json_object', 'json_schema', and 'text'. ('response_format.type')", f.Type)
+	}
+	if f.JSONSchema == nil {
+		return errors.New("Missing required parameter: 'response_format.json_schema'.")
+	}
+	if f.JSONSchema.Name == "" {
+		return errors.New("Missing required parameter: 'response_format.json_schema.name'.")
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(f.JSONSchema.Schema, &schema); err != nil || schema == nil {
+		return fmt.Errorf("Invalid schema for response_format '%s': schema must be a JSON object.", f.JSONSchema.Name)
+	}
+	if schema["type"] != "object" {
+		return fmt.Errorf("Invalid schema for response_format '%s': schema must be a JSON Schema of 'type: \"object\"'.", f.JSONSchema.Name)
+	}
+	if f.JSONSchema.Strict {
+		if err := strictSchema(schema, "root"); err != nil {
+			return fmt.Errorf("Invalid schema for response_format '%s': In context=('%s'), %s", f.JSONSchema.Name, err.path, err.msg)
+		}
+	}
+	return nil
+}
+
+// schemaError is a strict-mode violation at a path of the schema.
+type schemaError struct{ path, msg string }
+
+// strictSchema checks the strict-mode rules on a schema and its children.
+func strictSchema(s map[string]any, path string) *schemaError {
+	if props, ok := s["properties"].(map[string]any); ok || s["type"] == "object" {
+		if s["additionalProperties"] != false {
+			return &schemaError{path, "'additionalProperties' is required to be supplied and to be false."}
+		}
+		required := map[string]bool{}
+		if list, ok := s["required"].([]any); ok {
+			for _, r := range list {
+				if name, ok := r.(string); ok {
+					required[name] = true
+				}
+			}
+		}
+		keys := make([]string, 0, len(props))
+		for k := range props {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if !required[k] {
+				return &schemaError{path, fmt.Sprintf("'required' is required to be supplied and to be an array including every key in properties. Missing '%s'.", k)}
+			}
+			child, ok := props[k].(map[string]any)
+			if !ok {
+				return &schemaError{path + "/properties/" + k, "a property schema must be an object."}
+			}
+			if err := strictSchema(child, path+"/properties/"+k); err != nil {
+				return err
+			}
+		}
+	}
+	if items, ok := s["items"].(map[string]any); ok {
+		return strictSchema(items, path+"/items")
+	}
+	return nil
 }
