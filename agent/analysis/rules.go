@@ -379,6 +379,7 @@ func normalizeQuestion(s string) string {
 var (
 	personRole  = `(?:tech |team |engineering |product |project |delivery |line )?(?:manager|lead|boss|cto|ceo|cfo|coo|director|colleague|teammate|architect|mentor|pm|vp|founder|co-founder|predecessor|counterpart|head of [a-z]+)`
 	personTitle = regexp.MustCompile(`(?i:\b(?:my|our|the)\s+(` + personRole + `))\s*,?\s+([A-Z][a-z]+)\b`)
+	personAfter = regexp.MustCompile(`\b([A-Z][a-z]+),\s+(?i:(?:my|our|the)\s+(` + personRole + `))\b`)
 	personFrom  = regexp.MustCompile(`\bwith\s+([A-Z][a-z]+)\s+(?:from|in|on)\s+(?:the\s+)?([A-Za-z]+(?:\s+team)?)`)
 	systemNamed = regexp.MustCompile(`(?i:\b(?:our|the|a|their|an)\s+((?:[a-z]+\s+){0,2}?(?:service|system|platform|pipeline|tool|database|api|engine|cluster|app|library|framework|queue|dashboard|monolith)))\s+(?:called\s+|named\s+)?([A-Z][\w-]+)`)
 	systemMoved = regexp.MustCompile(`(?i:\b(?:moved|migrated|switched|moving|migrating|switching|transitioned|ported|rewrote \w+ in))\s+(?:(?:\w+\s+){0,3}?(?i:to|onto|in)\s+)?([A-Z][\w.+#-]*)`)
@@ -424,6 +425,15 @@ func discover(p *parsed, in AnswerInput) []Discovered {
 	}
 	for _, m := range all(personTitle, personHints...) {
 		role, name := strings.ToLower(m[1]), m[2]
+		if unknownName(name, known) {
+			add(Discovered{
+				Text:     fmt.Sprintf("How did you work with %s, your %s, and what did they own?", name, role),
+				Priority: stages.P1, About: fmt.Sprintf("%s (%s)", name, role),
+			}, name)
+		}
+	}
+	for _, m := range all(personAfter, personHints...) {
+		name, role := m[1], strings.ToLower(m[2])
 		if unknownName(name, known) {
 			add(Discovered{
 				Text:     fmt.Sprintf("How did you work with %s, your %s, and what did they own?", name, role),

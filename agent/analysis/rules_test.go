@@ -197,6 +197,37 @@ func TestRulesAnswer(t *testing.T) {
 			priorities: []stages.Priority{stages.P1, stages.P1},
 		},
 		{
+			name: "discovered person named first",
+			in: AnswerInput{Question: question("Who reviewed it?", stages.Targets{}),
+				Answer: "Marco, our tech lead, reviewed every schema change."},
+			discovered: []string{"Marco (tech lead)"},
+			priorities: []stages.Priority{stages.P1},
+		},
+		{
+			name: "known person is not discovered",
+			in: AnswerInput{Question: question("What did Priya do?", stages.Targets{}),
+				Answer: "My manager Priya set the direction for the whole migration."},
+		},
+		{
+			name: "scale half a million in words",
+			in: AnswerInput{Question: skillQ("How many customers did Shopify serve there?", "Ruby", "scale"),
+				Answer: "Roughly half a million merchants at peak."},
+			fills: []Fill{{Skill: "Ruby", Attribute: "scale", Value: "Roughly half a million merchants"}},
+		},
+		{
+			name: "rubric number by target",
+			in: AnswerInput{Question: question("What impact did it have?", stages.Targets{Field: "impact"}), Rubric: defaultRubric,
+				Answer: "We saved about $300k a year in hosting."},
+			confidence: interviews.ConfidenceHigh,
+			fills:      []Fill{{Field: "impact", Value: "about $300k"}},
+		},
+		{
+			name: "years of experience unasked",
+			in: AnswerInput{Question: question("Tell me about yourself.", stages.Targets{}), Rubric: defaultRubric,
+				Answer: "I have eight years of experience, mostly in fintech."},
+			fills: []Fill{{Field: "years_experience", Value: "eight years"}},
+		},
+		{
 			name: "discovered named system",
 			in: AnswerInput{Question: question("What did you own?", stages.Targets{}),
 				Answer: "I owned our billing service Ledger end to end."},
