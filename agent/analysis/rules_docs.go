@@ -365,11 +365,11 @@ func (Rules) Summarize(_ context.Context, in SummaryInput) (interviews.TopicSumm
 		if !ok {
 			topic = OtherTopic
 		}
-		facts := it.Facts
-		if len(facts) == 0 && strings.TrimSpace(it.Answer) != "" {
-			facts = Rules{}.factsOf(it.Answer)
+		said := it.Facts
+		if len(said) == 0 && strings.TrimSpace(it.Answer) != "" {
+			said = facts(parse(it.Answer))
 		}
-		points[topic] = append(points[topic], facts...)
+		points[topic] = append(points[topic], said...)
 	}
 	sum := interviews.TopicSummary{Basic: true, By: interviews.ByRules, GeneratedAt: time.Now()}
 	for _, h := range append(headings, OtherTopic) {
@@ -380,6 +380,3 @@ func (Rules) Summarize(_ context.Context, in SummaryInput) (interviews.TopicSumm
 	}
 	return sum, nil
 }
-
-// factsOf is the facts of an answer no analysis recorded.
-func (Rules) factsOf(answer string) []string { return facts(parse(answer)) }
