@@ -66,6 +66,20 @@ func (p *parsed) findAll(re *regexp.Regexp, hints []string) [][]string {
 	return out
 }
 
+// specific reports whether the text names a number (not a bare year) or a
+// name.
+func (p *parsed) specific() bool {
+	if p.names > 0 {
+		return true
+	}
+	for _, q := range p.nums {
+		if !q.Year {
+			return true
+		}
+	}
+	return false
+}
+
 // sentenceStart reports whether the word at offset i begins a sentence.
 func sentenceStart(text string, i int) bool {
 	j := i - 1

@@ -103,7 +103,7 @@ func (Rules) Answer(_ context.Context, in AnswerInput) (AnswerResult, error) {
 	res.Skills = skillNames(skills)
 
 	evasive := isEvasive(in.Answer)
-	res.Declined = evasive && !targetFilled && p.content <= 8 || strings.TrimSpace(in.Answer) == ""
+	res.Declined = evasive && !targetFilled && p.content <= 8 && !p.specific() || strings.TrimSpace(in.Answer) == ""
 	res.Confidence = confidence(p, in, len(skills), evasive, targetFilled)
 	if res.Declined {
 		res.Confidence = interviews.ConfidenceLow
@@ -178,7 +178,7 @@ func confidence(p *parsed, in AnswerInput, skills int, evasive, targetFilled boo
 
 // Fact rewriting: filler to drop, and first person to third.
 var (
-	leadingFiller = regexp.MustCompile(`(?i)^(?:so|well|um+|uh+|yeah|yes|okay|ok|right|basically|honestly|actually|and|but|i think|i guess|i mean|i'd say|i would say|i believe|you know)\b[,\s]*`)
+	leadingFiller = regexp.MustCompile(`(?i)^(?:so|well|um+|uh+|yeah|yes|okay|ok|right|basically|honestly|actually|and|but|i think|i guess|i mean|i'd say|i would say|i believe|you know|(?:i'm |i am )?not (?:sure|certain)(?: exactly)?,? but|i don't know exactly,? but)\b[,\s]*`)
 	pastIrregular = toSet(`led built wrote ran made took chose did had was got gave went grew began drove found kept left
 lost meant met paid put read said sent set spent stood taught told thought understood won brought bought caught fought
 became broke came fell felt held knew rewrote rebuilt oversaw undertook saw shipped hired cut`)
@@ -195,7 +195,7 @@ func facts(p *parsed) []string {
 	for _, s := range p.sents {
 		text := p.text[s.start:s.end]
 		sub := parse(text)
-		if sub.content < 3 || sub.content < 8 && isEvasive(text) {
+		if sub.content < 3 || sub.content < 8 && !sub.specific() && isEvasive(text) {
 			continue
 		}
 		if f := thirdPerson(text); f != "" && !slices.Contains(out, f) {
@@ -345,7 +345,7 @@ func salientTopic(p *parsed, in AnswerInput, skills []skillMatch) string {
 		return "your work with " + t.Skill
 	}
 	if name := firstName(p); name != "" {
-		return name
+		return "the work involving " + name
 	}
 	return "that"
 }
@@ -377,7 +377,7 @@ func normalizeQuestion(s string) string {
 
 // What an answer may reveal.
 var (
-	personRole  = `(?:tech |team |engineering |product |project |delivery |line )?(?:manager|lead|boss|cto|ceo|cfo|coo|director|colleague|teammate|architect|mentor|pm|vp|founder|co-founder|predecessor|counterpart|head of [a-z]+)`
+	personRole  = `(?:[a-z-]+ )?(?:manager|lead|boss|cto|ceo|cfo|coo|director|colleague|teammate|architect|mentor|pm|vp|founder|co-founder|predecessor|counterpart|head of [a-z]+)`
 	personTitle = regexp.MustCompile(`(?i:\b(?:my|our|the)\s+(` + personRole + `))\s*,?\s+([A-Z][a-z]+)\b`)
 	personAfter = regexp.MustCompile(`\b([A-Z][a-z]+),\s+(?i:(?:my|our|the)\s+(` + personRole + `))\b`)
 	personFrom  = regexp.MustCompile(`\bwith\s+([A-Z][a-z]+)\s+(?:from|in|on)\s+(?:the\s+)?([A-Za-z]+(?:\s+team)?)`)

@@ -228,6 +228,19 @@ func TestRulesAnswer(t *testing.T) {
 			fills: []Fill{{Field: "years_experience", Value: "eight years"}},
 		},
 		{
+			name: "hedged number is not a decline",
+			in: AnswerInput{Question: question("How big was the org?", stages.Targets{}),
+				Answer: "Honestly I'm not sure, but around 40 people."},
+			facts: []string{"Around 40 people."},
+		},
+		{
+			name: "discovered person with any role",
+			in: AnswerInput{Question: question("Anything else?", stages.Targets{}),
+				Answer: "The job runs at 2am. Ask Dana, our finance lead, before touching it."},
+			discovered: []string{"Dana (finance lead)"},
+			priorities: []stages.Priority{stages.P1},
+		},
+		{
 			name: "discovered named system",
 			in: AnswerInput{Question: question("What did you own?", stages.Targets{}),
 				Answer: "I owned our billing service Ledger end to end."},
