@@ -502,6 +502,15 @@ func (s *Server) validateBrief(sub *submission, errs fieldErrors) {
 	}
 }
 
+// templateTitle is the title of the offered role template name; empty
+// for none.
+func (s *Server) templateTitle(name string) string {
+	if i := slices.IndexFunc(s.templates, func(t TemplateChoice) bool { return t.Name == name }); i >= 0 {
+		return s.templates[i].Title
+	}
+	return name
+}
+
 func (s *Server) templateNames() []string {
 	names := make([]string, len(s.templates))
 	for i, t := range s.templates {
@@ -668,6 +677,9 @@ type createdPage struct {
 	HasResume bool
 	HasJD     bool
 	OwnKeys   bool
+	// Template is the chosen role template's title; empty for none.
+	Template string
+	HasBrief bool
 }
 
 // handleCreate registers a candidate: from the form it answers with the
@@ -719,6 +731,7 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 			ID:   rec.ID, Room: rec.Room, JoinURL: join, Candidate: rec.Candidate,
 			Blueprint: blueprintTitle(rec.Blueprint), MailTo: mailTo(rec.Candidate, join),
 			HasResume: rec.ResumeText != "", HasJD: rec.JobDescription != "", OwnKeys: !v.keys.Empty(),
+			Template: s.templateTitle(rec.Template), HasBrief: rec.Brief != "",
 		})
 		return
 	}

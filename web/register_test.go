@@ -461,6 +461,13 @@ func TestCreateWithTemplateAndBrief(t *testing.T) {
 	if form.Code != http.StatusCreated {
 		t.Fatalf("uploaded brief: status %d: %s", form.Code, form.Body)
 	}
+	if body := form.Body.String(); !strings.Contains(body, "<dt>Brief</dt><dd>Kept on the server</dd>") || strings.Contains(body, "invoices") {
+		t.Errorf("result page does not say the brief is kept, or shows it:\n%s", body)
+	}
+	form = ts.postForm(t, validForm("template", "fullstack-senior"))
+	if form.Code != http.StatusCreated || !strings.Contains(form.Body.String(), "<dt>Role template</dt><dd>Senior full-stack engineer</dd>") {
+		t.Errorf("result page lacks the role template: %d", form.Code)
+	}
 	page, _ := ts.store.List(interviews.ListOptions{Query: "Ada"})
 	var uploaded *interviews.Record
 	for _, it := range page.Items {
@@ -480,7 +487,9 @@ func TestCreateWithTemplateAndBrief(t *testing.T) {
 // the brief is said beside the field, and nothing is stored.
 func TestCreateTemplateAndBriefErrors(t *testing.T) {
 	ts := captureServer(t)
-	capture := func(extra ...string) []string { return validForm(append([]string{"blueprint", "capture"}, extra...)...) }
+	capture := func(extra ...string) []string {
+		return validForm(append([]string{"blueprint", "capture"}, extra...)...)
+	}
 	tests := []struct {
 		name   string
 		fields []string
