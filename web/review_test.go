@@ -828,6 +828,11 @@ func TestReviewDetailWithoutKnowledge(t *testing.T) {
 }
 
 func TestExitAndQuestionLabels(t *testing.T) {
+	for _, a := range stages.SkillAttributes {
+		if _, ok := attributeLabels[a]; !ok {
+			t.Errorf("skill attribute %q has no label", a)
+		}
+	}
 	for _, c := range []struct {
 		exit interviews.Exit
 		want string
