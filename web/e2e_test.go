@@ -814,6 +814,35 @@ func TestBrowserInterview(t *testing.T) {
 	if len(agentTurns) == 0 || !strings.Contains(agentTurns[0], "Hello Ada") {
 		t.Errorf("reviewer page interviewer turns %q", agentTurns)
 	}
+
+	// 8. What the interview learned shows with the timeline: the same
+	// interview, with a rubric as answer analysis fills it.
+	learned, err := sys.store.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	learned = learned.Clone()
+	learned.ID = interviews.NewID()
+	learned.Rubric = []interviews.RubricItem{
+		{ID: "current_role", Label: "Current role", Required: true, Status: interviews.StatusCovered, Value: "Backend engineer", Evidence: "I am a backend engineer", By: interviews.ByRules},
+		{ID: "years_experience", Label: "Years of experience", Required: true, Status: interviews.StatusOpen},
+	}
+	learned.Exit = &interviews.Exit{Reason: interviews.ExitMaxTurns, Coverage: 0.5, Turns: 30}
+	if err := sys.store.Create(learned); err != nil {
+		t.Fatal(err)
+	}
+	var rubric string
+	b.step(t, "the rubric beside the timeline",
+		chromedp.Navigate(sys.web.URL+"/review/"+learned.ID),
+		chromedp.WaitVisible(`#rubric`, chromedp.ByID),
+		chromedp.Text(`#rubric`, &rubric, chromedp.ByID),
+	)
+	b.shot(t, "review-learned")
+	for _, want := range []string{"Rubric coverage", "Current role", "covered", "“I am a backend engineer”", "Years of experience", "open"} {
+		if !strings.Contains(rubric, want) {
+			t.Errorf("the rubric section reads %q, lacking %q", rubric, want)
+		}
+	}
 	b.checkClean(t)
 }
 

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,20 +25,34 @@ import (
 
 // Request body limits. A registration may carry a résumé text of up to
 // interviews.MaxResumeTextLen bytes (as JSON or a form field, where line
-// breaks may take two bytes) or a résumé file of up to MaxResumeFileSize.
+// breaks may take two bytes) or a résumé file of up to MaxResumeFileSize,
+// and a brief of up to MaxBriefLen characters, typed or as a file.
 const (
 	// maxSmallBody bounds the JSON bodies of the token and login endpoints.
 	maxSmallBody = 64 << 10
-	// maxRegistrationBody bounds a JSON or URL-encoded registration.
-	maxRegistrationBody = 2*interviews.MaxResumeTextLen + 256<<10
-	// maxMultipartBody bounds a multipart registration: the file, the
-	// pasted text and the other fields.
-	maxMultipartBody = MaxResumeFileSize + maxRegistrationBody
+	// maxRegistrationBody bounds a JSON or URL-encoded registration: the
+	// résumé text, a brief written with JSON escapes and the other fields.
+	maxRegistrationBody = 2*interviews.MaxResumeTextLen + 6*MaxBriefLen + 256<<10
+	// maxMultipartBody bounds a multipart registration: the files, the
+	// pasted texts and the other fields.
+	maxMultipartBody = MaxResumeFileSize + maxBriefFileSize + maxRegistrationBody
 	// maxMultipartParts bounds the parts of a multipart registration.
 	maxMultipartParts = 32
 	// resumeReadTimeout bounds the extraction of a résumé's text.
 	resumeReadTimeout = 15 * time.Second
 )
+
+// MaxBriefLen bounds a knowledge-capture brief, in characters: enough for
+// pages of headings and points, small enough to become one backlog.
+const MaxBriefLen = 20_000
+
+// maxBriefFileSize bounds an uploaded brief file in bytes: MaxBriefLen
+// characters of up to four bytes each, with CRLF line ends.
+const maxBriefFileSize = 5 * MaxBriefLen
+
+// briefFileExts are the extensions of the brief files the form takes:
+// Markdown and plain text.
+var briefFileExts = []string{".md", ".markdown", ".txt"}
 
 // Form and JSON field names of a registration.
 const (
@@ -49,6 +64,9 @@ const (
 	fieldJobDesc    = "job_description"
 	fieldResume     = "resume"      // the file
 	fieldResumeText = "resume_text" // pasted text
+	fieldTemplate   = "template"    // a role template's name
+	fieldBrief      = "brief"       // a knowledge capture's brief, typed
+	fieldBriefFile  = "brief_file"  // the brief as a .md or .txt file
 	fieldUI         = "ui"          // "html" from the registration page
 	// fieldOpenAIKey and fieldDeepgramKey carry the interview's own
 	// provider keys: stored sealed, never echoed.
@@ -75,6 +93,8 @@ func fieldReadLimit(field string) int64 {
 		return 5*interviews.MaxJobDescriptionLen + 1 // 4-byte characters, CRLF
 	case fieldResumeText:
 		return 2*interviews.MaxResumeTextLen + 1
+	case fieldBrief:
+		return maxBriefFileSize + 1
 	}
 	return 4*interviews.MaxNameLen + 1
 }
@@ -88,6 +108,10 @@ type registration struct {
 	Blueprint      string `json:"blueprint"`
 	JobDescription string `json:"job_description"`
 	ResumeText     string `json:"resume_text"`
+	// Template is the role template to ask from; empty for none.
+	Template string `json:"template"`
+	// Brief is a knowledge-capture interview's brief (markdown).
+	Brief string `json:"brief"`
 	// OpenAIAPIKey and DeepgramAPIKey are the interview's own provider
 	// keys, optional. They are never rendered back into a page.
 	OpenAIAPIKey   string `json:"openai_api_key"`
@@ -123,6 +147,10 @@ func (r *registration) field(name string) *string {
 		return &r.JobDescription
 	case fieldResumeText:
 		return &r.ResumeText
+	case fieldTemplate:
+		return &r.Template
+	case fieldBrief:
+		return &r.Brief
 	case fieldOpenAIKey:
 		return &r.OpenAIAPIKey
 	case fieldDeepgramKey:
@@ -142,7 +170,9 @@ type upload struct {
 type submission struct {
 	reg  registration
 	file *upload
-	html bool // answer with pages, not JSON
+	// brief is the brief uploaded as a file; nil when none was.
+	brief *upload
+	html  bool // answer with pages, not JSON
 }
 
 // requestError is a request that cannot be read at all.
@@ -199,6 +229,7 @@ func readSubmission(w http.ResponseWriter, r *http.Request) (*submission, *reque
 			Name: f.Get(fieldName), Email: f.Get(fieldEmail), Role: f.Get(fieldRole),
 			Level: f.Get(fieldLevel), Blueprint: f.Get(fieldBlueprint),
 			JobDescription: f.Get(fieldJobDesc), ResumeText: f.Get(fieldResumeText),
+			Template: f.Get(fieldTemplate), Brief: f.Get(fieldBrief),
 			OpenAIAPIKey: f.Get(fieldOpenAIKey), DeepgramAPIKey: f.Get(fieldDeepgramKey),
 		}
 		sub.html = f.Get(fieldUI) == "html" || acceptsHTML(r)
@@ -242,10 +273,20 @@ func readMultipart(mr *multipart.Reader, sub *submission) *requestError {
 			return &requestError{http.StatusBadRequest, "The form has too many fields. Submit it from the registration page."}
 		}
 		field := part.FormName()
-		if field == fieldResume {
-			if err := readUpload(part, sub); err != nil {
+		switch field {
+		case fieldResume:
+			up, err := readUpload(part, MaxResumeFileSize, "The résumé could not be read")
+			if err != nil {
 				return err
 			}
+			sub.file = up
+			continue
+		case fieldBriefFile:
+			up, err := readUpload(part, maxBriefFileSize, "The brief could not be read")
+			if err != nil {
+				return err
+			}
+			sub.brief = up
 			continue
 		}
 		data, err := io.ReadAll(io.LimitReader(part, fieldReadLimit(field)))
@@ -263,25 +304,27 @@ func readMultipart(mr *multipart.Reader, sub *submission) *requestError {
 	}
 }
 
-func readUpload(part *multipart.Part, sub *submission) *requestError {
-	data, err := io.ReadAll(io.LimitReader(part, MaxResumeFileSize+1))
+// readUpload reads a file part of up to limit bytes (a larger file is
+// marked and its data dropped); nil when the file input was left empty.
+// what starts the message of a read error.
+func readUpload(part *multipart.Part, limit int, what string) (*upload, *requestError) {
+	data, err := io.ReadAll(io.LimitReader(part, int64(limit)+1))
 	if err != nil {
-		return bodyError(err, "The résumé could not be read")
+		return nil, bodyError(err, what)
 	}
 	rest, err := io.Copy(io.Discard, part)
 	if err != nil {
-		return bodyError(err, "The résumé could not be read")
+		return nil, bodyError(err, what)
 	}
 	name := part.FileName()
 	if name == "" && len(data) == 0 {
-		return nil // the file input was left empty
+		return nil, nil // the file input was left empty
 	}
 	up := &upload{name: name, data: data}
-	if rest > 0 || len(data) > MaxResumeFileSize {
+	if rest > 0 || len(data) > limit {
 		up.data, up.tooLarge = nil, true
 	}
-	sub.file = up
-	return nil
+	return up, nil
 }
 
 // fieldErrors maps field names to what is wrong with each: the
@@ -295,6 +338,8 @@ type validated struct {
 	jobDescription string
 	resumeText     string
 	resumeSource   string // the file name the text came from; empty for pasted text
+	template       string
+	brief          string
 	keys           interviews.Keys
 }
 
@@ -324,6 +369,19 @@ func (s *Server) validate(ctx context.Context, sub *submission) (*validated, fie
 		errs[fieldBlueprint] = "Choose one of the interview plans offered: " + strings.Join(s.blueprintNames(), ", ")
 	}
 	v.blueprint = in.Blueprint
+
+	in.Template = interviews.CleanLine(in.Template)
+	if in.Template != "" && !slices.ContainsFunc(s.templates, func(t TemplateChoice) bool { return t.Name == in.Template }) {
+		if len(s.templates) == 0 {
+			errs[fieldTemplate] = "This server offers no role templates: leave the template empty"
+		} else {
+			errs[fieldTemplate] = "Choose one of the role templates offered: " + strings.Join(s.templateNames(), ", ")
+		}
+	}
+	v.template = in.Template
+
+	s.validateBrief(sub, errs)
+	v.brief = in.Brief
 
 	in.JobDescription = strings.TrimSpace(normalizeNewlines(in.JobDescription))
 	if !utf8.ValidString(in.JobDescription) {
@@ -406,6 +464,61 @@ func checkProviderKey(key, prefix, what string) string {
 	return ""
 }
 
+// validateBrief checks the brief, typed or uploaded (an uploaded one's
+// text is kept in sub.reg.Brief): text within MaxBriefLen characters,
+// required by a knowledge-capture plan and refused by any other.
+func (s *Server) validateBrief(sub *submission, errs fieldErrors) {
+	in := &sub.reg
+	in.Brief = strings.TrimSpace(normalizeNewlines(in.Brief))
+	if f := sub.brief; f != nil {
+		switch {
+		case !slices.Contains(briefFileExts, strings.ToLower(pathExt(f.name))):
+			errs[fieldBriefFile] = "The brief must be a Markdown (.md) or plain text (.txt) file: save it as one, or paste its text below"
+			return
+		case f.tooLarge:
+			errs[fieldBriefFile] = fmt.Sprintf("The brief file is larger than %d KB: a brief has at most %s characters; shorten it", maxBriefFileSize>>10, thousands(MaxBriefLen))
+			return
+		case !utf8.Valid(f.data) || bytes.IndexByte(f.data, 0) >= 0:
+			errs[fieldBriefFile] = "The brief file is not text: save it as Markdown or plain text (UTF-8) and upload it again"
+			return
+		case in.Brief != "":
+			errs[fieldBriefFile] = "Give the brief either as a file or as text, not both: clear the text or leave out the file"
+			return
+		}
+		in.Brief = strings.TrimSpace(normalizeNewlines(strings.TrimPrefix(string(f.data), "\uFEFF")))
+	}
+	if !utf8.ValidString(in.Brief) {
+		in.Brief = strings.ToValidUTF8(in.Brief, "")
+	}
+	i := slices.IndexFunc(s.blueprints, func(b blueprintOption) bool { return b.Name == in.Blueprint })
+	capture := i >= 0 && s.blueprints[i].KnowledgeCapture
+	switch n := utf8.RuneCountInString(in.Brief); {
+	case n > MaxBriefLen:
+		errs[fieldBrief] = fmt.Sprintf("The brief has %s characters; shorten it to %s or fewer", thousands(n), thousands(MaxBriefLen))
+	case n == 0 && capture:
+		errs[fieldBrief] = "A knowledge-capture interview needs a brief: write the topics to cover, as headings and bullet points, or upload a .md or .txt file"
+	case n > 0 && i >= 0 && !capture:
+		errs[fieldBrief] = "Only a knowledge-capture plan uses a brief: choose one, or leave the brief empty"
+	}
+}
+
+// templateTitle is the title of the offered role template name; empty
+// for none.
+func (s *Server) templateTitle(name string) string {
+	if i := slices.IndexFunc(s.templates, func(t TemplateChoice) bool { return t.Name == name }); i >= 0 {
+		return s.templates[i].Title
+	}
+	return name
+}
+
+func (s *Server) templateNames() []string {
+	names := make([]string, len(s.templates))
+	for i, t := range s.templates {
+		names[i] = t.Name
+	}
+	return names
+}
+
 func (s *Server) blueprintNames() []string {
 	names := make([]string, len(s.blueprints))
 	for i, b := range s.blueprints {
@@ -448,6 +561,8 @@ func (s *Server) createRecord(ctx context.Context, v *validated) (*interviews.Re
 		Room:           RoomName(v.candidate.Name),
 		Candidate:      v.candidate,
 		Blueprint:      v.blueprint,
+		Template:       v.template,
+		Brief:          v.brief,
 		JobDescription: v.jobDescription,
 		ResumeText:     v.resumeText,
 		Status:         interviews.StatusScheduled,
@@ -471,7 +586,8 @@ func (s *Server) createRecord(ctx context.Context, v *validated) (*interviews.Re
 		return nil, fmt.Errorf("web: storing the new interview: %w", err)
 	}
 	s.log.Info("web: interview registered", "interview_id", rec.ID, "created_by", rec.CreatedBy, "room", rec.Room, "blueprint", rec.Blueprint,
-		"has_resume", rec.ResumeText != "", "has_job_description", rec.JobDescription != "", "own_keys", !v.keys.Empty())
+		"has_resume", rec.ResumeText != "", "has_job_description", rec.JobDescription != "", "own_keys", !v.keys.Empty(),
+		"template", rec.Template, "has_brief", rec.Brief != "")
 	return rec, nil
 }
 
@@ -515,7 +631,14 @@ type registerPage struct {
 	Notice     string // the résumé text kept from an upload
 	Levels     []string
 	Blueprints []blueprintOption
+	Templates  []TemplateChoice
 	MaxJobDesc int
+	MaxBrief   int
+	// MaxBriefText is MaxBrief as the form writes it, "20,000".
+	MaxBriefText string
+	// Capture is true when a knowledge-capture plan is offered: the form
+	// then has the brief field.
+	Capture bool
 	// OwnKeys offers the provider key fields: the server has a secrets
 	// key to seal them with.
 	OwnKeys bool
@@ -523,13 +646,17 @@ type registerPage struct {
 
 func (s *Server) registerPage() registerPage {
 	return registerPage{
-		view:       view{Title: "Register a candidate", SignedIn: true},
-		Values:     registration{Blueprint: s.blueprints[0].Name},
-		Errors:     fieldErrors{},
-		Levels:     stages.Levels,
-		Blueprints: s.blueprints,
-		MaxJobDesc: interviews.MaxJobDescriptionLen,
-		OwnKeys:    s.store.KeepsKeys(),
+		view:         view{Title: "Register a candidate", SignedIn: true},
+		Values:       registration{Blueprint: s.blueprints[0].Name},
+		Errors:       fieldErrors{},
+		Levels:       stages.Levels,
+		Blueprints:   s.blueprints,
+		Templates:    s.templates,
+		MaxJobDesc:   interviews.MaxJobDescriptionLen,
+		MaxBrief:     MaxBriefLen,
+		MaxBriefText: thousands(MaxBriefLen),
+		Capture:      slices.ContainsFunc(s.blueprints, func(b blueprintOption) bool { return b.KnowledgeCapture }),
+		OwnKeys:      s.store.KeepsKeys(),
 	}
 }
 
@@ -550,6 +677,9 @@ type createdPage struct {
 	HasResume bool
 	HasJD     bool
 	OwnKeys   bool
+	// Template is the chosen role template's title; empty for none.
+	Template string
+	HasBrief bool
 }
 
 // handleCreate registers a candidate: from the form it answers with the
@@ -576,6 +706,9 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 			if sub.file != nil && errs[fieldResume] == "" {
 				p.Notice = "The text of " + sub.file.name + " is kept below; you don't need to upload the file again."
 			}
+			if sub.brief != nil && errs[fieldBriefFile] == "" {
+				p.Notice = strings.TrimSpace(p.Notice + " The brief from " + sub.brief.name + " is kept below; you don't need to upload it again.")
+			}
 			if !sub.reg.keys().Empty() {
 				p.Notice = strings.TrimSpace(p.Notice + " Provider keys are never shown again: enter them once more.")
 			}
@@ -598,6 +731,7 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 			ID:   rec.ID, Room: rec.Room, JoinURL: join, Candidate: rec.Candidate,
 			Blueprint: blueprintTitle(rec.Blueprint), MailTo: mailTo(rec.Candidate, join),
 			HasResume: rec.ResumeText != "", HasJD: rec.JobDescription != "", OwnKeys: !v.keys.Empty(),
+			Template: s.templateTitle(rec.Template), HasBrief: rec.Brief != "",
 		})
 		return
 	}

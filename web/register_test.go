@@ -397,3 +397,161 @@ func TestScriptNameEscapedEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// captureServer is a test server offering a role template and, beside the
+// built-in plans, a knowledge-capture plan.
+func captureServer(t *testing.T) *testServer {
+	t.Helper()
+	ts := newTestServer(t, func(o *Options) {
+		o.Templates = []TemplateChoice{{Name: "fullstack-senior", Title: "Senior full-stack engineer"}, {Name: "data-engineer"}}
+	})
+	ts.blueprints = append(ts.blueprints, blueprintOption{Name: "capture", Title: "Knowledge capture", KnowledgeCapture: true})
+	return ts
+}
+
+// TestFormOffersTemplatesAndBrief: the form offers the role templates and,
+// when a knowledge-capture plan is offered, the brief; without them it
+// shows neither.
+func TestFormOffersTemplatesAndBrief(t *testing.T) {
+	ts := captureServer(t)
+	body := ts.get("/", "Cookie", sessionCookie+"="+ts.signIn(t, testRecruiter).Value).Body.String()
+	for _, want := range []string{
+		`<label for="template">Role template</label>`,
+		`<option value="" selected>None</option>`,
+		`<option value="fullstack-senior">Senior full-stack engineer</option>`,
+		`<option value="data-engineer">data-engineer</option>`,
+		`<option value="capture" data-capture>Knowledge capture</option>`,
+		`<textarea id="brief" name="brief"`,
+		`up to 20,000 characters`,
+		`<input id="brief_file" name="brief_file" type="file"`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("form lacks %q", want)
+		}
+	}
+	plain := newTestServer(t)
+	body = plain.get("/", "Cookie", sessionCookie+"="+plain.signIn(t, testRecruiter).Value).Body.String()
+	for _, unwanted := range []string{`name="template"`, `name="brief"`, `name="brief_file"`, "data-capture"} {
+		if strings.Contains(body, unwanted) {
+			t.Errorf("a server with no templates or knowledge capture offers %q", unwanted)
+		}
+	}
+}
+
+// TestCreateWithTemplateAndBrief: the record keeps the chosen template and
+// the brief, typed (JSON) or uploaded; the brief stays on the server.
+func TestCreateWithTemplateAndBrief(t *testing.T) {
+	ts := captureServer(t)
+	resp := registerJSON(t, ts, map[string]string{"name": "Ada Lovelace", "role": "Engineer", "template": " fullstack-senior "})
+	rec, err := ts.store.Get(resp.ID)
+	if err != nil || rec.Template != "fullstack-senior" || rec.Blueprint != "default" || rec.Brief != "" {
+		t.Fatalf("record %+v, %v", rec, err)
+	}
+
+	resp = registerJSON(t, ts, map[string]string{"name": "Grace Hopper", "role": "Departing lead", "blueprint": "capture", "brief": "# Deployments\r\n- How do releases ship?\r\n"})
+	if rec, err = ts.store.Get(resp.ID); err != nil || rec.Brief != "# Deployments\n- How do releases ship?" {
+		t.Fatalf("typed brief %q, %v", rec.Brief, err)
+	}
+	api := ts.get("/api/interviews/"+resp.ID, "Authorization", "Bearer "+testReviewerToken).Body.String()
+	if strings.Contains(api, "Deployments") {
+		t.Error("the API sends the brief")
+	}
+
+	form := ts.postForm(t, validForm("blueprint", "capture"), formFile{"brief_file", "handover.md", []byte("\uFEFF# Billing\n- Who owns the invoices?\n")})
+	if form.Code != http.StatusCreated {
+		t.Fatalf("uploaded brief: status %d: %s", form.Code, form.Body)
+	}
+	if body := form.Body.String(); !strings.Contains(body, "<dt>Brief</dt><dd>Kept on the server</dd>") || strings.Contains(body, "invoices") {
+		t.Errorf("result page does not say the brief is kept, or shows it:\n%s", body)
+	}
+	form = ts.postForm(t, validForm("template", "fullstack-senior"))
+	if form.Code != http.StatusCreated || !strings.Contains(form.Body.String(), "<dt>Role template</dt><dd>Senior full-stack engineer</dd>") {
+		t.Errorf("result page lacks the role template: %d", form.Code)
+	}
+	page, _ := ts.store.List(interviews.ListOptions{Query: "Ada"})
+	var uploaded *interviews.Record
+	for _, it := range page.Items {
+		if r, _ := ts.store.Get(it.ID); r != nil && r.Blueprint == "capture" {
+			uploaded = r
+		}
+	}
+	if uploaded == nil || uploaded.Brief != "# Billing\n- Who owns the invoices?" {
+		t.Fatalf("uploaded brief: %+v", uploaded)
+	}
+	if logs := ts.logs.String(); strings.Contains(logs, "invoices") || strings.Contains(logs, "releases ship") {
+		t.Errorf("logs carry a brief:\n%s", logs)
+	}
+}
+
+// TestCreateTemplateAndBriefErrors: what is wrong with the template or
+// the brief is said beside the field, and nothing is stored.
+func TestCreateTemplateAndBriefErrors(t *testing.T) {
+	ts := captureServer(t)
+	capture := func(extra ...string) []string {
+		return validForm(append([]string{"blueprint", "capture"}, extra...)...)
+	}
+	tests := []struct {
+		name   string
+		fields []string
+		files  []formFile
+		errID  string
+		msg    string
+	}{
+		{"unknown template", validForm("template", "astronaut"), nil, "template-error", "Choose one of the role templates offered: fullstack-senior, data-engineer"},
+		{"capture without brief", capture(), nil, "brief-error", "A knowledge-capture interview needs a brief"},
+		{"blank brief", capture("brief", " \n\t"), nil, "brief-error", "A knowledge-capture interview needs a brief"},
+		{"brief for an interview", validForm("brief", "# Topics"), nil, "brief-error", "Only a knowledge-capture plan uses a brief"},
+		{"long brief", capture("brief", strings.Repeat("é", MaxBriefLen+1)), nil, "brief-error", "The brief has 20,001 characters; shorten it to 20,000 or fewer"},
+		{"pdf brief", capture(), []formFile{{"brief_file", "brief.pdf", []byte("%PDF-1.4")}}, "brief-file-error", "The brief must be a Markdown (.md) or plain text (.txt) file"},
+		{"binary brief", capture(), []formFile{{"brief_file", "brief.txt", []byte("\x00\xff\xfe")}}, "brief-file-error", "The brief file is not text"},
+		{"large brief file", capture(), []formFile{{"brief_file", "brief.md", bytes.Repeat([]byte("a"), maxBriefFileSize+1)}}, "brief-file-error", "The brief file is larger than 97 KB"},
+		{"file and text", capture("brief", "# Typed"), []formFile{{"brief_file", "brief.md", []byte("# Uploaded")}}, "brief-file-error", "either as a file or as text, not both"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := ts.postForm(t, tt.fields, tt.files...)
+			if rec.Code != http.StatusUnprocessableEntity {
+				t.Fatalf("status %d, want 422", rec.Code)
+			}
+			body := rec.Body.String()
+			if !strings.Contains(body, `<p class="field-error" id="`+tt.errID+`">`) || !strings.Contains(body, html.EscapeString(tt.msg)) {
+				t.Errorf("no inline message %q at %s", tt.msg, tt.errID)
+			}
+			if n := strings.Count(body, `class="field-error"`); n != 1 {
+				t.Errorf("%d field messages, want 1", n)
+			}
+			if !strings.Contains(body, `class="field brief-field has-error"`) && tt.errID != "template-error" {
+				t.Error("the brief field is not marked, so it could stay hidden")
+			}
+		})
+	}
+	// The JSON API says the same.
+	rec := ts.postJSON("/api/interviews", map[string]string{"name": "Ada", "role": "Engineer", "blueprint": "capture"})
+	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(decodeJSON[apiError](t, rec.Body).Fields["brief"], "needs a brief") {
+		t.Errorf("JSON without a brief: %d", rec.Code)
+	}
+	if page, _ := ts.store.List(interviews.ListOptions{}); page.Total != 0 {
+		t.Errorf("%d records stored from invalid registrations", page.Total)
+	}
+}
+
+// TestCreateFormKeepsUploadedBrief: when another field is wrong, the
+// uploaded brief's text is kept in the form.
+func TestCreateFormKeepsUploadedBrief(t *testing.T) {
+	ts := captureServer(t)
+	rec := ts.postForm(t, validForm("blueprint", "capture", "email", "nope", "template", "data-engineer"), formFile{"brief_file", "handover.txt", []byte("Billing: who owns the invoices?")})
+	if rec.Code != http.StatusUnprocessableEntity {
+		t.Fatalf("status %d", rec.Code)
+	}
+	body := rec.Body.String()
+	for _, want := range []string{
+		">Billing: who owns the invoices?</textarea>",
+		"The brief from handover.txt is kept below",
+		`<option value="data-engineer" selected>`,
+		`<option value="capture" data-capture selected>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("form lacks %q", want)
+		}
+	}
+}

@@ -223,6 +223,10 @@ type detailPage struct {
 	Interrupted int
 	Incidents   []incidentView
 	Unrecovered int
+	// EndedBy says in words what ended the interview; empty while it runs.
+	EndedBy string
+	// Learned is what the interview learned, shown beside the timeline.
+	Learned knowledgeView
 }
 
 // stageGroup is one stage visit of the timeline with what happened in it.
@@ -235,8 +239,16 @@ type stageGroup struct {
 	Reason      string
 	Recorded    bool // false for a group made up for turns of no recorded visit
 	Turns       []turnView
-	Questions   []stages.Question
+	Questions   []questionView
 	Assessments []assessmentView
+}
+
+// questionView is a question asked, with what it was for in words.
+type questionView struct {
+	stages.Question
+	// ContextLabel says where the question came from ("From the role
+	// template — Architecture"); empty when its context says nothing.
+	ContextLabel string
 }
 
 // turnView is a turn as the timeline shows it.
@@ -249,6 +261,14 @@ type turnView struct {
 	// StandIn says, in words, who wrote an interviewer turn in place of
 	// the failing model; empty when the model wrote it.
 	StandIn string
+	// Anchor is the turn's id in the page ("turn-3"), the target of the
+	// links from the rubric, gaps and backlog.
+	Anchor string
+	// Asks are the questions an interviewer turn asked, with what each
+	// was for in words.
+	Asks []askView
+	// Answer is the analysis of a candidate turn; nil when none was made.
+	Answer *answerView
 }
 
 // incidentView is a provider fault as the page tells it: in words, never
@@ -278,13 +298,16 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 		DownloadURL: "/review/" + rec.ID + ".json",
 		TurnCount:   len(rec.Turns),
 	}
+	if rec.EndedBy != "" {
+		p.EndedBy = endReasonLabel(rec.EndedBy)
+	}
+	qi := newQuestionIndex(rec)
+	p.Learned = newKnowledgeView(rec, qi)
+	answers := answersBySeq(rec)
 	if p.InProgress {
 		p.Refresh = true
 	}
-	questions := make(map[string]stages.Question, len(rec.Questions))
-	for _, q := range rec.Questions {
-		questions[q.ID] = q
-	}
+	questions := qi.byID
 	for _, v := range rec.Stages {
 		if v.Name == stages.Done {
 			continue
@@ -328,7 +351,10 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 		return len(p.Groups) - 1
 	}
 	for _, t := range rec.Turns {
-		tv := turnView{Turn: t, Agent: t.Role == interviews.RoleAgent, Offset: formatOffset(rec.StartedAt, t.StartedAt)}
+		tv := turnView{Turn: t, Agent: t.Role == interviews.RoleAgent, Offset: formatOffset(rec.StartedAt, t.StartedAt), Anchor: turnAnchor(t.Seq)[1:]}
+		if a, ok := answers[t.Seq]; ok && !tv.Agent {
+			tv.Answer = &a
+		}
 		if tv.Agent {
 			tv.Speaker = "Interviewer"
 		} else {
@@ -343,6 +369,7 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 		for _, id := range t.QuestionIDs {
 			if q, ok := questions[id]; ok {
 				tv.Questions = append(tv.Questions, q)
+				tv.Asks = append(tv.Asks, askView{ID: q.ID, Context: questionContextLabel(rec, q)})
 			}
 		}
 		i := group(t.Stage, t.StartedAt)
@@ -356,7 +383,7 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 	}
 	for _, q := range rec.Questions {
 		i := group(q.Stage, q.AskedAt)
-		p.Groups[i].Questions = append(p.Groups[i].Questions, q)
+		p.Groups[i].Questions = append(p.Groups[i].Questions, questionView{Question: q, ContextLabel: questionContextLabel(rec, q)})
 	}
 	for _, a := range rec.Assessments {
 		av := assessmentView{Assessment: a}

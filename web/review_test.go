@@ -416,7 +416,7 @@ func TestReviewDetail(t *testing.T) {
 		{inGreeting, "interrupted badge", `<span class="badge badge-interrupted">interrupted</span>`},
 		{inGreeting, "turn time", `<time datetime="2026-03-02T09:30:01Z">09:30:01</time> <span class="offset">&#43;0:01</span>`},
 		{inGreeting, "question with context", `<span class="qref">q1</span> How are you today?`},
-		{inGreeting, "question kind", `<span class="badge">bank</span> ref greet-1`},
+		{inGreeting, "question kind", `<span class="badge">From the question bank</span> ref greet-1`},
 		{inIntro, "forced marker", "moved on by the timer"},
 		{inIntro, "left time", "entered 09:31:05, left 09:32:00"},
 		{inIntro, "end of utterance", "<dt>End of utterance</dt><dd>512 ms</dd>"},
@@ -660,5 +660,211 @@ func TestIncidentLabel(t *testing.T) {
 	}
 	if got := standInLabel("openai"); got != "said by the backup model, openai (main model unavailable)" {
 		t.Errorf("backup model label %q", got)
+	}
+}
+
+// knowledgeRecord is detailRecord with everything the interview learned:
+// an exit, the rubric, skills, gaps, answer analyses, the questions'
+// contexts, phase scores, a backlog and a basic summary.
+func knowledgeRecord(t *testing.T, ts *testServer) *interviews.Record {
+	t.Helper()
+	r := detailRecord(t, ts, interviews.StatusCompleted)
+	at := func(s int) time.Time { return ts.clock.Now().Add(time.Duration(s) * time.Second) }
+	r.Questions[0].Context = stages.QuestionContext{Kind: stages.KindTemplate, Ref: "architecture-1", Targets: stages.Targets{Category: "Architecture", Assesses: []string{"trade-offs"}}}
+	r.Questions[1].Context = stages.QuestionContext{Kind: stages.KindGap, Ref: "g1", Targets: stages.Targets{Skill: "Python", Attribute: "duration"}}
+	r.Questions = append(r.Questions,
+		stages.Question{ID: "q3", Stage: "intro", Text: "How many years have you worked?", Context: stages.QuestionContext{Kind: stages.KindRubric, Targets: stages.Targets{Field: "years_experience"}}, AskedAt: at(82)},
+		stages.Question{ID: "q4", Stage: "intro", Text: "What did that engine compute?", Context: stages.QuestionContext{Kind: stages.KindFollowUp, FollowsUp: "q2"}, AskedAt: at(83)},
+		stages.Question{ID: "q5", Stage: "intro", Text: "Who is Charles?", Context: stages.QuestionContext{Kind: stages.KindDiscovered, Priority: stages.P0, Ref: "b1"}, AskedAt: at(84)},
+	)
+	r.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: "intro", Text: "How many years have you worked? And what did it compute? Who is Charles?", StartedAt: at(82), EndedAt: at(85), QuestionIDs: []string{"q3", "q4", "q5"}})
+	r.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: "intro", Text: "Eight years; tables; Charles Babbage designed it.", StartedAt: at(86), EndedAt: at(90)})
+	r.Answers = []interviews.Answer{
+		{QuestionID: "q2", TurnSeq: 4, Confidence: interviews.ConfidenceMedium, ConfidenceScore: 0.6, Facts: []string{"Built a difference engine"}, By: interviews.ByRules, At: at(81)},
+		{QuestionID: "q3", TurnSeq: 6, Confidence: interviews.ConfidenceHigh, ConfidenceScore: 0.9, Facts: []string{"Eight years of experience", "Worked with Charles Babbage"}, By: interviews.ByLLM, At: at(91)},
+	}
+	r.Rubric = []interviews.RubricItem{
+		{ID: "years_experience", Label: "Years of experience", Required: true, Status: interviews.StatusCovered, Value: "8 years", Evidence: "Eight years", QuestionIDs: []string{"q3"}, By: interviews.ByRules},
+		{ID: "impact", Label: "Impact in numbers", Required: true, Status: interviews.StatusUnknown, QuestionIDs: []string{"q3"}, Probes: 1},
+		{ID: "why_role", Label: "Why this role", Status: interviews.StatusOpen},
+	}
+	r.Skills = []interviews.Skill{
+		{Name: "Python", Sources: []string{"resume", "job_required"}, Duration: "3 years", Depth: "built a compiler", Evidence: []string{"I have used Python for 3 years"}, Confidence: 0.9, By: interviews.ByRules},
+		{Name: "Rust", Sources: []string{"job_preferred"}},
+	}
+	r.Gaps = []interviews.Gap{
+		{ID: "g1", Skill: "Python", Attribute: "duration", Priority: stages.P0, Status: interviews.StatusResolved, Probes: 1, QuestionIDs: []string{"q2"}},
+		{ID: "g2", Skill: "Rust", Attribute: "production_vs_prototype", Priority: stages.P1, Status: interviews.StatusUnknown, Probes: 2},
+	}
+	r.Phases = []interviews.Phase{{ID: "data_design", Name: "Data design", Score: 6.5, Decision: interviews.PhaseAdvance, Feedback: "Covered the schema.", Gaps: []string{"indexes", "sharding"}, By: interviews.ByRules, At: at(100)}}
+	r.Backlog = []interviews.BacklogItem{
+		{ID: "b1", Text: "Who is Charles?", Priority: stages.P0, Origin: interviews.OriginDiscovered, Status: interviews.StatusAnswered, QuestionID: "q5"},
+		{ID: "b2", Text: "How are releases shipped?", Priority: stages.P1, Origin: interviews.OriginBrief, Topic: "Operations", Status: interviews.StatusOpen},
+	}
+	r.Exit = &interviews.Exit{Reason: interviews.ExitRubricComplete, Coverage: 0.834, Turns: 3, At: at(110)}
+	r.Summary = &interviews.TopicSummary{Basic: true, By: interviews.ByRules, Topics: []interviews.SummaryTopic{{Title: "Operations", Points: []string{"Releases go out on Fridays"}}}}
+	if err := ts.store.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// section returns the part of body from the heading with id to the end of
+// its section.
+func section(t *testing.T, body, id string) string {
+	t.Helper()
+	i := strings.Index(body, `id="`+id+`"`)
+	if i < 0 {
+		t.Fatalf("no section %q", id)
+	}
+	rest := body[i:]
+	if j := strings.Index(rest, "</section>"); j >= 0 {
+		rest = rest[:j]
+	}
+	return rest
+}
+
+// turnItem returns the timeline item of turn seq.
+func turnItem(t *testing.T, body string, seq int) string {
+	t.Helper()
+	i := strings.Index(body, fmt.Sprintf(`<li id="turn-%d"`, seq))
+	if i < 0 {
+		t.Fatalf("no turn %d", seq)
+	}
+	rest := body[i:]
+	return rest[:strings.Index(rest, "</li>\n")]
+}
+
+// TestReviewDetailShowsWhatTheInterviewLearned: beside the timeline the
+// page tells, in words, how the interview ended, the rubric with quotes
+// and the turns that asked, the skills matrix with unknown cells, the
+// gaps, the phases, the backlog and the summary; each answer's
+// confidence and facts sit on its turn, each question's purpose on the
+// turn that asked it.
+func TestReviewDetailShowsWhatTheInterviewLearned(t *testing.T) {
+	ts := newTestServer(t)
+	r := knowledgeRecord(t, ts)
+	rec := ts.get("/review/"+r.ID, "Authorization", "Bearer "+testReviewerToken)
+	if rec.Code != 200 {
+		t.Fatalf("status %d", rec.Code)
+	}
+	body := rec.Body.String()
+	for _, c := range []struct {
+		section string
+		want    []string
+	}{
+		{"exit-h", []string{"Ended early: every required topic was covered", "83 %", "of the required topics covered", "3 answers"}},
+		{"rubric-h", []string{
+			"Years of experience", "required", "covered", "8 years", "“Eight years”", `href="#turn-5" title="How many years have you worked?">q3</a>`, "extracted by rules",
+			"Impact in numbers", "unknown", "Why this role", "open",
+		}},
+		{"skills-h", []string{
+			"<th scope=\"col\">Duration</th><th scope=\"col\">Depth</th><th scope=\"col\">Scale</th><th scope=\"col\">Autonomy</th><th scope=\"col\">Production or prototype</th><th scope=\"col\">Constraints</th>",
+			"Python", "résumé", "job required", "job preferred", ">3 years<", ">built a compiler<", "“I have used Python for 3 years”", "90 % confidence",
+			`<td data-label="Scale" class="unknown">unknown</td>`,
+		}},
+		{"gaps-h", []string{"Python — Duration", "P0", "resolved", "Probed 1 time", `href="#turn-3"`, "Rust — Production or prototype", "unknown after 2 probes"}},
+		{"phases-h", []string{"Data design", "6.5/10", "moved on", "Covered the schema.", "Still missing: indexes, sharding"}},
+		{"backlog-h", []string{"Who is Charles?", "answered", "discovered in an answer", `href="#turn-5"`, "How are releases shipped?", "P1", "open", "from the brief", "Operations"}},
+		{"summary-h", []string{"basic offline summary", "Operations", "Releases go out on Fridays"}},
+	} {
+		sec := section(t, body, c.section)
+		for _, w := range c.want {
+			if !strings.Contains(sec, w) {
+				t.Errorf("%s lacks %q", c.section, w)
+			}
+		}
+	}
+	if n := strings.Count(section(t, body, "skills-h"), `class="unknown">unknown</td>`); n != 4+6 {
+		t.Errorf("%d unknown cells in the skills matrix, want 10 (4 for Python, 6 for Rust)", n)
+	}
+
+	// Questions' purposes on the turns that asked them, answers' analyses
+	// on the candidate's turns.
+	for seq, want := range map[int][]string{
+		1: {`<span class="qref">q1</span> <span class="qctx">From the role template — Architecture</span>`},
+		3: {"Probing a gap: Python — duration"},
+		4: {"medium confidence", "<li>Built a difference engine</li>", "extracted by rules"},
+		5: {"Rubric: Years of experience", "Follow-up on q2", "Discovered (P0)"},
+		6: {"high confidence", "<li>Eight years of experience</li><li>Worked with Charles Babbage</li>", "extracted by the model"},
+	} {
+		item := turnItem(t, body, seq)
+		for _, w := range want {
+			if !strings.Contains(item, w) {
+				t.Errorf("turn %d lacks %q:\n%s", seq, w, item)
+			}
+		}
+	}
+	if strings.Contains(turnItem(t, body, 2), "confidence") {
+		t.Error("a turn without analysis shows a confidence")
+	}
+	if !strings.Contains(body, "<dt>Ended</dt><dd>2026-03-02 09:32 UTC — The closing remarks were delivered</dd>") {
+		t.Error("the ending is not told in words")
+	}
+	for _, code := range []string{"rubric_complete", "job_required", "production_vs_prototype", "years_experience", ">follow_up", ">template<", "closing_delivered"} {
+		if strings.Contains(body, code) {
+			t.Errorf("the page shows the code %q", code)
+		}
+	}
+}
+
+// TestReviewDetailWithoutKnowledge: a record written before interviews
+// learned rubrics, skills and the rest shows its timeline as before and
+// nothing of the rest.
+func TestReviewDetailWithoutKnowledge(t *testing.T) {
+	ts := newTestServer(t)
+	r := detailRecord(t, ts, interviews.StatusCompleted)
+	body := ts.get("/review/"+r.ID, "Authorization", "Bearer "+testReviewerToken).Body.String()
+	for _, unwanted := range []string{"What the interview learned", "How it ended", "Rubric coverage", "Skills", "Gaps", "Phase scores", "Backlog", "Summary", "confidence", "with-learned"} {
+		if strings.Contains(body, unwanted) {
+			t.Errorf("page shows %q", unwanted)
+		}
+	}
+	for _, want := range []string{"<h2>Timeline</h2>", "Hello Ada, how are you today?", "I built a difference engine."} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+func TestExitAndQuestionLabels(t *testing.T) {
+	for _, a := range stages.SkillAttributes {
+		if _, ok := attributeLabels[a]; !ok {
+			t.Errorf("skill attribute %q has no label", a)
+		}
+	}
+	for _, c := range []struct {
+		exit interviews.Exit
+		want string
+	}{
+		{interviews.Exit{Reason: interviews.ExitMaxTurns, Turns: 30}, "Reached 30 answers"},
+		{interviews.Exit{Reason: interviews.ExitAssessment}, "The interviewer judged nothing important was missing"},
+		{interviews.Exit{Reason: interviews.ExitRoundCap, Turns: 10}, "Reached the limit of 10 rounds"},
+		{interviews.Exit{Reason: string(interviews.EndedDeadline)}, "Stage time ran out"},
+		{interviews.Exit{Reason: string(interviews.EndedCandidateRequest)}, "The candidate asked to stop"},
+		{interviews.Exit{Reason: string(interviews.EndedByProviderError("llm"))}, "Language model failed"},
+		{interviews.Exit{Reason: "battery_flat"}, "Battery flat"},
+	} {
+		if got := exitReasonLabel(&c.exit); got != c.want {
+			t.Errorf("exit %q: %q, want %q", c.exit.Reason, got, c.want)
+		}
+	}
+	rec := &interviews.Record{
+		Stages:  []interviews.StageVisit{{Name: "data_design", Title: "Data design"}},
+		Backlog: []interviews.BacklogItem{{ID: "b2", Topic: "Deployments"}},
+	}
+	for _, c := range []struct {
+		ctx  stages.QuestionContext
+		want string
+	}{
+		{stages.QuestionContext{}, ""},
+		{stages.QuestionContext{Kind: stages.KindBrief, Ref: "b2", Priority: stages.P1}, "From the brief — Deployments (P1)"},
+		{stages.QuestionContext{Kind: stages.KindPhase, Targets: stages.Targets{Phase: "data_design"}}, "Working on what the phase lacks: Data design"},
+		{stages.QuestionContext{Kind: stages.KindFree}, "The interviewer's own question"},
+		{stages.QuestionContext{Kind: stages.KindRubric, Targets: stages.Targets{Field: "current_role"}}, "Rubric: Current role"},
+	} {
+		if got := questionContextLabel(rec, stages.Question{Context: c.ctx}); got != c.want {
+			t.Errorf("context %+v: %q, want %q", c.ctx, got, c.want)
+		}
 	}
 }

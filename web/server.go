@@ -86,6 +86,10 @@ type Options struct {
 	// by name; the first is the default choice, or "default" when listed.
 	// Empty means stages.BuiltinNames().
 	Blueprints []string
+	// Templates are the role templates offered in the registration form
+	// (stages.Template), in order; a registration may name one of them or
+	// none. Empty means the form offers no template.
+	Templates []TemplateChoice
 	// Logger receives the server's logs (default slog.Default()). Tokens,
 	// the reviewer password, résumé and job-description texts are never
 	// logged.
@@ -118,6 +122,7 @@ type Server struct {
 	rejoinGrace    time.Duration
 	publicURL      string // without a trailing slash; empty: from the request
 	blueprints     []blueprintOption
+	templates      []TemplateChoice
 	log            *slog.Logger
 	now            func() time.Time
 	secureCookies  bool
@@ -138,6 +143,18 @@ type Server struct {
 // blueprintOption is one interview plan offered in the form.
 type blueprintOption struct {
 	Name  string
+	Title string
+	// KnowledgeCapture is true for a plan that records what a person
+	// knows from a brief: the form then requires the brief.
+	KnowledgeCapture bool
+}
+
+// TemplateChoice is a role template offered in the registration form.
+type TemplateChoice struct {
+	// Name identifies the template; it is stored in the record.
+	Name string
+	// Title is what the form shows ("Senior full-stack engineer"); empty
+	// means the name.
 	Title string
 }
 
@@ -196,11 +213,26 @@ func New(opts Options) (*Server, error) {
 		if slices.ContainsFunc(blueprints, func(b blueprintOption) bool { return b.Name == name }) {
 			continue
 		}
-		blueprints = append(blueprints, blueprintOption{Name: name, Title: blueprintTitle(name)})
+		blueprints = append(blueprints, blueprintOption{Name: name, Title: blueprintTitle(name), KnowledgeCapture: knowledgeCapture(name)})
 	}
 	if i := slices.IndexFunc(blueprints, func(b blueprintOption) bool { return b.Name == "default" }); i > 0 {
 		d := blueprints[i]
 		blueprints = append([]blueprintOption{d}, slices.Delete(blueprints, i, i+1)...)
+	}
+	var templates []TemplateChoice
+	for _, tc := range opts.Templates {
+		tc.Name, tc.Title = strings.TrimSpace(tc.Name), strings.TrimSpace(tc.Title)
+		if tc.Name == "" {
+			bad("a role template name is empty: list names such as fullstack-senior")
+			continue
+		}
+		if slices.ContainsFunc(templates, func(t TemplateChoice) bool { return t.Name == tc.Name }) {
+			continue
+		}
+		if tc.Title == "" {
+			tc.Title = tc.Name
+		}
+		templates = append(templates, tc)
 	}
 	switch {
 	case opts.RateLimit == 0:
@@ -232,6 +264,7 @@ func New(opts Options) (*Server, error) {
 		rejoinGrace:    opts.RejoinGrace,
 		publicURL:      publicURL,
 		blueprints:     blueprints,
+		templates:      templates,
 		log:            opts.Logger,
 		now:            opts.Now,
 		secureCookies:  opts.SecureCookies,
