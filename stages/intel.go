@@ -14,6 +14,9 @@ const (
 	ModeKnowledgeCapture = "knowledge_capture"
 )
 
+// Modes lists the valid Blueprint.Mode values ("" means ModeInterview).
+var Modes = []string{ModeInterview, ModeKnowledgeCapture}
+
 // SkillAttributes are the six things worth knowing about each of the
 // candidate's skills, in the order the guide probes them.
 var SkillAttributes = []string{"duration", "depth", "scale", "autonomy", "production_vs_prototype", "constraints"}

@@ -20,22 +20,31 @@ const (
 	// ToolEndInterview moves to the closing stage when the candidate asks
 	// to stop.
 	ToolEndInterview ToolName = "end_interview"
+	// ToolEvaluatePhase judges whether the candidate has covered the
+	// current design phase well enough to move on. Only stages that list
+	// it in their tools offer it.
+	ToolEvaluatePhase ToolName = "evaluate_phase"
 )
 
-// Tools lists every tool a stage may offer, in the order they are offered.
+// Tools lists the tools a stage offers when it names none (the default
+// offer), in the order they are offered.
 var Tools = []ToolName{ToolTransitionStage, ToolAskQuestion, ToolAssessResponse, ToolEndInterview}
 
-// Known reports whether n is one of Tools.
-func (n ToolName) Known() bool { return slices.Contains(Tools, n) }
+// AllTools lists every tool a stage may offer, in the order they are
+// offered: Tools, then the tools a stage must ask for by name.
+var AllTools = append(slices.Clone(Tools), ToolEvaluatePhase)
 
-// OfferedTools returns the tools the stage offers, in the order of Tools:
-// its Tools, or all of Tools when it names none.
+// Known reports whether n is one of AllTools.
+func (n ToolName) Known() bool { return slices.Contains(AllTools, n) }
+
+// OfferedTools returns the tools the stage offers, in the order of
+// AllTools: its Tools, or the default offer Tools when it names none.
 func (s Stage) OfferedTools() []ToolName {
 	if len(s.Tools) == 0 {
 		return slices.Clone(Tools)
 	}
 	var out []ToolName
-	for _, n := range Tools {
+	for _, n := range AllTools {
 		if slices.Contains(s.Tools, n) {
 			out = append(out, n)
 		}
@@ -46,7 +55,7 @@ func (s Stage) OfferedTools() []ToolName {
 // Offers reports whether the stage offers the tool called n.
 func (s Stage) Offers(n ToolName) bool {
 	if len(s.Tools) == 0 {
-		return n.Known()
+		return slices.Contains(Tools, n)
 	}
 	return n.Known() && slices.Contains(s.Tools, n)
 }

@@ -3,7 +3,9 @@ package stages
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -68,7 +70,11 @@ var sampleProfiles = []Profile{
 // stage; stage names non-empty, lower case ([a-z0-9_-]), unique and not
 // "done"; every Limit positive; 0 ≤ MinTime < Limit; MinQuestions ≥ 0;
 // every Next naming a stage or "done" without making the interview loop;
-// question ids unique and texts non-empty; tools known and listed once; ClosingSafety not negative; and
+// question ids unique and texts non-empty; tools known and listed once; ClosingSafety not negative;
+// Mode one of Modes; rubric ids lower case and unique, their stages
+// existing and Expect one of ExpectKinds; the exit threshold in [0, 1] (0
+// is the default) and MaxTurns and Rounds not negative; question targets
+// naming a SkillAttributes attribute, a rubric field and a stage; and
 // every template (persona, instructions, acknowledgements, question texts)
 // parsing and rendering with sample profiles. Each problem is a *FieldError
 // saying which stage and field and what to do; several are joined with
@@ -114,6 +120,14 @@ func (b *Blueprint) problems() []*FieldError {
 		add("closing_safety", "", "%v is negative; use a positive duration such as 60 (seconds), or leave it out for the default of 60 s", b.ClosingSafety)
 	}
 	checkTemplate("persona", "", b.Persona)
+	if b.Mode != "" && !slices.Contains(Modes, b.Mode) {
+		msg := fmt.Sprintf("%q is not a mode", b.Mode)
+		if sug := suggest(b.Mode, Modes); sug != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", sug)
+		}
+		add("mode", "", "%s; use %s, or leave it out for an interview", msg, strings.Join(Modes, " or "))
+	}
+	probs = append(probs, b.exitProblems()...)
 	if len(b.Stages) == 0 {
 		add("stages", "", "the blueprint has no stages; add at least one stage with a name, instructions and a limit")
 		return probs
@@ -181,10 +195,10 @@ func (b *Blueprint) problems() []*FieldError {
 			switch {
 			case !name.Known():
 				msg := fmt.Sprintf("%q is not a tool of the interviewer", name)
-				if sug := suggest(string(name), ToolStrings(Tools)); sug != "" {
+				if sug := suggest(string(name), ToolStrings(AllTools)); sug != "" {
 					msg += fmt.Sprintf(" (did you mean %q?)", sug)
 				}
-				add(at(fmt.Sprintf("tools[%d]", k)), st, "%s; use some of %s, or leave tools out to offer them all", msg, strings.Join(ToolStrings(Tools), ", "))
+				add(at(fmt.Sprintf("tools[%d]", k)), st, "%s; use some of %s, or leave tools out to offer the default %s", msg, strings.Join(ToolStrings(AllTools), ", "), strings.Join(ToolStrings(Tools), ", "))
 			case seenTools[name]:
 				add(at(fmt.Sprintf("tools[%d]", k)), st, "%q is listed twice; list each tool once", name)
 			}
@@ -212,9 +226,116 @@ func (b *Blueprint) problems() []*FieldError {
 		}
 	}
 
+	probs = append(probs, b.rubricProblems(names, known)...)
+	probs = append(probs, b.targetProblems(names, known)...)
 	if !badNext {
 		if p := b.loop(); p != nil {
 			probs = append(probs, p)
+		}
+	}
+	return probs
+}
+
+// exitProblems checks the exit conditions: a threshold in (0, 1] (0 is
+// the default) and counts that are not negative.
+func (b *Blueprint) exitProblems() []*FieldError {
+	var probs []*FieldError
+	e := b.Exit
+	if t := e.RequiredFieldsThreshold; t < 0 || t > 1 || math.IsNaN(t) {
+		probs = append(probs, &FieldError{Field: "exit_conditions.required_fields_threshold",
+			Msg: fmt.Sprintf("%v is not a share between 0 and 1; use 1 to require every required rubric field, 0.8 for four in five", t)})
+	}
+	if e.MaxTurns < 0 {
+		probs = append(probs, &FieldError{Field: "exit_conditions.max_turns",
+			Msg: fmt.Sprintf("%d is negative; use a number of candidate turns, or leave it out for %d", e.MaxTurns, DefaultMaxTurns)})
+	}
+	if e.Rounds < 0 {
+		probs = append(probs, &FieldError{Field: "exit_conditions.rounds",
+			Msg: fmt.Sprintf("%d is negative; use a number of questions, or leave it out for %d", e.Rounds, DefaultCaptureRounds)})
+	}
+	return probs
+}
+
+// rubricProblems checks the rubric fields: ids present, lower case and
+// unique; stages that exist; expect one of ExpectKinds. names maps stage
+// names to their index; known lists them quoted, for messages.
+func (b *Blueprint) rubricProblems(names map[string]int, known []string) []*FieldError {
+	var probs []*FieldError
+	ids := map[string]int{}
+	for i, f := range b.Rubric {
+		add := func(field, format string, args ...any) {
+			probs = append(probs, &FieldError{Field: fmt.Sprintf("rubric[%d].%s", i, field), Msg: fmt.Sprintf(format, args...)})
+		}
+		switch first, dup := ids[f.ID]; {
+		case f.ID == "":
+			add("id", "is empty; give every rubric field a lower-case id such as \"years_experience\"")
+		case !stageNamePattern.MatchString(f.ID):
+			add("id", "%q may only contain lower-case letters, digits, '-' and '_' (for example \"years_experience\")", f.ID)
+		case dup:
+			add("id", "%q is already the id of rubric[%d]; rubric ids must be unique", f.ID, first)
+		default:
+			ids[f.ID] = i
+		}
+		if f.Stage != "" {
+			if _, ok := names[f.Stage]; !ok {
+				add("stage", "%q is not a stage of this blueprint; use one of %s, or leave stage out to ask for the field in any guided stage",
+					f.Stage, strings.Join(known[:len(known)-1], ", "))
+			}
+		}
+		if !slices.Contains(ExpectKinds, f.Expect) {
+			msg := fmt.Sprintf("%q is not a kind of value", f.Expect)
+			if sug := suggest(f.Expect, ExpectKinds[1:]); sug != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", sug)
+			}
+			add("expect", "%s; use one of %s, or leave expect out for any substantive answer", msg, strings.Join(ExpectKinds[1:], ", "))
+		}
+	}
+	return probs
+}
+
+// targetProblems checks the targets of bank questions: an attribute is
+// one of SkillAttributes, a field names a rubric field and a phase a
+// stage.
+func (b *Blueprint) targetProblems(names map[string]int, known []string) []*FieldError {
+	var probs []*FieldError
+	var fields []string
+	for _, f := range b.Rubric {
+		fields = append(fields, f.ID)
+	}
+	for i, s := range b.Stages {
+		for j, q := range s.Questions {
+			t := q.Context.Targets
+			add := func(field, format string, args ...any) {
+				probs = append(probs, &FieldError{Field: fmt.Sprintf("stages[%d].questions[%d].targets.%s", i, j, field), Stage: s.Name, Msg: fmt.Sprintf(format, args...)})
+			}
+			if t.Attribute != "" && !slices.Contains(SkillAttributes, t.Attribute) {
+				msg := fmt.Sprintf("%q is not a skill attribute", t.Attribute)
+				if sug := suggest(t.Attribute, SkillAttributes); sug != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", sug)
+				}
+				add("attribute", "%s; use one of %s", msg, strings.Join(SkillAttributes, ", "))
+			}
+			if t.Attribute != "" && t.Skill == "" {
+				add("skill", "is empty but attribute %q is set; name the skill whose %s the question asks about", t.Attribute, t.Attribute)
+			}
+			if t.Field != "" && !slices.Contains(fields, t.Field) {
+				msg := fmt.Sprintf("%q is not a rubric field of this blueprint", t.Field)
+				switch sug := suggest(t.Field, fields); {
+				case sug != "":
+					msg += fmt.Sprintf(" (did you mean %q?)", sug)
+				case len(fields) == 0:
+					msg += "; add it to the blueprint's rubric"
+				}
+				if len(fields) > 0 {
+					msg += "; use one of " + strings.Join(fields, ", ")
+				}
+				add("field", "%s", msg)
+			}
+			if t.Phase != "" {
+				if _, ok := names[t.Phase]; !ok {
+					add("phase", "%q is not a stage of this blueprint; use one of %s", t.Phase, strings.Join(known[:len(known)-1], ", "))
+				}
+			}
 		}
 	}
 	return probs

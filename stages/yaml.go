@@ -38,7 +38,21 @@ func Load(path string) (*Blueprint, error) {
 //	description: One sentence for recruiters.
 //	persona: |                 # optional template; empty = DefaultPersona
 //	  You are Ava, …
+//	mode: interview            # or knowledge_capture; default interview
 //	closing_safety: 60         # optional, default 60 s
+//	rubric:                    # optional: what the interview must find out
+//	  - id: years_experience   # lower case [a-z0-9_-], unique
+//	    label: Years of experience
+//	    required: true         # counts toward required_fields_threshold
+//	    question: How many years have you worked in software?
+//	    stage: intro           # optional: only asked in this stage
+//	    expect: duration       # optional: duration, number or role
+//	    keywords: [years]      # let the rules fill the field unasked
+//	exit_conditions:           # optional: when the interview may close early
+//	  required_fields_threshold: 1   # share of required fields, (0, 1]
+//	  max_turns: 30            # candidate turns that end it
+//	  graceful_closing: true   # close through the closing stage
+//	  rounds: 10               # knowledge capture: questions asked
 //	stages:
 //	  - name: intro            # lower case [a-z0-9_-], unique, not "done"
 //	    title: Introduction    # optional, default from the name
@@ -47,6 +61,7 @@ func Load(path string) (*Blueprint, error) {
 //	    limit: 2m              # required deadline
 //	    min_time: 30           # optional gate
 //	    min_questions: 2       # optional gate
+//	    guided: true           # ask the template, gap, rubric and backlog questions here
 //	    next: experience       # optional; default the following stage, "done" ends
 //	    acknowledgement: Thanks. Let's begin.   # optional template
 //	    keywords: [background, motivation]
@@ -56,6 +71,7 @@ func Load(path string) (*Blueprint, error) {
 //	        text: Tell me about yourself.
 //	        purpose: Warm up.
 //	        keywords: [current role]
+//	        targets: {field: current_role}  # optional: skill, attribute, field, category, assesses, phase
 //
 // Durations are a number of seconds (90, 7.5) or a Go duration string
 // ("90s", "2m", "1m30s"). A question may also be written as a plain string,
@@ -119,8 +135,44 @@ func (b Blueprint) MarshalYAML() (any, error) {
 	addString(root, "title", b.Title)
 	addString(root, "description", b.Description)
 	addString(root, "persona", b.Persona)
+	addString(root, "mode", b.Mode)
 	if b.ClosingSafety != 0 {
 		addPair(root, "closing_safety", durationNode(b.ClosingSafety))
+	}
+	if len(b.Rubric) > 0 {
+		rs := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, f := range b.Rubric {
+			rn := mapping()
+			addString(rn, "id", f.ID)
+			addString(rn, "label", f.Label)
+			if f.Required {
+				addPair(rn, "required", boolNode(true))
+			}
+			addString(rn, "question", f.Question)
+			addString(rn, "stage", f.Stage)
+			addString(rn, "expect", f.Expect)
+			if len(f.Keywords) > 0 {
+				addPair(rn, "keywords", stringList(f.Keywords))
+			}
+			rs.Content = append(rs.Content, rn)
+		}
+		addPair(root, "rubric", rs)
+	}
+	if e := b.Exit; e != (ExitConditions{}) {
+		en := mapping()
+		if e.RequiredFieldsThreshold != 0 {
+			addPair(en, "required_fields_threshold", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: strconv.FormatFloat(e.RequiredFieldsThreshold, 'g', -1, 64)})
+		}
+		if e.MaxTurns != 0 {
+			addPair(en, "max_turns", intNode(e.MaxTurns))
+		}
+		if e.GracefulClosing != nil {
+			addPair(en, "graceful_closing", boolNode(*e.GracefulClosing))
+		}
+		if e.Rounds != 0 {
+			addPair(en, "rounds", intNode(e.Rounds))
+		}
+		addPair(root, "exit_conditions", en)
 	}
 	stages := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, s := range b.Stages {
@@ -132,7 +184,10 @@ func (b Blueprint) MarshalYAML() (any, error) {
 		if s.MinTime != 0 {
 			addPair(sn, "min_time", durationNode(s.MinTime))
 		}
-		addPair(sn, "min_questions", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(s.MinQuestions)})
+		addPair(sn, "min_questions", intNode(s.MinQuestions))
+		if s.Guided {
+			addPair(sn, "guided", boolNode(true))
+		}
 		addString(sn, "next", s.Next)
 		addString(sn, "acknowledgement", s.Acknowledgement)
 		if len(s.Tools) > 0 {
@@ -151,6 +206,19 @@ func (b Blueprint) MarshalYAML() (any, error) {
 				if len(q.Keywords) > 0 {
 					addPair(qn, "keywords", stringList(q.Keywords))
 				}
+				if t := q.Context.Targets; !t.IsZero() {
+					tn := mapping()
+					addString(tn, "skill", t.Skill)
+					addString(tn, "attribute", t.Attribute)
+					addString(tn, "field", t.Field)
+					addString(tn, "category", t.Category)
+					if len(t.Assesses) > 0 {
+						addPair(tn, "assesses", stringList(t.Assesses))
+					}
+					addString(tn, "phase", t.Phase)
+					tn.Style = yaml.FlowStyle
+					addPair(qn, "targets", tn)
+				}
 				qs.Content = append(qs.Content, qn)
 			}
 			addPair(sn, "questions", qs)
@@ -162,6 +230,14 @@ func (b Blueprint) MarshalYAML() (any, error) {
 }
 
 func mapping() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode} }
+
+func intNode(i int) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(i)}
+}
+
+func boolNode(v bool) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(v)}
+}
 
 func addPair(m *yaml.Node, key string, v *yaml.Node) {
 	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v)
@@ -291,9 +367,12 @@ func (d *decoder) fields(n *yaml.Node, path, what string, known []string, fn fun
 }
 
 var (
-	blueprintFields = []string{"name", "title", "description", "persona", "closing_safety", "stages"}
-	stageFields     = []string{"name", "title", "instructions", "limit", "min_time", "min_questions", "questions", "keywords", "next", "acknowledgement", "tools"}
-	questionFields  = []string{"id", "text", "purpose", "keywords"}
+	blueprintFields = []string{"name", "title", "description", "persona", "mode", "closing_safety", "rubric", "exit_conditions", "stages"}
+	stageFields     = []string{"name", "title", "instructions", "limit", "min_time", "min_questions", "guided", "questions", "keywords", "next", "acknowledgement", "tools"}
+	questionFields  = []string{"id", "text", "purpose", "keywords", "targets"}
+	rubricFields    = []string{"id", "label", "required", "question", "stage", "expect", "keywords"}
+	exitFields      = []string{"required_fields_threshold", "max_turns", "graceful_closing", "rounds"}
+	targetsFields   = []string{"skill", "attribute", "field", "category", "assesses", "phase"}
 )
 
 // list decodes the list v at field entry by entry: item gets each entry,
@@ -327,6 +406,14 @@ func (d *decoder) blueprint(n *yaml.Node) *Blueprint {
 			b.Description = d.str(v, field)
 		case "persona":
 			b.Persona = d.str(v, field)
+		case "mode":
+			b.Mode = d.str(v, field)
+		case "rubric":
+			d.list(v, field, "rubric fields (lines starting with \"- id: …\")", func(rn *yaml.Node, rf string) {
+				b.Rubric = append(b.Rubric, d.rubricField(rn, rf))
+			})
+		case "exit_conditions":
+			b.Exit = d.exitConditions(v, field)
 		case "closing_safety":
 			b.ClosingSafety = d.duration(v, field)
 		case "stages":
@@ -354,6 +441,8 @@ func (d *decoder) stage(n *yaml.Node, path string) Stage {
 			s.MinTime = d.duration(v, field)
 		case "min_questions":
 			s.MinQuestions = d.integer(v, field)
+		case "guided":
+			s.Guided = d.boolean(v, field)
 		case "keywords":
 			s.Keywords = d.words(v, field)
 		case "next":
@@ -392,9 +481,73 @@ func (d *decoder) question(n *yaml.Node, path string) Question {
 			q.Purpose = d.str(v, field)
 		case "keywords":
 			q.Keywords = d.words(v, field)
+		case "targets":
+			q.Context.Targets = d.targets(v, field)
 		}
 	})
 	return q
+}
+
+func (d *decoder) rubricField(n *yaml.Node, path string) RubricField {
+	var f RubricField
+	d.fields(n, path, "rubric field", rubricFields, func(key, field string, v *yaml.Node) {
+		switch key {
+		case "id":
+			f.ID = d.str(v, field)
+		case "label":
+			f.Label = d.str(v, field)
+		case "required":
+			f.Required = d.boolean(v, field)
+		case "question":
+			f.Question = d.str(v, field)
+		case "stage":
+			f.Stage = d.str(v, field)
+		case "expect":
+			f.Expect = d.str(v, field)
+		case "keywords":
+			f.Keywords = d.words(v, field)
+		}
+	})
+	return f
+}
+
+func (d *decoder) exitConditions(n *yaml.Node, path string) ExitConditions {
+	var e ExitConditions
+	d.fields(n, path, "exit_conditions", exitFields, func(key, field string, v *yaml.Node) {
+		switch key {
+		case "required_fields_threshold":
+			e.RequiredFieldsThreshold = d.number(v, field)
+		case "max_turns":
+			e.MaxTurns = d.integer(v, field)
+		case "graceful_closing":
+			g := d.boolean(v, field)
+			e.GracefulClosing = &g
+		case "rounds":
+			e.Rounds = d.integer(v, field)
+		}
+	})
+	return e
+}
+
+func (d *decoder) targets(n *yaml.Node, path string) Targets {
+	var t Targets
+	d.fields(n, path, "targets", targetsFields, func(key, field string, v *yaml.Node) {
+		switch key {
+		case "skill":
+			t.Skill = d.str(v, field)
+		case "attribute":
+			t.Attribute = d.str(v, field)
+		case "field":
+			t.Field = d.str(v, field)
+		case "category":
+			t.Category = d.str(v, field)
+		case "assesses":
+			t.Assesses = d.words(v, field)
+		case "phase":
+			t.Phase = d.str(v, field)
+		}
+	})
+	return t
 }
 
 // defaults fills what a file may leave out: titles from names, question ids
@@ -405,6 +558,11 @@ func (d *decoder) defaults(b *Blueprint) {
 	}
 	if b.ClosingSafety == 0 {
 		b.ClosingSafety = DefaultClosingSafety
+	}
+	for i := range b.Rubric {
+		if b.Rubric[i].Label == "" {
+			b.Rubric[i].Label = titleFromName(b.Rubric[i].ID)
+		}
 	}
 	for i := range b.Stages {
 		s := &b.Stages[i]
@@ -472,6 +630,30 @@ func (d *decoder) wordNodes(n *yaml.Node, field string) []*yaml.Node {
 		}
 	}
 	return out
+}
+
+func (d *decoder) boolean(n *yaml.Node, field string) bool {
+	if n.Kind == yaml.ScalarNode && !isNull(n) {
+		switch strings.ToLower(strings.TrimSpace(n.Value)) {
+		case "true", "yes", "on":
+			return true
+		case "false", "no", "off":
+			return false
+		}
+	}
+	d.fail(n, field, "%s is not true or false", kindName(n))
+	return false
+}
+
+// number reads a finite decimal number.
+func (d *decoder) number(n *yaml.Node, field string) float64 {
+	if n.Kind == yaml.ScalarNode && !isNull(n) {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(n.Value), 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return f
+		}
+	}
+	d.fail(n, field, "%s is not a number; write a decimal such as 0.8", kindName(n))
+	return 0
 }
 
 func (d *decoder) integer(n *yaml.Node, field string) int {

@@ -184,14 +184,14 @@ func TestParseErrors(t *testing.T) {
 		{
 			name:      "unknown stage field with suggestion",
 			src:       strings.Replace(base, "limit: 30", "limt: 30", 1),
-			want:      `bp.yaml:8: stages[1].limt: unknown field "limt" in stage (did you mean "limit"?); known fields are name, title, instructions, limit, min_time, min_questions, questions, keywords, next, acknowledgement, tools`,
+			want:      `bp.yaml:8: stages[1].limt: unknown field "limt" in stage (did you mean "limit"?); known fields are name, title, instructions, limit, min_time, min_questions, guided, questions, keywords, next, acknowledgement, tools`,
 			wantLine:  8,
 			wantField: "stages[1].limt",
 		},
 		{
 			name:      "unknown top-level field",
 			src:       "colour: blue\n" + base,
-			want:      `bp.yaml:1: colour: unknown field "colour" in blueprint; known fields are name, title, description, persona, closing_safety, stages`,
+			want:      `bp.yaml:1: colour: unknown field "colour" in blueprint; known fields are name, title, description, persona, mode, closing_safety, rubric, exit_conditions, stages`,
 			wantLine:  1,
 			wantField: "colour",
 		},
@@ -205,7 +205,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name:      "unknown tool with suggestion",
 			src:       strings.Replace(base, "limit: 60", "limit: 60\n    tools:\n      - ask_question\n      - transition_stag", 1),
-			want:      `bp.yaml:8: stages[0].tools[1] (stage "intro"): "transition_stag" is not a tool of the interviewer (did you mean "transition_stage"?); use some of transition_stage, ask_question, assess_response, end_interview, or leave tools out to offer them all`,
+			want:      `bp.yaml:8: stages[0].tools[1] (stage "intro"): "transition_stag" is not a tool of the interviewer (did you mean "transition_stage"?); use some of transition_stage, ask_question, assess_response, end_interview, evaluate_phase, or leave tools out to offer the default transition_stage, ask_question, assess_response, end_interview`,
 			wantLine:  8,
 			wantField: "stages[0].tools[1]",
 		},
