@@ -14,15 +14,55 @@ import (
 // follows when none is chosen.
 const DefaultName = "default"
 
+// The rubric fields of the Default blueprint, which its bank questions
+// target.
+const (
+	FieldCurrentRole     = "current_role"
+	FieldYearsExperience = "years_experience"
+	FieldWhyRole         = "why_role"
+	FieldProudProject    = "proud_project"
+	FieldHardProblem     = "hard_problem"
+	FieldImpactNumbers   = "impact_numbers"
+)
+
 // Default returns the default behavioural interview: greeting → intro →
-// experience → closing, then Done. Each call returns a new blueprint the
+// experience → closing, then Done. Its rubric asks for the candidate's
+// current role, years of experience, why this role, a project they are
+// proud of, a hard problem solved and impact in numbers; the interview may
+// close once all are covered. Each call returns a new blueprint the
 // caller may change.
 func Default() *Blueprint {
+	graceful := true
 	return &Blueprint{
 		Name:          DefaultName,
 		Title:         "Behavioural interview",
 		Description:   "A short conversational interview about the candidate's background and past work, for any role and level.",
 		ClosingSafety: 60 * time.Second,
+		Rubric: []RubricField{
+			{ID: FieldCurrentRole, Label: "Current role", Required: true, Stage: "intro", Expect: ExpectRole,
+				Question: "What is your current role, and what are you responsible for day to day?",
+				Keywords: []string{"current role", "currently", "i work as", "i'm a", "i am a", "position", "title"}},
+			{ID: FieldYearsExperience, Label: "Years of experience", Required: true, Stage: "intro", Expect: ExpectDuration,
+				Question: "How many years have you been working in this field?",
+				Keywords: []string{"years", "experience", "since", "career"}},
+			{ID: FieldWhyRole, Label: "Why this role", Required: true, Stage: "intro",
+				Question: "What draws you to this role in particular?",
+				Keywords: []string{"because", "interested", "excited", "motivated", "drawn", "applied"}},
+			{ID: FieldProudProject, Label: "A project they are proud of", Required: true, Stage: "experience",
+				Question: "Which project from your career are you most proud of, and what was your own part in it?",
+				Keywords: []string{"project", "proud", "built", "led", "shipped", "launched"}},
+			{ID: FieldHardProblem, Label: "A hard problem solved", Required: true, Stage: "experience",
+				Question: "What is the hardest problem you have solved at work, and how did you solve it?",
+				Keywords: []string{"problem", "challenge", "hardest", "solved", "fixed", "root cause"}},
+			{ID: FieldImpactNumbers, Label: "Impact in numbers", Required: true, Stage: "experience", Expect: ExpectNumber,
+				Question: "Can you put a number on the impact of that work, such as users served, time saved or money earned?",
+				Keywords: []string{"percent", "users", "customers", "reduced", "increased", "saved", "revenue", "faster"}},
+		},
+		Exit: ExitConditions{
+			RequiredFieldsThreshold: DefaultRequiredFieldsThreshold,
+			MaxTurns:                DefaultMaxTurns,
+			GracefulClosing:         &graceful,
+		},
 		Stages: []Stage{
 			{
 				Name:  "greeting",
@@ -59,12 +99,15 @@ Ask at least two questions here. When you have a clear picture of who they are a
 				MinTime:         30 * time.Second,
 				MinQuestions:    2,
 				Acknowledgement: "Great, let's get started.",
+				Guided:          true,
 				Keywords:        []string{"background", "current role", "experience", "motivation", "interest", "career", "goals", "team"},
 				Questions: []Question{
 					{ID: "intro-1", Text: "To start, could you tell me a little about yourself and what you do today?",
-						Purpose: "Learn the candidate's background and current responsibilities.", Keywords: []string{"current role", "background", "responsibilities", "team"}},
+						Purpose: "Learn the candidate's background and current responsibilities.", Keywords: []string{"current role", "background", "responsibilities", "team"},
+						Context: QuestionContext{Targets: Targets{Field: FieldCurrentRole}}},
 					{ID: "intro-2", Text: "What made you interested in applying for this position?",
-						Purpose: "Understand the candidate's motivation for the role.", Keywords: []string{"motivation", "interest", "company", "role", "growth"}},
+						Purpose: "Understand the candidate's motivation for the role.", Keywords: []string{"motivation", "interest", "company", "role", "growth"},
+						Context: QuestionContext{Targets: Targets{Field: FieldWhyRole}}},
 					{ID: "intro-3", Text: "How did you first get into your field, and what has your path looked like since then?",
 						Purpose: "Trace the candidate's career path and key transitions.", Keywords: []string{"career path", "education", "first job", "change"}},
 					{ID: "intro-4", Text: "Which part of your current work do you enjoy the most?",
@@ -94,12 +137,15 @@ When you have covered enough ground, or time is running low, call transition_sta
 				MinTime:         45 * time.Second,
 				MinQuestions:    5,
 				Acknowledgement: "Thank you, that's a helpful picture. Now let's talk about your experience in more depth.",
+				Guided:          true,
 				Keywords:        []string{"project", "challenge", "result", "impact", "decision", "trade-off", "team", "learned", "feedback", "priority", "example"},
 				Questions: []Question{
 					{ID: "experience-1", Text: "Tell me about a recent project you're proud of. What was your own part in it?",
-						Purpose: "Establish a concrete project and the candidate's personal contribution.", Keywords: []string{"project", "role", "ownership", "result", "impact"}},
+						Purpose: "Establish a concrete project and the candidate's personal contribution.", Keywords: []string{"project", "role", "ownership", "result", "impact"},
+						Context: QuestionContext{Targets: Targets{Field: FieldProudProject}}},
 					{ID: "experience-2", Text: "What was the hardest problem you ran into on that project, and how did you solve it?",
-						Purpose: "Probe problem solving on a real example.", Keywords: []string{"challenge", "problem", "solution", "approach", "root cause"}},
+						Purpose: "Probe problem solving on a real example.", Keywords: []string{"challenge", "problem", "solution", "approach", "root cause"},
+						Context: QuestionContext{Targets: Targets{Field: FieldHardProblem}}},
 					{ID: "experience-3", Text: "Describe a time you disagreed with a colleague about how to do something. How was it resolved?",
 						Purpose: "See how the candidate handles conflict and persuades others.", Keywords: []string{"disagreement", "conflict", "compromise", "communication", "outcome"}},
 					{ID: "experience-4", Text: "When several urgent tasks land at once, how do you decide what to handle first?",
@@ -137,10 +183,17 @@ Say goodbye warmly, in three short sentences at most. The interview ends by itse
 //go:embed blueprints/*.yaml
 var blueprintFiles embed.FS
 
-// systemDesign parses the embedded system-design blueprint once.
-var systemDesign = sync.OnceValues(func() (*Blueprint, error) {
-	return loadEmbedded("system-design")
-})
+// Names of the built-in blueprints read from YAML.
+const (
+	SystemDesignName     = "system-design"
+	KnowledgeCaptureName = "knowledge-capture"
+)
+
+// The embedded blueprints, each parsed once.
+var (
+	systemDesign     = sync.OnceValues(func() (*Blueprint, error) { return loadEmbedded(SystemDesignName) })
+	knowledgeCapture = sync.OnceValues(func() (*Blueprint, error) { return loadEmbedded(KnowledgeCaptureName) })
+)
 
 func loadEmbedded(name string) (*Blueprint, error) {
 	path := "blueprints/" + name + ".yaml"
@@ -168,8 +221,12 @@ func SystemDesign() *Blueprint {
 // builtins maps each built-in blueprint's name to its constructor.
 var builtins = map[string]func() (*Blueprint, error){
 	DefaultName: func() (*Blueprint, error) { return Default(), nil },
-	"system-design": func() (*Blueprint, error) {
+	SystemDesignName: func() (*Blueprint, error) {
 		b, err := systemDesign()
+		return b.Clone(), err
+	},
+	KnowledgeCaptureName: func() (*Blueprint, error) {
+		b, err := knowledgeCapture()
 		return b.Clone(), err
 	},
 }

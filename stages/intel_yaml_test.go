@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -154,5 +155,95 @@ func TestEvaluatePhaseIsOfferedOnlyByName(t *testing.T) {
 	}
 	if !s.Offers(ToolEvaluatePhase) {
 		t.Error("a stage listing evaluate_phase does not offer it")
+	}
+}
+
+func TestBuiltinsRoundTrip(t *testing.T) {
+	for _, name := range BuiltinNames() {
+		t.Run(name, func(t *testing.T) {
+			b, err := Builtin(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Validate(); err != nil {
+				t.Fatalf("Validate: %v", err)
+			}
+			out, err := yaml.Marshal(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := Parse(out, name+".yaml")
+			if err != nil {
+				t.Fatalf("Parse of marshalled blueprint: %v\n%s", err, out)
+			}
+			if !reflect.DeepEqual(b, again) {
+				t.Errorf("round trip changed the blueprint\n%s", out)
+			}
+		})
+	}
+}
+
+func TestDefaultRubric(t *testing.T) {
+	b := Default()
+	var ids []string
+	for _, f := range b.Rubric {
+		ids = append(ids, f.ID)
+		if !f.Required || f.Question == "" || len(f.Keywords) == 0 || b.Index(f.Stage) < 0 {
+			t.Errorf("rubric field %+v lacks required, a question, keywords or a stage", f)
+		}
+	}
+	want := []string{FieldCurrentRole, FieldYearsExperience, FieldWhyRole, FieldProudProject, FieldHardProblem, FieldImpactNumbers}
+	if !reflect.DeepEqual(ids, want) {
+		t.Errorf("rubric ids %v, want %v", ids, want)
+	}
+	if e := b.Exit; e.Threshold() != 1 || e.Turns() != DefaultMaxTurns || !e.Graceful() {
+		t.Errorf("exit conditions %+v", e)
+	}
+	if !b.Guided("intro") || !b.Guided("experience") || b.Guided("greeting") || b.Guided("closing") {
+		t.Error("intro and experience, and only they, should be guided")
+	}
+	targets := map[string]string{"intro-1": FieldCurrentRole, "intro-2": FieldWhyRole, "experience-1": FieldProudProject, "experience-2": FieldHardProblem}
+	for _, s := range b.Stages {
+		for _, q := range s.Questions {
+			if q.Context.Targets.Field != targets[q.ID] || q.Context.Kind != "" {
+				t.Errorf("%s context %+v, want field %q and no kind", q.ID, q.Context, targets[q.ID])
+			}
+		}
+	}
+}
+
+func TestKnowledgeCaptureBlueprint(t *testing.T) {
+	b, err := Builtin(KnowledgeCaptureName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.KnowledgeCapture() || len(b.Rubric) != 0 || b.Exit.CaptureRounds() != 10 || !b.Guided("capture") {
+		t.Errorf("knowledge capture: mode %q, rubric %d, rounds %d, capture guided %v", b.Mode, len(b.Rubric), b.Exit.CaptureRounds(), b.Guided("capture"))
+	}
+	if s, _, _ := b.Stage("capture"); s.Limit != 20*time.Minute || s.MinQuestions != 1 {
+		t.Errorf("capture stage limit %v, min_questions %d", s.Limit, s.MinQuestions)
+	}
+	if SystemDesign().KnowledgeCapture() || Default().KnowledgeCapture() {
+		t.Error("an interview blueprint claims knowledge capture")
+	}
+}
+
+func TestSystemDesignOffersPhaseEvaluation(t *testing.T) {
+	b := SystemDesign()
+	for _, s := range b.Stages {
+		design := strings.HasSuffix(s.Name, "-design")
+		if s.Offers(ToolEvaluatePhase) != design {
+			t.Errorf("stage %s offers evaluate_phase: %v, want %v", s.Name, s.Offers(ToolEvaluatePhase), design)
+		}
+		if design {
+			for _, n := range Tools {
+				if !s.Offers(n) {
+					t.Errorf("design stage %s lost the default tool %s", s.Name, n)
+				}
+			}
+			if len(s.Keywords) < 8 {
+				t.Errorf("design stage %s has %d keywords; a phase evaluation needs what a complete phase covers", s.Name, len(s.Keywords))
+			}
+		}
 	}
 }

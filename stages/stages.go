@@ -128,6 +128,10 @@ func (b *Blueprint) Clone() *Blueprint {
 	}
 	c := *b
 	c.Rubric = cloneRubric(b.Rubric)
+	if g := b.Exit.GracefulClosing; g != nil {
+		v := *g
+		c.Exit.GracefulClosing = &v
+	}
 	c.Stages = make([]Stage, len(b.Stages))
 	for i, s := range b.Stages {
 		c.Stages[i] = s.clone()

@@ -52,12 +52,13 @@ func TestDefaultTimings(t *testing.T) {
 }
 
 func TestBuiltinBlueprints(t *testing.T) {
-	if got := BuiltinNames(); !reflect.DeepEqual(got, []string{"default", "system-design"}) {
+	if got := BuiltinNames(); !reflect.DeepEqual(got, []string{"default", "knowledge-capture", "system-design"}) {
 		t.Fatalf("BuiltinNames() = %v", got)
 	}
 	wantStages := map[string][]string{
-		"default":       {"greeting", "intro", "experience", "closing"},
-		"system-design": {"greeting", "clarification", "requirements", "data-design", "api-design", "high-level-design", "closing"},
+		"default":           {"greeting", "intro", "experience", "closing"},
+		"knowledge-capture": {"greeting", "capture", "closing"},
+		"system-design":     {"greeting", "clarification", "requirements", "data-design", "api-design", "high-level-design", "closing"},
 	}
 	for _, name := range BuiltinNames() {
 		t.Run(name, func(t *testing.T) {
@@ -89,12 +90,24 @@ func TestBuiltinBlueprints(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Builtin("behavioural"); err == nil || !strings.Contains(err.Error(), "default, system-design") {
+	if _, err := Builtin("behavioural"); err == nil || !strings.Contains(err.Error(), "default, knowledge-capture, system-design") {
 		t.Errorf("Builtin(unknown) error = %v; want it to list the known names", err)
 	}
 	if !IsBuiltin("System-Design") || IsBuiltin("nope") {
 		t.Error("IsBuiltin disagrees with BuiltinNames")
 	}
+}
+
+// snapshot prints a blueprint with its pointers followed, so two equal
+// blueprints print the same.
+func snapshot(b *Blueprint) string {
+	c := *b
+	graceful := "<nil>"
+	if g := c.Exit.GracefulClosing; g != nil {
+		graceful = fmt.Sprint(*g)
+	}
+	c.Exit.GracefulClosing = nil
+	return fmt.Sprintf("%+v graceful_closing=%s", c, graceful)
 }
 
 func TestBuiltinReturnsDeepCopies(t *testing.T) {
@@ -104,6 +117,10 @@ func TestBuiltinReturnsDeepCopies(t *testing.T) {
 			b, _ := Builtin("system-design")
 			return b
 		},
+		"Builtin(knowledge-capture)": func() *Blueprint {
+			b, _ := Builtin("knowledge-capture")
+			return b
+		},
 		"SystemDesign": SystemDesign,
 		"Default":      Default,
 		"Clone":        func() *Blueprint { return SystemDesign().Clone() },
@@ -111,7 +128,7 @@ func TestBuiltinReturnsDeepCopies(t *testing.T) {
 	for name, mk := range constructors {
 		t.Run(name, func(t *testing.T) {
 			// A printed snapshot shares no memory with any copy.
-			pristine := fmt.Sprintf("%+v", *mk())
+			pristine := snapshot(mk())
 			first := mk()
 			first.Name = "changed"
 			first.Stages[0].Limit = time.Hour
@@ -120,7 +137,14 @@ func TestBuiltinReturnsDeepCopies(t *testing.T) {
 			first.Stages[0].Questions[0].Keywords = append(first.Stages[0].Questions[0].Keywords[:0], "changed")
 			first.Stages[1].Questions = first.Stages[1].Questions[:1]
 			first.Stages = append(first.Stages[:1], first.Stages[2:]...)
-			if again := fmt.Sprintf("%+v", *mk()); again != pristine {
+			if len(first.Rubric) > 0 {
+				first.Rubric[0].Keywords[0] = "changed"
+				first.Rubric = first.Rubric[:1]
+			}
+			if first.Exit.GracefulClosing != nil {
+				*first.Exit.GracefulClosing = !*first.Exit.GracefulClosing
+			}
+			if again := snapshot(mk()); again != pristine {
 				t.Errorf("mutating one copy changed the next one:\n%s", again)
 			}
 		})
