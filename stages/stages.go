@@ -7,6 +7,10 @@
 // text/template templates rendered with TemplateData, built from a Profile;
 // RoleFocus and LevelExpectations adapt them to the role and level applied
 // for.
+//
+// Role templates (Template, ParseTemplate) are markdown files of the
+// questions worth asking for one role, shipped in the binary
+// (BuiltinTemplate) or read from disk (LoadTemplate, FindTemplate).
 package stages
 
 import (

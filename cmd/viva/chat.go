@@ -1,29 +1,46 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/terminal"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/stages"
+	"github.com/viva-interviews/viva/web"
 )
 
 // runChat holds an interview in the terminal: the interviewer's lines are
 // printed, the candidate's are read from stdin (so answers can be piped),
-// and the record is saved after every turn.
+// and the record is saved after every turn. --template, --resume, --jd and
+// --brief add a role template and documents, as the web form does.
 func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var cand candidate
-	cfg, err := loadConfig("chat", args, stderr, func(fs *flag.FlagSet) { cand = candidateFlags(fs) })
+	var (
+		cand candidate
+		in   chatInputs
+	)
+	cfg, err := loadConfig("chat", args, stderr, func(fs *flag.FlagSet) {
+		cand = candidateFlags(fs)
+		in = chatInputFlags(fs)
+	})
 	if err != nil {
 		return err
 	}
 	rec, bp, err := cand.record()
 	if err != nil {
 		return usageError("%v", err)
+	}
+	tpl, err := in.apply(ctx, rec, bp)
+	if err != nil {
+		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)
 	store, err := interviews.Open(cfg.DataDir)
@@ -44,7 +61,7 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return fmt.Errorf("creating the interview record: %w", err)
 	}
 	log = log.With("interview_id", rec.ID)
-	loop, err := agent.NewLoop(agent.Setup{Blueprint: bp, Record: rec, Store: store, TimeScale: cfg.TimeScale, NewLLM: newLLM, Logger: log},
+	loop, err := agent.NewLoop(agent.Setup{Blueprint: bp, Record: rec, Store: store, TimeScale: cfg.TimeScale, NewLLM: newLLM, Template: tpl, Logger: log},
 		agent.LoopOptions{Stopped: agent.Ending{Status: interviews.StatusCandidateLeft, Reason: interviews.EndedInterrupted}})
 	if err != nil {
 		return err
@@ -56,6 +73,131 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	final := rc.Snapshot()
 	fmt.Fprintf(stdout, "\nInterview %s (%s). Record saved to %s\n", final.Status, final.EndedBy, rc.Path())
 	return runErr
+}
+
+// The flags of viva chat that add a role template and documents to the
+// interview.
+const (
+	flagTemplate = "template"
+	flagResume   = "resume"
+	flagJD       = "jd"
+	flagBrief    = "brief"
+)
+
+// maxBriefLen bounds a knowledge-capture brief, in characters, as the job
+// description is bounded.
+const maxBriefLen = interviews.MaxJobDescriptionLen
+
+// chatInputs holds the flags of viva chat naming a role template and the
+// files that describe the candidate, the job or the knowledge to capture.
+type chatInputs struct {
+	template, resume, jd, brief *string
+}
+
+func chatInputFlags(fs *flag.FlagSet) chatInputs {
+	return chatInputs{
+		template: fs.String(flagTemplate, "", "a role template whose questions the interview asks: a built-in one ("+strings.Join(stages.TemplateNames(), ", ")+") or a markdown file"),
+		resume:   fs.String(flagResume, "", "the candidate's résumé: a PDF, DOCX, text or markdown file"),
+		jd:       fs.String(flagJD, "", "the job description: a text or markdown file"),
+		brief:    fs.String(flagBrief, "", "what to capture in a knowledge-capture interview (--blueprint knowledge-capture): a markdown file of topics"),
+	}
+}
+
+// apply reads the template and files the flags name into rec, as the web
+// app's registration does, and returns the template (nil when none). Every
+// error is a usage error naming the flag.
+func (in chatInputs) apply(ctx context.Context, rec *interviews.Record, bp *stages.Blueprint) (*stages.Template, error) {
+	switch {
+	case *in.brief != "" && !bp.KnowledgeCapture():
+		return nil, usageError("--%s is for knowledge-capture interviews, and blueprint %q is not one: pass --blueprint %s", flagBrief, bp.Name, stages.KnowledgeCaptureName)
+	case *in.brief == "" && bp.KnowledgeCapture():
+		return nil, usageError("blueprint %q captures knowledge from a brief: pass --%s FILE, a markdown file whose headings and bullet points are the topics to cover", bp.Name, flagBrief)
+	}
+	var tpl *stages.Template
+	if *in.template != "" {
+		t, err := stages.FindTemplate(*in.template)
+		if err != nil {
+			return nil, usageError("--%s: %v", flagTemplate, strings.TrimPrefix(err.Error(), "stages: "))
+		}
+		tpl, rec.Template = t, t.Name
+	}
+	if *in.resume != "" {
+		text, err := readResume(ctx, *in.resume)
+		if err != nil {
+			return nil, usageError("--%s %s: %v", flagResume, *in.resume, err)
+		}
+		rec.ResumeText, rec.ResumeSummary = text, web.ResumeSummary(text)
+	}
+	if *in.jd != "" {
+		text, err := readText(*in.jd, interviews.MaxJobDescriptionLen)
+		if err != nil {
+			return nil, usageError("--%s %s: %v", flagJD, *in.jd, err)
+		}
+		rec.JobDescription = text
+	}
+	if *in.brief != "" {
+		text, err := readText(*in.brief, maxBriefLen)
+		if err != nil {
+			return nil, usageError("--%s %s: %v", flagBrief, *in.brief, err)
+		}
+		rec.Brief = text
+	}
+	return tpl, nil
+}
+
+// readResume returns the text of a résumé file, read by the web app's
+// parser (PDF and DOCX in a sandboxed child process).
+func readResume(ctx context.Context, path string) (string, error) {
+	data, err := readFileAtMost(path, web.MaxResumeFileSize)
+	if err != nil {
+		return "", err
+	}
+	text, err := web.ExtractResume(ctx, path, data)
+	if re, ok := errors.AsType[*web.ResumeError](err); ok {
+		return "", errors.New(re.Message)
+	}
+	return text, err
+}
+
+// readFileAtMost reads a file of at most limit bytes.
+func readFileAtMost(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot be read: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, errors.New("is a directory; pass a file")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot be read: %w", err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("is larger than %d KB; shorten it", limit>>10)
+	}
+	return data, nil
+}
+
+// readText reads a UTF-8 text or markdown file of at most maxChars
+// characters, with its line ends normalised and surrounding space trimmed.
+func readText(path string, maxChars int) (string, error) {
+	data, err := readFileAtMost(path, int64(4*maxChars+4))
+	if err != nil {
+		return "", err
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+		return "", errors.New("is not UTF-8 text; save it as a text or markdown file")
+	}
+	text := strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(string(data), "\r\n", "\n"), "\r", "\n"))
+	switch n := utf8.RuneCountInString(text); {
+	case n == 0:
+		return "", errors.New("is empty")
+	case n > maxChars:
+		return "", fmt.Errorf("has %d characters; shorten it to at most %d", n, maxChars)
+	}
+	return text, nil
 }
 
 func isTerminal(r io.Reader) bool {

@@ -316,3 +316,89 @@ func TestChatCarriesOnWhenTheModelIsDown(t *testing.T) {
 		t.Errorf("%d fallback incidents for one outage, want 1: %+v", fallbacks, rec.Incidents)
 	}
 }
+
+// TestChatTemplateAndFiles: viva chat with a role template, a résumé and
+// a job description runs offline to the end and fills the record with
+// them as the web app's registration does.
+func TestChatTemplateAndFiles(t *testing.T) {
+	dir := t.TempDir()
+	resume := filepath.Join(dir, "resume.md")
+	jd := filepath.Join(dir, "job.md")
+	resumeText := "# Grace Hopper\n\nSenior engineer. Eight years of Go and PostgreSQL, payments at scale."
+	if err := os.WriteFile(resume, []byte(resumeText+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(jd, []byte("\xef\xbb\xbf# Senior full-stack engineer\r\n\r\nReact, Go, PostgreSQL.\r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, rec := runChatWith(t, pipedAnswers, 500*time.Millisecond, "--time-scale", "0.05",
+		"--template", "fullstack-senior", "--resume", resume, "--jd", jd)
+	if rec.Status != interviews.StatusCompleted {
+		t.Fatalf("status %s (%s), want completed; output:\n%s", rec.Status, rec.EndedBy, out)
+	}
+	if rec.Template != "fullstack-senior" {
+		t.Errorf("record template %q, want fullstack-senior", rec.Template)
+	}
+	if rec.ResumeText != resumeText || rec.ResumeSummary == "" || !strings.HasPrefix(rec.ResumeSummary, "# Grace Hopper Senior engineer.") {
+		t.Errorf("résumé text %q, summary %q", rec.ResumeText, rec.ResumeSummary)
+	}
+	if rec.JobDescription != "# Senior full-stack engineer\n\nReact, Go, PostgreSQL." {
+		t.Errorf("job description %q", rec.JobDescription)
+	}
+}
+
+// TestChatInputErrors: a bad template, file or brief is a usage error
+// naming the flag, before any interview starts.
+func TestChatInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	brief := write("brief.md", []byte("# Payments\n- Why we retry twice\n"))
+	empty := write("empty.md", []byte(" \n\n"))
+	png := write("photo.pdf", []byte("\x89PNG\r\n\x1a\n\x00\x00"))
+	latin := write("jd.txt", []byte("caf\xe9\x00"))
+	badTemplate := write("role.md", []byte("# Role\n## Cat\n### What this assesses\nx\n"))
+	long := write("long.md", []byte(strings.Repeat("x", maxBriefLen+1)))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--template", "nope"}, `--template: "nope" is neither a built-in role template (fullstack-senior) nor a readable .md file`},
+		{[]string{"--template", badTemplate}, `role.md:3: "What this assesses" must follow a "### Question" block`},
+		{[]string{"--resume", filepath.Join(dir, "missing.pdf")}, "--resume " + filepath.Join(dir, "missing.pdf") + ": cannot be read"},
+		{[]string{"--resume", png}, "--resume " + png + ": Résumé must be a PDF, DOCX, TXT or Markdown file"},
+		{[]string{"--resume", dir}, "is a directory"},
+		{[]string{"--jd", empty}, "--jd " + empty + ": is empty"},
+		{[]string{"--jd", latin}, "--jd " + latin + ": is not UTF-8 text"},
+		{[]string{"--brief", brief}, `--brief is for knowledge-capture interviews, and blueprint "default" is not one: pass --blueprint knowledge-capture`},
+		{[]string{"--blueprint", "system-design", "--brief", brief}, "pass --blueprint knowledge-capture"},
+		{[]string{"--blueprint", "knowledge-capture"}, `blueprint "knowledge-capture" captures knowledge from a brief: pass --brief FILE`},
+		{[]string{"--blueprint", "knowledge-capture", "--brief", long}, "--brief " + long + ": has 20001 characters; shorten it to at most 20000"},
+	} {
+		var out, errOut bytes.Buffer
+		t.Setenv("VIVA_DATA_DIR", t.TempDir())
+		args := append([]string{"chat", "--name", "Ada"}, tc.args...)
+		code := run(context.Background(), args, strings.NewReader(""), &out, &errOut)
+		if code != 2 || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 mentioning %q", tc.args, code, errOut.String(), tc.want)
+		}
+	}
+}
+
+// TestChatKnowledgeCaptureBrief: a knowledge-capture interview keeps its
+// brief in the record.
+func TestChatKnowledgeCaptureBrief(t *testing.T) {
+	brief := filepath.Join(t.TempDir(), "handover.md")
+	if err := os.WriteFile(brief, []byte("# Payments\n\n- Why refunds retry twice\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, rec := runChatWith(t, pipedAnswers[:2], 50*time.Millisecond, "--blueprint", "knowledge-capture", "--brief", brief)
+	if rec.Blueprint != stages.KnowledgeCaptureName || rec.Brief != "# Payments\n\n- Why refunds retry twice" {
+		t.Errorf("blueprint %q, brief %q", rec.Blueprint, rec.Brief)
+	}
+}

@@ -5,6 +5,7 @@
 //	viva dev     everything on one machine (LiveKit dev server, worker, web app)
 //	viva chat    an interview in the terminal (no audio, no LiveKit)
 //	viva users   the web app's accounts: add, list, remove, token
+//	viva blueprints  the installed interview blueprints and role templates
 //
 // Every command takes the settings of package config as flags, environment
 // variables (VIVA_*, LIVEKIT_*, OPENAI_*, DEEPGRAM_API_KEY) or a YAML file
@@ -38,6 +39,7 @@ var commands = []command{
 	{"dev", "run everything on this machine: LiveKit (dev mode), a worker and the web app", runDev},
 	{"chat", "hold an interview in the terminal (offline when no OPENAI_API_KEY is set)", runChat},
 	{"users", "manage who signs in to the web app: add, list, remove, token", runUsers},
+	{"blueprints", "list the installed interview blueprints and role templates", runBlueprints},
 }
 
 func main() {
@@ -89,8 +91,12 @@ func usageError(format string, args ...any) error {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "viva runs structured voice interviews on LiveKit.\n\nUsage: viva COMMAND [flags]\n\nCommands:")
+	width := 0
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		width = max(width, len(c.name))
+	}
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-*s %s\n", width, c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'viva COMMAND -h' for the flags of a command.")
 }

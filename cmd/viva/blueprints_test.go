@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/viva-interviews/viva/stages"
+)
+
+// TestBlueprintsLists: viva blueprints lists every installed blueprint
+// with its title, stages and description, and every role template with
+// its title, categories and number of questions.
+func TestBlueprintsLists(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"blueprints"}, strings.NewReader(""), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	got := out.String()
+	for _, name := range stages.BuiltinNames() {
+		b, _ := stages.Builtin(name)
+		for _, want := range []string{"  " + name + " ", b.Title, strings.Join(b.Path(), " → "), b.Description} {
+			if !strings.Contains(got, want) {
+				t.Errorf("output lacks %q:\n%s", want, got)
+			}
+		}
+	}
+	for _, want := range []string{"default", "system-design", "knowledge-capture", "fullstack-senior",
+		"Senior full-stack engineer, 12 questions", "categories: Frontend, APIs and backend, Data and storage"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	var usage bytes.Buffer
+	run(context.Background(), nil, strings.NewReader(""), &out, &usage)
+	if !strings.Contains(usage.String(), "blueprints") {
+		t.Errorf("viva's usage does not list the blueprints command:\n%s", usage.String())
+	}
+}
+
+func TestBlueprintsUsageError(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"blueprints", "extra"}, strings.NewReader(""), &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "takes no arguments") {
+		t.Errorf("exit %d, stderr %q; want 2 and a usage error", code, errOut.String())
+	}
+	if code := run(context.Background(), []string{"blueprints", "-h"}, strings.NewReader(""), &out, &errOut); code != 0 {
+		t.Errorf("-h exit %d", code)
+	}
+}
