@@ -20,9 +20,13 @@ func FuzzParseBlueprint(f *testing.F) {
 	if data, err := blueprintFiles.ReadFile("blueprints/system-design.yaml"); err == nil {
 		f.Add(data)
 	}
+	if data, err := blueprintFiles.ReadFile("blueprints/knowledge-capture.yaml"); err == nil {
+		f.Add(data)
+	}
 	if out, err := yaml.Marshal(Default()); err == nil {
 		f.Add(out)
 	}
+	f.Add([]byte(intelBlueprint))
 	seeds := []string{
 		"",
 		"name: t\nstages:\n  - name: a\n    instructions: Ask.\n    limit: 60\n",

@@ -75,7 +75,7 @@ func ParseTemplate(data []byte, filename string) (*Template, error) {
 	}
 	p.endQuestion()
 	if len(p.t.Questions) == 0 && len(p.errs) == 0 {
-		p.fail(0, "the template has no questions; add a \"## CATEGORY\" section with \"### %s\", \"### %s\" and \"### %s\" blocks",
+		p.fail(1, "the template has no questions; add a \"## CATEGORY\" section with \"### %s\", \"### %s\" and \"### %s\" blocks",
 			blockQuestion, blockAssesses, blockExpected)
 	}
 	if len(p.errs) > 0 {
