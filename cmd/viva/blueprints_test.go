@@ -48,3 +48,15 @@ func TestBlueprintsUsageError(t *testing.T) {
 		t.Errorf("-h exit %d", code)
 	}
 }
+
+// TestInstalledTemplatesOffered: the web form is offered every shipped
+// role template, with its title.
+func TestInstalledTemplatesOffered(t *testing.T) {
+	got, err := installedTemplates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(stages.TemplateNames()) || got[0].Name != "fullstack-senior" || got[0].Title != "Senior full-stack engineer" {
+		t.Errorf("installedTemplates() = %+v", got)
+	}
+}

@@ -57,7 +57,11 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	} else if len(list) == 0 && cfg.ReviewerToken == "" {
 		return usageError("no one could sign in: %s has no users. Add the first administrator with: viva users add --email you@example.com --role admin (or, for development only, set VIVA_REVIEWER_TOKEN to a shared password)", cfg.ResolvedUsersFile())
 	}
-	srv, err := web.New(web.Options{Store: store, Accounts: users, LiveKitURL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
+	templates, err := installedTemplates()
+	if err != nil {
+		return err
+	}
+	srv, err := web.New(web.Options{Store: store, Templates: templates, Accounts: users, LiveKitURL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
 		AgentName: cfg.AgentName, ReviewerToken: cfg.ReviewerToken, TokenTTL: cfg.TokenTTL, RejoinGrace: cfg.RejoinGrace, PublicURL: cfg.PublicURL,
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Logger: log})
 	if err != nil {

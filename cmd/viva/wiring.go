@@ -19,6 +19,7 @@ import (
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
+	"github.com/viva-interviews/viva/web"
 )
 
 // candidate holds the flags that describe a candidate for commands that
@@ -79,6 +80,20 @@ func installedBlueprint(name string) (*stages.Blueprint, error) {
 		return nil, fmt.Errorf("no blueprint called %q is installed on this worker: use one of %s", name, strings.Join(stages.BuiltinNames(), ", "))
 	}
 	return stages.Builtin(name)
+}
+
+// installedTemplates returns the role templates shipped in this binary as
+// the web form offers them: by name, with their titles.
+func installedTemplates() ([]web.TemplateChoice, error) {
+	var out []web.TemplateChoice
+	for _, name := range stages.TemplateNames() {
+		t, err := stages.BuiltinTemplate(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, web.TemplateChoice{Name: t.Name, Title: t.Title})
+	}
+	return out, nil
 }
 
 // openStore opens the interview records in the configured data directory
