@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/viva-interviews/viva/agent/analysis"
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
@@ -40,6 +41,12 @@ type Options struct {
 	MaxHistory int
 	// Logger receives the session's logs (default slog.Default()).
 	Logger *slog.Logger
+	// Template is the role template the guided stages ask from; nil asks
+	// none.
+	Template *stages.Template
+	// Analyzer analyses answers beside the replies (nil: the offline
+	// rules).
+	Analyzer analysis.Analyzer
 	// Resume continues an interview a previous session started (its
 	// machine resumed with fsm.Machine.Resume): the conversation so far is
 	// read back from the record, and the loop opens with Resume instead of
@@ -56,6 +63,7 @@ type Conductor struct {
 	bp      *stages.Blueprint
 	last    string // the final stage, whose delivered utterance ends the interview
 	rec     *Recorder
+	guide   *guide
 	profile stages.Profile
 	log     *slog.Logger
 	rounds  int
@@ -68,6 +76,7 @@ type Conductor struct {
 	resuming bool // opens with Resume, not Greet
 
 	endedEarly atomic.Bool
+	guideOnce  sync.Once
 	ended      chan struct{}
 	endOnce    sync.Once
 }
@@ -91,6 +100,7 @@ func New(opts Options) (*Conductor, error) {
 		c.log = slog.Default()
 	}
 	c.bp = c.machine.Blueprint()
+	c.guide = newGuide(c.bp, opts.Template, opts.Analyzer, c.rec, c.machine, c.log)
 	if path := c.machine.Path(); len(path) > 0 {
 		c.last = path[len(path)-1]
 	}
@@ -139,6 +149,7 @@ func (c *Conductor) now() time.Time { return time.Now() }
 func (c *Conductor) Greet(ctx context.Context) *Reply {
 	now := c.now()
 	_ = c.rec.Update(func(rec *interviews.Record) { rec.Start(now) })
+	c.guide.prepare(ctx)
 	c.machine.Start()
 	return c.turn(ctx, nil, "greeting")
 }
@@ -173,10 +184,18 @@ func (c *Conductor) Respond(ctx context.Context, in CandidateTurn) *Reply {
 		in.Source = SourceText
 	}
 	stage := c.machine.Stage()
+	var seq int
 	_ = c.rec.Update(func(rec *interviews.Record) {
-		rec.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: stage, Text: text,
-			Source: in.Source, StartedAt: in.StartedAt, EndedAt: in.EndedAt})
+		seq = rec.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: stage, Text: text,
+			Source: in.Source, StartedAt: in.StartedAt, EndedAt: in.EndedAt}).Seq
 	})
+	// An exit decided by the analysis of earlier answers closes the
+	// interview now, after the candidate has answered the last question;
+	// this answer is analysed beside the reply, never before it.
+	c.guide.takeExit()
+	if text != "" {
+		c.guide.answered(seq, text, stage)
+	}
 	return c.turn(ctx, &in, in.Source)
 }
 
@@ -236,6 +255,7 @@ func (c *Conductor) Resume(ctx context.Context) (*Reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.guide.prepare(ctx)
 	c.log.Info("resuming the interview from its saved state", "stage", c.machine.Stage(), "questions", len(c.machine.Questions()))
 	return c.start(ctx, nil, "resume", c.welcomeBack()), nil
 }
@@ -300,6 +320,7 @@ func (c *Conductor) Finish(status interviews.Status, endedBy interviews.EndReaso
 	if c.rec.Finish(status, endedBy, c.now()) {
 		c.log.Info("interview finished", "status", status, "ended_by", endedBy, "final_stage", c.rec.Snapshot().FinalStage)
 	}
+	c.guideOnce.Do(func() { c.guide.finish(endedBy) })
 	// Finish waited for the save; Close reports any save that failed.
 	_ = c.rec.Close()
 	c.endOnce.Do(func() { close(c.ended) })
@@ -408,6 +429,9 @@ func (r *Reply) Delivered(d Delivery) {
 		if questionDelivered(c.machine, id, text, d.Interrupted) {
 			if err := c.machine.MarkSpoken(id); err == nil {
 				spokenIDs = append(spokenIDs, id)
+				if q, ok := questionByID(c.machine.Questions(), id); ok {
+					c.guide.spoken(q)
+				}
 			}
 		} else {
 			_ = c.machine.Withdraw(id)
@@ -535,7 +559,7 @@ func (r *Reply) converse(ctx context.Context, out *strings.Builder, emit func(st
 		if round < c.rounds-1 {
 			tools = c.offeredTools()
 		}
-		req := llm.Request{Messages: c.prompt(out.String()), Tools: tools}
+		req := llm.Request{Messages: c.prompt(out.String()), Tools: tools, Suggestions: c.suggestions()}
 		resp, err := c.llm.Complete(ctx, req, emit)
 		if round == 0 {
 			r.firstToken = resp.FirstToken
@@ -588,7 +612,7 @@ func (c *Conductor) prompt(spoken string) []llm.Message {
 		sys.WriteString(c.stageInstructions(stage))
 		sys.WriteString("\n")
 		if len(st.Questions) > 0 {
-			fmt.Fprintf(&sys, "Suggested questions for this stage (use bank_id with %s when you ask one):\n", stages.ToolAskQuestion)
+			fmt.Fprintf(&sys, "Suggested questions for this stage (pass the [id] as ref to %s when you ask one):\n", stages.ToolAskQuestion)
 			asked := map[string]bool{}
 			for _, q := range m.Questions() {
 				if q.Context.Kind == stages.KindBank {
@@ -601,10 +625,15 @@ func (c *Conductor) prompt(spoken string) []llm.Message {
 				}
 			}
 		}
+		if bp.Guided(stage) {
+			if b := c.guide.brief(stage); b != "" {
+				sys.WriteString("\n" + b)
+			}
+		}
 		fmt.Fprintf(&sys, "\nProgress: %s. %s.\n", c.progress(), c.urgency(false))
 	}
 	if ack, ok := m.TakeAck(); ok {
-		fmt.Fprintf(&sys, "\nThe interview has just moved to this stage because the previous stage ran out of time. Begin your reply by saying, once: %q Then continue with this stage.\n", ack)
+		fmt.Fprintf(&sys, "\nThe interview has just moved to this stage %s. Begin your reply by saying, once: %q Then continue with this stage.\n", c.whyMoved(), ack)
 	}
 	if spoken != "" {
 		fmt.Fprintf(&sys, "\nYou have already said in this turn: %q. Do not repeat it.\n", spoken)
@@ -623,4 +652,33 @@ func (c *Conductor) prompt(spoken string) []llm.Message {
 	msgs = append(msgs, hist...)
 	c.mu.Unlock()
 	return msgs
+}
+
+// maxSuggestions is how many of the guide's next questions a model request
+// carries: the scripted interviewer moves to the next when one is refused.
+const maxSuggestions = 3
+
+// suggestions are the guide's next questions for the current stage, for
+// the model request (the scripted interviewer asks the first it may).
+func (c *Conductor) suggestions() []llm.Suggestion {
+	stage := c.machine.Stage()
+	if !c.bp.Guided(stage) {
+		return nil
+	}
+	all := c.guide.candidates(stage)
+	out := make([]llm.Suggestion, 0, min(len(all), maxSuggestions))
+	for _, s := range all[:min(len(all), maxSuggestions)] {
+		out = append(out, llm.Suggestion{Ref: s.Context.Ref, Text: s.Text})
+	}
+	return out
+}
+
+// whyMoved says, for the prompt, why the interview just changed stage:
+// the previous stage ran out of time, or the interview has what it needs.
+func (c *Conductor) whyMoved() string {
+	trs := c.machine.Transitions()
+	if len(trs) > 0 && strings.HasPrefix(trs[len(trs)-1].Reason, "exit: ") {
+		return "because the interview has found out what it needed"
+	}
+	return "because the previous stage ran out of time"
 }

@@ -250,7 +250,7 @@ func TestToolLoopWithOpenAI(t *testing.T) {
 	q := "How did you get started in backend engineering?"
 	fake.ScriptChat(
 		fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{
-			{Name: string(stages.ToolAskQuestion), Arguments: `{"question":"Hello Ada, how are you today?","bank_id":"greeting-1"}`},
+			{Name: string(stages.ToolAskQuestion), Arguments: `{"question":"Hello Ada, how are you today?","ref":"greeting-1"}`},
 		}, Chunk: 3},
 		fakeopenai.Reply{Text: "Hello Ada, welcome! How are you today?", Chunk: 5},
 		fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{

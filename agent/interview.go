@@ -85,5 +85,6 @@ func NewInterview(s Setup) (*Conductor, error) {
 		}
 	}
 	recorder.QuestionsFrom(m.Questions)
-	return New(Options{LLM: s.NewLLM(m, bp, profile), Machine: m, Recorder: recorder, Profile: profile, Logger: log, Resume: resume})
+	return New(Options{LLM: s.NewLLM(m, bp, profile), Machine: m, Recorder: recorder, Profile: profile, Logger: log, Resume: resume,
+		Template: s.Template, Analyzer: s.Analyzer})
 }

@@ -88,6 +88,14 @@ func (r *Recorder) Update(change func(rec *interviews.Record)) error {
 	return r.w.err()
 }
 
+// View lets read look at the record under the recorder's lock, without
+// copying it; read must not keep references into it.
+func (r *Recorder) View(read func(rec *interviews.Record)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	read(r.rec)
+}
+
 // Save writes the record as it is and waits until it is saved; it returns
 // the error of the last attempt when every attempt failed.
 func (r *Recorder) Save() error {

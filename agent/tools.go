@@ -50,6 +50,8 @@ func (t tooling) dispatch(tc llm.ToolCall, asked *[]string) tool.Result {
 		return t.assess(a.DepthScore, a.KeyPoints)
 	case tool.EndInterview:
 		return t.end(a.Reason)
+	case tool.EvaluatePhase:
+		return t.evaluatePhase()
 	}
 	// Unreachable: tool.Parse returns one of the types above.
 	return tool.Result{Error: fmt.Sprintf("tool %s has no implementation", args.Tool()), Next: "continue the interview"}
@@ -104,16 +106,29 @@ func (t tooling) ask(a tool.AskQuestion, asked *[]string) tool.Result {
 		return tool.Result{Error: "the interview is closing: ask nothing more", Next: "deliver your closing remarks"}
 	}
 	qc := stages.QuestionContext{Kind: stages.KindFree, Note: a.Purpose}
-	switch {
-	case a.FollowsUp != "":
-		qc.Kind, qc.Ref = stages.KindFollowUp, a.FollowsUp
-	case a.BankID != "":
-		qc.Kind, qc.Ref = stages.KindBank, a.BankID
+	if ctx, ok := c.guide.resolve(a.Ref); ok {
+		qc = ctx
+		if qc.Note == "" {
+			qc.Note = a.Purpose
+		}
+	}
+	if a.FollowsUp != "" && (qc.Kind == stages.KindFree || qc.Kind == stages.KindFollowUp) {
+		qs := m.Questions()
+		fq, ok := questionByID(qs, a.FollowsUp)
+		if !ok {
+			return tool.Result{Error: fmt.Sprintf("there is no question %q to follow up", a.FollowsUp), Next: fmt.Sprintf("call %s again without follows_up, or with the id of a question asked", stages.ToolAskQuestion)}
+		}
+		root := rootQuestion(qs, fq.ID)
+		if followUps(qs, root) >= stages.DefaultFollowUps {
+			return tool.Result{Error: fmt.Sprintf("%s has already been followed up: one follow-up per question", root), Progress: c.progress(), Next: "move on to a different question"}
+		}
+		qc.Kind, qc.FollowsUp, qc.Targets = stages.KindFollowUp, root, fq.Context.Clone().Targets
 	}
 	q, err := m.Ask(text, qc)
 	if err != nil {
 		var re *fsm.RepeatError
 		if errors.As(err, &re) {
+			c.guide.refuse(qc.Ref)
 			return tool.Result{Error: re.Error(), Progress: c.progress(), Next: fmt.Sprintf("choose a different question and call %s again", stages.ToolAskQuestion)}
 		}
 		return tool.Result{Error: err.Error(), Next: fmt.Sprintf("call %s with the question's text", stages.ToolAskQuestion)}
@@ -162,6 +177,22 @@ func (t tooling) assess(score int, points []string) tool.Result {
 		})
 	})
 	return tool.Result{OK: true, Progress: c.progress(), Next: guidance + "; " + c.urgency(false)}
+}
+
+func (t tooling) evaluatePhase() tool.Result {
+	c := t.c
+	ph := c.guide.phase(c.machine.Stage())
+	res := tool.Result{OK: true, Progress: c.progress(),
+		Phase: &tool.PhaseResult{Score: ph.Score, Decision: ph.Decision, Feedback: ph.Feedback, Gaps: ph.Gaps}}
+	if ph.Decision == interviews.PhaseAdvance {
+		res.Next = fmt.Sprintf("the phase is covered: call %s to move on", stages.ToolTransitionStage)
+	} else {
+		res.Next = "stay in this phase: ask about what is still missing, one point at a time"
+		if len(ph.Gaps) > 0 {
+			res.Next += " (" + strings.Join(ph.Gaps, ", ") + ")"
+		}
+	}
+	return res
 }
 
 func (t tooling) end(reason string) tool.Result {

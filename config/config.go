@@ -57,6 +57,9 @@ type Config struct {
 	OpenAIBaseURL string `flag:"openai-base-url" env:"OPENAI_BASE_URL" yaml:"openai_base_url" check:"url=http|https" help:"base URL of an OpenAI-compatible API such as Ollama; empty for api.openai.com" accept:"an http:// or https:// URL such as http://localhost:11434/v1"`
 	// OpenAIModel is the chat model of the openai LLM.
 	OpenAIModel string `flag:"openai-model" env:"VIVA_OPENAI_MODEL" yaml:"openai_model" default:"gpt-4o-mini" check:"nonempty" help:"chat model of the openai LLM" accept:"a model name such as gpt-4o-mini"`
+	// AnalysisModel is the model that analyses the answers beside the
+	// replies (structured output); empty means OpenAIModel.
+	AnalysisModel string `flag:"analysis-model" env:"VIVA_ANALYSIS_MODEL" yaml:"analysis_model" help:"model that analyses answers beside the replies (structured output); empty uses --openai-model" accept:"a model name such as gpt-4o-mini"`
 	// LLMFirstTokenTimeout bounds the wait for the model's first token in
 	// each attempt; a request that never answers is retried once, then
 	// reported, instead of leaving the room silent.

@@ -366,6 +366,21 @@ func (m *Machine) Advance(reason string) (Transition, error) {
 	return tr, err
 }
 
+// AdvanceTo moves on to stage to, a later stage of Path (the closing stage
+// when the interview has what it needs), under the same gates as Advance
+// and recorded as not forced; the stages in between are not visited.
+func (m *Machine) AdvanceTo(to, reason string) (Transition, error) {
+	m.mu.Lock()
+	if err := m.gateLocked(m.now()); err != nil {
+		m.mu.Unlock()
+		return Transition{}, err
+	}
+	tr, err := m.transitionLocked(to, false, reason)
+	m.mu.Unlock()
+	m.flush()
+	return tr, err
+}
+
 // Force moves to stage to regardless of the gates, recorded as forced: ""
 // means the next stage; to may name any later stage of Path (e.g. the
 // closing stage when the candidate asks to stop) or stages.Done. Moving

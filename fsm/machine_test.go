@@ -976,3 +976,35 @@ func TestResumeContinuesQuestionLog(t *testing.T) {
 		t.Error("resumed in an unknown stage")
 	}
 }
+
+// TestAdvanceToSkipsUnderTheGates: AdvanceTo jumps to a later stage only
+// once the current stage's gates are met, and the move is not forced.
+func TestAdvanceToSkipsUnderTheGates(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m, err := New(stages.Default(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Start()
+		if _, err := m.AdvanceTo("closing", "exit: rubric_complete"); err == nil {
+			t.Fatal("AdvanceTo moved on before the greeting's question was spoken")
+		}
+		q, err := m.Ask("Can you hear me?", stages.QuestionContext{Kind: stages.KindBank})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.MarkSpoken(q.ID); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := m.AdvanceTo("closing", "exit: rubric_complete")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.Forced || tr.To != "closing" || m.Stage() != "closing" {
+			t.Errorf("transition %+v, stage %s: want an unforced move to the closing", tr, m.Stage())
+		}
+		if _, err := m.AdvanceTo("intro", "back"); err == nil {
+			t.Error("AdvanceTo moved back")
+		}
+	})
+}

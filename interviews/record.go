@@ -34,6 +34,9 @@ const (
 	MaxNameLen = 200
 	// MaxJobDescriptionLen bounds the job description, in characters.
 	MaxJobDescriptionLen = 20_000
+	// MaxBriefLen bounds a knowledge-capture brief, in characters: enough
+	// for a few pages of headings and points.
+	MaxBriefLen = 20_000
 	// MaxResumeTextLen bounds the résumé text kept, in bytes: longer
 	// extracted text is cut there, longer pasted text refused. 100 KB holds
 	// a thirty-page résumé and keeps a record small.
@@ -216,8 +219,16 @@ type Record struct {
 	Exit *Exit `json:"exit,omitempty"`
 	// Summary is a knowledge capture's summary by topic.
 	Summary *TopicSummary `json:"summary,omitempty"`
-	// Report is the feedback report, once one has been generated.
+	// Report is the feedback report: pending while it is being written,
+	// then ready or failed (see Report).
 	Report *Report `json:"report,omitempty"`
+	// Decisions are the reviewers' decisions, oldest first; the last one
+	// stands. Appended, never rewritten.
+	Decisions []Decision `json:"decisions,omitempty"`
+	// Audit lists who did what to the record after the interview: every
+	// decision, report generation and webhook delivery, oldest first.
+	// Appended, never rewritten.
+	Audit []AuditEntry `json:"audit,omitempty"`
 	// Engines names the LLM, STT and TTS engines the interview ran on.
 	Engines *Engines `json:"engines,omitempty"`
 	// Incidents are the provider faults met during the interview (a model
@@ -317,22 +328,6 @@ type Assessment struct {
 	Guidance string `json:"guidance,omitempty"`
 	// At is when the assessment was made.
 	At time.Time `json:"at"`
-}
-
-// Report is the feedback report on a finished interview.
-type Report struct {
-	// GeneratedAt is when the report was produced.
-	GeneratedAt time.Time `json:"generated_at"`
-	// Summary is a short narrative of the interview.
-	Summary string `json:"summary"`
-	// Strengths are what the candidate did well.
-	Strengths []string `json:"strengths,omitempty"`
-	// Concerns are what a reviewer should look at.
-	Concerns []string `json:"concerns,omitempty"`
-	// Recommendation is the overall verdict ("hire", "no_hire", …).
-	Recommendation string `json:"recommendation,omitempty"`
-	// Scores are named scores (per stage or per rubric field).
-	Scores map[string]float64 `json:"scores,omitempty"`
 }
 
 // Engines names the engines an interview ran on ("openai:gpt-4o-mini",
@@ -582,13 +577,9 @@ func (r *Record) Clone() *Record {
 	c.Questions = cloneEach(r.Questions, func(q *stages.Question) { *q = q.Clone() })
 	c.Assessments = cloneEach(r.Assessments, func(a *Assessment) { a.KeyPoints = slices.Clone(a.KeyPoints) })
 	c.Incidents = slices.Clone(r.Incidents)
-	if r.Report != nil {
-		rep := *r.Report
-		rep.Strengths = slices.Clone(rep.Strengths)
-		rep.Concerns = slices.Clone(rep.Concerns)
-		rep.Scores = maps.Clone(rep.Scores)
-		c.Report = &rep
-	}
+	c.Report = r.Report.Clone()
+	c.Decisions = slices.Clone(r.Decisions)
+	c.Audit = slices.Clone(r.Audit)
 	if r.Engines != nil {
 		e := *r.Engines
 		c.Engines = &e
@@ -670,6 +661,9 @@ func (r *Record) Validate() error {
 	if utf8.RuneCountInString(r.JobDescription) > MaxJobDescriptionLen {
 		bad("job description is longer than %d characters", MaxJobDescriptionLen)
 	}
+	if utf8.RuneCountInString(r.Brief) > MaxBriefLen {
+		bad("brief is longer than %d characters", MaxBriefLen)
+	}
 	if len(r.ResumeText) > MaxResumeTextLen {
 		bad("résumé text is larger than %d bytes", MaxResumeTextLen)
 	}
@@ -749,10 +743,13 @@ func (r *Record) Validate() error {
 		}
 	}
 	if r.Report != nil {
-		for _, k := range slices.Sorted(maps.Keys(r.Report.Scores)) {
-			if v := r.Report.Scores[k]; math.IsNaN(v) || math.IsInf(v, 0) {
-				bad("report score %q is not a finite number", k)
-			}
+		if err := r.Report.Validate(); err != nil {
+			bad("report: %v", err)
+		}
+	}
+	for i, d := range r.Decisions {
+		if !d.Decision.Valid() {
+			bad("decision %d: %q is not advance, hold or reject", i+1, d.Decision)
 		}
 	}
 	return errors.Join(errs...)

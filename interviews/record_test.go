@@ -33,17 +33,30 @@ func fullRecord() *Record {
 		CreatedBy:      "recruiter@example.com",
 		CreatedAt:      at(-60),
 		Report: &Report{
-			GeneratedAt: at(400), Summary: "Solid.", Strengths: []string{"depth"}, Concerns: []string{"pace"},
-			Recommendation: "hire", Scores: map[string]float64{"experience": 4.5},
+			Status: ReportReady, Attempts: 2, Error: "timeout", NextAttempt: ptr(at(390)), Version: 1, Basic: true,
+			Model: "openai:gpt-test", PromptVersion: "report-v1", GeneratedAt: ptr(at(400)),
+			OverallScore: 72, Headline: "Solid.", Competencies: []Competency{{Name: "communication", Score: 80, Rationale: "clear"}},
+			Strengths:      []Point{{Text: "depth", Quote: "Fine.", QuestionID: "q1"}},
+			Improvements:   []Point{{Text: "pace", Quote: "Fine.", QuestionID: "q1"}},
+			KeyQuestions:   []QuestionFeedback{{QuestionID: "q1", Question: "How are you?", Good: "brief", Missing: "detail"}},
+			STAR:           []STAR{{QuestionID: "q1", Situation: true, Task: true, Action: true, Result: true}},
+			Stats:          TranscriptStats{FillerWords: 1, TalkTimeRatio: 0.4, Answers: 1, MeanAnswerWords: 1, MedianAnswerWord: 1, MaxAnswerWords: 1},
+			Stages:         []StageCoverage{{Stage: "greeting", Title: "Welcome", Questions: 1, Forced: true}},
+			RubricCoverage: 1, UnresolvedGaps: []string{"Go — scale"},
+			Topics: []SummaryTopic{{Title: "Mood", Points: []string{"fine"}}},
 		},
-		Engines: &Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"},
-		Error:   "none",
+		Decisions: []Decision{{Decision: DecisionAdvance, Note: "good", By: "r@example.com", At: at(500), ReportVersion: 1}},
+		Audit:     []AuditEntry{{At: at(500), Who: "r@example.com", Action: AuditDecision, Detail: "advance", ReportVersion: 1, Model: "openai:gpt-test"}},
+		Engines:   &Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"},
+		Error:     "none",
 	}
 	r.Start(at(0))
 	r.EnterStage("greeting", "Welcome", at(0), false, "start")
 	r.Questions = append(r.Questions, stages.Question{
 		ID: "q1", Stage: "greeting", Text: "How are you?", Purpose: "Warm up.", Keywords: []string{"mood"},
-		Context: stages.QuestionContext{Kind: "bank", Ref: "greeting-1", Note: "warm up"},
+		Expected: "Says how they are.", SkipIf: "- covered: mood",
+		Context: stages.QuestionContext{Kind: "gap", Ref: "g1", Note: "warm up", FollowsUp: "q0", Priority: stages.P0,
+			Targets: stages.Targets{Skill: "Go", Attribute: "duration", Field: "mood", Category: "Warm-up", Assesses: []string{"mood"}, Phase: "greeting"}},
 		AskedAt: at(1), SpokenAt: ptr(at(2)),
 	})
 	r.AppendTurn(Turn{
@@ -56,6 +69,18 @@ func fullRecord() *Record {
 	r.Assessments = append(r.Assessments, Assessment{
 		QuestionID: "q1", Stage: "greeting", DepthScore: 2, KeyPoints: []string{"fine"}, Guidance: "move on", At: at(6),
 	})
+	r.Template, r.Brief = "fullstack-senior", "# Handover\n- The billing job"
+	r.Skills = []Skill{{Name: "Go", Sources: []string{"resume"}, Duration: "3 years", Depth: "wrote a scheduler", Autonomy: "chose the design",
+		Scale: "2 million users", Constraints: "legacy API", ProductionVsPrototype: "production", Evidence: []string{"3 years"}, Confidence: 0.9, By: ByRules}}
+	r.Gaps = []Gap{{ID: "g1", Skill: "Go", Attribute: "duration", Priority: stages.P0, Status: StatusResolved, Probes: 1, QuestionIDs: []string{"q1"}}}
+	r.Rubric = []RubricItem{{ID: "mood", Label: "Mood", Required: true, Status: StatusCovered, Value: "fine", Evidence: "Fine.",
+		QuestionIDs: []string{"q1"}, Probes: 1, By: ByLLM}}
+	r.Answers = []Answer{{QuestionID: "q1", TurnSeq: 2, Confidence: ConfidenceLow, ConfidenceScore: 0.3, Facts: []string{"Is fine."}, By: ByRules, At: at(6)}}
+	r.Backlog = []BacklogItem{{ID: "b1", Text: "Why fine?", Priority: stages.P1, Origin: OriginFollowUp, Topic: "mood", FollowsUp: "q1",
+		Status: StatusAsked, QuestionID: "q2", By: ByRules}}
+	r.Phases = []Phase{{ID: "greeting", Name: "Welcome", Score: 6, Decision: PhaseContinue, Feedback: "More.", Gaps: []string{"scale"}, By: ByRules, At: at(6)}}
+	r.Exit = &Exit{Reason: ExitRubricComplete, Coverage: 1, Turns: 1, At: at(6)}
+	r.Summary = &TopicSummary{Topics: []SummaryTopic{{Title: "Mood", Points: []string{"Is fine."}}}, Basic: true, By: ByRules, GeneratedAt: at(7)}
 	r.AddIncident(incident.Incident{At: at(7), Provider: incident.LLM, Engine: "openai", Kind: incident.RateLimited, Detail: "HTTP 429, retried", Recovered: true})
 	r.EnterStage("intro", "Introduction", at(60), true, "deadline")
 	r.Leave(at(100), at(160))
@@ -142,7 +167,10 @@ func TestValidate(t *testing.T) {
 		{"depth 5", func(r *Record) { r.Assessments[0].DepthScore = 5 }, nil},
 		{"assessment without question", func(r *Record) { r.Assessments[0].QuestionID = "" }, nil},
 		{"assessment of unknown question", func(r *Record) { r.Assessments[0].QuestionID = "q7" }, []string{`assessment 1 refers to unknown question "q7"`}},
-		{"NaN score", func(r *Record) { r.Report.Scores["x"] = math.NaN() }, []string{`report score "x" is not a finite number`}},
+		{"NaN score", func(r *Record) { r.Report.Competencies[0].Score = math.NaN() }, []string{`report: competency communication NaN is not a number from 0 to 100`}},
+		{"score over 100", func(r *Record) { r.Report.OverallScore = 101 }, []string{"report: overall_score 101 is not a number from 0 to 100"}},
+		{"unknown report status", func(r *Record) { r.Report.Status = "done" }, []string{`report: status "done" is not pending, ready or failed`}},
+		{"unknown decision", func(r *Record) { r.Decisions[0].Decision = "maybe" }, []string{`decision 1: "maybe" is not advance, hold or reject`}},
 		{"several problems at once", func(r *Record) { r.ID = "Bad"; r.Candidate.Name = ""; r.Assessments[0].DepthScore = 9 },
 			[]string{`invalid id "Bad"`, "candidate name: Enter the candidate's name", "depth score 9"}},
 	}

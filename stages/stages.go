@@ -43,6 +43,15 @@ type Blueprint struct {
 	Rubric []RubricField `yaml:"rubric" json:"rubric,omitempty"`
 	// Exit says when the interview may close early.
 	Exit ExitConditions `yaml:"exit_conditions" json:"exit_conditions,omitzero"`
+	// Competencies are what the feedback report scores (0–100 each);
+	// empty means the report's defaults (communication, technical depth,
+	// structure of answers, role fit).
+	Competencies []string `yaml:"competencies" json:"competencies,omitempty"`
+	// CandidateFeedback, when true, gives the candidate a link to their
+	// own feedback page at the end (a practice interview);
+	// FeedbackScores shows them the scores too.
+	CandidateFeedback bool `yaml:"candidate_feedback" json:"candidate_feedback,omitempty"`
+	FeedbackScores    bool `yaml:"candidate_feedback_scores" json:"candidate_feedback_scores,omitempty"`
 	// ClosingSafety bounds how long a voice session waits, after entering the
 	// last stage, for the closing utterance to finish before it ends the
 	// interview anyway. Zero means DefaultClosingSafety (60 s); see
@@ -132,6 +141,7 @@ func (b *Blueprint) Clone() *Blueprint {
 	}
 	c := *b
 	c.Rubric = cloneRubric(b.Rubric)
+	c.Competencies = slices.Clone(b.Competencies)
 	if g := b.Exit.GracefulClosing; g != nil {
 		v := *g
 		c.Exit.GracefulClosing = &v

@@ -26,13 +26,13 @@ import (
 // Request body limits. A registration may carry a résumé text of up to
 // interviews.MaxResumeTextLen bytes (as JSON or a form field, where line
 // breaks may take two bytes) or a résumé file of up to MaxResumeFileSize,
-// and a brief of up to MaxBriefLen characters, typed or as a file.
+// and a brief of up to interviews.MaxBriefLen characters, typed or as a file.
 const (
 	// maxSmallBody bounds the JSON bodies of the token and login endpoints.
 	maxSmallBody = 64 << 10
 	// maxRegistrationBody bounds a JSON or URL-encoded registration: the
 	// résumé text, a brief written with JSON escapes and the other fields.
-	maxRegistrationBody = 2*interviews.MaxResumeTextLen + 6*MaxBriefLen + 256<<10
+	maxRegistrationBody = 2*interviews.MaxResumeTextLen + 6*interviews.MaxBriefLen + 256<<10
 	// maxMultipartBody bounds a multipart registration: the files, the
 	// pasted texts and the other fields.
 	maxMultipartBody = MaxResumeFileSize + maxBriefFileSize + maxRegistrationBody
@@ -42,13 +42,9 @@ const (
 	resumeReadTimeout = 15 * time.Second
 )
 
-// MaxBriefLen bounds a knowledge-capture brief, in characters: enough for
-// pages of headings and points, small enough to become one backlog.
-const MaxBriefLen = 20_000
-
-// maxBriefFileSize bounds an uploaded brief file in bytes: MaxBriefLen
+// maxBriefFileSize bounds an uploaded brief file in bytes: interviews.MaxBriefLen
 // characters of up to four bytes each, with CRLF line ends.
-const maxBriefFileSize = 5 * MaxBriefLen
+const maxBriefFileSize = 5 * interviews.MaxBriefLen
 
 // briefFileExts are the extensions of the brief files the form takes:
 // Markdown and plain text.
@@ -465,7 +461,7 @@ func checkProviderKey(key, prefix, what string) string {
 }
 
 // validateBrief checks the brief, typed or uploaded (an uploaded one's
-// text is kept in sub.reg.Brief): text within MaxBriefLen characters,
+// text is kept in sub.reg.Brief): text within interviews.MaxBriefLen characters,
 // required by a knowledge-capture plan and refused by any other.
 func (s *Server) validateBrief(sub *submission, errs fieldErrors) {
 	in := &sub.reg
@@ -476,7 +472,7 @@ func (s *Server) validateBrief(sub *submission, errs fieldErrors) {
 			errs[fieldBriefFile] = "The brief must be a Markdown (.md) or plain text (.txt) file: save it as one, or paste its text below"
 			return
 		case f.tooLarge:
-			errs[fieldBriefFile] = fmt.Sprintf("The brief file is larger than %d KB: a brief has at most %s characters; shorten it", maxBriefFileSize>>10, thousands(MaxBriefLen))
+			errs[fieldBriefFile] = fmt.Sprintf("The brief file is larger than %d KB: a brief has at most %s characters; shorten it", maxBriefFileSize>>10, thousands(interviews.MaxBriefLen))
 			return
 		case !utf8.Valid(f.data) || bytes.IndexByte(f.data, 0) >= 0:
 			errs[fieldBriefFile] = "The brief file is not text: save it as Markdown or plain text (UTF-8) and upload it again"
@@ -493,8 +489,8 @@ func (s *Server) validateBrief(sub *submission, errs fieldErrors) {
 	i := slices.IndexFunc(s.blueprints, func(b blueprintOption) bool { return b.Name == in.Blueprint })
 	capture := i >= 0 && s.blueprints[i].KnowledgeCapture
 	switch n := utf8.RuneCountInString(in.Brief); {
-	case n > MaxBriefLen:
-		errs[fieldBrief] = fmt.Sprintf("The brief has %s characters; shorten it to %s or fewer", thousands(n), thousands(MaxBriefLen))
+	case n > interviews.MaxBriefLen:
+		errs[fieldBrief] = fmt.Sprintf("The brief has %s characters; shorten it to %s or fewer", thousands(n), thousands(interviews.MaxBriefLen))
 	case n == 0 && capture:
 		errs[fieldBrief] = "A knowledge-capture interview needs a brief: write the topics to cover, as headings and bullet points, or upload a .md or .txt file"
 	case n > 0 && i >= 0 && !capture:
@@ -653,8 +649,8 @@ func (s *Server) registerPage() registerPage {
 		Blueprints:   s.blueprints,
 		Templates:    s.templates,
 		MaxJobDesc:   interviews.MaxJobDescriptionLen,
-		MaxBrief:     MaxBriefLen,
-		MaxBriefText: thousands(MaxBriefLen),
+		MaxBrief:     interviews.MaxBriefLen,
+		MaxBriefText: thousands(interviews.MaxBriefLen),
 		Capture:      slices.ContainsFunc(s.blueprints, func(b blueprintOption) bool { return b.KnowledgeCapture }),
 		OwnKeys:      s.store.KeepsKeys(),
 	}

@@ -429,7 +429,7 @@ func TestFormOffersTemplatesAndBrief(t *testing.T) {
 			t.Errorf("form lacks %q", want)
 		}
 	}
-	plain := newTestServer(t)
+	plain := newTestServer(t, func(o *Options) { o.Blueprints = []string{"default", "system-design"} })
 	body = plain.get("/", "Cookie", sessionCookie+"="+plain.signIn(t, testRecruiter).Value).Body.String()
 	for _, unwanted := range []string{`name="template"`, `name="brief"`, `name="brief_file"`, "data-capture"} {
 		if strings.Contains(body, unwanted) {
@@ -501,7 +501,7 @@ func TestCreateTemplateAndBriefErrors(t *testing.T) {
 		{"capture without brief", capture(), nil, "brief-error", "A knowledge-capture interview needs a brief"},
 		{"blank brief", capture("brief", " \n\t"), nil, "brief-error", "A knowledge-capture interview needs a brief"},
 		{"brief for an interview", validForm("brief", "# Topics"), nil, "brief-error", "Only a knowledge-capture plan uses a brief"},
-		{"long brief", capture("brief", strings.Repeat("é", MaxBriefLen+1)), nil, "brief-error", "The brief has 20,001 characters; shorten it to 20,000 or fewer"},
+		{"long brief", capture("brief", strings.Repeat("é", interviews.MaxBriefLen+1)), nil, "brief-error", "The brief has 20,001 characters; shorten it to 20,000 or fewer"},
 		{"pdf brief", capture(), []formFile{{"brief_file", "brief.pdf", []byte("%PDF-1.4")}}, "brief-file-error", "The brief must be a Markdown (.md) or plain text (.txt) file"},
 		{"binary brief", capture(), []formFile{{"brief_file", "brief.txt", []byte("\x00\xff\xfe")}}, "brief-file-error", "The brief file is not text"},
 		{"large brief file", capture(), []formFile{{"brief_file", "brief.md", bytes.Repeat([]byte("a"), maxBriefFileSize+1)}}, "brief-file-error", "The brief file is larger than 97 KB"},

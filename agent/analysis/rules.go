@@ -182,6 +182,8 @@ var (
 	pastIrregular = toSet(`led built wrote ran made took chose did had was got gave went grew began drove found kept left
 lost meant met paid put read said sent set spent stood taught told thought understood won brought bought caught fought
 became broke came fell felt held knew rewrote rebuilt oversaw undertook saw shipped hired cut`)
+	// modals and their negations keep their form: "I can" → "Can".
+	modals  = toSet("can could will would shall should may might must can't cannot couldn't won't wouldn't shouldn't don't didn't")
 	adverbs = toSet("also currently still mostly usually really just actually then mainly personally basically eventually finally later first once often")
 	midSelf = strings.NewReplacer(" I'm ", " they're ", " I am ", " they are ", " I was ", " they were ", " I've ", " they've ",
 		" I have ", " they have ", " I'd ", " they'd ", " I ", " they ", " my ", " their ", " me ", " them ", " me.", " them.",
@@ -251,7 +253,7 @@ func midSelfStart(s string) string {
 		return s
 	}
 	verb := strings.ToLower(words[i])
-	if !strings.HasSuffix(verb, "ed") && !pastIrregular[verb] {
+	if !strings.HasSuffix(verb, "ed") && !pastIrregular[verb] && !modals[verb] {
 		words[i] = presentThird(words[i])
 	}
 	return capitalize(strings.Join(words, " "))

@@ -297,6 +297,12 @@ func TestRulesAnswer(t *testing.T) {
 			skills: []string{"Go"},
 		},
 		{
+			name: "modal verbs keep their form",
+			in: AnswerInput{Question: question("Can you hear me?", stages.Targets{}),
+				Answer: "I can hear you clearly and I will be ready in a minute. I could walk you through our deployment pipeline."},
+			facts: []string{"Can hear you clearly and they will be ready in a minute.", "Could walk you through our deployment pipeline."},
+		},
+		{
 			name:   "go to is not Go",
 			in:     AnswerInput{Question: question("What next?", stages.Targets{}), Answer: "I'd go to the team and ask. Go ahead with the plan."},
 			skills: nil,

@@ -54,6 +54,11 @@ type Request struct {
 	// (structured output) instead of free text; such a request offers no
 	// tools.
 	Format *Format
+	// Suggestions are the questions the interview's guide would ask next,
+	// best first. A model reads them in the system prompt; the scripted
+	// interviewer asks the first as written. Providers send nothing of
+	// them.
+	Suggestions []Suggestion
 }
 
 // Format is a structured-output contract: the model's whole text is one
@@ -66,6 +71,15 @@ type Format struct {
 	// every property listed in "required" and "additionalProperties": false
 	// on every object.
 	Schema json.RawMessage
+}
+
+// Suggestion is a question the guide suggests asking next.
+type Suggestion struct {
+	// Ref is what the question is asked from (a gap, a rubric field, a
+	// backlog item, a template or bank question): pass it to ask_question.
+	Ref string
+	// Text is the question as written.
+	Text string
 }
 
 // Response is what a completion produced once the stream ended.

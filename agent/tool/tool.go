@@ -31,7 +31,7 @@ type TransitionStage struct {
 type AskQuestion struct {
 	Question  string `json:"question" desc:"The question exactly as you will say it."`
 	Purpose   string `json:"purpose,omitempty" desc:"What the question is meant to find out."`
-	BankID    string `json:"bank_id,omitempty" desc:"The id of the suggested question it comes from, if any."`
+	Ref       string `json:"ref,omitempty" desc:"The id of the suggested question it comes from ([id] or ref in your instructions), if any."`
 	FollowsUp string `json:"follows_up,omitempty" desc:"The id of the earlier question this one follows up, if any."`
 }
 
@@ -40,6 +40,9 @@ type AssessResponse struct {
 	DepthScore int      `json:"depth_score" minimum:"1" maximum:"5" desc:"1 = superficial, 3 = solid, 5 = expert depth."`
 	KeyPoints  []string `json:"key_points" desc:"The main points the answer made."`
 }
+
+// EvaluatePhase asks how complete the current design phase is.
+type EvaluatePhase struct{}
 
 // EndInterview moves to the closing stage when the candidate asks to stop.
 type EndInterview struct {
@@ -54,6 +57,9 @@ func (AskQuestion) Tool() stages.ToolName { return stages.ToolAskQuestion }
 
 // Tool implements Args.
 func (AssessResponse) Tool() stages.ToolName { return stages.ToolAssessResponse }
+
+// Tool implements Args.
+func (EvaluatePhase) Tool() stages.ToolName { return stages.ToolEvaluatePhase }
 
 // Tool implements Args.
 func (EndInterview) Tool() stages.ToolName { return stages.ToolEndInterview }
@@ -77,6 +83,10 @@ var specs = map[stages.ToolName]spec{
 	stages.ToolAssessResponse: {
 		description: "Record how deep the candidate's last answer was. Returns guidance: follow up, go deeper, or move on.",
 		args:        AssessResponse{},
+	},
+	stages.ToolEvaluatePhase: {
+		description: "Evaluate how completely the candidate has covered the current design phase. Returns a score from 0 to 10, a decision (advance or continue), feedback and the gaps still open: work on the gaps, or move on with transition_stage when the decision is advance.",
+		args:        EvaluatePhase{},
 	},
 	stages.ToolEndInterview: {
 		description: "End the interview early, ONLY when the candidate clearly asks to stop. Moves to the closing stage.",
@@ -215,8 +225,21 @@ type Result struct {
 	Acknowledge string `json:"acknowledge,omitempty"`
 	// Instructions are the new stage's instructions after a transition.
 	Instructions string `json:"instructions,omitempty"`
+	// Phase is the evaluation evaluate_phase returns.
+	Phase *PhaseResult `json:"phase,omitempty"`
 	// Next says what to do now.
 	Next string `json:"next"`
+}
+
+// PhaseResult is a design phase's evaluation, as the model sees it.
+type PhaseResult struct {
+	// Score is 0–10.
+	Score float64 `json:"score"`
+	// Decision is "advance" or "continue".
+	Decision string `json:"decision"`
+	// Feedback and the Gaps still open.
+	Feedback string   `json:"feedback,omitempty"`
+	Gaps     []string `json:"gaps,omitempty"`
 }
 
 // JSON is the result as the text of a tool message.

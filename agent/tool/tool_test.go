@@ -15,7 +15,7 @@ import (
 func TestSchemas(t *testing.T) {
 	want := map[stages.ToolName]string{
 		stages.ToolTransitionStage: `{"type":"object","properties":{"reason":{"type":"string","description":"Why the current stage is complete."}},"required":["reason"],"additionalProperties":false}`,
-		stages.ToolAskQuestion:     `{"type":"object","properties":{"question":{"type":"string","description":"The question exactly as you will say it."},"purpose":{"type":"string","description":"What the question is meant to find out."},"bank_id":{"type":"string","description":"The id of the suggested question it comes from, if any."},"follows_up":{"type":"string","description":"The id of the earlier question this one follows up, if any."}},"required":["question"],"additionalProperties":false}`,
+		stages.ToolAskQuestion:     `{"type":"object","properties":{"question":{"type":"string","description":"The question exactly as you will say it."},"purpose":{"type":"string","description":"What the question is meant to find out."},"ref":{"type":"string","description":"The id of the suggested question it comes from ([id] or ref in your instructions), if any."},"follows_up":{"type":"string","description":"The id of the earlier question this one follows up, if any."}},"required":["question"],"additionalProperties":false}`,
 		stages.ToolAssessResponse:  `{"type":"object","properties":{"depth_score":{"type":"integer","minimum":1,"maximum":5,"description":"1 = superficial, 3 = solid, 5 = expert depth."},"key_points":{"type":"array","items":{"type":"string"},"description":"The main points the answer made."}},"required":["depth_score","key_points"],"additionalProperties":false}`,
 		stages.ToolEndInterview:    `{"type":"object","properties":{"reason":{"type":"string","description":"What the candidate said."}},"required":["reason"],"additionalProperties":false}`,
 	}
@@ -45,7 +45,7 @@ func TestSchemas(t *testing.T) {
 func TestCallParseRoundTrip(t *testing.T) {
 	for _, args := range []Args{
 		TransitionStage{Reason: "done"},
-		AskQuestion{Question: "Why Go?", Purpose: "motivation", BankID: "intro-1"},
+		AskQuestion{Question: "Why Go?", Purpose: "motivation", Ref: "intro-1"},
 		AssessResponse{DepthScore: 3, KeyPoints: []string{"a", "b"}},
 		EndInterview{Reason: "I have to go"},
 	} {

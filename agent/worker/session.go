@@ -18,6 +18,7 @@ import (
 
 	media "github.com/livekit/media-sdk"
 	"github.com/viva-interviews/viva/agent"
+	"github.com/viva-interviews/viva/agent/analysis"
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/agent/stt"
 	"github.com/viva-interviews/viva/agent/tts"
@@ -37,8 +38,15 @@ type Sessions struct {
 	// stages.Builtin). Names come from dispatch metadata and records, so it
 	// must never read a file they name.
 	Blueprint func(name string) (*stages.Blueprint, error)
+	// Template returns an installed role template by name (default
+	// stages.BuiltinTemplate), for the template a record names; like
+	// Blueprint it never reads a file.
+	Template func(name string) (*stages.Template, error)
 	// NewLLM makes the interviewer model of one interview. Required.
 	NewLLM func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client
+	// Analyzer analyses the answers beside the replies (nil: the offline
+	// rules).
+	Analyzer analysis.Analyzer
 	// STT and TTS are the speech engines. Required.
 	STT stt.Engine
 	TTS tts.Engine
@@ -79,6 +87,8 @@ type Sessions struct {
 type Engines struct {
 	// NewLLM makes the interviewer model. Required.
 	NewLLM func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client
+	// Analyzer analyses the answers (nil: the offline rules).
+	Analyzer analysis.Analyzer
 	// STT and TTS are the speech engines. Required.
 	STT stt.Engine
 	TTS tts.Engine
@@ -109,7 +119,7 @@ const (
 // whether the failure is the keys' (refused by a provider), which ends the
 // interview.
 func (s *Sessions) engines(ctx context.Context, id string) (eng Engines, msg string, keysRefused bool, err error) {
-	own := Engines{NewLLM: s.NewLLM, STT: s.STT, TTS: s.TTS, Names: s.Engines}
+	own := Engines{NewLLM: s.NewLLM, Analyzer: s.Analyzer, STT: s.STT, TTS: s.TTS, Names: s.Engines}
 	keys, err := s.Store.Keys(id)
 	switch {
 	case errors.Is(err, interviews.ErrNoKeys):
@@ -455,6 +465,24 @@ func (t trackSink) WriteSample(pcm []int16) error { return t.PCMLocalTrack.Write
 // join when Sessions.CandidateTimeout is zero.
 const DefaultCandidateTimeout = 10 * time.Minute
 
+// template returns the installed role template called name, or nil (with
+// a warning: the interview runs without it) when there is none.
+func (s *Sessions) template(name string, log *slog.Logger) *stages.Template {
+	if name == "" {
+		return nil
+	}
+	find := s.Template
+	if find == nil {
+		find = stages.BuiltinTemplate
+	}
+	tpl, err := find(name)
+	if err != nil {
+		log.Warn("the interview's role template is not installed on this worker; interviewing without it", "template", name, "err", err)
+		return nil
+	}
+	return tpl
+}
+
 func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) {
 	s := ss.s
 	ctx, cancel := context.WithCancel(ctx)
@@ -470,7 +498,8 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 		wait = DefaultCandidateTimeout
 	}
 	loop, err := agent.NewLoop(agent.Setup{Blueprint: ss.bp, Record: rec, Store: s.Store, TimeScale: s.TimeScale,
-		NewLLM: ss.eng.NewLLM, Logger: ss.log}, agent.LoopOptions{JoinTimeout: wait, RejoinGrace: s.RejoinGrace})
+		NewLLM: ss.eng.NewLLM, Analyzer: ss.eng.Analyzer, Template: s.template(rec.Template, ss.log), Logger: ss.log},
+		agent.LoopOptions{JoinTimeout: wait, RejoinGrace: s.RejoinGrace})
 	if err != nil {
 		return err
 	}

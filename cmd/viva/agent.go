@@ -83,12 +83,16 @@ func newWorker(cfg *config.Config, log *slog.Logger) (*lkagent.Worker, error) {
 	if err != nil {
 		return nil, err
 	}
+	analyzer, err := analyzerFor(cfg, log)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkKeys(context.Background(), cfg, recogniser); err != nil {
 		return nil, err
 	}
 	log.Info("engines", "llm", llmName, "stt", recogniser.Name(), "tts", synth.Name(), "agent_name", cfg.AgentName, "max_sessions", cfg.MaxSessions)
 	sessions := &worker.Sessions{
-		Store: store, NewLLM: newLLM, STT: recogniser, TTS: synth, TimeScale: cfg.TimeScale,
+		Store: store, NewLLM: newLLM, Analyzer: analyzer, STT: recogniser, TTS: synth, TimeScale: cfg.TimeScale,
 		Engines: interviews.Engines{LLM: llmName, STT: recogniser.Name(), TTS: synth.Name()},
 		Listener: voice.ListenerOptions{EndpointingDelay: cfg.EndpointingDelay, EndpointingMin: cfg.EndpointingMin,
 			EndpointingMax: cfg.EndpointingMax, InterruptThreshold: cfg.InterruptThreshold},
@@ -137,10 +141,14 @@ func enginesFor(cfg *config.Config, log *slog.Logger) func(context.Context, inte
 		if err != nil {
 			return worker.Engines{}, err
 		}
+		analyzer, err := analyzerFor(c, log)
+		if err != nil {
+			return worker.Engines{}, err
+		}
 		if err := checkOwnKeys(ctx, c, keys, recogniser); err != nil {
 			return worker.Engines{}, err
 		}
-		return worker.Engines{NewLLM: newLLM, STT: recogniser, TTS: synth,
+		return worker.Engines{NewLLM: newLLM, Analyzer: analyzer, STT: recogniser, TTS: synth,
 			Names: interviews.Engines{LLM: llmName, STT: recogniser.Name(), TTS: synth.Name()}}, nil
 	}
 }

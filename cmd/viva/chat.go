@@ -51,6 +51,10 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
+	analyzer, err := analyzerFor(cfg, log)
+	if err != nil {
+		return err
+	}
 	if llmName != "scripted" {
 		if err := checkKeys(ctx, cfg); err != nil {
 			return err
@@ -61,7 +65,8 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return fmt.Errorf("creating the interview record: %w", err)
 	}
 	log = log.With("interview_id", rec.ID)
-	loop, err := agent.NewLoop(agent.Setup{Blueprint: bp, Record: rec, Store: store, TimeScale: cfg.TimeScale, NewLLM: newLLM, Template: tpl, Logger: log},
+	loop, err := agent.NewLoop(agent.Setup{Blueprint: bp, Record: rec, Store: store, TimeScale: cfg.TimeScale, NewLLM: newLLM,
+		Template: tpl, Analyzer: analyzer, Logger: log},
 		agent.LoopOptions{Stopped: agent.Ending{Status: interviews.StatusCandidateLeft, Reason: interviews.EndedInterrupted}})
 	if err != nil {
 		return err

@@ -331,10 +331,20 @@ func TestChatTemplateAndFiles(t *testing.T) {
 	if err := os.WriteFile(jd, []byte("\xef\xbb\xbf# Senior full-stack engineer\r\n\r\nReact, Go, PostgreSQL.\r\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, rec := runChatWith(t, pipedAnswers, 500*time.Millisecond, "--time-scale", "0.05",
+	// The guide keeps the interviewer in its main stage while the template
+	// and the job's skills give it questions; the stage's deadline moves
+	// it on.
+	out, rec := runChatWith(t, pipedAnswers, 500*time.Millisecond, "--time-scale", "0.02",
 		"--template", "fullstack-senior", "--resume", resume, "--jd", jd)
 	if rec.Status != interviews.StatusCompleted {
 		t.Fatalf("status %s (%s), want completed; output:\n%s", rec.Status, rec.EndedBy, out)
+	}
+	kinds := map[stages.QuestionKind]int{}
+	for _, q := range rec.Questions {
+		kinds[q.Context.Kind]++
+	}
+	if kinds[stages.KindTemplate] == 0 {
+		t.Errorf("question kinds %v: want the template's questions asked; output:\n%s", kinds, out)
 	}
 	if rec.Template != "fullstack-senior" {
 		t.Errorf("record template %q, want fullstack-senior", rec.Template)

@@ -101,12 +101,23 @@ func (s *Interviewer) decide(req llm.Request) llm.Response {
 		for i, c := range call {
 			r := res[i]
 			switch stages.ToolName(c.Name) {
+			case stages.ToolEvaluatePhase:
+				if noTools || r.Phase == nil {
+					continue
+				}
+				if r.Phase.Decision == "advance" && s.gateOpen() {
+					return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.TransitionStage{Reason: "the phase evaluation says the phase is covered"})}}
+				}
+				if len(r.Phase.Gaps) > 0 && s.gateOpen() {
+					return s.askPhase(stage, r.Phase.Gaps)
+				}
+				return s.ask(req, stage, lastUser(msgs))
 			case stages.ToolTransitionStage, stages.ToolEndInterview:
 				if r.OK && s.isFinal(r.Stage) {
 					return llm.Response{Text: s.closing()}
 				}
 				if r.OK && !noTools {
-					return s.ask(stage, "")
+					return s.ask(req, stage, "")
 				}
 			}
 		}
@@ -122,7 +133,7 @@ func (s *Interviewer) decide(req llm.Request) llm.Response {
 			}
 			s.refused[strings.ToLower(q)] = true
 			if !noTools {
-				return s.ask(stage, lastUser(msgs))
+				return s.ask(req, stage, lastUser(msgs))
 			}
 		}
 		if final {
@@ -131,7 +142,7 @@ func (s *Interviewer) decide(req llm.Request) llm.Response {
 		if noTools {
 			return llm.Response{Text: s.speak(stage, s.lastAsked)}
 		}
-		return s.ask(stage, lastUser(msgs))
+		return s.ask(req, stage, lastUser(msgs))
 	}
 
 	if final {
@@ -150,12 +161,20 @@ func (s *Interviewer) decide(req llm.Request) llm.Response {
 			score, points := s.assess(stage, answer)
 			calls = append(calls, s.call(tool.AssessResponse{DepthScore: score, KeyPoints: points}))
 		}
-		if s.gateOpen() {
+		if s.offers(stage, stages.ToolEvaluatePhase) && s.hasSpokenQuestion() {
+			// A design phase moves on by its evaluation, not by the gate
+			// alone.
+			calls = append(calls, s.call(tool.EvaluatePhase{}))
+			return llm.Response{ToolCalls: calls}
+		}
+		// A knowledge capture is closed by its guide (nothing important
+		// left open, or the round cap), not by the gate.
+		if s.gateOpen() && !s.guideWantsMore(req) && !(s.bp.KnowledgeCapture() && s.bp.Guided(stage)) {
 			calls = append(calls, s.call(tool.TransitionStage{Reason: "the stage's questions have been answered"}))
 			return llm.Response{ToolCalls: calls}
 		}
 	}
-	next := s.ask(stage, lastUser(msgs))
+	next := s.ask(req, stage, lastUser(msgs))
 	next.ToolCalls = append(calls, next.ToolCalls...)
 	return next
 }
@@ -178,13 +197,20 @@ func (s *Interviewer) hasSpokenQuestion() bool {
 	return false
 }
 
-// ask registers the next question of the stage: the next bank question not
-// yet asked, else a follow-up on the last answer.
-func (s *Interviewer) ask(stage, lastAnswer string) llm.Response {
+// ask registers the next question of the stage: the guide's suggestion,
+// else the next bank question not yet asked, else a follow-up on the last
+// answer.
+func (s *Interviewer) ask(req llm.Request, stage, lastAnswer string) llm.Response {
+	for _, sg := range req.Suggestions {
+		if text := strings.TrimSpace(sg.Text); text != "" && !s.refused[strings.ToLower(text)] {
+			s.lastAsked = text
+			return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.AskQuestion{Question: text, Ref: sg.Ref})}}
+		}
+	}
 	asked := map[string]bool{}
 	var lastID string
 	for _, q := range s.view.Questions() {
-		if q.Context.Kind == stages.KindBank {
+		if q.Context.Ref != "" {
 			asked[q.Context.Ref] = true
 		}
 		if q.Spoken() {
@@ -198,12 +224,39 @@ func (s *Interviewer) ask(stage, lastAnswer string) llm.Response {
 				continue
 			}
 			s.lastAsked = text
-			return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.AskQuestion{Question: text, Purpose: bq.Purpose, BankID: bq.ID})}}
+			return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.AskQuestion{Question: text, Purpose: bq.Purpose, Ref: bq.ID})}}
 		}
 	}
 	text := s.followUp(lastAnswer)
 	s.lastAsked = text
 	return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.AskQuestion{Question: text, Purpose: "follow up on the last answer", FollowsUp: lastID})}}
+}
+
+// askPhase asks about the first point a phase evaluation found missing
+// that has not been refused.
+func (s *Interviewer) askPhase(stage string, gaps []string) llm.Response {
+	for _, g := range gaps {
+		text := fmt.Sprintf("How would your design handle %s?", g)
+		if !s.refused[strings.ToLower(text)] {
+			s.lastAsked = text
+			return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.AskQuestion{Question: text, Purpose: "cover what the phase is missing", Ref: "phase:" + stage})}}
+		}
+	}
+	return s.ask(llm.Request{}, stage, "")
+}
+
+// guideWantsMore reports whether the interview's guide still has a
+// question for this stage (an open rubric field, a gap, a template or
+// backlog question) and the stage has more than a quarter of its time
+// left: the interviewer stays to ask it rather than move on at the gate.
+func (s *Interviewer) guideWantsMore(req llm.Request) bool {
+	return len(req.Suggestions) > 0 && s.view.Status().RemainingPct > 25
+}
+
+// offers reports whether stage offers the tool n.
+func (s *Interviewer) offers(stage string, n stages.ToolName) bool {
+	st, _, ok := s.bp.Stage(stage)
+	return ok && st.Offers(n)
 }
 
 var followUpTemplates = []string{
@@ -248,6 +301,8 @@ func (s *Interviewer) followUp(answer string) string {
 func (s *Interviewer) speak(stage, question string) string {
 	var b strings.Builder
 	switch {
+	case !s.greeted && s.bp.KnowledgeCapture():
+		fmt.Fprintf(&b, "Hello %s, I'm Ava. Thank you for making time to pass on what you know, so the people who take over your work have it. ", firstName(s.profile.Name))
 	case !s.greeted:
 		fmt.Fprintf(&b, "Hello %s, I'm Ava, and I'll be your interviewer for the %s role today. ", firstName(s.profile.Name), orDefault(s.profile.Role, "open"))
 	case stage != s.spokeIn:
@@ -270,6 +325,10 @@ func (s *Interviewer) closing() string {
 		}
 	}
 	s.spokeIn = stage
+	if s.bp.KnowledgeCapture() {
+		fmt.Fprintf(&b, "Thank you, %s. What you shared will save your colleagues a lot of guesswork. A summary of our conversation, organised by topic, will be written up for the team. Goodbye!", firstName(s.profile.Name))
+		return b.String()
+	}
 	fmt.Fprintf(&b, "Thank you for your time today, %s. It was a pleasure to hear about your work. The hiring team will review our conversation and get back to you soon. Goodbye!", firstName(s.profile.Name))
 	return b.String()
 }

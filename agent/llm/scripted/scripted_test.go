@@ -78,7 +78,7 @@ func TestGreetingTurnAsksThroughTools(t *testing.T) {
 		}
 		var args map[string]string
 		_ = json.Unmarshal([]byte(resp.ToolCalls[0].Arguments), &args)
-		if args["bank_id"] != "greeting-1" {
+		if args["ref"] != "greeting-1" {
 			t.Errorf("asked %v, want the first bank question", args)
 		}
 		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, ToolCalls: resp.ToolCalls},
