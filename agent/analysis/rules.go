@@ -359,12 +359,16 @@ func firstName(p *parsed) string {
 		if i == 0 || stopWords[t.lower] || t.lower == "i" || strings.HasPrefix(t.lower, "i'") {
 			continue
 		}
-		if c := p.text[t.start]; c >= 'A' && c <= 'Z' && !sentenceStart(p.text, t.start) {
+		if c := p.text[t.start]; c >= 'A' && c <= 'Z' && !sentenceStart(p.text, t.start) && !calendarWords[t.lower] {
 			return p.text[t.start:t.end]
 		}
 	}
 	return ""
 }
+
+// calendarWords are capitalised words that name a time, not a topic.
+var calendarWords = toSet(`january february march april may june july august september october november december
+monday tuesday wednesday thursday friday saturday sunday`)
 
 // normalizeQuestion reduces a question to its lower-case words, for
 // comparing two questions.
@@ -385,10 +389,12 @@ var (
 	personFrom  = regexp.MustCompile(`\bwith\s+([A-Z][a-z]+)\s+(?:from|in|on)\s+(?:the\s+)?([A-Za-z]+(?:\s+team)?)`)
 	systemNamed = regexp.MustCompile(`(?i:\b(?:our|the|a|their|an)\s+((?:[a-z]+\s+){0,2}?(?:service|system|platform|pipeline|tool|database|api|engine|cluster|app|library|framework|queue|dashboard|monolith)))\s+(?:called\s+|named\s+)?([A-Z][\w-]+)`)
 	systemMoved = regexp.MustCompile(`(?i:\b(?:moved|migrated|switched|moving|migrating|switching|transitioned|ported|rewrote \w+ in))\s+(?:(?:\w+\s+){0,3}?(?i:to|onto|in)\s+)?([A-Z][\w.+#-]*)`)
-	decidedTo   = regexp.MustCompile(`(?i)\b(?:we|i|the team|they|management|leadership)\s+(?:finally\s+|eventually\s+|ultimately\s+|then\s+)?(?:decided|chose|opted|agreed|made the (?:call|decision))\s+(?:to|that|on)\s+([^.;!?,]+)`)
+	decidedTo   = regexp.MustCompile(`(?i)\b(?:we|i|the team|they|management|leadership)\s+(?:finally\s+|eventually\s+|ultimately\s+|then\s+)?(?:decided|chose|opted|agreed|made the (?:call|decision))\s+(to|that|on)\s+([^.;!?,]+)`)
 	choseOver   = regexp.MustCompile(`(?i)\b(?:chose|picked|went with|selected|preferred|choosing|picking)\s+([\w.+#-]+(?:\s[\w.+#-]+)?)\s+over\s+([\w.+#-]+(?:\s[\w.+#-]+)?)`)
 	personHints = []string{"manager", "lead", "boss", "cto", "ceo", "cfo", "coo", "director", "colleague", "teammate", "architect", "mentor", "pm ", "vp ", "founder", "predecessor", "counterpart", "head of"}
 	systemHints = []string{"service", "system", "platform", "pipeline", "tool", "database", "api", "engine", "cluster", "app", "library", "framework", "queue", "dashboard", "monolith"}
+	// whenClause is a decision's clause that says when, not what.
+	whenClause = regexp.MustCompile(`(?i)^(?:after|before|when|during|following|once|in|at|on)\b`)
 	// reasonStart ends a decision's clause where its reason begins.
 	reasonStart = regexp.MustCompile(`(?i)\s+(?:because|since|so that|so|as|given|due to)\s+`)
 	// You-form of a clause the candidate said in the first person.
@@ -418,12 +424,16 @@ func discover(p *parsed, in AnswerInput) []Discovered {
 		}, m[0])
 	}
 	for _, m := range all(decidedTo, "decided", "chose", "opted", "agreed", "made the") {
-		clause := reasonStart.Split(m[1], 2)[0]
-		clause = clipWords(strings.TrimSpace(toSecond.Replace(" "+clause+" ")), 12)
-		add(Discovered{
-			Text:     fmt.Sprintf("Why did you decide to %s, and what else did you consider?", strings.TrimSuffix(clause, "…")),
-			Priority: stages.P0, About: "the decision to " + clause,
-		}, "decide "+clause)
+		link := strings.ToLower(m[1])
+		clause := reasonStart.Split(m[2], 2)[0]
+		clause = strings.TrimSuffix(clipWords(strings.TrimSpace(toSecond.Replace(" "+clause+" ")), 12), "…")
+		text := fmt.Sprintf("Why did you decide %s %s, and what else did you consider?", link, clause)
+		if link == "that" && whenClause.MatchString(clause) {
+			// "we decided that after the outage": the clause says when,
+			// not what.
+			text = fmt.Sprintf("What did you decide %s, and why?", clause)
+		}
+		add(Discovered{Text: text, Priority: stages.P0, About: "the decision " + link + " " + clause}, "decide "+clause)
 	}
 	for _, m := range all(personTitle, personHints...) {
 		role, name := strings.ToLower(m[1]), m[2]

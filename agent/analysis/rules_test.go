@@ -36,6 +36,8 @@ func TestRulesAnswer(t *testing.T) {
 		priorities []stages.Priority
 		skills     []string
 		noFollowUp bool
+		// followUpLacks is a word the follow-up must not be about.
+		followUpLacks string
 	}{
 		{
 			name:       "seed: 3 years fills the question's skill",
@@ -269,6 +271,18 @@ func TestRulesAnswer(t *testing.T) {
 			priorities: []stages.Priority{stages.P0},
 		},
 		{
+			name: "a decision that says when asks what was decided",
+			in: AnswerInput{Question: question("How was the retry schedule chosen?", stages.Targets{}),
+				Answer: "We retry at 2am because the batch window closes at 5am; we decided that after the March outage."},
+			discovered: []string{"the decision that after the March outage"},
+			priorities: []stages.Priority{stages.P0},
+		},
+		{
+			name:          "a month is not a topic",
+			in:            AnswerInput{Question: question("What happened then?", stages.Targets{}), Answer: "It was hard in March, things broke."},
+			followUpLacks: "March",
+		},
+		{
 			name: "discovered choice over",
 			in: AnswerInput{Question: question("Which database?", stages.Targets{}),
 				Answer: "We chose PostgreSQL over MongoDB for the transactions."},
@@ -369,6 +383,9 @@ func TestRulesAnswer(t *testing.T) {
 			}
 			if tt.noFollowUp && res.FollowUp != "" {
 				t.Errorf("follow-up %q", res.FollowUp)
+			}
+			if tt.followUpLacks != "" && strings.Contains(res.FollowUp, tt.followUpLacks) {
+				t.Errorf("follow-up %q is about %q", res.FollowUp, tt.followUpLacks)
 			}
 		})
 	}
