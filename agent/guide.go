@@ -870,17 +870,6 @@ func coverage(r *interviews.Record) (covered, settled float64, required int) {
 	return float64(c) / float64(required), float64(s) / float64(required), required
 }
 
-// candidateTurns counts the candidate's turns.
-func candidateTurns(r *interviews.Record) int {
-	n := 0
-	for _, t := range r.Turns {
-		if t.Role == interviews.RoleCandidate {
-			n++
-		}
-	}
-	return n
-}
-
 // checkExit decides, after an analysis, whether the interview has what it
 // needs; the exit is taken at the start of the next reply (takeExit).
 func (g *guide) checkExit() {
@@ -898,7 +887,7 @@ func (g *guide) checkExit() {
 	var ex *interviews.Exit
 	var in analysis.MissingInput
 	g.rec.View(func(r *interviews.Record) {
-		turns := candidateTurns(r)
+		turns := r.CandidateTurns()
 		if g.bp.KnowledgeCapture() {
 			ex = g.captureExit(r, turns)
 			return
@@ -1042,7 +1031,7 @@ func (g *guide) takeExit() bool {
 		// capture never asks past it.
 		if rounds := g.rounds(); rounds >= g.bp.Exit.CaptureRounds() {
 			g.rec.View(func(r *interviews.Record) {
-				ex = &interviews.Exit{Reason: interviews.ExitRoundCap, Coverage: captureCoverage(r), Turns: candidateTurns(r), At: time.Now()}
+				ex = &interviews.Exit{Reason: interviews.ExitRoundCap, Coverage: captureCoverage(r), Turns: r.CandidateTurns(), At: time.Now()}
 			})
 		}
 	}
@@ -1166,7 +1155,7 @@ func (g *guide) finish(endedBy interviews.EndReason) {
 			return
 		}
 		cov, _, required := coverage(r)
-		turns := candidateTurns(r)
+		turns := r.CandidateTurns()
 		reason := string(endedBy)
 		switch {
 		case g.bp.KnowledgeCapture():

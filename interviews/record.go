@@ -396,6 +396,17 @@ func (r *Record) EnterStage(name, title string, at time.Time, forced bool, reaso
 	r.Stages = append(r.Stages, StageVisit{Name: name, Title: title, EnteredAt: at, Forced: forced, Reason: reason})
 }
 
+// CandidateTurns counts the candidate's turns: the answers given.
+func (r *Record) CandidateTurns() int {
+	n := 0
+	for _, t := range r.Turns {
+		if t.Role == RoleCandidate {
+			n++
+		}
+	}
+	return n
+}
+
 // CurrentStage returns the name of the stage the interview is in (the last
 // one entered), or "" before the first.
 func (r *Record) CurrentStage() string {

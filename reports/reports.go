@@ -43,7 +43,7 @@ func Due(r *interviews.Record) bool {
 	case interviews.StatusCompleted:
 		return true
 	case interviews.StatusCandidateLeft:
-		return candidateTurns(r) >= MinAnswers && r.RejoinUntil == nil
+		return r.CandidateTurns() >= MinAnswers && r.RejoinUntil == nil
 	}
 	return false
 }
@@ -51,13 +51,3 @@ func Due(r *interviews.Record) bool {
 // MinAnswers is how many answers an interview the candidate left needs to
 // be worth a report.
 const MinAnswers = 3
-
-func candidateTurns(r *interviews.Record) int {
-	n := 0
-	for _, t := range r.Turns {
-		if t.Role == interviews.RoleCandidate {
-			n++
-		}
-	}
-	return n
-}
