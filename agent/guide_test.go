@@ -489,3 +489,33 @@ func TestModelSeesWhatIsKnownAndAsksByRef(t *testing.T) {
 		t.Errorf("question context %+v, want the rubric field from the ref", q.Context)
 	}
 }
+
+// TestDeclinedRubricFieldBecomesUnknown: a candidate who will not give a
+// rubric field after it was asked leaves it unknown, with the question
+// that asked it; it no longer blocks, and is not asked again.
+func TestDeclinedRubricFieldBecomesUnknown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		an := &tableAnalyzer{results: map[string]analysis.AnswerResult{
+			"I'd rather not say.": {Confidence: interviews.ConfidenceLow, Declined: true},
+		}}
+		c, _ := guidedInterview(t, rubricBlueprint(), an, "")
+		deliver(t, c.Greet(t.Context()))
+		answer(t, c, "Yes, I'm ready.")
+		q := lastQuestion(t, c.Machine())
+		if q.Context.Targets.Field != "current_role" {
+			t.Fatalf("first intro question %+v, want current_role", q.Context)
+		}
+		answer(t, c, "I'd rather not say.")
+		rec := flushed(t, c)
+		it, _ := rubricItem(rec, "current_role")
+		if it.Status != interviews.StatusUnknown || len(it.QuestionIDs) != 1 || it.QuestionIDs[0] != q.ID {
+			t.Fatalf("rubric field %+v, want unknown after the declined ask %s", it, q.ID)
+		}
+		answer(t, c, "Sure.")
+		for _, q2 := range c.Machine().Questions() {
+			if q2.ID != q.ID && q2.Context.Targets.Field == "current_role" {
+				t.Errorf("current_role asked again after it became unknown: %q", q2.Text)
+			}
+		}
+	})
+}
