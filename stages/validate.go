@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // FieldError is one problem in a blueprint, located by the field's path in
@@ -74,7 +75,10 @@ var sampleProfiles = []Profile{
 // Mode one of Modes; rubric ids lower case and unique, their stages
 // existing and Expect one of ExpectKinds; the exit threshold in [0, 1] (0
 // is the default) and MaxTurns and Rounds not negative; question targets
-// naming a SkillAttributes attribute, a rubric field and a stage; and
+// naming a SkillAttributes attribute, a rubric field and a stage;
+// competencies unique, short, at most MaxCompetencies and absent from a
+// knowledge capture; candidate_feedback_scores only with
+// candidate_feedback; and
 // every template (persona, instructions, acknowledgements, question texts)
 // parsing and rendering with sample profiles. Each problem is a *FieldError
 // saying which stage and field and what to do; several are joined with
@@ -128,6 +132,7 @@ func (b *Blueprint) problems() []*FieldError {
 		add("mode", "", "%s; use %s, or leave it out for an interview", msg, strings.Join(Modes, " or "))
 	}
 	probs = append(probs, b.exitProblems()...)
+	probs = append(probs, b.feedbackProblems()...)
 	if len(b.Stages) == 0 {
 		add("stages", "", "the blueprint has no stages; add at least one stage with a name, instructions and a limit")
 		return probs
@@ -232,6 +237,49 @@ func (b *Blueprint) problems() []*FieldError {
 		if p := b.loop(); p != nil {
 			probs = append(probs, p)
 		}
+	}
+	return probs
+}
+
+// MaxCompetencies bounds how many competencies a blueprint may name: a
+// report scoring more reads as a form, not feedback.
+const MaxCompetencies = 8
+
+// MaxCompetencyLen bounds a competency's name, in characters.
+const MaxCompetencyLen = 60
+
+// feedbackProblems checks what the feedback report scores and shows:
+// competencies named once each (ignoring case), short, and none for a
+// knowledge capture (its report is a summary by topic, without scores);
+// candidate_feedback_scores only with candidate_feedback.
+func (b *Blueprint) feedbackProblems() []*FieldError {
+	var probs []*FieldError
+	if b.KnowledgeCapture() && len(b.Competencies) > 0 {
+		probs = append(probs, &FieldError{Field: "competencies",
+			Msg: "a knowledge capture is not scored: its report is the summary by topic; remove competencies or the mode"})
+	}
+	if len(b.Competencies) > MaxCompetencies {
+		probs = append(probs, &FieldError{Field: "competencies",
+			Msg: fmt.Sprintf("names %d competencies; keep at most %d, the ones that decide", len(b.Competencies), MaxCompetencies)})
+	}
+	seen := map[string]int{}
+	for i, c := range b.Competencies {
+		field := fmt.Sprintf("competencies[%d]", i)
+		key := strings.ToLower(c)
+		switch j, dup := seen[key]; {
+		case utf8.RuneCountInString(c) > MaxCompetencyLen:
+			probs = append(probs, &FieldError{Field: field,
+				Msg: fmt.Sprintf("is %d characters long; name a competency in at most %d, such as \"system design\"", utf8.RuneCountInString(c), MaxCompetencyLen)})
+		case dup:
+			probs = append(probs, &FieldError{Field: field,
+				Msg: fmt.Sprintf("%q is already competencies[%d]; name each competency once", c, j)})
+		default:
+			seen[key] = i
+		}
+	}
+	if b.FeedbackScores && !b.CandidateFeedback {
+		probs = append(probs, &FieldError{Field: "candidate_feedback_scores",
+			Msg: "shows scores on the candidate's feedback page, which only candidate_feedback: true gives them; set it too, or remove this"})
 	}
 	return probs
 }

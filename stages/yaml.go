@@ -174,6 +174,15 @@ func (b Blueprint) MarshalYAML() (any, error) {
 		}
 		addPair(root, "exit_conditions", en)
 	}
+	if len(b.Competencies) > 0 {
+		addPair(root, "competencies", stringList(b.Competencies))
+	}
+	if b.CandidateFeedback {
+		addPair(root, "candidate_feedback", boolNode(true))
+	}
+	if b.FeedbackScores {
+		addPair(root, "candidate_feedback_scores", boolNode(true))
+	}
 	stages := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, s := range b.Stages {
 		sn := mapping()
@@ -367,12 +376,13 @@ func (d *decoder) fields(n *yaml.Node, path, what string, known []string, fn fun
 }
 
 var (
-	blueprintFields = []string{"name", "title", "description", "persona", "mode", "closing_safety", "rubric", "exit_conditions", "stages"}
-	stageFields     = []string{"name", "title", "instructions", "limit", "min_time", "min_questions", "guided", "questions", "keywords", "next", "acknowledgement", "tools"}
-	questionFields  = []string{"id", "text", "purpose", "keywords", "targets"}
-	rubricFields    = []string{"id", "label", "required", "question", "stage", "expect", "keywords"}
-	exitFields      = []string{"required_fields_threshold", "max_turns", "graceful_closing", "rounds"}
-	targetsFields   = []string{"skill", "attribute", "field", "category", "assesses", "phase"}
+	blueprintFields = []string{"name", "title", "description", "persona", "mode", "closing_safety", "rubric", "exit_conditions",
+		"competencies", "candidate_feedback", "candidate_feedback_scores", "stages"}
+	stageFields    = []string{"name", "title", "instructions", "limit", "min_time", "min_questions", "guided", "questions", "keywords", "next", "acknowledgement", "tools"}
+	questionFields = []string{"id", "text", "purpose", "keywords", "targets"}
+	rubricFields   = []string{"id", "label", "required", "question", "stage", "expect", "keywords"}
+	exitFields     = []string{"required_fields_threshold", "max_turns", "graceful_closing", "rounds"}
+	targetsFields  = []string{"skill", "attribute", "field", "category", "assesses", "phase"}
 )
 
 // list decodes the list v at field entry by entry: item gets each entry,
@@ -414,6 +424,17 @@ func (d *decoder) blueprint(n *yaml.Node) *Blueprint {
 			})
 		case "exit_conditions":
 			b.Exit = d.exitConditions(v, field)
+		case "competencies":
+			// Blank entries are skipped, so a competency's line is recorded
+			// under its index in b.Competencies, the index validation reports.
+			for _, n := range d.wordNodes(v, field) {
+				d.lines[fmt.Sprintf("%s[%d]", field, len(b.Competencies))] = n.Line
+				b.Competencies = append(b.Competencies, strings.TrimSpace(n.Value))
+			}
+		case "candidate_feedback":
+			b.CandidateFeedback = d.boolean(v, field)
+		case "candidate_feedback_scores":
+			b.FeedbackScores = d.boolean(v, field)
 		case "closing_safety":
 			b.ClosingSafety = d.duration(v, field)
 		case "stages":
