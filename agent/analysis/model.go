@@ -3,7 +3,6 @@ package analysis
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/agent/llm"
+	st "github.com/viva-interviews/viva/internal/structured"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -65,58 +65,18 @@ func NewModel(client llm.Client, opts ModelOptions) *Model {
 	}
 }
 
-// ask makes one structured call, retried while the answer is malformed:
-// the reply must parse as JSON with every required key, and validate must
-// accept it.
-func ask[T any](ctx context.Context, m *Model, method string, f schema, system, user string, validate func(*T) error) (T, error) {
-	var zero T
-	req := llm.Request{
-		Messages: []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}},
-		Format:   &llm.Format{Name: f.name, Schema: f.schema},
+// ask makes one structured call with structured.Ask, retried while the
+// answer is malformed; its errors name the method, and wrap ErrMalformed
+// when every attempt was malformed.
+func ask[T any](ctx context.Context, m *Model, method string, f st.Schema, system, user string, validate func(*T) error) (T, error) {
+	out, err := st.Ask(ctx, st.Call{Client: m.client, Attempts: m.attempts, Timeout: m.timeout, Schema: f, System: system, User: user}, validate)
+	if me := (*st.MalformedError)(nil); errors.As(err, &me) {
+		return out, fmt.Errorf("analysis: %s: %w after %d attempt(s): %v", method, ErrMalformed, me.Attempts, me.Last)
 	}
-	var last error
-	for attempt := 1; attempt <= m.attempts; attempt++ {
-		cctx, cancel := context.WithTimeout(ctx, m.timeout)
-		resp, err := m.client.Complete(cctx, req, nil)
-		cancel()
-		if err != nil {
-			return zero, fmt.Errorf("analysis: %s: %w", method, err)
-		}
-		var out T
-		if err := decodeStrict(resp.Text, f.required, &out); err != nil {
-			last = err
-			continue
-		}
-		if err := validate(&out); err != nil {
-			last = err
-			continue
-		}
-		return out, nil
+	if err != nil {
+		return out, fmt.Errorf("analysis: %s: %w", method, err)
 	}
-	return zero, fmt.Errorf("analysis: %s: %w after %d attempt(s): %v", method, ErrMalformed, m.attempts, last)
-}
-
-// decodeStrict parses a model's JSON answer (a code fence around it is
-// tolerated) and checks that every required key is present.
-func decodeStrict(text string, required []string, v any) error {
-	text = strings.TrimSpace(text)
-	if strings.HasPrefix(text, "```") {
-		text = strings.TrimPrefix(strings.TrimPrefix(text, "```json"), "```")
-		text = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(text), "```"))
-	}
-	var keys map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(text), &keys); err != nil {
-		return fmt.Errorf("not a JSON object: %w", err)
-	}
-	for _, k := range required {
-		if _, ok := keys[k]; !ok {
-			return fmt.Errorf("missing %q", k)
-		}
-	}
-	if err := json.Unmarshal([]byte(text), v); err != nil {
-		return fmt.Errorf("wrong types: %w", err)
-	}
-	return nil
+	return out, nil
 }
 
 // The replies the model gives, as the schemas describe them.

@@ -64,7 +64,7 @@ func TestModelAnswerRetriesMalformed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqs := checkRequests(t, srv, 2, answerSchema.name)
+	reqs := checkRequests(t, srv, 2, answerSchema.Name)
 	if prompt := reqs[0].Messages[1].Content; !strings.Contains(prompt, "The question asked about the skill Python, attribute duration") {
 		t.Errorf("prompt lacks the question's context:\n%s", prompt)
 	}
@@ -82,7 +82,7 @@ func TestModelAlwaysMalformed(t *testing.T) {
 	if !errors.Is(err, ErrMalformed) {
 		t.Fatalf("error %v, want ErrMalformed", err)
 	}
-	checkRequests(t, srv, DefaultAttempts, answerSchema.name)
+	checkRequests(t, srv, DefaultAttempts, answerSchema.Name)
 }
 
 func TestModelClientError(t *testing.T) {
@@ -106,7 +106,7 @@ func TestModelMethods(t *testing.T) {
 		call      func(t *testing.T, m *Model) error
 	}{
 		{
-			name: "skills", schema: skillsSchema.name,
+			name: "skills", schema: skillsSchema.Name,
 			malformed: fakeopenai.Reply{JSON: map[string]any{"skills": []map[string]any{{"name": "Go", "sources": []string{"somewhere"}}}}},
 			valid: map[string]any{"skills": []map[string]any{{"name": "Go", "sources": []string{"resume", "job_required"}, "duration": "5 years",
 				"depth": "", "autonomy": "", "scale": "", "constraints": "", "production_vs_prototype": "", "evidence": []string{"5+ years of Go"}}}},
@@ -119,7 +119,7 @@ func TestModelMethods(t *testing.T) {
 			},
 		},
 		{
-			name: "backlog", schema: backlogSchema.name,
+			name: "backlog", schema: backlogSchema.Name,
 			malformed: fakeopenai.Reply{Text: "Here are your questions: 1. …"},
 			valid:     map[string]any{"items": []map[string]string{{"text": "Why does the cron run twice?", "priority": "P0", "topic": "Risks"}}},
 			call: func(t *testing.T, m *Model) error {
@@ -132,7 +132,7 @@ func TestModelMethods(t *testing.T) {
 			},
 		},
 		{
-			name: "phase", schema: phaseSchema.name,
+			name: "phase", schema: phaseSchema.Name,
 			malformed: fakeopenai.Reply{JSON: map[string]any{"decision": "advance", "score": 14, "feedback": "", "gaps": []string{}}},
 			valid:     map[string]any{"decision": "continue", "score": 4.5, "feedback": "Ask about sharding.", "gaps": []string{"sharding"}},
 			call: func(t *testing.T, m *Model) error {
@@ -145,7 +145,7 @@ func TestModelMethods(t *testing.T) {
 			},
 		},
 		{
-			name: "missing", schema: missingSchema.name,
+			name: "missing", schema: missingSchema.Name,
 			malformed: fakeopenai.Reply{JSON: map[string]any{"gaps": []string{}}},
 			valid:     map[string]any{"missing": []string{"Why this role"}},
 			call: func(t *testing.T, m *Model) error {
@@ -157,7 +157,7 @@ func TestModelMethods(t *testing.T) {
 			},
 		},
 		{
-			name: "summarize", schema: summarySchema.name,
+			name: "summarize", schema: summarySchema.Name,
 			malformed: fakeopenai.Reply{JSON: map[string]any{"topics": []map[string]any{{"title": "", "points": []string{"x"}}}}},
 			valid:     map[string]any{"topics": []map[string]any{{"title": "Risks and gotchas", "points": []string{"The cron must never run twice."}}}},
 			call: func(t *testing.T, m *Model) error {

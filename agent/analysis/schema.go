@@ -1,113 +1,63 @@
 package analysis
 
 import (
-	"encoding/json"
-
+	st "github.com/viva-interviews/viva/internal/structured"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 )
 
-// schema is a structured-output contract: its name, the JSON Schema and
-// the top-level keys a reply must have.
-type schema struct {
-	name     string
-	schema   json.RawMessage
-	required []string
-}
-
-// prop is one property of an object schema, in order.
-type prop struct {
-	name   string
-	schema map[string]any
-}
-
-// object is a strict object schema: every property required, no others
-// allowed (what strict structured output demands).
-func object(props ...prop) map[string]any {
-	properties := map[string]any{}
-	required := make([]string, len(props))
-	for i, p := range props {
-		properties[p.name] = p.schema
-		required[i] = p.name
-	}
-	return map[string]any{"type": "object", "properties": properties, "required": required, "additionalProperties": false}
-}
-
-func str() map[string]any     { return map[string]any{"type": "string"} }
-func boolean() map[string]any { return map[string]any{"type": "boolean"} }
-func number() map[string]any  { return map[string]any{"type": "number"} }
-func array(items map[string]any) map[string]any {
-	return map[string]any{"type": "array", "items": items}
-}
-func enum(values ...string) map[string]any {
-	return map[string]any{"type": "string", "enum": values}
-}
-
-// newSchema names and renders a top-level object schema.
-func newSchema(name string, props ...prop) schema {
-	b, err := json.Marshal(object(props...))
-	if err != nil {
-		panic(err) // the schemas are built from maps of plain values
-	}
-	s := schema{name: name, schema: b}
-	for _, p := range props {
-		s.required = append(s.required, p.name)
-	}
-	return s
-}
-
 // The schemas of the Model's calls.
 var (
-	answerSchema = newSchema("answer_analysis",
-		prop{"confidence", enum(string(interviews.ConfidenceHigh), string(interviews.ConfidenceMedium), string(interviews.ConfidenceLow))},
-		prop{"declined", boolean()},
-		prop{"facts", array(str())},
-		prop{"fills", array(object(
-			prop{"skill", str()},
-			prop{"attribute", enum(append([]string{""}, stages.SkillAttributes...)...)},
-			prop{"field", str()},
-			prop{"value", str()},
-			prop{"evidence", str()},
+	answerSchema = st.New("answer_analysis",
+		st.Prop{Name: "confidence", Schema: st.Enum(string(interviews.ConfidenceHigh), string(interviews.ConfidenceMedium), string(interviews.ConfidenceLow))},
+		st.Prop{Name: "declined", Schema: st.Boolean()},
+		st.Prop{Name: "facts", Schema: st.Array(st.String())},
+		st.Prop{Name: "fills", Schema: st.Array(st.Object(
+			st.Prop{Name: "skill", Schema: st.String()},
+			st.Prop{Name: "attribute", Schema: st.Enum(append([]string{""}, stages.SkillAttributes...)...)},
+			st.Prop{Name: "field", Schema: st.String()},
+			st.Prop{Name: "value", Schema: st.String()},
+			st.Prop{Name: "evidence", Schema: st.String()},
 		))},
-		prop{"follow_up", str()},
-		prop{"discovered", array(object(
-			prop{"text", str()},
-			prop{"priority", enum(string(stages.P0), string(stages.P1))},
-			prop{"about", str()},
+		st.Prop{Name: "follow_up", Schema: st.String()},
+		st.Prop{Name: "discovered", Schema: st.Array(st.Object(
+			st.Prop{Name: "text", Schema: st.String()},
+			st.Prop{Name: "priority", Schema: st.Enum(string(stages.P0), string(stages.P1))},
+			st.Prop{Name: "about", Schema: st.String()},
 		))},
-		prop{"skills", array(str())},
+		st.Prop{Name: "skills", Schema: st.Array(st.String())},
 	)
-	skillsSchema = newSchema("skills",
-		prop{"skills", array(object(
-			prop{"name", str()},
-			prop{"sources", array(enum(SourceResume, SourceJobRequired, SourceJobPreferred))},
-			prop{"duration", str()},
-			prop{"depth", str()},
-			prop{"autonomy", str()},
-			prop{"scale", str()},
-			prop{"constraints", str()},
-			prop{"production_vs_prototype", str()},
-			prop{"evidence", array(str())},
-		))},
-	)
-	backlogSchema = newSchema("backlog",
-		prop{"items", array(object(
-			prop{"text", str()},
-			prop{"priority", enum(string(stages.P0), string(stages.P1))},
-			prop{"topic", str()},
+	skillsSchema = st.New("skills",
+		st.Prop{Name: "skills", Schema: st.Array(st.Object(
+			st.Prop{Name: "name", Schema: st.String()},
+			st.Prop{Name: "sources", Schema: st.Array(st.Enum(SourceResume, SourceJobRequired, SourceJobPreferred))},
+			st.Prop{Name: "duration", Schema: st.String()},
+			st.Prop{Name: "depth", Schema: st.String()},
+			st.Prop{Name: "autonomy", Schema: st.String()},
+			st.Prop{Name: "scale", Schema: st.String()},
+			st.Prop{Name: "constraints", Schema: st.String()},
+			st.Prop{Name: "production_vs_prototype", Schema: st.String()},
+			st.Prop{Name: "evidence", Schema: st.Array(st.String())},
 		))},
 	)
-	phaseSchema = newSchema("phase_evaluation",
-		prop{"decision", enum(interviews.PhaseAdvance, interviews.PhaseContinue)},
-		prop{"score", number()},
-		prop{"feedback", str()},
-		prop{"gaps", array(str())},
+	backlogSchema = st.New("backlog",
+		st.Prop{Name: "items", Schema: st.Array(st.Object(
+			st.Prop{Name: "text", Schema: st.String()},
+			st.Prop{Name: "priority", Schema: st.Enum(string(stages.P0), string(stages.P1))},
+			st.Prop{Name: "topic", Schema: st.String()},
+		))},
 	)
-	missingSchema = newSchema("missing", prop{"missing", array(str())})
-	summarySchema = newSchema("topic_summary",
-		prop{"topics", array(object(
-			prop{"title", str()},
-			prop{"points", array(str())},
+	phaseSchema = st.New("phase_evaluation",
+		st.Prop{Name: "decision", Schema: st.Enum(interviews.PhaseAdvance, interviews.PhaseContinue)},
+		st.Prop{Name: "score", Schema: st.Number()},
+		st.Prop{Name: "feedback", Schema: st.String()},
+		st.Prop{Name: "gaps", Schema: st.Array(st.String())},
+	)
+	missingSchema = st.New("missing", st.Prop{Name: "missing", Schema: st.Array(st.String())})
+	summarySchema = st.New("topic_summary",
+		st.Prop{Name: "topics", Schema: st.Array(st.Object(
+			st.Prop{Name: "title", Schema: st.String()},
+			st.Prop{Name: "points", Schema: st.Array(st.String())},
 		))},
 	)
 )
