@@ -687,13 +687,13 @@ func improvements(v *view, star []interviews.STAR) []interviews.Point {
 		if s, ok := starByQ[a.questionID]; ok && starCount(s) < 4 && v.byQuestion[a.questionID][0] == a {
 			missing := missingParts(s)
 			cands = append(cands, candidatePoint{interviews.Point{
-				Text:  fmt.Sprintf("Tell the whole story: %s had no %s; a situation, your task, what you did and the result make it land.", ref, strings.Join(missing, " or ")),
+				Text:  fmt.Sprintf("Tell the whole story: %s had no %s; a situation, your task, what you did and the result make it land.", ref, joinOr(missing)),
 				Quote: longestSentence(a.turn.Text), QuestionID: a.questionID,
 			}, 2 + float64(len(missing))/4})
 		}
 		if a.fillers >= 2 {
 			cands = append(cands, candidatePoint{interviews.Point{
-				Text:  fmt.Sprintf("Fewer fillers: %s used %q %d times; a short pause reads better.", ref, strings.Join(a.fillerList, "\", \""), a.fillers),
+				Text:  fmt.Sprintf("Fewer fillers: %s had %d (%s); a short pause reads better.", ref, a.fillers, quoteList(a.fillerList)),
 				Quote: pickSentence(a.turn.Text, func(s string) bool { n, _ := countFillers(s); return n > 0 }), QuestionID: a.questionID,
 			}, 1.5 + float64(a.fillers)/10})
 		}
@@ -850,6 +850,23 @@ func sentence(clauses []string) string {
 	s := strings.Join(clauses, "; ")
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToUpper(r)) + s[n:] + "."
+}
+
+// joinOr joins words as "a, b or c".
+func joinOr(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// quoteList quotes each word: "um", "you know".
+func quoteList(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = `"` + w + `"`
+	}
+	return strings.Join(q, ", ")
 }
 
 func plural(n int, one, many string) string {

@@ -180,7 +180,7 @@ func TestBasicFigures(t *testing.T) {
 		t.Errorf("first strength quotes %q", r.Strengths[0].Quote)
 	}
 	checkPoints("improvements", r.Improvements, []string{"q3", "q1"})
-	if !strings.Contains(r.Improvements[0].Text, "situation or task or action or result") || !strings.Contains(r.Improvements[1].Text, "um") {
+	if !strings.Contains(r.Improvements[0].Text, "no situation, task, action or result") || !strings.Contains(r.Improvements[1].Text, `had 2 ("um", "you know")`) {
 		t.Errorf("improvements %+v", r.Improvements)
 	}
 
