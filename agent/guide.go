@@ -1058,7 +1058,10 @@ func (g *guide) takeExit() bool {
 		g.log.Warn("closing the interview early failed", "err", err)
 		return false
 	}
-	_ = g.rec.Update(func(r *interviews.Record) { r.Exit = ex })
+	_ = g.rec.Update(func(r *interviews.Record) {
+		ex.Turns, ex.At = r.CandidateTurns(), time.Now() // as it was taken, not as it was decided
+		r.Exit = ex
+	})
 	return true
 }
 
