@@ -442,3 +442,48 @@ func (s *Store) readSummary(name, id string) (Summary, error) {
 func sameFile(a, b fs.FileInfo) bool {
 	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
+
+// updateLockName is the file whose advisory lock serialises Update among
+// the processes that share the data directory (viva web and viva agent).
+const updateLockName = ".update.lock"
+
+// Update changes the stored record of id safely: it reads the record,
+// passes it to change and writes the result, all under the id's write
+// lock in this process and an advisory lock on the data directory among
+// processes, so two updates of one record never lose each other's
+// changes (two reviewers' decisions, a decision and a report being
+// written). When change returns an error nothing is written and Update
+// returns that error, wrapped. The record is validated before it is
+// written; the id cannot be changed. It returns a copy of the record as
+// written. A Save from a session that holds the interview's lease still
+// replaces the record whole: update only records no live session writes.
+func (s *Store) Update(id string, change func(*Record) error) (*Record, error) {
+	if !ValidID(id) {
+		return nil, fmt.Errorf("interviews: update %q: %w", id, ErrNotFound)
+	}
+	unlock := s.lock(id)
+	defer unlock()
+	unlockFile, err := atomicfile.Lock(filepath.Join(s.dir, updateLockName), 0o640)
+	if err != nil {
+		return nil, fmt.Errorf("interviews: update %s: locking the records: %w", id, err)
+	}
+	defer unlockFile()
+	r, err := s.Get(id)
+	if err != nil {
+		return nil, fmt.Errorf("interviews: update: %w", err)
+	}
+	if err := change(r); err != nil {
+		return nil, fmt.Errorf("interviews: update %s: %w", id, err)
+	}
+	if r.ID != id {
+		return nil, fmt.Errorf("interviews: update %s: the change renamed the record to %q: ids never change", id, r.ID)
+	}
+	data, err := encode(r)
+	if err != nil {
+		return nil, fmt.Errorf("interviews: update %s: %w", id, err)
+	}
+	if err := s.write(id, data); err != nil {
+		return nil, fmt.Errorf("interviews: update %s: %w", id, err)
+	}
+	return r.Clone(), nil
+}
