@@ -487,3 +487,7 @@ func (s *Store) Update(id string, change func(*Record) error) (*Record, error) {
 	}
 	return r.Clone(), nil
 }
+
+// AuditSystem is the AuditEntry.Who of what viva does by itself: reports
+// generated, webhooks delivered.
+const AuditSystem = "viva"
