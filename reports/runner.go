@@ -1,0 +1,469 @@
+package reports
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/stages"
+	"github.com/viva-interviews/viva/webhooks"
+)
+
+// Runner defaults, applied by NewRunner to zero RunnerOptions fields.
+const (
+	// DefaultPollInterval is how often the Runner looks for interviews
+	// that ended.
+	DefaultPollInterval = 5 * time.Second
+	// DefaultGenerateTimeout bounds one generation.
+	DefaultGenerateTimeout = 3 * time.Minute
+	// leaseMargin is how much longer than a generation the Runner holds
+	// an interview's lease.
+	leaseMargin = time.Minute
+	// maxErrorLen bounds the error kept in a report and its audit entry.
+	maxErrorLen = 200
+)
+
+// DefaultBackoff are the waits before the second, third and fourth
+// attempts at a report; after the fourth fails the report is failed.
+var DefaultBackoff = []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute}
+
+// ErrNotDue means an interview gets no report: it has not ended, it
+// failed, or the candidate left before answering MinAnswers questions.
+var ErrNotDue = errors.New("reports: this interview gets no report: only interviews that completed, or that the candidate left after answering at least three questions, have one")
+
+// Notifier tells hiring systems about an event (a *webhooks.Sender).
+type Notifier interface {
+	Notify(event string, rec *interviews.Record)
+}
+
+// RunnerOptions configures a Runner. Store and Generator are required.
+type RunnerOptions struct {
+	// Store holds the records; the Runner writes their report and audit
+	// with Store.Update under each interview's lease.
+	Store *interviews.Store
+	// Generator writes the reports.
+	Generator Generator
+	// Blueprint returns the blueprint an interview followed, by name; nil,
+	// or an error, gives the generator no blueprint (it then scores
+	// DefaultCompetencies).
+	Blueprint func(name string) (*stages.Blueprint, error)
+	// Webhooks receives interview.completed and report.ready; nil sends
+	// nothing.
+	Webhooks Notifier
+	// Logger receives the Runner's logs (default slog.Default()).
+	Logger *slog.Logger
+	// Now is the clock of the records' times (default time.Now).
+	Now func() time.Time
+	// PollInterval is how often the store is scanned (default
+	// DefaultPollInterval); Wake scans at once.
+	PollInterval time.Duration
+	// Backoff are the waits between attempts (default DefaultBackoff);
+	// a report fails after len(Backoff)+1 attempts.
+	Backoff []time.Duration
+	// GenerateTimeout bounds one generation (default
+	// DefaultGenerateTimeout).
+	GenerateTimeout time.Duration
+	// Owner names this Runner in the interviews' leases (default
+	// "report <host>:<pid>"); two Runners sharing a store need different
+	// owners.
+	Owner string
+}
+
+// Runner generates the report of every interview that ends, in the
+// background: it finds finished interviews that are Due and have no
+// report (or a pending one whose retry time has come), generates the
+// report under the interview's lease, so one process at a time does, and
+// writes it ready, or schedules a retry, or marks it failed. Every
+// generation and failure is appended to the record's audit list.
+type Runner struct {
+	store    *interviews.Store
+	gen      Generator
+	bp       func(string) (*stages.Blueprint, error)
+	hooks    Notifier
+	log      *slog.Logger
+	now      func() time.Time
+	poll     time.Duration
+	backoff  []time.Duration
+	timeout  time.Duration
+	owner    string
+	leaseTTL time.Duration
+	wake     chan struct{}
+
+	mu sync.Mutex
+	// settled are the records last seen needing nothing, by id, with the
+	// file's size and time then: unchanged files are not read again.
+	settled map[string]fileStamp
+}
+
+type fileStamp struct {
+	size int64
+	mod  time.Time
+}
+
+// NewRunner checks opts and returns a Runner; call Run to start it.
+func NewRunner(opts RunnerOptions) (*Runner, error) {
+	if opts.Store == nil || opts.Generator == nil {
+		return nil, errors.New("reports: a runner needs a store and a generator")
+	}
+	if opts.PollInterval < 0 || opts.GenerateTimeout < 0 {
+		return nil, errors.New("reports: the poll interval and the generation timeout must not be negative")
+	}
+	r := &Runner{store: opts.Store, gen: opts.Generator, bp: opts.Blueprint, hooks: opts.Webhooks, log: opts.Logger,
+		now: opts.Now, poll: opts.PollInterval, backoff: opts.Backoff, timeout: opts.GenerateTimeout, owner: opts.Owner,
+		wake: make(chan struct{}, 1), settled: map[string]fileStamp{}}
+	if r.log == nil {
+		r.log = slog.Default()
+	}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	if r.poll == 0 {
+		r.poll = DefaultPollInterval
+	}
+	if r.backoff == nil {
+		r.backoff = DefaultBackoff
+	}
+	if r.timeout == 0 {
+		r.timeout = DefaultGenerateTimeout
+	}
+	if r.owner == "" {
+		host, _ := os.Hostname()
+		r.owner = "report " + host + ":" + strconv.Itoa(os.Getpid())
+	}
+	r.leaseTTL = r.timeout + leaseMargin
+	if n, ok := r.hooks.(*webhooks.Sender); ok && n == nil {
+		r.hooks = nil // a nil *Sender in the interface
+	}
+	return r, nil
+}
+
+// MaxAttempts is how many times the Runner tries a report before it is
+// failed.
+func (r *Runner) MaxAttempts() int { return len(r.backoff) + 1 }
+
+// Run scans the store every PollInterval (at once on Wake, and when a
+// retry falls due) and generates the reports due, until ctx ends. It
+// returns ctx's error.
+func (r *Runner) Run(ctx context.Context) error {
+	for {
+		next := r.scan(ctx)
+		wait := r.poll
+		if !next.IsZero() {
+			wait = min(wait, max(next.Sub(r.now()), 0))
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-r.wake:
+			t.Stop()
+		case <-t.C:
+		}
+	}
+}
+
+// Wake makes Run scan the store now (an interview just ended, or a
+// report was requested).
+func (r *Runner) Wake() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// scan generates every report due and returns the earliest retry time
+// still ahead (zero for none).
+func (r *Runner) scan(ctx context.Context) time.Time {
+	var next time.Time
+	later := func(t *time.Time) {
+		if t != nil && (next.IsZero() || t.Before(next)) {
+			next = *t
+		}
+	}
+	for offset := 0; ctx.Err() == nil; offset += interviews.MaxListLimit {
+		page, err := r.store.List(interviews.ListOptions{Offset: offset, Limit: interviews.MaxListLimit})
+		if err != nil {
+			r.log.Error("reports: listing interviews", "err", err)
+			return next
+		}
+		for _, sum := range page.Items {
+			if ctx.Err() != nil {
+				return next
+			}
+			if sum.Status.Finished() {
+				later(r.consider(ctx, sum.ID))
+			}
+		}
+		if offset+len(page.Items) >= page.Total || len(page.Items) == 0 {
+			break
+		}
+	}
+	return next
+}
+
+// consider generates the report of one finished interview if it is due,
+// and returns its retry time when one is scheduled ahead.
+func (r *Runner) consider(ctx context.Context, id string) *time.Time {
+	stamp, ok := r.stamp(id)
+	r.mu.Lock()
+	settled := ok && r.settled[id] == stamp
+	r.mu.Unlock()
+	if settled {
+		return nil
+	}
+	rec, err := r.store.Get(id)
+	if err != nil {
+		if !errors.Is(err, interviews.ErrNotFound) {
+			r.log.Error("reports: reading an interview", "interview_id", id, "err", err)
+		}
+		return nil
+	}
+	switch work, retry := r.due(rec); {
+	case retry != nil:
+		return retry
+	case !work:
+		r.mu.Lock()
+		if ok {
+			r.settled[id] = stamp
+		}
+		r.mu.Unlock()
+		return nil
+	}
+	return r.generate(ctx, id)
+}
+
+// stamp returns the size and time of the record's file.
+func (r *Runner) stamp(id string) (fileStamp, bool) {
+	path, err := r.store.Path(id)
+	if err != nil {
+		return fileStamp{}, false
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}, false
+	}
+	return fileStamp{size: info.Size(), mod: info.ModTime()}, true
+}
+
+// due says whether rec's report is to be generated now, or else when its
+// retry is scheduled.
+func (r *Runner) due(rec *interviews.Record) (now bool, retry *time.Time) {
+	if !Due(rec) {
+		return false, nil
+	}
+	rep := rec.Report
+	switch {
+	case rep == nil:
+		return true, nil
+	case rep.Status != interviews.ReportPending:
+		return false, nil
+	case rep.NextAttempt != nil && r.now().Before(*rep.NextAttempt):
+		return false, rep.NextAttempt
+	}
+	return true, nil
+}
+
+// generate makes one attempt at id's report under its lease and returns
+// the retry time it scheduled, if any.
+func (r *Runner) generate(ctx context.Context, id string) *time.Time {
+	log := r.log.With("interview_id", id)
+	if _, err := r.store.AcquireLease(id, r.owner, r.leaseTTL); err != nil {
+		if errors.Is(err, interviews.ErrLeaseHeld) {
+			log.Debug("reports: the interview is held by another session; trying later", "err", err)
+		} else {
+			log.Error("reports: taking the interview's lease", "err", err)
+		}
+		return nil
+	}
+	defer func() {
+		if err := r.store.ReleaseLease(id, r.owner); err != nil {
+			log.Error("reports: releasing the interview's lease", "err", err)
+		}
+	}()
+
+	// Under the lease, read again: another runner may have written the
+	// report since the scan.
+	first := false
+	rec, err := r.store.Update(id, func(rec *interviews.Record) error {
+		if work, _ := r.due(rec); !work {
+			return errUnchanged
+		}
+		if rec.Report == nil {
+			rec.Report = &interviews.Report{Status: interviews.ReportPending, Version: 1}
+			first = true
+			return nil
+		}
+		return errUnchanged
+	})
+	switch {
+	case errors.Is(err, errUnchanged):
+		if rec, err = r.store.Get(id); err != nil {
+			log.Error("reports: reading the interview", "err", err)
+			return nil
+		}
+		if work, _ := r.due(rec); !work {
+			return nil
+		}
+	case err != nil:
+		log.Error("reports: marking the report pending", "err", err)
+		return nil
+	}
+	if first && r.hooks != nil {
+		r.hooks.Notify(webhooks.EventInterviewCompleted, rec)
+	}
+	version := rec.Report.Version
+
+	content, genErr := r.run(ctx, rec)
+	if ctx.Err() != nil {
+		return nil // stopping: the report stays pending and is tried at the next start
+	}
+	if genErr == nil {
+		content.Status = interviews.ReportReady
+		content.Version = version
+		content.Attempts = rec.Report.Attempts + 1
+		content.Error, content.NextAttempt = "", nil
+		if err := content.Validate(); err != nil {
+			genErr = fmt.Errorf("the generated report is not valid: %w", err)
+		}
+	}
+	var retry *time.Time
+	saved, err := r.store.Update(id, func(rec *interviews.Record) error {
+		rep := rec.Report
+		if rep == nil || rep.Version != version || rep.Status != interviews.ReportPending {
+			return errUnchanged // a regeneration was requested meanwhile
+		}
+		now := r.now().UTC().Round(0)
+		if genErr == nil {
+			content.GeneratedAt = &now
+			rec.Report = &content
+			rec.Audit = append(rec.Audit, interviews.AuditEntry{At: now, Who: interviews.AuditSystem, Action: interviews.AuditReportGenerated,
+				Detail: fmt.Sprintf("report version %d by %s, attempt %d", version, writer(&content), content.Attempts), ReportVersion: version, Model: content.Model})
+			return nil
+		}
+		rep.Attempts++
+		rep.Error = shortError(genErr)
+		detail := fmt.Sprintf("attempt %d of %d failed: %s", rep.Attempts, r.MaxAttempts(), rep.Error)
+		if rep.Attempts >= r.MaxAttempts() {
+			rep.Status, rep.NextAttempt = interviews.ReportFailed, nil
+			detail += "; no more attempts: regenerate it from the reviewer page"
+		} else {
+			at := now.Add(r.backoff[rep.Attempts-1])
+			rep.NextAttempt, retry = &at, &at
+			detail += "; next attempt at " + at.Format(time.RFC3339)
+		}
+		rec.Audit = append(rec.Audit, interviews.AuditEntry{At: now, Who: interviews.AuditSystem, Action: interviews.AuditReportFailed,
+			Detail: detail, ReportVersion: version})
+		return nil
+	})
+	switch {
+	case errors.Is(err, errUnchanged):
+		return nil
+	case err != nil:
+		log.Error("reports: saving the report", "err", err)
+		return nil
+	case genErr != nil:
+		log.Warn("reports: generating the report failed", "version", version, "attempts", saved.Report.Attempts, "err", saved.Report.Error)
+		return retry
+	}
+	log.Info("reports: report ready", "version", version, "by", writer(saved.Report))
+	if r.hooks != nil {
+		r.hooks.Notify(webhooks.EventReportReady, saved)
+	}
+	return nil
+}
+
+// errUnchanged stops an update that has nothing to change.
+var errUnchanged = errors.New("reports: nothing to change")
+
+// run calls the generator with a time limit, turning a panic into an
+// error so one bad record never stops the Runner.
+func (r *Runner) run(ctx context.Context, rec *interviews.Record) (rep interviews.Report, err error) {
+	in := Input{Record: rec}
+	if r.bp != nil {
+		bp, err := r.bp(rec.Blueprint)
+		if err != nil {
+			r.log.Warn("reports: the interview's blueprint is not installed; reporting without it", "interview_id", rec.ID, "blueprint", rec.Blueprint, "err", err)
+		} else {
+			in.Blueprint = bp
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("the report generator failed: %v", v)
+		}
+	}()
+	rep, err = r.gen.Generate(ctx, in)
+	if err != nil && ctx.Err() == context.DeadlineExceeded {
+		err = fmt.Errorf("no report within %s: %w", r.timeout, err)
+	}
+	return rep, err
+}
+
+// writer names what wrote a report, for the audit list.
+func writer(rep *interviews.Report) string {
+	if rep.Model != "" {
+		return rep.Model
+	}
+	return "the basic report"
+}
+
+// secretLike matches what might be a key or a token in an error text.
+var secretLike = regexp.MustCompile(`(?i)(sk-[a-z0-9_-]{6,}|bearer\s+\S+|(api[_-]?key|token|secret|password)=\S+)`)
+
+// shortError is err's text on one line, cut to maxErrorLen characters,
+// with anything that looks like a key or a token hidden.
+func shortError(err error) string {
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	msg = secretLike.ReplaceAllString(msg, "[hidden]")
+	if rs := []rune(msg); len(rs) > maxErrorLen {
+		msg = string(rs[:maxErrorLen]) + "…"
+	}
+	return msg
+}
+
+// Request regenerates id's report: a ready or failed report becomes a new
+// pending version, a pending one is tried now; the request is appended to
+// the audit list as by who. It wakes Run and returns at once; ErrNotDue
+// when the interview gets no report, interviews.ErrNotFound for an
+// unknown id.
+func (r *Runner) Request(id, who string) error {
+	_, err := r.store.Update(id, func(rec *interviews.Record) error {
+		if !Due(rec) {
+			return ErrNotDue
+		}
+		rep := rec.Report
+		if rep == nil {
+			return errUnchanged // the next scan generates it
+		}
+		if rep.Status == interviews.ReportPending {
+			rep.NextAttempt = nil
+		} else {
+			rec.Report = &interviews.Report{Status: interviews.ReportPending, Version: rep.Version + 1}
+		}
+		rec.Audit = append(rec.Audit, interviews.AuditEntry{At: r.now().UTC().Round(0), Who: who, Action: interviews.AuditReportRegenerate,
+			Detail: fmt.Sprintf("report version %d requested", rec.Report.Version), ReportVersion: rec.Report.Version})
+		return nil
+	})
+	if err != nil && !errors.Is(err, errUnchanged) {
+		if errors.Is(err, ErrNotDue) {
+			return ErrNotDue
+		}
+		return fmt.Errorf("reports: requesting a report: %w", err)
+	}
+	r.mu.Lock()
+	delete(r.settled, id)
+	r.mu.Unlock()
+	r.Wake()
+	return nil
+}
