@@ -103,6 +103,12 @@ type Options struct {
 	// SecureCookies marks the reviewer session cookie Secure; set it when
 	// the app is served over HTTPS.
 	SecureCookies bool
+	// Reports regenerates reports on a reviewer's request (a
+	// *reports.Runner); nil refuses such requests.
+	Reports ReportRequester
+	// Webhooks tells hiring systems about reviewers' decisions (a
+	// *webhooks.Sender); nil tells nobody.
+	Webhooks EventNotifier
 }
 
 // Server serves the web app. Create one with New; it is safe for
@@ -126,6 +132,8 @@ type Server struct {
 	log            *slog.Logger
 	now            func() time.Time
 	secureCookies  bool
+	reports        ReportRequester // nil: reports are not regenerated here
+	webhooks       EventNotifier   // nil: no webhooks
 
 	pages    map[string]*template.Template
 	roomPage *template.Template // nil when templates/room.html is absent
@@ -268,6 +276,8 @@ func New(opts Options) (*Server, error) {
 		log:            opts.Logger,
 		now:            opts.Now,
 		secureCookies:  opts.SecureCookies,
+		reports:        opts.Reports,
+		webhooks:       opts.Webhooks,
 		csp:            contentSecurityPolicy(opts.LiveKitURL),
 		createLim:      newRateLimiter(opts.RateLimit, opts.Now),
 		loginLim:       newRateLimiter(opts.RateLimit, opts.Now),
@@ -349,6 +359,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /review/{id}", review(s.handleReviewDetail))
 	mux.HandleFunc("GET /api/interviews", review(s.handleAPIList))
 	mux.HandleFunc("GET /api/interviews/{id}", review(s.handleAPIGet))
+	mux.HandleFunc("POST /api/interviews/{id}/decision", review(s.handleAPIDecision))
+	mux.HandleFunc("POST /api/interviews/{id}/report", review(s.handleAPIReport))
 
 	cop := http.NewCrossOriginProtection()
 	if s.publicURL != "" {

@@ -1,0 +1,191 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/reports"
+	"github.com/viva-interviews/viva/webhooks"
+)
+
+// ReportRequester regenerates an interview's report in the background (a
+// *reports.Runner). Request returns at once; it fails with
+// reports.ErrNotDue for an interview that gets no report and
+// interviews.ErrNotFound for an unknown one.
+type ReportRequester interface {
+	Request(id, who string) error
+}
+
+// EventNotifier tells hiring systems about an event, in the background (a
+// *webhooks.Sender).
+type EventNotifier interface {
+	Notify(event string, rec *interviews.Record)
+}
+
+// MaxDecisionNoteLen bounds a decision's note, in characters.
+const MaxDecisionNoteLen = 2000
+
+// auditDetailLen bounds how much of a note the audit entry repeats.
+const auditDetailLen = 120
+
+// decisionRequest is the body of POST /api/interviews/{id}/decision.
+type decisionRequest struct {
+	Decision interviews.DecisionKind `json:"decision"`
+	Note     string                  `json:"note"`
+}
+
+// decisionResponse answers a recorded decision.
+type decisionResponse struct {
+	// Decision is the decision just recorded.
+	Decision interviews.Decision `json:"decision"`
+	// Decisions are all the interview's decisions, oldest first.
+	Decisions []interviews.Decision `json:"decisions"`
+}
+
+// reportResponse answers a report request.
+type reportResponse struct {
+	Status  interviews.ReportStatus `json:"status"`
+	Version int                     `json:"version"`
+}
+
+// recordDecision appends who's decision d, with note, to the finished
+// interview id, and an audit entry saying so, with the report version
+// the reviewer had in front of them; earlier decisions are never changed.
+// It then sends decision.recorded. Errors a person can fix are a
+// *requestError with the HTTP status and a message saying what to do.
+func (s *Server) recordDecision(ctx context.Context, id, who string, d interviews.DecisionKind, note string) (*interviews.Record, error) {
+	if !d.Valid() {
+		return nil, &requestError{http.StatusUnprocessableEntity, "Choose a decision: advance, hold or reject."}
+	}
+	note = strings.TrimSpace(normalizeNewlines(strings.ToValidUTF8(note, "")))
+	if n := utf8.RuneCountInString(note); n > MaxDecisionNoteLen {
+		return nil, &requestError{http.StatusUnprocessableEntity, fmt.Sprintf("The note has %s characters; shorten it to at most %s.", thousands(n), thousands(MaxDecisionNoteLen))}
+	}
+	rec, err := s.store.Update(id, func(rec *interviews.Record) error {
+		if !rec.Status.Finished() {
+			return errNotEnded
+		}
+		at := s.now().UTC().Round(0)
+		dec := interviews.Decision{Decision: d, Note: note, By: who, At: at}
+		if rec.Report != nil && rec.Report.Status == interviews.ReportReady {
+			dec.ReportVersion = rec.Report.Version
+		}
+		detail := string(d)
+		if note != "" {
+			detail += ": " + cut(interviews.CleanLine(note), auditDetailLen)
+		}
+		rec.Decisions = append(rec.Decisions, dec)
+		rec.Audit = append(rec.Audit, interviews.AuditEntry{At: at, Who: who, Action: interviews.AuditDecision, Detail: detail, ReportVersion: dec.ReportVersion})
+		return nil
+	})
+	switch {
+	case errors.Is(err, errNotEnded):
+		return nil, errNotEnded
+	case errors.Is(err, interviews.ErrNotFound):
+		return nil, errNoInterview
+	case err != nil:
+		return nil, fmt.Errorf("web: recording a decision on %s: %w", id, err)
+	}
+	s.log.Info("web: decision recorded", "interview_id", id, "user", who, "decision", string(d))
+	if s.webhooks != nil {
+		s.webhooks.Notify(webhooks.EventDecisionRecorded, rec)
+	}
+	return rec, nil
+}
+
+// requestReport asks for id's report to be written again (or tried again
+// now, when it is pending), as by who; the report is written in the
+// background. Errors a person can fix are a *requestError.
+func (s *Server) requestReport(ctx context.Context, id, who string) error {
+	if s.reports == nil {
+		return &requestError{http.StatusServiceUnavailable, "This server does not write reports. Ask the administrator to run viva web, which writes them."}
+	}
+	err := s.reports.Request(id, who)
+	switch {
+	case errors.Is(err, reports.ErrNotDue):
+		return &requestError{http.StatusConflict, "This interview gets no report: only interviews that completed, or that the candidate left after answering at least three questions, have one."}
+	case errors.Is(err, interviews.ErrNotFound):
+		return errNoInterview
+	case err != nil:
+		return fmt.Errorf("web: requesting the report of %s: %w", id, err)
+	}
+	s.log.Info("web: report requested", "interview_id", id, "user", who)
+	return nil
+}
+
+var (
+	errNotEnded    = &requestError{http.StatusConflict, "The interview has not ended yet: record a decision once it has."}
+	errNoInterview = &requestError{http.StatusNotFound, "There is no interview with this id. Go back to the list of interviews."}
+)
+
+// cut shortens s to n characters, marking the cut.
+func cut(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// handleAPIDecision answers POST /api/interviews/{id}/decision: a JSON
+// body {"decision": "advance"|"hold"|"reject", "note": "…"} is recorded as
+// the signed-in reviewer's decision; 201 with the decision and all the
+// interview's decisions.
+func (s *Server) handleAPIDecision(w http.ResponseWriter, r *http.Request) {
+	if !isJSONBody(r) {
+		s.writeJSON(w, http.StatusUnsupportedMediaType, apiError{Error: `Send a JSON body (Content-Type: application/json) such as {"decision": "advance", "note": "Strong system design."}.`})
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSmallBody))
+	if err != nil {
+		s.writeJSON(w, http.StatusRequestEntityTooLarge, apiError{Error: fmt.Sprintf("The request is too large: send a decision with a note of at most %s characters.", thousands(MaxDecisionNoteLen))})
+		return
+	}
+	var req decisionRequest
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if rerr := decodeOne(dec, &req); rerr != nil {
+		s.writeJSON(w, rerr.status, apiError{Error: rerr.msg})
+		return
+	}
+	p, _ := principalOf(r.Context())
+	rec, err := s.recordDecision(r.Context(), r.PathValue("id"), p.Email, req.Decision, req.Note)
+	if err != nil {
+		s.apiFailure(w, r, err)
+		return
+	}
+	s.writeJSON(w, http.StatusCreated, decisionResponse{Decision: rec.Decisions[len(rec.Decisions)-1], Decisions: rec.Decisions})
+}
+
+// handleAPIReport answers POST /api/interviews/{id}/report: the report is
+// written again in the background; 202 with its status and version.
+func (s *Server) handleAPIReport(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	p, _ := principalOf(r.Context())
+	if err := s.requestReport(r.Context(), id, p.Email); err != nil {
+		s.apiFailure(w, r, err)
+		return
+	}
+	resp := reportResponse{Status: interviews.ReportPending}
+	if rec, err := s.store.Get(id); err == nil && rec.Report != nil {
+		resp = reportResponse{Status: rec.Report.Status, Version: rec.Report.Version}
+	}
+	s.writeJSON(w, http.StatusAccepted, resp)
+}
+
+// apiFailure answers an API request that failed: a *requestError with its
+// status and message, anything else as a logged 500.
+func (s *Server) apiFailure(w http.ResponseWriter, r *http.Request, err error) {
+	if re, ok := errors.AsType[*requestError](err); ok {
+		s.writeJSON(w, re.status, apiError{Error: re.msg})
+		return
+	}
+	s.log.Error("web: request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	s.serverError(w, r)
+}
