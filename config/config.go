@@ -130,6 +130,12 @@ type Config struct {
 	// PublicURL is the web app's address as candidates reach it, used in
 	// join links; empty means links relative to the request.
 	PublicURL string `flag:"public-url" env:"VIVA_PUBLIC_URL" yaml:"public_url" check:"url=http|https" help:"public address of the web app, for join links" accept:"an http:// or https:// URL such as https://interviews.example.com"`
+	// WebhookURLs are the hiring systems' endpoints that receive signed
+	// interview events, comma-separated; empty sends none.
+	WebhookURLs string `flag:"webhook-urls" env:"VIVA_WEBHOOK_URLS" yaml:"webhook_urls" check:"urls=http|https" help:"comma-separated URLs that receive signed events: interview.completed, report.ready, decision.recorded" accept:"comma-separated http:// or https:// URLs such as https://hr.example.com/hooks/viva"`
+	// WebhookSecret signs every webhook body (HMAC-SHA256); required with
+	// WebhookURLs. Secret.
+	WebhookSecret string `env:"VIVA_WEBHOOK_SECRET" yaml:"webhook_secret" secret:"true" check:"minlen=16" help:"secret that signs webhook events (HMAC-SHA256); required with VIVA_WEBHOOK_URLS" accept:"at least 16 random characters, for example from: openssl rand -hex 32" json:"-"`
 	// LogLevel is the lowest level logged: debug, info, warn or error.
 	LogLevel string `flag:"log-level" env:"VIVA_LOG_LEVEL" yaml:"log_level" default:"info" check:"oneof=debug|info|warn|error" help:"lowest log level" accept:"debug, info, warn or error"`
 
@@ -485,6 +491,9 @@ func (s *setting) show(o origin, value string, quote bool) string {
 	if o.kind != fromDefault {
 		value = o.raw
 	}
+	if s.isList() {
+		value = redactList(value)
+	}
 	if quote {
 		value = strconv.Quote(value)
 	}
@@ -587,6 +596,11 @@ func (c *Config) Validate() error {
 	}
 	if c.TTS == EngineOpenAI && !openAIReady {
 		needsKey("tts", EngineOpenAI, "OPENAI_API_KEY", viaBaseURL, "flite for offline speech")
+	}
+
+	if hooks := lookup("webhook_urls"); c.WebhookURLs != "" && c.WebhookSecret == "" {
+		errs = append(errs, fmt.Errorf("%s is set but VIVA_WEBHOOK_SECRET is not: set it to at least 16 random characters (for example from: openssl rand -hex 32) so receivers can check each event's signature",
+			hooks.label(c.origin(hooks.Key))))
 	}
 
 	keyS, secretS := lookup("livekit_api_key"), lookup("livekit_api_secret")
@@ -749,6 +763,8 @@ func (c *Config) redacted(s *setting) string {
 		return "auto: " + c.ResolvedSTT()
 	case s.Key == "tts" && (v == "" || v == auto):
 		return "auto: " + c.ResolvedTTS()
+	case s.isList():
+		return redactList(v)
 	case s.isURL():
 		return redactURL(v)
 	}
@@ -763,6 +779,49 @@ func (s *setting) isURL() bool {
 	}
 	return false
 }
+
+func (s *setting) isList() bool {
+	for _, r := range s.checks {
+		if r.list {
+			return true
+		}
+	}
+	return false
+}
+
+// splitList splits a comma-separated setting, dropping blanks.
+func splitList(v string) []string {
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// redactList keeps the scheme and host of each URL of a comma-separated
+// list.
+func redactList(v string) string {
+	items := splitList(v)
+	for i, item := range items {
+		items[i] = redactPath(item)
+	}
+	return strings.Join(items, ",")
+}
+
+// redactPath keeps a URL's scheme and host only: the paths of webhook URLs
+// often carry a token.
+func redactPath(v string) string {
+	u, err := url.Parse(v)
+	if err != nil || u.Host == "" {
+		return "(hidden)"
+	}
+	return u.Scheme + "://" + u.Host + "/…"
+}
+
+// WebhookURLList returns the webhook URLs, one per item of WebhookURLs.
+func (c *Config) WebhookURLList() []string { return splitList(c.WebhookURLs) }
 
 // redactURL drops the password and query values of a URL; text that does
 // not parse is hidden whole, since it could hold anything.
@@ -821,6 +880,7 @@ type rule struct {
 	check func(v reflect.Value) (problem string)
 	enum  bool // a oneof rule: values are lower-cased, "auto" means ""
 	url   bool // a url rule: redacted in logs
+	list  bool // a comma-separated list of URLs: only hosts are logged
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -900,6 +960,20 @@ func newRule(field string, typ reflect.Type, spec string) rule {
 				return "is not a full URL with a scheme and a host"
 			case !slices.Contains(schemes, u.Scheme):
 				return "has the scheme " + strconv.Quote(u.Scheme)
+			}
+			return ""
+		}}
+	case "urls":
+		schemes := strings.Split(arg, "|")
+		return rule{url: true, list: true, check: func(v reflect.Value) string {
+			for _, item := range splitList(v.String()) {
+				u, err := url.Parse(item)
+				switch {
+				case err != nil || u.Scheme == "" || u.Host == "":
+					return "holds an item that is not a full URL with a scheme and a host"
+				case !slices.Contains(schemes, u.Scheme):
+					return "holds a URL with the scheme " + strconv.Quote(u.Scheme)
+				}
 			}
 			return ""
 		}}

@@ -48,7 +48,7 @@ func TestDefaults(t *testing.T) {
 		"MaxSessions": 100, "DrainTimeout": 60 * time.Second, "RejoinGrace": 60 * time.Second, "EndpointingDelay": 500 * time.Millisecond,
 		"EndpointingMin": 200 * time.Millisecond, "EndpointingMax": 3 * time.Second,
 		"InterruptThreshold": 500 * time.Millisecond, "Addr": "127.0.0.1:8080", "ReviewerToken": "", "UsersFile": "", "SecretsKey": "",
-		"TokenTTL": 2 * time.Hour, "PublicURL": "", "LogLevel": "info",
+		"TokenTTL": 2 * time.Hour, "PublicURL": "", "WebhookURLs": "", "WebhookSecret": "", "LogLevel": "info",
 	}
 	v := reflect.ValueOf(c).Elem()
 	for i := 0; i < v.NumField(); i++ {
@@ -336,7 +336,7 @@ func TestFileErrors(t *testing.T) {
 		want string // FILE is the path
 	}{
 		{"unknown key with its line", "time_scale: 1\n\nagent_name: x\nfavourite_colour: blue\n",
-			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, addr, reviewer_token, users_file, secrets_key, token_ttl, public_url, log_level`},
+			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, addr, reviewer_token, users_file, secrets_key, token_ttl, public_url, webhook_urls, webhook_secret, log_level`},
 		{"typo", "# settings\ntime_scael: 0.5\n", `FILE:2: unknown setting "time_scael": did you mean time_scale?`},
 		{"env name as key", "OPENAI_API_KEY: sk-test\n", `FILE:1: unknown setting "OPENAI_API_KEY": did you mean openai_api_key?`},
 		{"flag name as key", "time-scale: 0.5\n", `FILE:1: unknown setting "time-scale": did you mean time_scale?`},
@@ -428,11 +428,13 @@ func TestSecretsNeverShown(t *testing.T) {
 		"LIVEKIT_API_SECRET":  "lk-secret-0123456789",
 		"VIVA_REVIEWER_TOKEN": "reviewer-0123456789",
 		"VIVA_SECRETS_KEY":    strings.Repeat("5e", 32),
+		"VIVA_WEBHOOK_SECRET": "webhook-secret-0123456789",
 	}
-	urlSecrets := []string{"hunter2", "qsecret"}
+	urlSecrets := []string{"hunter2", "qsecret", "hooktoken"}
 	env := map[string]string{
-		"LIVEKIT_API_KEY": "devkey",
-		"OPENAI_BASE_URL": "https://user:hunter2@llm.example.com/v1?key=qsecret",
+		"LIVEKIT_API_KEY":   "devkey",
+		"OPENAI_BASE_URL":   "https://user:hunter2@llm.example.com/v1?key=qsecret",
+		"VIVA_WEBHOOK_URLS": "https://hr.example.com/hooks/hooktoken, http://ats.example.org:8080/in?t=hooktoken",
 	}
 	for k, v := range secrets {
 		env[k] = v
@@ -461,6 +463,12 @@ func TestSecretsNeverShown(t *testing.T) {
 	check(t, "Redacted", fmt.Sprint(red))
 	if red["openai_base_url"] != "https://redacted@llm.example.com/v1?key=redacted" || red["time_scale"] != "1" || red["livekit_api_key"] != "devkey" {
 		t.Errorf("Redacted = %v", red)
+	}
+	if red["webhook_urls"] != "https://hr.example.com/…,http://ats.example.org:8080/…" {
+		t.Errorf("Redacted webhook URLs = %q", red["webhook_urls"])
+	}
+	if got := c.WebhookURLList(); len(got) != 2 || got[1] != "http://ats.example.org:8080/in?t=hooktoken" {
+		t.Errorf("WebhookURLList = %q", got)
 	}
 	if red["llm"] != "auto: openai" || red["stt"] != "auto: deepgram" {
 		t.Errorf("Redacted engines = %s, %s", red["llm"], red["stt"])
@@ -609,6 +617,35 @@ func TestFlags(t *testing.T) {
 			t.Fatalf("Load(nil, nil, nil) = %v, %v", c, err)
 		}
 	})
+}
+
+// TestWebhookSettings: webhook URLs must be http(s) URLs and need a
+// signing secret of at least 16 characters; errors never show a URL's path.
+func TestWebhookSettings(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"VIVA_WEBHOOK_URLS": "https://hr.example.com/hooks/tok123"},
+			"VIVA_WEBHOOK_URLS is set but VIVA_WEBHOOK_SECRET is not"},
+		{map[string]string{"VIVA_WEBHOOK_URLS": "https://hr.example.com/a,ftp://files.example.com/tok123", "VIVA_WEBHOOK_SECRET": "0123456789abcdef"},
+			`holds a URL with the scheme "ftp"`},
+		{map[string]string{"VIVA_WEBHOOK_URLS": "hr.example.com/tok123", "VIVA_WEBHOOK_SECRET": "0123456789abcdef"},
+			"not a full URL"},
+		{map[string]string{"VIVA_WEBHOOK_URLS": "https://hr.example.com/tok123", "VIVA_WEBHOOK_SECRET": "short"},
+			"VIVA_WEBHOOK_SECRET is too short"},
+	} {
+		_, err, _ := load(t, nil, c.env, "")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Load(%v) = %v, want an error saying %q", c.env, err, c.want)
+		} else if strings.Contains(err.Error(), "tok123") {
+			t.Errorf("the error shows a URL's path: %v", err)
+		}
+	}
+	c, err, _ := load(t, nil, map[string]string{"VIVA_WEBHOOK_URLS": " https://hr.example.com/a , ", "VIVA_WEBHOOK_SECRET": "0123456789abcdef"}, "")
+	if err != nil || len(c.WebhookURLList()) != 1 {
+		t.Fatalf("Load = %v, %v", c, err)
+	}
 }
 
 func TestSettingsTable(t *testing.T) {
