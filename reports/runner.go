@@ -37,7 +37,18 @@ var DefaultBackoff = []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Min
 
 // ErrNotDue means an interview gets no report: it has not ended, it
 // failed, or the candidate left before answering MinAnswers questions.
-var ErrNotDue = errors.New("reports: this interview gets no report: only interviews that completed, or that the candidate left after answering at least three questions, have one")
+// Besides errors.Is, callers that do not import this package recognise it
+// by its NotDue method.
+var ErrNotDue error = notDueError{}
+
+type notDueError struct{}
+
+func (notDueError) Error() string {
+	return "reports: this interview gets no report: only interviews that completed, or that the candidate left after answering at least three questions, have one"
+}
+
+// NotDue marks the error as ErrNotDue.
+func (notDueError) NotDue() bool { return true }
 
 // Notifier tells hiring systems about an event (a *webhooks.Sender).
 type Notifier interface {
@@ -466,4 +477,29 @@ func (r *Runner) Request(id, who string) error {
 	r.mu.Unlock()
 	r.Wake()
 	return nil
+}
+
+// WithFallback returns a Generator that asks primary (a model) and, when
+// it fails, writes fallback's report instead (the basic report), so a
+// model that is down or keeps answering malformed JSON still leaves every
+// interview with a report; a reviewer can ask for the model's later.
+// onFallback, when not nil, is told each time the fallback stood in.
+func WithFallback(primary, fallback Generator, onFallback func(err error)) Generator {
+	return fallbackGenerator{primary: primary, fallback: fallback, onFallback: onFallback}
+}
+
+type fallbackGenerator struct {
+	primary, fallback Generator
+	onFallback        func(error)
+}
+
+func (g fallbackGenerator) Generate(ctx context.Context, in Input) (interviews.Report, error) {
+	rep, err := g.primary.Generate(ctx, in)
+	if err == nil || ctx.Err() != nil {
+		return rep, err
+	}
+	if g.onFallback != nil {
+		g.onFallback(err)
+	}
+	return g.fallback.Generate(ctx, in)
 }

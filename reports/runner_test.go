@@ -382,3 +382,19 @@ func (badGen) Generate(ctx context.Context, in Input) (interviews.Report, error)
 	}
 	panic("boom")
 }
+
+// TestWithFallback: a failing primary is replaced by the fallback's
+// report, and the failure is reported.
+func TestWithFallback(t *testing.T) {
+	var told []error
+	g := WithFallback(&scriptedGen{failures: 1}, Basic{}, func(err error) { told = append(told, err) })
+	rec := &interviews.Record{ID: "fb", Candidate: interviews.Candidate{Name: "Ada", Role: "Engineer"}, Status: interviews.StatusCompleted}
+	rep, err := g.Generate(context.Background(), Input{Record: rec})
+	if err != nil || !rep.Basic || len(told) != 1 {
+		t.Fatalf("first report = %+v, %v (told %v); want the basic report", rep, err, told)
+	}
+	rep, err = g.Generate(context.Background(), Input{Record: rec})
+	if err != nil || rep.Basic || rep.Model != "fake:model" || len(told) != 1 {
+		t.Fatalf("second report = %+v, %v; want the primary's", rep, err)
+	}
+}

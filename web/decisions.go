@@ -11,14 +11,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/viva-interviews/viva/interviews"
-	"github.com/viva-interviews/viva/reports"
 	"github.com/viva-interviews/viva/webhooks"
 )
 
 // ReportRequester regenerates an interview's report in the background (a
-// *reports.Runner). Request returns at once; it fails with
-// reports.ErrNotDue for an interview that gets no report and
-// interviews.ErrNotFound for an unknown one.
+// *reports.Runner). Request returns at once; it fails with an error whose
+// NotDue method returns true (reports.ErrNotDue) for an interview that
+// gets no report, and with interviews.ErrNotFound for an unknown one.
 type ReportRequester interface {
 	Request(id, who string) error
 }
@@ -109,7 +108,7 @@ func (s *Server) requestReport(ctx context.Context, id, who string) error {
 	}
 	err := s.reports.Request(id, who)
 	switch {
-	case errors.Is(err, reports.ErrNotDue):
+	case notDue(err):
 		return &requestError{http.StatusConflict, "This interview gets no report: only interviews that completed, or that the candidate left after answering at least three questions, have one."}
 	case errors.Is(err, interviews.ErrNotFound):
 		return errNoInterview
@@ -118,6 +117,12 @@ func (s *Server) requestReport(ctx context.Context, id, who string) error {
 	}
 	s.log.Info("web: report requested", "interview_id", id, "user", who)
 	return nil
+}
+
+// notDue reports whether err says the interview gets no report.
+func notDue(err error) bool {
+	var nd interface{ NotDue() bool }
+	return errors.As(err, &nd) && nd.NotDue()
 }
 
 var (

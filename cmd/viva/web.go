@@ -11,10 +11,14 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/viva-interviews/viva/agent/llm/openai"
 	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/reports"
 	"github.com/viva-interviews/viva/web"
+	"github.com/viva-interviews/viva/webhooks"
 )
 
 // runWeb serves the web app: registration, the candidate's room page and
@@ -61,12 +65,31 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	if err != nil {
 		return err
 	}
-	srv, err := web.New(web.Options{Store: store, Templates: templates, Accounts: users, LiveKitURL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
-		AgentName: cfg.AgentName, ReviewerToken: cfg.ReviewerToken, TokenTTL: cfg.TokenTTL, RejoinGrace: cfg.RejoinGrace, PublicURL: cfg.PublicURL,
-		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Logger: log})
+	hooks, err := webhooks.New(webhooks.Options{URLs: cfg.WebhookURLList(), Secret: cfg.WebhookSecret, Audit: store, Logger: log})
 	if err != nil {
 		return err
 	}
+	gen, err := reportGenerator(cfg, log)
+	if err != nil {
+		return err
+	}
+	runner, err := reports.NewRunner(reports.RunnerOptions{Store: store, Generator: gen, Blueprint: installedBlueprint, Webhooks: hooks, Logger: log})
+	if err != nil {
+		return err
+	}
+	srv, err := web.New(web.Options{Store: store, Templates: templates, Accounts: users, LiveKitURL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
+		AgentName: cfg.AgentName, ReviewerToken: cfg.ReviewerToken, TokenTTL: cfg.TokenTTL, RejoinGrace: cfg.RejoinGrace, PublicURL: cfg.PublicURL,
+		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Logger: log, Reports: runner, Webhooks: hooks})
+	if err != nil {
+		return err
+	}
+	// Reports and webhooks run beside the web app and stop with it.
+	var background sync.WaitGroup
+	defer background.Wait()
+	bgCtx, stopBackground := context.WithCancel(ctx)
+	defer stopBackground()
+	background.Go(func() { _ = runner.Run(bgCtx) })
+	background.Go(func() { hooks.Run(bgCtx) })
 	if err := web.CheckResumeParser(ctx); err != nil {
 		return err
 	}
@@ -83,6 +106,24 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return hs.Shutdown(sctx)
+}
+
+// reportGenerator returns what writes the feedback reports: with the
+// openai language model, the model, the basic report standing in whenever
+// it fails; otherwise the basic report.
+func reportGenerator(cfg *config.Config, log *slog.Logger) (reports.Generator, error) {
+	if cfg.ResolvedLLM() != config.EngineOpenAI {
+		return reports.Basic{}, nil
+	}
+	client, err := openai.New(openai.Options{APIKey: openAIKey(cfg), BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAIModel,
+		FirstTokenTimeout: cfg.LLMFirstTokenTimeout, ChunkGapTimeout: cfg.LLMChunkGapTimeout, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	model := reports.NewModel(client, reports.ModelOptions{Model: cfg.OpenAIModel})
+	return reports.WithFallback(model, reports.Basic{}, func(err error) {
+		log.Warn("the report model failed; the basic report stood in", "model", cfg.OpenAIModel, "err", err)
+	}), nil
 }
 
 // randomToken returns n random bytes as hex.
