@@ -277,7 +277,21 @@ type ListOptions struct {
 	// Limit is the page size: 0 means DefaultListLimit, larger than
 	// MaxListLimit means MaxListLimit.
 	Limit int
+	// Sort orders the interviews: SortNewest (empty), SortScore or
+	// SortDecision.
+	Sort string
 }
+
+// The orders of List (ListOptions.Sort). Ties, and interviews without a
+// score or a decision, keep the newest-first order after the others.
+const (
+	// SortNewest lists the newest registered first.
+	SortNewest = ""
+	// SortScore lists the highest report score first.
+	SortScore = "score"
+	// SortDecision lists advance, then hold, then reject.
+	SortDecision = "decision"
+)
 
 // ListPage is one page of List's result.
 type ListPage struct {
@@ -312,14 +326,40 @@ type Summary struct {
 	Duration time.Duration `json:"duration_ns"`
 	// Turns is how many turns were recorded.
 	Turns int `json:"turns"`
+	// Score is the ready report's overall score (0–100); nil without a
+	// ready report or for a knowledge capture's report.
+	Score *float64 `json:"score,omitempty"`
+	// Decision is the latest reviewer decision; empty when none.
+	Decision DecisionKind `json:"decision,omitempty"`
 }
 
 func summarize(r *Record) Summary {
-	return Summary{
+	s := Summary{
 		ID: r.ID, Room: r.Room, Candidate: r.Candidate, Blueprint: r.Blueprint,
 		Status: r.Status, FinalStage: r.FinalStage, CreatedAt: r.CreatedAt,
 		StartedAt: r.StartedAt, EndedAt: r.EndedAt, Turns: len(r.Turns),
 	}
+	if rep := r.Report; rep != nil && rep.Status == ReportReady && len(rep.Topics) == 0 {
+		v := rep.OverallScore
+		s.Score = &v
+	}
+	if n := len(r.Decisions); n > 0 {
+		s.Decision = r.Decisions[n-1].Decision
+	}
+	return s
+}
+
+// decisionRank orders decisions for SortDecision; none comes last.
+func decisionRank(d DecisionKind) int {
+	switch d {
+	case DecisionAdvance:
+		return 0
+	case DecisionHold:
+		return 1
+	case DecisionReject:
+		return 2
+	}
+	return 3
 }
 
 // List returns the interviews that match opts, newest first (by CreatedAt,
@@ -328,6 +368,9 @@ func summarize(r *Record) Summary {
 func (s *Store) List(opts ListOptions) (ListPage, error) {
 	if opts.Status != "" && !opts.Status.Valid() {
 		return ListPage{}, fmt.Errorf("interviews: list: unknown status %q: use one of %s", opts.Status, joinStatuses())
+	}
+	if opts.Sort != SortNewest && opts.Sort != SortScore && opts.Sort != SortDecision {
+		return ListPage{}, fmt.Errorf("interviews: list: unknown order %q: use %q, %q or none", opts.Sort, SortScore, SortDecision)
 	}
 	if opts.Offset < 0 || opts.Limit < 0 {
 		return ListPage{}, fmt.Errorf("interviews: list: offset %d and limit %d must not be negative", opts.Offset, opts.Limit)
@@ -357,6 +400,23 @@ func (s *Store) List(opts ListOptions) (ListPage, error) {
 		matched = append(matched, sum)
 	}
 	slices.SortFunc(matched, func(a, b Summary) int {
+		switch opts.Sort {
+		case SortScore:
+			if a.Score != nil && b.Score != nil {
+				if c := cmp.Compare(*b.Score, *a.Score); c != 0 {
+					return c
+				}
+			} else if a.Score != nil || b.Score != nil {
+				if a.Score != nil {
+					return -1
+				}
+				return 1
+			}
+		case SortDecision:
+			if c := cmp.Compare(decisionRank(a.Decision), decisionRank(b.Decision)); c != 0 {
+				return c
+			}
+		}
 		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
 			return c
 		}

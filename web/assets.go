@@ -24,7 +24,12 @@ var assets embed.FS
 var pageFiles = []string{
 	"register.html", "created.html", "message.html",
 	"login.html", "review_list.html", "review_detail.html",
+	"report.html", "compare.html", "feedback.html",
 }
+
+// partialFiles are templates of parts several pages share (the report,
+// the decisions), parsed with every page.
+var partialFiles = []string{"templates/report_parts.html"}
 
 // roomBundleFile is the room page's script bundle within the static
 // files. It is built from web/frontend by `make assets` and embedded by
@@ -70,7 +75,7 @@ func (s *Server) loadAssets() error {
 	}
 	s.pages = make(map[string]*template.Template, len(pageFiles))
 	for _, page := range pageFiles {
-		t, err := template.New(page).Funcs(templateFuncs).ParseFS(assets, "templates/layout.html", "templates/"+page)
+		t, err := template.New(page).Funcs(templateFuncs).ParseFS(assets, append([]string{"templates/layout.html", "templates/" + page}, partialFiles...)...)
 		if err != nil {
 			return fmt.Errorf("web: parsing template %s: %w", page, err)
 		}
@@ -106,14 +111,35 @@ func (s *Server) staticHandler() http.Handler {
 
 // templateFuncs are the helpers the templates use.
 var templateFuncs = template.FuncMap{
-	"datetime":    formatDateTime,
-	"clock":       formatClock,
-	"duration":    formatDuration,
-	"ms":          formatMillis,
-	"statusLabel": statusLabel,
-	"statusClass": statusClass,
-	"since":       formatOffset,
-	"add":         func(a, b int) int { return a + b },
+	"datetime":      formatDateTime,
+	"clock":         formatClock,
+	"duration":      formatDuration,
+	"ms":            formatMillis,
+	"statusLabel":   statusLabel,
+	"statusClass":   statusClass,
+	"since":         formatOffset,
+	"add":           func(a, b int) int { return a + b },
+	"dict":          dict,
+	"score":         func(v *float64) int { return score100(*v) },
+	"decisionLabel": decisionLabel,
+	"decisionClass": decisionClass,
+}
+
+// dict builds a map from alternating keys and values, to hand a
+// sub-template several values.
+func dict(kv ...any) (map[string]any, error) {
+	if len(kv)%2 != 0 {
+		return nil, errors.New("dict: odd number of arguments")
+	}
+	m := make(map[string]any, len(kv)/2)
+	for i := 0; i < len(kv); i += 2 {
+		k, ok := kv[i].(string)
+		if !ok {
+			return nil, fmt.Errorf("dict: key %v is not a string", kv[i])
+		}
+		m[k] = kv[i+1]
+	}
+	return m, nil
 }
 
 // formatDateTime shows a time as "2026-03-01 14:05 UTC"; "—" when unset.

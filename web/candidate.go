@@ -32,6 +32,10 @@ type RoomPage struct {
 	Stage string
 	// LiveKitURL is the LiveKit server to connect to (ws:// or wss://).
 	LiveKitURL string
+	// FeedbackURL is the candidate's feedback page, offered on the
+	// closing screen when the blueprint gives candidates feedback; empty
+	// otherwise.
+	FeedbackURL string
 }
 
 // lookupJoinable reads the interview a candidate link names. It answers
@@ -76,11 +80,15 @@ func (s *Server) handleRoom(w http.ResponseWriter, r *http.Request) {
 		s.renderMessage(w, r, http.StatusServiceUnavailable, "Room unavailable", msgRoomNoScript)
 		return
 	}
-	var buf bytes.Buffer
-	err := s.roomPage.ExecuteTemplate(&buf, roomTemplate, RoomPage{
+	page := RoomPage{
 		ID: rec.ID, CandidateName: rec.Candidate.Name, Role: rec.Candidate.Role,
 		Stage: rec.CurrentStage(), LiveKitURL: s.clientURL,
-	})
+	}
+	if feedbackBlueprint(rec) != nil {
+		page.FeedbackURL = feedbackPath(rec.ID)
+	}
+	var buf bytes.Buffer
+	err := s.roomPage.ExecuteTemplate(&buf, roomTemplate, page)
 	if err != nil {
 		s.log.Error("web: rendering the room page", "interview_id", rec.ID, "err", err)
 		s.renderMessage(w, r, http.StatusInternalServerError, "Room unavailable", msgRoomMissing)

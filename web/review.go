@@ -24,6 +24,8 @@ type listQuery struct {
 	Role   string
 	Query  string
 	Page   int
+	// Sort is the order: interviews.SortNewest, SortScore or SortDecision.
+	Sort string
 }
 
 func readListQuery(q url.Values) listQuery {
@@ -39,6 +41,10 @@ func readListQuery(q url.Values) listQuery {
 	if p, err := strconv.Atoi(q.Get("page")); err == nil && p > 1 {
 		lq.Page = p
 	}
+	switch sort := q.Get("sort"); sort {
+	case interviews.SortScore, interviews.SortDecision:
+		lq.Sort = sort
+	}
 	return lq
 }
 
@@ -53,6 +59,9 @@ func (lq listQuery) url(page int) string {
 	}
 	if lq.Query != "" {
 		v.Set("q", lq.Query)
+	}
+	if lq.Sort != "" {
+		v.Set("sort", lq.Sort)
 	}
 	if page > 1 {
 		v.Set("page", strconv.Itoa(page))
@@ -82,6 +91,26 @@ type listPage struct {
 	PrevURL  string
 	NextURL  string
 	Filtered bool
+	// SortScoreURL, SortDecisionURL and SortNewestURL reorder the list
+	// with the same filters; OrderLabel says the current order.
+	SortScoreURL, SortDecisionURL, SortNewestURL string
+	OrderLabel                                   string
+	// CompareURL compares the candidates of the role filtered on; empty
+	// without a role filter.
+	CompareURL string
+}
+
+// orderLabels say in words what each list order is.
+var orderLabels = map[string]string{
+	interviews.SortNewest:   "newest first",
+	interviews.SortScore:    "highest score first",
+	interviews.SortDecision: "by decision: advance, hold, reject",
+}
+
+// withSort returns lq ordered by sort, back on the first page.
+func (lq listQuery) withSort(sort string) listQuery {
+	lq.Sort, lq.Page = sort, 1
+	return lq
 }
 
 // handleReviewList lists interviews, newest first, filtered and paged.
@@ -89,7 +118,7 @@ func (s *Server) handleReviewList(w http.ResponseWriter, r *http.Request) {
 	lq := readListQuery(r.URL.Query())
 	page, err := s.store.List(interviews.ListOptions{
 		Status: interviews.Status(lq.Status), Role: lq.Role, Query: lq.Query,
-		Offset: (lq.Page - 1) * reviewPageSize, Limit: reviewPageSize,
+		Offset: (lq.Page - 1) * reviewPageSize, Limit: reviewPageSize, Sort: lq.Sort,
 	})
 	if err != nil {
 		s.log.Error("web: listing interviews", "err", err)
@@ -102,6 +131,14 @@ func (s *Server) handleReviewList(w http.ResponseWriter, r *http.Request) {
 		Items:    page.Items,
 		Total:    page.Total,
 		Filtered: lq.Status != "" || lq.Role != "" || lq.Query != "",
+
+		SortScoreURL:    lq.withSort(interviews.SortScore).url(1),
+		SortDecisionURL: lq.withSort(interviews.SortDecision).url(1),
+		SortNewestURL:   lq.withSort(interviews.SortNewest).url(1),
+		OrderLabel:      orderLabels[lq.Sort],
+	}
+	if lq.Role != "" {
+		p.CompareURL = compareURL(lq.Role)
 	}
 	p.Statuses = append(p.Statuses, statusOption{Value: "", Label: "Any status", Selected: lq.Status == ""})
 	for _, st := range interviews.Statuses {
@@ -227,6 +264,21 @@ type detailPage struct {
 	EndedBy string
 	// Learned is what the interview learned, shown beside the timeline.
 	Learned knowledgeView
+	// Report is the feedback report; nil when the interview has none.
+	Report *reportView
+	// Decisions are the decision form, the decisions and the audit list.
+	Decisions decisionsView
+	// PrintURL and PDFURL are the printable report and its PDF.
+	PrintURL, PDFURL string
+	// Decidable is true once the interview has finished: reviewers may
+	// record a decision.
+	Decidable bool
+}
+
+// HasSide reports whether the column beside the timeline has anything to
+// show.
+func (p detailPage) HasSide() bool {
+	return p.Report != nil || p.Decidable || !p.Learned.Empty()
 }
 
 // stageGroup is one stage visit of the timeline with what happened in it.
@@ -303,8 +355,12 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 	}
 	qi := newQuestionIndex(rec)
 	p.Learned = newKnowledgeView(rec, qi)
+	p.Report = newReportView(rec)
+	p.Decisions = newDecisionsView(rec)
+	p.Decidable = rec.Status.Finished() && !p.InProgress
+	p.PrintURL, p.PDFURL = "/review/"+rec.ID+"/report", "/review/"+rec.ID+"/report.pdf"
 	answers := answersBySeq(rec)
-	if p.InProgress {
+	if p.InProgress || (p.Report != nil && p.Report.Pending) {
 		p.Refresh = true
 	}
 	questions := qi.byID

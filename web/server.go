@@ -109,6 +109,9 @@ type Options struct {
 	// Webhooks tells hiring systems about reviewers' decisions (a
 	// *webhooks.Sender); nil tells nobody.
 	Webhooks EventNotifier
+	// Mailer emails candidates the link to their feedback
+	// (NotifyFeedbackReady); nil sends no email.
+	Mailer Mailer
 }
 
 // Server serves the web app. Create one with New; it is safe for
@@ -134,6 +137,7 @@ type Server struct {
 	secureCookies  bool
 	reports        ReportRequester // nil: reports are not regenerated here
 	webhooks       EventNotifier   // nil: no webhooks
+	mailer         Mailer
 
 	pages    map[string]*template.Template
 	roomPage *template.Template // nil when templates/room.html is absent
@@ -278,6 +282,7 @@ func New(opts Options) (*Server, error) {
 		secureCookies:  opts.SecureCookies,
 		reports:        opts.Reports,
 		webhooks:       opts.Webhooks,
+		mailer:         opts.Mailer,
 		csp:            contentSecurityPolicy(opts.LiveKitURL),
 		createLim:      newRateLimiter(opts.RateLimit, opts.Now),
 		loginLim:       newRateLimiter(opts.RateLimit, opts.Now),
@@ -357,6 +362,10 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /review", review(s.handleReviewList))
 	mux.HandleFunc("GET /review/{$}", review(s.handleReviewList))
 	mux.HandleFunc("GET /review/{id}", review(s.handleReviewDetail))
+	mux.HandleFunc("GET /review/compare", review(s.handleCompare))
+	mux.HandleFunc("GET /review/{id}/report", review(s.handleReportPrint))
+	mux.HandleFunc("GET /review/{id}/report.pdf", review(s.handleReportPDF))
+	mux.HandleFunc("GET /interview/{id}/feedback", s.handleFeedback)
 	mux.HandleFunc("GET /api/interviews", review(s.handleAPIList))
 	mux.HandleFunc("GET /api/interviews/{id}", review(s.handleAPIGet))
 	mux.HandleFunc("POST /api/interviews/{id}/decision", review(s.handleAPIDecision))
@@ -520,4 +529,6 @@ type view struct {
 	SignedIn bool
 	// Refresh reloads the page every 5 seconds (a running interview).
 	Refresh bool
+	// Candidate hides the staff navigation: the page is a candidate's.
+	Candidate bool
 }

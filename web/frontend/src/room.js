@@ -78,6 +78,7 @@ class RoomPage {
       closing: byId('closing'),
       closingTitle: byId('closing-title'),
       closingText: byId('closing-text'),
+      feedbackLink: byId('feedback-link'),
       audioSink: byId('audio-sink'),
     };
 
@@ -487,6 +488,9 @@ class RoomPage {
     this.el.closingText.textContent = message
       ? `${message} You can close this tab.`
       : `Your interview has been saved. ${who} You can close this tab.`;
+    // The feedback page exists only when the plan gives candidates
+    // feedback and the interview ran; it waits for the report itself.
+    if (this.el.feedbackLink && !message) this.el.feedbackLink.hidden = false;
     this.el.closing.hidden = false;
     this.el.closingTitle.focus();
   }

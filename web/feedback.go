@@ -1,0 +1,140 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/stages"
+)
+
+// Mailer sends a plain-text email (a *mail.Sender).
+type Mailer interface {
+	Send(ctx context.Context, to, subject, text string) error
+}
+
+// msgNoFeedback answers a feedback link that has none: the interview is
+// unknown, or its plan gives candidates no feedback.
+const msgNoFeedback = "There is no feedback page at this address. Check that you opened the whole link you were sent."
+
+// feedbackPage is the data of feedback.html: what a candidate may see of
+// their report.
+type feedbackPage struct {
+	view
+	Name, Role string
+	// Pending is true while the report is being written (the page
+	// refreshes); Unavailable when it failed.
+	Pending, Unavailable bool
+	// ShowScores is the blueprint's candidate_feedback_scores.
+	ShowScores   bool
+	Overall      int
+	Headline     string
+	Competencies []competencyView
+	Strengths    []pointView
+	Improvements []pointView
+	Questions    []keyQuestionView
+}
+
+// feedbackPath is a candidate's feedback page; the interview id in it is
+// the candidate's key, as for the room page.
+func feedbackPath(id string) string { return "/interview/" + id + "/feedback" }
+
+// feedbackBlueprint returns the blueprint of rec when it gives candidates
+// their feedback, else nil.
+func feedbackBlueprint(rec *interviews.Record) *stages.Blueprint {
+	b, err := stages.Builtin(rec.Blueprint)
+	if err != nil || !b.CandidateFeedback {
+		return nil
+	}
+	return b
+}
+
+// handleFeedback serves /interview/{id}/feedback: the candidate's
+// strengths, improvements and questions to revisit, without scores unless
+// the blueprint shows them; "being prepared" while the report is written.
+func (s *Server) handleFeedback(w http.ResponseWriter, r *http.Request) {
+	notFound := func() {
+		s.render(w, r, http.StatusNotFound, "message.html", messagePage{view: view{Title: "Feedback not found", Candidate: true}, Message: msgNoFeedback})
+	}
+	rec, err := s.store.Get(r.PathValue("id"))
+	switch {
+	case errors.Is(err, interviews.ErrNotFound):
+		notFound()
+		return
+	case err != nil:
+		s.log.Error("web: reading an interview for its feedback", "err", err)
+		s.serverError(w, r)
+		return
+	}
+	bp := feedbackBlueprint(rec)
+	if bp == nil {
+		notFound()
+		return
+	}
+	s.render(w, r, http.StatusOK, "feedback.html", newFeedbackPage(rec, bp))
+}
+
+// newFeedbackPage is what the candidate of rec sees of its report.
+func newFeedbackPage(rec *interviews.Record, bp *stages.Blueprint) feedbackPage {
+	p := feedbackPage{
+		view: view{Title: "Your interview feedback", Candidate: true},
+		Name: rec.Candidate.Name, Role: rec.Candidate.Role,
+		ShowScores: bp.FeedbackScores,
+	}
+	rv := newReportView(rec.Public())
+	switch {
+	case rv == nil || rv.Pending || !rec.Status.Finished():
+		p.Pending, p.Refresh = true, true
+		return p
+	case rv.Failed:
+		p.Unavailable = true
+		return p
+	}
+	p.Headline = rv.Headline
+	if p.ShowScores && !rv.Knowledge {
+		p.Overall, p.Competencies = rv.Overall, rv.Competencies
+	}
+	// The candidate's page links nowhere into the reviewer's timeline.
+	strip := func(ps []pointView) []pointView {
+		out := make([]pointView, len(ps))
+		for i, pt := range ps {
+			out[i] = pointView{Text: pt.Text, Quote: pt.Quote}
+		}
+		return out
+	}
+	p.Strengths, p.Improvements = strip(rv.Strengths), strip(rv.Improvements)
+	for _, q := range rv.KeyQuestions {
+		p.Questions = append(p.Questions, keyQuestionView{Question: q.Question, Good: q.Good, Missing: q.Missing})
+	}
+	return p
+}
+
+// FeedbackEmailSubject is the subject of the email that tells a candidate
+// their feedback is ready.
+const FeedbackEmailSubject = "Your interview feedback is ready"
+
+// NotifyFeedbackReady emails the candidate of rec the link to their
+// feedback page, once its report is ready. It sends nothing, and returns
+// (false, nil), when no mailer is configured, the blueprint gives no
+// candidate feedback, the report is not ready, the candidate gave no email
+// address or the server has no public URL to link to. The report runner
+// calls it when a report becomes ready and records the outcome in the
+// audit list.
+func (s *Server) NotifyFeedbackReady(ctx context.Context, rec *interviews.Record) (sent bool, err error) {
+	if s.mailer == nil || s.publicURL == "" || strings.TrimSpace(rec.Candidate.Email) == "" {
+		return false, nil
+	}
+	if feedbackBlueprint(rec) == nil || rec.Report == nil || rec.Report.Status != interviews.ReportReady {
+		return false, nil
+	}
+	link := s.publicURL + feedbackPath(rec.ID)
+	text := fmt.Sprintf("Hello %s,\n\nthank you for your interview%s. Your feedback is ready: what went well, what to work on and the questions to revisit.\n\nRead it here:\n%s\n\nThis link is yours alone; keep it private.\n\n-- viva\n",
+		rec.Candidate.Name, prefixed(" for ", rec.Candidate.Role), link)
+	if err := s.mailer.Send(ctx, rec.Candidate.Email, FeedbackEmailSubject, text); err != nil {
+		return false, fmt.Errorf("web: emailing interview %s its feedback: %w", rec.ID, err)
+	}
+	return true, nil
+}

@@ -1,0 +1,611 @@
+package web
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/web/reportpdf"
+)
+
+// reportView is a feedback report as the reviewer, printable and PDF
+// pages show it: in words, scores rounded, quotes linked to the turns
+// they come from.
+type reportView struct {
+	Pending, Ready, Failed bool
+	// StatusLabel says where the report is ("Being written").
+	StatusLabel string
+	// Error says why the last attempt failed.
+	Error    string
+	Attempts int
+	// NextAttempt is when a pending report is tried again; nil when not
+	// scheduled.
+	NextAttempt *time.Time
+	// ByLabel says what wrote it: "Basic report …" or "Written by …".
+	ByLabel     string
+	Version     int
+	GeneratedAt *time.Time
+	// Knowledge is true for a knowledge capture: Topics replace scores.
+	Knowledge bool
+	Overall   int
+	Headline  string
+
+	Competencies   []competencyView
+	Strengths      []pointView
+	Improvements   []pointView
+	KeyQuestions   []keyQuestionView
+	STAR           []starView
+	Stats          statsView
+	Stages         []stageCoverageView
+	RubricCoverage int
+	Gaps           []string
+	Topics         []interviews.SummaryTopic
+}
+
+// competencyView is one scored competency.
+type competencyView struct {
+	Name      string
+	Score     int
+	Rationale string
+}
+
+// pointView is a strength or improvement with its quote and the turn the
+// quote comes from.
+type pointView struct {
+	Text  string
+	Quote string
+	// Href is "#turn-N", the candidate's turn; empty when unknown.
+	Href string
+}
+
+// keyQuestionView is feedback on one key question.
+type keyQuestionView struct {
+	Question string
+	Good     string
+	Missing  string
+	Href     string
+}
+
+// starView is the STAR structure of one behavioural answer.
+type starView struct {
+	Question string
+	Href     string
+	Parts    []starPart
+	// Complete is true when all four parts were there.
+	Complete bool
+}
+
+// starPart is one of Situation, Task, Action, Result and whether the
+// answer had it.
+type starPart struct {
+	Label   string
+	Present bool
+}
+
+// statsView are the transcript's figures in words.
+type statsView struct {
+	Answers         int
+	FillerWords     int
+	TalkTimePercent int
+	MeanWords       string
+	MedianWords     string
+	MaxWords        int
+}
+
+// stageCoverageView is how one stage went.
+type stageCoverageView struct {
+	Title     string
+	Questions int
+	Forced    bool
+}
+
+// reportStatusLabels are the human words of interviews.ReportStatus.
+var reportStatusLabels = map[interviews.ReportStatus]string{
+	interviews.ReportPending: "Being written",
+	interviews.ReportReady:   "Ready",
+	interviews.ReportFailed:  "Failed",
+}
+
+// basicReportLabel says what the offline report is.
+const basicReportLabel = "Basic report: computed offline from the answers' analyses, the rubric and the transcript"
+
+// newReportView arranges rec's report for the pages; nil when the record
+// has none.
+func newReportView(rec *interviews.Record) *reportView {
+	r := rec.Report
+	if r == nil {
+		return nil
+	}
+	v := &reportView{
+		Pending: r.Status == interviews.ReportPending, Ready: r.Status == interviews.ReportReady, Failed: r.Status == interviews.ReportFailed,
+		StatusLabel: reportStatusLabels[r.Status], Error: r.Error, Attempts: r.Attempts, NextAttempt: r.NextAttempt,
+		Version: r.Version, GeneratedAt: r.GeneratedAt,
+		Knowledge: len(r.Topics) > 0 || knowledgeCapture(rec.Blueprint),
+		Overall:   score100(r.OverallScore), Headline: r.Headline,
+		RubricCoverage: percent(r.RubricCoverage), Gaps: r.UnresolvedGaps, Topics: r.Topics,
+	}
+	if v.StatusLabel == "" {
+		v.StatusLabel = humanize(string(r.Status))
+	}
+	switch {
+	case r.Basic:
+		v.ByLabel = basicReportLabel
+	case r.Model != "":
+		v.ByLabel = "Written by " + r.Model + prefixed(", prompt ", r.PromptVersion)
+	}
+	turns := newTurnFinder(rec)
+	for _, c := range r.Competencies {
+		v.Competencies = append(v.Competencies, competencyView{Name: humanize(c.Name), Score: score100(c.Score), Rationale: c.Rationale})
+	}
+	point := func(p interviews.Point) pointView {
+		return pointView{Text: p.Text, Quote: p.Quote, Href: turns.answer(p.Quote, p.QuestionID)}
+	}
+	for _, p := range r.Strengths {
+		v.Strengths = append(v.Strengths, point(p))
+	}
+	for _, p := range r.Improvements {
+		v.Improvements = append(v.Improvements, point(p))
+	}
+	for _, q := range r.KeyQuestions {
+		text := q.Question
+		if text == "" {
+			text = turns.questionText(q.QuestionID)
+		}
+		v.KeyQuestions = append(v.KeyQuestions, keyQuestionView{Question: text, Good: q.Good, Missing: q.Missing, Href: turns.answer("", q.QuestionID)})
+	}
+	for _, s := range r.STAR {
+		sv := starView{Question: turns.questionText(s.QuestionID), Href: turns.answer("", s.QuestionID),
+			Parts:    []starPart{{"Situation", s.Situation}, {"Task", s.Task}, {"Action", s.Action}, {"Result", s.Result}},
+			Complete: s.Situation && s.Task && s.Action && s.Result}
+		v.STAR = append(v.STAR, sv)
+	}
+	st := r.Stats
+	v.Stats = statsView{
+		Answers: st.Answers, FillerWords: st.FillerWords, TalkTimePercent: percent(st.TalkTimeRatio),
+		MeanWords: oneDecimal(st.MeanAnswerWords), MedianWords: oneDecimal(st.MedianAnswerWord), MaxWords: st.MaxAnswerWords,
+	}
+	for _, sc := range r.Stages {
+		title := sc.Title
+		if title == "" {
+			title = stageTitle(rec, sc.Stage)
+		}
+		v.Stages = append(v.Stages, stageCoverageView{Title: title, Questions: sc.Questions, Forced: sc.Forced})
+	}
+	return v
+}
+
+// score100 rounds a 0–100 score to a whole number, clamped.
+func score100(v float64) int {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return int(math.Round(min(max(v, 0), 100)))
+}
+
+// oneDecimal shows a figure with at most one decimal, "12.5", "12".
+func oneDecimal(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
+}
+
+// turnFinder finds the candidate's turn a quote or an answer comes from.
+type turnFinder struct {
+	rec *interviews.Record
+	qi  questionIndex
+}
+
+func newTurnFinder(rec *interviews.Record) turnFinder {
+	return turnFinder{rec: rec, qi: newQuestionIndex(rec)}
+}
+
+// answer returns the anchor of the candidate turn that holds quote, else
+// of the first candidate turn after the turn asking questionID; empty
+// when neither is found.
+func (f turnFinder) answer(quote, questionID string) string {
+	if q := strings.ToLower(strings.Trim(strings.TrimSpace(quote), `"“”…. `)); q != "" {
+		for _, t := range f.rec.Turns {
+			if t.Role == interviews.RoleCandidate && strings.Contains(strings.ToLower(t.Text), q) {
+				return turnAnchor(t.Seq)
+			}
+		}
+	}
+	asked, ok := f.qi.turnOf[questionID]
+	if !ok {
+		return ""
+	}
+	for _, t := range f.rec.Turns {
+		if t.Seq > asked && t.Role == interviews.RoleCandidate {
+			return turnAnchor(t.Seq)
+		}
+	}
+	return ""
+}
+
+// questionText is the text of question id; the id when unknown.
+func (f turnFinder) questionText(id string) string {
+	if q, ok := f.qi.byID[id]; ok && q.Text != "" {
+		return q.Text
+	}
+	return id
+}
+
+// decisionLabels are the human words of interviews.DecisionKind.
+var decisionLabels = map[interviews.DecisionKind]string{
+	interviews.DecisionAdvance: "Advance",
+	interviews.DecisionHold:    "Hold",
+	interviews.DecisionReject:  "Reject",
+}
+
+// decisionKinds are the decisions in the order the form offers them.
+var decisionKinds = []interviews.DecisionKind{interviews.DecisionAdvance, interviews.DecisionHold, interviews.DecisionReject}
+
+// decisionLabel is the human word of a decision; "—" for none.
+func decisionLabel(d interviews.DecisionKind) string {
+	if l, ok := decisionLabels[d]; ok {
+		return l
+	}
+	if d == "" {
+		return "—"
+	}
+	return humanize(string(d))
+}
+
+// decisionClass is the CSS class of a decision badge.
+func decisionClass(d interviews.DecisionKind) string {
+	if d.Valid() {
+		return "decision-" + string(d)
+	}
+	return "decision-none"
+}
+
+// auditLabels are the human words of the audit actions.
+var auditLabels = map[string]string{
+	interviews.AuditDecision:          "Decision recorded",
+	interviews.AuditReportGenerated:   "Report written",
+	interviews.AuditReportRegenerate:  "New report requested",
+	interviews.AuditReportFailed:      "Report failed",
+	interviews.AuditWebhookDelivered:  "Hiring system notified",
+	interviews.AuditWebhookFailed:     "Hiring system not reached",
+	interviews.AuditFeedbackEmailed:   "Feedback emailed to the candidate",
+	interviews.AuditFeedbackEmailFail: "Feedback email failed",
+}
+
+// auditLabel is the human words of an audit action.
+func auditLabel(action string) string {
+	if l, ok := auditLabels[action]; ok {
+		return l
+	}
+	return humanize(strings.ReplaceAll(action, ".", " "))
+}
+
+// whoLabel names who did something: a reviewer's email, the shared
+// password's user or the system.
+func whoLabel(who string) string {
+	switch who {
+	case SharedPasswordUser:
+		return "Shared reviewer password"
+	case auditSystem:
+		return "viva (automatic)"
+	}
+	return who
+}
+
+// auditSystem is who the audit list names for what the system did.
+const auditSystem = "viva"
+
+// decisionView is one recorded decision in words.
+type decisionView struct {
+	Label         string
+	Class         string
+	Note          string
+	By            string
+	At            time.Time
+	ReportVersion int
+}
+
+// auditView is one audit entry in words.
+type auditView struct {
+	At            time.Time
+	Who           string
+	What          string
+	Detail        string
+	ReportVersion int
+	Model         string
+}
+
+// decisionOption is one choice of the decision form.
+type decisionOption struct {
+	Value string
+	Label string
+}
+
+// decisionsView is the decision form, the decisions and the audit list,
+// newest first.
+type decisionsView struct {
+	Latest    *decisionView
+	History   []decisionView
+	Audit     []auditView
+	Options   []decisionOption
+	ActionURL string
+	// RegenerateURL asks for a new report.
+	RegenerateURL string
+}
+
+func newDecisionsView(rec *interviews.Record) decisionsView {
+	v := decisionsView{ActionURL: "/review/" + rec.ID + "/decision", RegenerateURL: "/review/" + rec.ID + "/report/regenerate"}
+	for _, k := range decisionKinds {
+		v.Options = append(v.Options, decisionOption{Value: string(k), Label: decisionLabel(k)})
+	}
+	for i := len(rec.Decisions) - 1; i >= 0; i-- {
+		d := rec.Decisions[i]
+		v.History = append(v.History, decisionView{Label: decisionLabel(d.Decision), Class: decisionClass(d.Decision), Note: d.Note, By: whoLabel(d.By), At: d.At, ReportVersion: d.ReportVersion})
+	}
+	if len(v.History) > 0 {
+		v.Latest = &v.History[0]
+	}
+	for i := len(rec.Audit) - 1; i >= 0; i-- {
+		a := rec.Audit[i]
+		v.Audit = append(v.Audit, auditView{At: a.At, Who: whoLabel(a.Who), What: auditLabel(a.Action), Detail: a.Detail, ReportVersion: a.ReportVersion, Model: a.Model})
+	}
+	return v
+}
+
+// printPage is the data of report.html, the printable report.
+type printPage struct {
+	view
+	Rec       *interviews.Record
+	Blueprint string
+	Report    *reportView
+	Decisions decisionsView
+	PDFURL    string
+	BackURL   string
+}
+
+// handleReportPrint serves /review/{id}/report, the printable report.
+func (s *Server) handleReportPrint(w http.ResponseWriter, r *http.Request) {
+	rec := s.readRecord(w, r, r.PathValue("id"), false)
+	if rec == nil {
+		return
+	}
+	rec = rec.Public()
+	p := printPage{
+		view:      view{Title: "Report — " + rec.Candidate.Name, SignedIn: true},
+		Rec:       rec,
+		Blueprint: blueprintTitle(rec.Blueprint),
+		Report:    newReportView(rec),
+		Decisions: newDecisionsView(rec),
+		PDFURL:    "/review/" + rec.ID + "/report.pdf",
+		BackURL:   "/review/" + rec.ID,
+	}
+	if p.Report != nil && p.Report.Pending {
+		p.Refresh = true
+	}
+	s.render(w, r, http.StatusOK, "report.html", p)
+}
+
+// handleReportPDF serves /review/{id}/report.pdf: the ready report as a
+// PDF download.
+func (s *Server) handleReportPDF(w http.ResponseWriter, r *http.Request) {
+	rec := s.readRecord(w, r, r.PathValue("id"), false)
+	if rec == nil {
+		return
+	}
+	rec = rec.Public()
+	rv := newReportView(rec)
+	if rv == nil || !rv.Ready {
+		s.render(w, r, http.StatusConflict, "message.html", messagePage{
+			view:    view{Title: "No report yet", SignedIn: true},
+			Message: "This interview's report is not ready, so there is no PDF yet. Open the interview to see where the report is.",
+		})
+		return
+	}
+	var buf bytes.Buffer
+	if err := reportpdf.Write(&buf, s.reportDocument(rec, rv)); err != nil {
+		s.log.Error("web: writing a report PDF", "interview_id", rec.ID, "err", err)
+		s.serverError(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/pdf")
+	w.Header().Set("Content-Disposition", `attachment; filename="report-`+rec.ID+`.pdf"`)
+	_, _ = buf.WriteTo(w)
+}
+
+// reportDocument puts a ready report in words for the PDF, in the order
+// of the printable page.
+func (s *Server) reportDocument(rec *interviews.Record, rv *reportView) reportpdf.Document {
+	doc := reportpdf.Document{
+		Title:      rec.Candidate.Name,
+		Subtitle:   strings.Join(nonEmpty(rec.Candidate.Role, rec.Candidate.Level, blueprintTitle(rec.Blueprint), formatDateTime(rec.EndedAt)), " · "),
+		PageBreaks: true,
+		CreatedAt:  s.now(),
+	}
+	summary := reportpdf.Section{Heading: "Summary"}
+	if !rv.Knowledge {
+		summary.Lines = append(summary.Lines, reportpdf.Line{Text: fmt.Sprintf("Overall %d / 100", rv.Overall), Bold: true, Score: float64(rv.Overall), HasScore: true})
+	}
+	if rv.Headline != "" {
+		summary.Lines = append(summary.Lines, reportpdf.Line{Text: rv.Headline})
+	}
+	if rv.ByLabel != "" {
+		summary.Lines = append(summary.Lines, reportpdf.Line{Text: rv.ByLabel + fmt.Sprintf(" (version %d)", rv.Version)})
+	}
+	doc.Sections = append(doc.Sections, summary)
+	if rv.Knowledge {
+		sec := reportpdf.Section{Heading: "Topics"}
+		for _, t := range rv.Topics {
+			sec.Lines = append(sec.Lines, reportpdf.Line{Text: t.Title, Bold: true})
+			for _, p := range t.Points {
+				sec.Lines = append(sec.Lines, reportpdf.Line{Text: "• " + p, Indent: true})
+			}
+		}
+		doc.Sections = append(doc.Sections, sec)
+	} else if len(rv.Competencies) > 0 {
+		sec := reportpdf.Section{Heading: "Competencies"}
+		for _, c := range rv.Competencies {
+			sec.Lines = append(sec.Lines,
+				reportpdf.Line{Text: fmt.Sprintf("%s — %d", c.Name, c.Score), Bold: true, Score: float64(c.Score), HasScore: true},
+				reportpdf.Line{Text: c.Rationale, Indent: true})
+		}
+		doc.Sections = append(doc.Sections, sec)
+	}
+	points := func(heading string, ps []pointView) {
+		if len(ps) == 0 {
+			return
+		}
+		sec := reportpdf.Section{Heading: heading}
+		for _, p := range ps {
+			sec.Lines = append(sec.Lines, reportpdf.Line{Text: "• " + p.Text})
+			if p.Quote != "" {
+				sec.Lines = append(sec.Lines, reportpdf.Line{Text: "“" + p.Quote + "”", Indent: true})
+			}
+		}
+		doc.Sections = append(doc.Sections, sec)
+	}
+	points("Strengths", rv.Strengths)
+	points("Improvements", rv.Improvements)
+	if len(rv.KeyQuestions) > 0 || len(rv.STAR) > 0 {
+		sec := reportpdf.Section{Heading: "Key questions"}
+		for _, q := range rv.KeyQuestions {
+			sec.Lines = append(sec.Lines, reportpdf.Line{Text: q.Question, Bold: true})
+			if q.Good != "" {
+				sec.Lines = append(sec.Lines, reportpdf.Line{Text: "Good: " + q.Good, Indent: true})
+			}
+			if q.Missing != "" {
+				sec.Lines = append(sec.Lines, reportpdf.Line{Text: "Missing: " + q.Missing, Indent: true})
+			}
+		}
+		for _, st := range rv.STAR {
+			var had []string
+			for _, p := range st.Parts {
+				mark := "✗ "
+				if p.Present {
+					mark = "✓ "
+				}
+				had = append(had, mark+p.Label)
+			}
+			sec.Lines = append(sec.Lines, reportpdf.Line{Text: "STAR — " + st.Question + ": " + strings.Join(had, ", ")})
+		}
+		doc.Sections = append(doc.Sections, sec)
+	}
+	st := rv.Stats
+	figures := reportpdf.Section{Heading: "Figures and coverage", Lines: []reportpdf.Line{
+		{Text: fmt.Sprintf("%s; mean %s words, median %s, longest %d", plural(st.Answers, "answer"), st.MeanWords, st.MedianWords, st.MaxWords)},
+		{Text: fmt.Sprintf("Candidate's share of talk time: %d %%; filler words: %d", st.TalkTimePercent, st.FillerWords)},
+		{Text: fmt.Sprintf("Rubric coverage: %d %%", rv.RubricCoverage)},
+	}}
+	for _, sc := range rv.Stages {
+		line := sc.Title + ": " + plural(sc.Questions, "question")
+		if sc.Forced {
+			line += " (moved on by the timer)"
+		}
+		figures.Lines = append(figures.Lines, reportpdf.Line{Text: line})
+	}
+	if len(rv.Gaps) > 0 {
+		figures.Lines = append(figures.Lines, reportpdf.Line{Text: "Unresolved gaps: " + strings.Join(rv.Gaps, "; ")})
+	}
+	doc.Sections = append(doc.Sections, figures)
+	return doc
+}
+
+// nonEmpty returns the values that are not empty or "—".
+func nonEmpty(values ...string) []string {
+	var out []string
+	for _, v := range values {
+		if v != "" && v != "—" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// compareURL is the comparison view of the candidates for role.
+func compareURL(role string) string {
+	return "/review/compare?" + url.Values{"role": {role}}.Encode()
+}
+
+// comparePage is the data of compare.html.
+type comparePage struct {
+	view
+	Role string
+	// Competencies are the rows, in the order the reports name them.
+	Competencies []string
+	// Candidates are the columns, best overall score first.
+	Candidates []compareColumn
+}
+
+// compareColumn is one candidate's scores, in the order of
+// comparePage.Competencies.
+type compareColumn struct {
+	ID       string
+	Name     string
+	Date     *time.Time
+	Overall  int
+	Scores   []compareCell
+	Decision interviews.DecisionKind
+}
+
+// compareCell is one competency's score; Known is false when the
+// candidate's report did not score it.
+type compareCell struct {
+	Score int
+	Known bool
+}
+
+// handleCompare serves /review/compare?role=…: the candidates for one role
+// side by side, competency by competency.
+func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
+	role := interviews.CleanLine(r.URL.Query().Get("role"))
+	p := comparePage{view: view{Title: "Compare candidates", SignedIn: true}, Role: role}
+	if role == "" {
+		s.render(w, r, http.StatusOK, "compare.html", p)
+		return
+	}
+	p.Title = "Compare candidates for " + role
+	list, err := s.store.List(interviews.ListOptions{Role: role, Limit: interviews.MaxListLimit, Sort: interviews.SortScore})
+	if err != nil {
+		s.log.Error("web: listing interviews to compare", "err", err)
+		s.serverError(w, r)
+		return
+	}
+	type scored struct {
+		col  compareColumn
+		byCo map[string]int
+	}
+	var cols []scored
+	index := map[string]bool{}
+	for _, sum := range list.Items {
+		if sum.Score == nil {
+			continue // no ready, scored report
+		}
+		rec, err := s.store.Get(sum.ID)
+		if err != nil || rec.Report == nil {
+			continue // removed or rewritten since it was listed
+		}
+		sc := scored{col: compareColumn{ID: rec.ID, Name: rec.Candidate.Name, Date: rec.EndedAt, Overall: score100(rec.Report.OverallScore), Decision: sum.Decision}, byCo: map[string]int{}}
+		for _, c := range rec.Report.Competencies {
+			name := humanize(c.Name)
+			sc.byCo[name] = score100(c.Score)
+			if !index[name] {
+				index[name] = true
+				p.Competencies = append(p.Competencies, name)
+			}
+		}
+		cols = append(cols, sc)
+	}
+	for _, sc := range cols {
+		for _, name := range p.Competencies {
+			v, ok := sc.byCo[name]
+			sc.col.Scores = append(sc.col.Scores, compareCell{Score: v, Known: ok})
+		}
+		p.Candidates = append(p.Candidates, sc.col)
+	}
+	s.render(w, r, http.StatusOK, "compare.html", p)
+}
