@@ -84,7 +84,7 @@ func (s *Server) handleRoom(w http.ResponseWriter, r *http.Request) {
 		ID: rec.ID, CandidateName: rec.Candidate.Name, Role: rec.Candidate.Role,
 		Stage: rec.CurrentStage(), LiveKitURL: s.clientURL,
 	}
-	if feedbackBlueprint(rec) != nil {
+	if s.feedbackBlueprint(rec) != nil {
 		page.FeedbackURL = feedbackPath(rec.ID)
 	}
 	var buf bytes.Buffer

@@ -44,8 +44,8 @@ func feedbackPath(id string) string { return "/interview/" + id + "/feedback" }
 
 // feedbackBlueprint returns the blueprint of rec when it gives candidates
 // their feedback, else nil.
-func feedbackBlueprint(rec *interviews.Record) *stages.Blueprint {
-	b, err := stages.Builtin(rec.Blueprint)
+func (s *Server) feedbackBlueprint(rec *interviews.Record) *stages.Blueprint {
+	b, err := s.findBlueprint(rec.Blueprint)
 	if err != nil || !b.CandidateFeedback {
 		return nil
 	}
@@ -69,7 +69,7 @@ func (s *Server) handleFeedback(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r)
 		return
 	}
-	bp := feedbackBlueprint(rec)
+	bp := s.feedbackBlueprint(rec)
 	if bp == nil {
 		notFound()
 		return
@@ -127,7 +127,7 @@ func (s *Server) NotifyFeedbackReady(ctx context.Context, rec *interviews.Record
 	if s.mailer == nil || s.publicURL == "" || strings.TrimSpace(rec.Candidate.Email) == "" {
 		return false, nil
 	}
-	if feedbackBlueprint(rec) == nil || rec.Report == nil || rec.Report.Status != interviews.ReportReady {
+	if s.feedbackBlueprint(rec) == nil || rec.Report == nil || rec.Report.Status != interviews.ReportReady {
 		return false, nil
 	}
 	link := s.publicURL + feedbackPath(rec.ID)

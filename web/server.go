@@ -109,6 +109,9 @@ type Options struct {
 	// Webhooks tells hiring systems about reviewers' decisions (a
 	// *webhooks.Sender); nil tells nobody.
 	Webhooks EventNotifier
+	// FindBlueprint returns the blueprint an interview record names, to
+	// read its settings (candidate feedback); default stages.Builtin.
+	FindBlueprint func(name string) (*stages.Blueprint, error)
 	// Mailer emails candidates the link to their feedback
 	// (NotifyFeedbackReady); nil sends no email.
 	Mailer Mailer
@@ -138,6 +141,7 @@ type Server struct {
 	reports        ReportRequester // nil: reports are not regenerated here
 	webhooks       EventNotifier   // nil: no webhooks
 	mailer         Mailer
+	findBlueprint  func(name string) (*stages.Blueprint, error)
 
 	pages    map[string]*template.Template
 	roomPage *template.Template // nil when templates/room.html is absent
@@ -261,6 +265,9 @@ func New(opts Options) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.FindBlueprint == nil {
+		opts.FindBlueprint = stages.Builtin
+	}
 
 	s := &Server{
 		store:          opts.Store,
@@ -283,6 +290,7 @@ func New(opts Options) (*Server, error) {
 		reports:        opts.Reports,
 		webhooks:       opts.Webhooks,
 		mailer:         opts.Mailer,
+		findBlueprint:  opts.FindBlueprint,
 		csp:            contentSecurityPolicy(opts.LiveKitURL),
 		createLim:      newRateLimiter(opts.RateLimit, opts.Now),
 		loginLim:       newRateLimiter(opts.RateLimit, opts.Now),
@@ -366,6 +374,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /review/{id}/report", review(s.handleReportPrint))
 	mux.HandleFunc("GET /review/{id}/report.pdf", review(s.handleReportPDF))
 	mux.HandleFunc("GET /interview/{id}/feedback", s.handleFeedback)
+	mux.HandleFunc("POST /review/{id}/decision", review(s.handleDecisionForm))
+	mux.HandleFunc("POST /review/{id}/report/regenerate", review(s.handleRegenerateForm))
 	mux.HandleFunc("GET /api/interviews", review(s.handleAPIList))
 	mux.HandleFunc("GET /api/interviews/{id}", review(s.handleAPIGet))
 	mux.HandleFunc("POST /api/interviews/{id}/decision", review(s.handleAPIDecision))
