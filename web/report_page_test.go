@@ -29,12 +29,12 @@ func fixtureReport(at time.Time) *interviews.Report {
 			{Name: "structure of answers", Score: 70, Rationale: "Mostly situation and action."},
 			{Name: "role fit", Score: 75, Rationale: "Built systems like the team's."},
 		},
-		Strengths:    []interviews.Point{{Text: "Names concrete work", Quote: "I built a difference engine", QuestionID: "q2"}, {Text: "Calm opening", Quote: "Very well, thank you."}},
-		Improvements: []interviews.Point{{Text: "Explain trade-offs", QuestionID: "q2"}, {Text: "Give numbers"}},
-		KeyQuestions: []interviews.QuestionFeedback{{QuestionID: "q2", Good: "A real system.", Missing: "Scale and limits."}},
-		STAR:         []interviews.STAR{{QuestionID: "q2", Situation: true, Action: true}},
-		Stats:        interviews.TranscriptStats{FillerWords: 3, TalkTimeRatio: 0.42, Answers: 2, MeanAnswerWords: 4.5, MedianAnswerWord: 4.5, MaxAnswerWords: 5},
-		Stages:       []interviews.StageCoverage{{Stage: "greeting", Questions: 1}, {Stage: "intro", Questions: 1, Forced: true}},
+		Strengths:      []interviews.Point{{Text: "Names concrete work", Quote: "I built a difference engine", QuestionID: "q2"}, {Text: "Calm opening", Quote: "Very well, thank you."}},
+		Improvements:   []interviews.Point{{Text: "Explain trade-offs", QuestionID: "q2"}, {Text: "Give numbers"}},
+		KeyQuestions:   []interviews.QuestionFeedback{{QuestionID: "q2", Good: "A real system.", Missing: "Scale and limits."}},
+		STAR:           []interviews.STAR{{QuestionID: "q2", Situation: true, Action: true}},
+		Stats:          interviews.TranscriptStats{FillerWords: 3, TalkTimeRatio: 0.42, Answers: 2, MeanAnswerWords: 4.5, MedianAnswerWord: 4.5, MaxAnswerWords: 5},
+		Stages:         []interviews.StageCoverage{{Stage: "greeting", Questions: 1}, {Stage: "intro", Questions: 1, Forced: true}},
 		RubricCoverage: 0.5, UnresolvedGaps: []string{"Python — scale"},
 	}
 }
@@ -166,7 +166,7 @@ func TestPrintableReportAndPDF(t *testing.T) {
 	if !bytes.Contains(data, []byte(name.String())) {
 		t.Error("the PDF does not carry the candidate's name")
 	}
-	if got := ts.get("/review/"+r.ID+"/report.pdf").Code; got == http.StatusOK {
+	if got := ts.get("/review/" + r.ID + "/report.pdf").Code; got == http.StatusOK {
 		t.Error("the PDF is served without signing in")
 	}
 	p := withReport(t, ts, "Pending Person", &interviews.Report{Status: interviews.ReportPending, Version: 1})
