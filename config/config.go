@@ -136,6 +136,10 @@ type Config struct {
 	// WebhookSecret signs every webhook body (HMAC-SHA256); required with
 	// WebhookURLs. Secret.
 	WebhookSecret string `env:"VIVA_WEBHOOK_SECRET" yaml:"webhook_secret" secret:"true" check:"minlen=16" help:"secret that signs webhook events (HMAC-SHA256); required with VIVA_WEBHOOK_URLS" accept:"at least 16 random characters, for example from: openssl rand -hex 32" json:"-"`
+	// SMTPURL is the mail server that emails candidates the link to their
+	// feedback, smtp://user:password@host:587 (always STARTTLS); empty
+	// sends no email. Secret: it holds the mail password.
+	SMTPURL string `env:"VIVA_SMTP_URL" yaml:"smtp_url" secret:"true" check:"url=smtp" help:"mail server for candidates' feedback emails (STARTTLS); empty sends none" accept:"an smtp:// URL such as smtp://user:password@smtp.example.com:587" json:"-"`
 	// LogLevel is the lowest level logged: debug, info, warn or error.
 	LogLevel string `flag:"log-level" env:"VIVA_LOG_LEVEL" yaml:"log_level" default:"info" check:"oneof=debug|info|warn|error" help:"lowest log level" accept:"debug, info, warn or error"`
 

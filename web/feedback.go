@@ -120,9 +120,9 @@ const FeedbackEmailSubject = "Your interview feedback is ready"
 // feedback page, once its report is ready. It sends nothing, and returns
 // (false, nil), when no mailer is configured, the blueprint gives no
 // candidate feedback, the report is not ready, the candidate gave no email
-// address or the server has no public URL to link to. The report runner
-// calls it when a report becomes ready and records the outcome in the
-// audit list.
+// address or the server has no public URL to link to. Whatever it sends,
+// or fails to send, is appended to the record's audit list. viva web calls
+// it when the report runner says a report is ready.
 func (s *Server) NotifyFeedbackReady(ctx context.Context, rec *interviews.Record) (sent bool, err error) {
 	if s.mailer == nil || s.publicURL == "" || strings.TrimSpace(rec.Candidate.Email) == "" {
 		return false, nil
@@ -133,8 +133,21 @@ func (s *Server) NotifyFeedbackReady(ctx context.Context, rec *interviews.Record
 	link := s.publicURL + feedbackPath(rec.ID)
 	text := fmt.Sprintf("Hello %s,\n\nthank you for your interview%s. Your feedback is ready: what went well, what to work on and the questions to revisit.\n\nRead it here:\n%s\n\nThis link is yours alone; keep it private.\n\n-- viva\n",
 		rec.Candidate.Name, prefixed(" for ", rec.Candidate.Role), link)
-	if err := s.mailer.Send(ctx, rec.Candidate.Email, FeedbackEmailSubject, text); err != nil {
-		return false, fmt.Errorf("web: emailing interview %s its feedback: %w", rec.ID, err)
+	sendErr := s.mailer.Send(ctx, rec.Candidate.Email, FeedbackEmailSubject, text)
+	entry := interviews.AuditEntry{At: s.now().UTC().Round(0), Who: interviews.AuditSystem, Action: interviews.AuditFeedbackEmailed,
+		Detail: "to " + rec.Candidate.Email, ReportVersion: rec.Report.Version}
+	if sendErr != nil {
+		entry.Action, entry.Detail = interviews.AuditFeedbackEmailFail, "to "+rec.Candidate.Email+": "+cut(sendErr.Error(), auditDetailLen)
+		s.log.Warn("web: emailing a candidate their feedback failed", "interview_id", rec.ID, "err", sendErr)
+	}
+	if _, err := s.store.Update(rec.ID, func(r *interviews.Record) error {
+		r.Audit = append(r.Audit, entry)
+		return nil
+	}); err != nil {
+		s.log.Error("web: recording a feedback email in the audit list", "interview_id", rec.ID, "err", err)
+	}
+	if sendErr != nil {
+		return false, fmt.Errorf("web: emailing interview %s its feedback: %w", rec.ID, sendErr)
 	}
 	return true, nil
 }

@@ -8,9 +8,6 @@ import (
 	"github.com/viva-interviews/viva/interviews"
 )
 
-// maxDecisionNoteLen is the longest note a decision keeps, in bytes.
-const maxDecisionNoteLen = 2000
-
 // reviewerOf names who made a request: the signed-in user's email, or the
 // shared password's user.
 func reviewerOf(r *http.Request) string {
@@ -24,22 +21,14 @@ func reviewerOf(r *http.Request) string {
 // (decision: advance, hold or reject; note) and shows the page again.
 func (s *Server) handleDecisionForm(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	r.Body = http.MaxBytesReader(w, r.Body, maxSmallBody)
 	if err := r.ParseForm(); err != nil {
 		s.render(w, r, http.StatusBadRequest, "message.html", messagePage{view: view{Title: "Decision not recorded", SignedIn: true}, Message: "The form could not be read. Go back and submit it again."})
 		return
 	}
 	decision := interviews.DecisionKind(strings.TrimSpace(r.PostForm.Get("decision")))
 	note := strings.TrimSpace(r.PostForm.Get("note"))
-	if !decision.Valid() {
-		s.render(w, r, http.StatusBadRequest, "message.html", messagePage{view: view{Title: "Decision not recorded", SignedIn: true}, Message: "Choose advance, hold or reject, then record the decision again."})
-		return
-	}
-	if len(note) > maxDecisionNoteLen {
-		s.render(w, r, http.StatusBadRequest, "message.html", messagePage{view: view{Title: "Decision not recorded", SignedIn: true}, Message: "The note is too long: keep it under 2000 characters."})
-		return
-	}
-	if err := s.recordDecision(r.Context(), id, reviewerOf(r), decision, note); err != nil {
+	if _, err := s.recordDecision(r.Context(), id, reviewerOf(r), decision, note); err != nil {
 		s.actionFailed(w, r, id, "Decision not recorded", err)
 		return
 	}
@@ -56,10 +45,12 @@ func (s *Server) handleRegenerateForm(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/review/"+id+"#report", http.StatusSeeOther)
 }
 
-// actionFailed answers a reviewer's form that could not be carried out.
+// actionFailed answers a reviewer's form that could not be carried out:
+// a *requestError with its status and message, anything else as a logged
+// 500.
 func (s *Server) actionFailed(w http.ResponseWriter, r *http.Request, id, title string, err error) {
-	if errors.Is(err, interviews.ErrNotFound) {
-		s.render(w, r, http.StatusNotFound, "message.html", messagePage{view: view{Title: "Interview not found", SignedIn: true}, Message: "There is no interview with this id. Go back to the list of interviews."})
+	if re, ok := errors.AsType[*requestError](err); ok {
+		s.render(w, r, re.status, "message.html", messagePage{view: view{Title: title, SignedIn: true}, Message: re.msg + " Go back to the interview to try again."})
 		return
 	}
 	s.log.Error("web: a reviewer's action failed", "interview_id", id, "err", err)

@@ -292,14 +292,11 @@ func whoLabel(who string) string {
 	switch who {
 	case SharedPasswordUser:
 		return "Shared reviewer password"
-	case auditSystem:
+	case interviews.AuditSystem:
 		return "viva (automatic)"
 	}
 	return who
 }
-
-// auditSystem is who the audit list names for what the system did.
-const auditSystem = "viva"
 
 // decisionView is one recorded decision in words.
 type decisionView struct {

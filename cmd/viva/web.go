@@ -16,6 +16,8 @@ import (
 
 	"github.com/viva-interviews/viva/agent/llm/openai"
 	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/internal/mail"
+	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/reports"
 	"github.com/viva-interviews/viva/web"
 	"github.com/viva-interviews/viva/webhooks"
@@ -73,13 +75,20 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	if err != nil {
 		return err
 	}
-	runner, err := reports.NewRunner(reports.RunnerOptions{Store: store, Generator: gen, Blueprint: installedBlueprint, Webhooks: hooks, Logger: log})
+	mailer, err := newMailer(cfg, log)
+	if err != nil {
+		return err
+	}
+	// The runner's events go to the webhooks and, with a mailer, a ready
+	// report also emails the candidate their feedback link.
+	events := &feedbackMail{next: hooks}
+	runner, err := reports.NewRunner(reports.RunnerOptions{Store: store, Generator: gen, Blueprint: installedBlueprint, Webhooks: events, Logger: log})
 	if err != nil {
 		return err
 	}
 	srv, err := web.New(web.Options{Store: store, Templates: templates, Accounts: users, LiveKitURL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
 		AgentName: cfg.AgentName, ReviewerToken: cfg.ReviewerToken, TokenTTL: cfg.TokenTTL, RejoinGrace: cfg.RejoinGrace, PublicURL: cfg.PublicURL,
-		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Logger: log, Reports: runner, Webhooks: hooks})
+		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Logger: log, Reports: runner, Webhooks: hooks, Mailer: mailer, FindBlueprint: installedBlueprint})
 	if err != nil {
 		return err
 	}
@@ -88,6 +97,9 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	defer background.Wait()
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
+	if mailer != nil {
+		events.srv, events.ctx, events.wg = srv, bgCtx, &background
+	}
 	background.Go(func() { _ = runner.Run(bgCtx) })
 	background.Go(func() { hooks.Run(bgCtx) })
 	if err := web.CheckResumeParser(ctx); err != nil {
@@ -131,4 +143,41 @@ func randomToken(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// newMailer is the sender of candidates' feedback emails, nil (no email)
+// when VIVA_SMTP_URL is unset.
+func newMailer(cfg *config.Config, log *slog.Logger) (web.Mailer, error) {
+	if cfg.SMTPURL == "" {
+		return nil, nil
+	}
+	m, err := mail.New(cfg.SMTPURL)
+	if err != nil {
+		return nil, usageError("VIVA_SMTP_URL: %v", err)
+	}
+	if cfg.PublicURL == "" {
+		log.Warn("VIVA_SMTP_URL is set but VIVA_PUBLIC_URL is not: feedback emails need the public address to link to, so none are sent")
+	}
+	log.Info("feedback emails on", "smtp", m.String())
+	return m, nil
+}
+
+// feedbackMail passes the report runner's events on to the webhooks and,
+// once srv is set, emails the candidate their feedback link in the
+// background when a report becomes ready.
+type feedbackMail struct {
+	next reports.Notifier
+	srv  *web.Server
+	ctx  context.Context
+	wg   *sync.WaitGroup
+}
+
+// Notify implements reports.Notifier.
+func (f *feedbackMail) Notify(event string, rec *interviews.Record) {
+	f.next.Notify(event, rec)
+	if event != webhooks.EventReportReady || f.srv == nil {
+		return
+	}
+	rec = rec.Clone()
+	f.wg.Go(func() { _, _ = f.srv.NotifyFeedbackReady(f.ctx, rec) })
 }
