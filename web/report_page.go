@@ -180,6 +180,28 @@ func newReportView(rec *interviews.Record) *reportView {
 	return v
 }
 
+// linkFrom makes the links to turns point into the timeline at page, for
+// a page without the timeline (the printable report).
+func (v *reportView) linkFrom(page string) {
+	fix := func(href *string) {
+		if *href != "" {
+			*href = page + *href
+		}
+	}
+	for i := range v.Strengths {
+		fix(&v.Strengths[i].Href)
+	}
+	for i := range v.Improvements {
+		fix(&v.Improvements[i].Href)
+	}
+	for i := range v.KeyQuestions {
+		fix(&v.KeyQuestions[i].Href)
+	}
+	for i := range v.STAR {
+		fix(&v.STAR[i].Href)
+	}
+}
+
 // score100 rounds a 0–100 score to a whole number, clamped.
 func score100(v float64) int {
 	if math.IsNaN(v) {
@@ -382,8 +404,9 @@ func (s *Server) handleReportPrint(w http.ResponseWriter, r *http.Request) {
 		PDFURL:    "/review/" + rec.ID + "/report.pdf",
 		BackURL:   "/review/" + rec.ID,
 	}
-	if p.Report != nil && p.Report.Pending {
-		p.Refresh = true
+	if p.Report != nil {
+		p.Report.linkFrom(p.BackURL)
+		p.Refresh = p.Report.Pending
 	}
 	s.render(w, r, http.StatusOK, "report.html", p)
 }

@@ -143,7 +143,7 @@ func TestPrintableReportAndPDF(t *testing.T) {
 	ts := newTestServer(t)
 	r := withReport(t, ts, "Zoë Bérénice", fixtureReport(ts.clock.Now()), interviews.DecisionReject)
 	body := ts.reviewerGet(t, "/review/"+r.ID+"/report")
-	for _, want := range []string{`class="page print-page"`, "<h1>Zoë Bérénice</h1>", "Decision: <span class=\"badge decision-reject\">Reject</span>", "Competencies", "Give numbers"} {
+	for _, want := range []string{`class="page print-page"`, "<h1>Zoë Bérénice</h1>", "Decision: <span class=\"badge decision-reject\">Reject</span>", "Competencies", "Give numbers", `href="/review/` + r.ID + `#turn-4"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("printable page lacks %q", want)
 		}

@@ -1,0 +1,171 @@
+package web
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// reportBrowser is headless Chromium for the report pages, desktop-sized,
+// noting uncaught exceptions and Content Security Policy violations.
+type reportBrowser struct {
+	ctx      context.Context
+	dir      string
+	mu       sync.Mutex
+	problems []string
+}
+
+func newReportBrowser(t *testing.T) *reportBrowser {
+	t.Helper()
+	const chromium = "/usr/bin/chromium"
+	if _, err := os.Stat(chromium); err != nil {
+		t.Fatalf("%s is missing: install Debian's chromium package (scripts/deps.sh does)", chromium)
+	}
+	profile, err := os.MkdirTemp("", "viva-chromium-report-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+		}
+	})
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(profile), chromedp.WindowSize(1280, 900))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	b := &reportBrowser{ctx: ctx, dir: t.ArtifactDir()}
+	t.Logf("screenshots: %s", b.dir)
+	chromedp.ListenTarget(ctx, func(ev any) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			b.problems = append(b.problems, "uncaught: "+e.ExceptionDetails.Error())
+		case *cdplog.EventEntryAdded:
+			if strings.Contains(e.Entry.Text, "Content Security Policy") {
+				b.problems = append(b.problems, e.Entry.Text)
+			}
+		}
+	})
+	if err := chromedp.Run(ctx, network.Enable()); err != nil {
+		t.Fatalf("starting %s: %v", chromium, err)
+	}
+	return b
+}
+
+// run runs actions within a minute, failing the test with the page's text.
+func (b *reportBrowser) run(t *testing.T, what string, actions ...chromedp.Action) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
+	defer cancel()
+	if err := chromedp.Run(ctx, actions...); err != nil {
+		var text string
+		tctx, c := context.WithTimeout(b.ctx, 5*time.Second)
+		defer c()
+		_ = chromedp.Run(tctx, chromedp.Evaluate(`document.body ? document.body.innerText : ""`, &text))
+		t.Fatalf("%s: %v\n--- page text:\n%s", what, err, text)
+	}
+}
+
+// shot saves a full-page screenshot as name.png and logs its path.
+func (b *reportBrowser) shot(t *testing.T, name string) {
+	t.Helper()
+	var png []byte
+	b.run(t, "screenshot "+name, chromedp.FullScreenshot(&png, 100))
+	path := filepath.Join(b.dir, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+// TestBrowserReportPages renders the reviewer page with a report, the
+// printable report (with print styles) and the candidate's feedback page
+// in headless Chromium, and saves a screenshot of each.
+func TestBrowserReportPages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: skipped with -short")
+	}
+	ts := newTestServer(t, feedbackBlueprints(false))
+	r := withReport(t, ts, "Zoë Bérénice", fixtureReport(ts.clock.Now()), "hold", "advance")
+	r.Blueprint = "practice"
+	if err := ts.store.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	web := httptest.NewServer(ts.Handler())
+	t.Cleanup(web.Close)
+	b := newReportBrowser(t)
+
+	var text string
+	b.run(t, "reviewer page",
+		network.SetExtraHTTPHeaders(network.Headers{"Authorization": "Bearer " + testReviewerToken}),
+		chromedp.Navigate(web.URL+"/review/"+r.ID),
+		chromedp.WaitVisible("#report-h", chromedp.ByQuery),
+		chromedp.Text(".side-col", &text, chromedp.ByQuery))
+	for _, want := range []string{"72", "Technical depth", "Named the engine but not its limits.", "Advance", "Record a decision", "Written by openai:gpt-4o-mini, prompt report-v1"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("reviewer page: the column beside the timeline lacks %q", want)
+		}
+	}
+	var besideTimeline bool
+	b.run(t, "layout", chromedp.Evaluate(`(() => {
+	  const side = document.querySelector('.side-col').getBoundingClientRect();
+	  const tl = document.querySelector('.timeline-col').getBoundingClientRect();
+	  return Math.abs(side.top - tl.top) < 40 && side.left > tl.left;
+	})()`, &besideTimeline))
+	if !besideTimeline {
+		t.Error("the report is not beside the transcript on a wide screen")
+	}
+	b.shot(t, "reviewer-page")
+
+	var hidden bool
+	b.run(t, "printable page",
+		chromedp.Navigate(web.URL+"/review/"+r.ID+"/report"),
+		chromedp.WaitVisible("#report-h", chromedp.ByQuery),
+		emulation.SetEmulatedMedia().WithMedia("print"),
+		chromedp.Evaluate(`getComputedStyle(document.querySelector('.site-header')).display === 'none' &&
+		  getComputedStyle(document.querySelector('.key-questions')).breakBefore === 'page'`, &hidden))
+	if !hidden {
+		t.Error("printing shows the navigation or keeps sections on one page")
+	}
+	b.shot(t, "printable-report")
+
+	b.run(t, "feedback page",
+		emulation.SetEmulatedMedia().WithMedia(""),
+		network.SetExtraHTTPHeaders(network.Headers{}),
+		chromedp.Navigate(web.URL+"/interview/"+r.ID+"/feedback"),
+		chromedp.WaitVisible("article.feedback", chromedp.ByQuery),
+		chromedp.Text("article.feedback", &text, chromedp.ByQuery))
+	for _, want := range []string{"Your interview feedback", "What went well", "You said: “I built a difference engine”", "What to work on", "Questions to revisit"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("feedback page lacks %q", want)
+		}
+	}
+	if strings.Contains(text, "/ 100") {
+		t.Error("the feedback page shows scores")
+	}
+	b.shot(t, "feedback-page")
+
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range b.problems {
+		t.Errorf("browser: %s", p)
+	}
+}
