@@ -698,3 +698,49 @@ func TestConcurrentSave(t *testing.T) {
 		t.Fatalf("per-id locks not released: %d", len(s.locks))
 	}
 }
+
+func TestListSortsByScoreAndDecision(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	add := func(name string, minute int, score float64, ready bool, d DecisionKind) {
+		r := &Record{Candidate: Candidate{Name: name, Role: "Engineer"}, Blueprint: "default", CreatedAt: t0.Add(time.Duration(minute) * time.Minute)}
+		if ready {
+			r.Report = &Report{Status: ReportReady, Version: 1, OverallScore: score}
+		}
+		if d != "" {
+			r.Decisions = []Decision{{Decision: DecisionHold, By: "a@example.com", At: t0}, {Decision: d, By: "a@example.com", At: t0}}
+		}
+		if err := s.Create(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("Low", 1, 40, true, DecisionReject)
+	add("High", 2, 90, true, "")
+	add("None", 3, 0, false, DecisionAdvance)
+	names := func(sort string) string {
+		page, err := s.List(ListOptions{Sort: sort})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, it := range page.Items {
+			out = append(out, it.Candidate.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	for sort, want := range map[string]string{SortNewest: "None,High,Low", SortScore: "High,Low,None", SortDecision: "None,Low,High"} {
+		if got := names(sort); got != want {
+			t.Errorf("sort %q: %s, want %s", sort, got, want)
+		}
+	}
+	page, _ := s.List(ListOptions{Sort: SortScore, Limit: 1})
+	if it := page.Items[0]; it.Score == nil || *it.Score != 90 || it.Decision != "" {
+		t.Errorf("summary score %v, decision %q", it.Score, it.Decision)
+	}
+	if _, err := s.List(ListOptions{Sort: "name"}); err == nil {
+		t.Error("an unknown order is accepted")
+	}
+}

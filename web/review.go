@@ -158,13 +158,19 @@ func (s *Server) handleReviewList(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleAPIList answers GET /api/interviews: {items, total}, filtered by
-// status, role and q (name), paged by offset and limit.
+// status, role and q (name), ordered by sort (score, decision or newest
+// first), paged by offset and limit.
 func (s *Server) handleAPIList(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	opts := interviews.ListOptions{
 		Status: interviews.Status(strings.TrimSpace(q.Get("status"))),
 		Role:   interviews.CleanLine(q.Get("role")),
 		Query:  interviews.CleanLine(q.Get("q")),
+		Sort:   strings.TrimSpace(q.Get("sort")),
+	}
+	if opts.Sort != interviews.SortNewest && opts.Sort != interviews.SortScore && opts.Sort != interviews.SortDecision {
+		s.writeJSON(w, http.StatusBadRequest, apiError{Error: "sort must be " + interviews.SortScore + ", " + interviews.SortDecision + " or empty (newest first)"})
+		return
 	}
 	for _, p := range []struct {
 		name string
