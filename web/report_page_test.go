@@ -357,10 +357,32 @@ func TestNotifyFeedbackReady(t *testing.T) {
 		!strings.Contains(m.sent[0], "https://interviews.example.com/interview/"+r.ID+"/feedback") {
 		t.Errorf("sent %q", m.sent)
 	}
+	got, err := ts.store.Get(r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := got.Audit[len(got.Audit)-1]
+	if last.Action != interviews.AuditFeedbackEmailed || last.Who != interviews.AuditSystem || last.ReportVersion != 2 {
+		t.Errorf("audit %+v", last)
+	}
+}
+
+// fakeRequester records the reports requested.
+type fakeRequester struct {
+	mu  sync.Mutex
+	ids []string
+}
+
+func (f *fakeRequester) Request(id, who string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ids = append(f.ids, id+" by "+who)
+	return nil
 }
 
 func TestDecisionForm(t *testing.T) {
-	ts := newTestServer(t)
+	reqs := &fakeRequester{}
+	ts := newTestServer(t, func(o *Options) { o.Reports = reqs })
 	r := withReport(t, ts, "Zoë Bérénice", fixtureReport(ts.clock.Now()))
 	post := func(path string, form url.Values) *http.Response {
 		req, _ := http.NewRequest(http.MethodPost, path, strings.NewReader(form.Encode()))
@@ -368,7 +390,7 @@ func TestDecisionForm(t *testing.T) {
 		ts.authorize(req, testReviewer)
 		return ts.do(req).Result()
 	}
-	if res := post("/review/"+r.ID+"/decision", url.Values{"decision": {"maybe"}}); res.StatusCode != http.StatusBadRequest {
+	if res := post("/review/"+r.ID+"/decision", url.Values{"decision": {"maybe"}}); res.StatusCode != http.StatusUnprocessableEntity {
 		t.Errorf("an unknown decision: status %d", res.StatusCode)
 	}
 	res := post("/review/"+r.ID+"/decision", url.Values{"decision": {"advance"}, "note": {"strong on systems"}})
@@ -379,11 +401,18 @@ func TestDecisionForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(got.Decisions); n != 1 || got.Decisions[0].By != testReviewer || got.Decisions[0].Note != "strong on systems" {
+	if n := len(got.Decisions); n != 1 || got.Decisions[0].By != testReviewer || got.Decisions[0].Note != "strong on systems" || got.Decisions[0].ReportVersion != 2 {
 		t.Errorf("decisions %+v", got.Decisions)
 	}
-	if res := post("/review/"+r.ID+"/report/regenerate", nil); res.StatusCode != http.StatusSeeOther {
+	if res := post("/review/"+r.ID+"/report/regenerate", nil); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/review/"+r.ID+"#report" {
 		t.Errorf("regenerate: status %d", res.StatusCode)
+	}
+	if len(reqs.ids) != 1 || reqs.ids[0] != r.ID+" by "+testReviewer {
+		t.Errorf("reports requested: %q", reqs.ids)
+	}
+	running := detailRecord(t, ts, interviews.StatusInProgress)
+	if res := post("/review/"+running.ID+"/decision", url.Values{"decision": {"hold"}}); res.StatusCode != http.StatusConflict {
+		t.Errorf("a decision on a running interview: status %d", res.StatusCode)
 	}
 	if res := post("/review/nosuchid1234/decision", url.Values{"decision": {"hold"}}); res.StatusCode != http.StatusNotFound {
 		t.Errorf("unknown interview: status %d", res.StatusCode)
