@@ -166,6 +166,11 @@ type CandidateTurn struct {
 	// EndOfUtterance and STTFinal are the endpointing measures, carried to
 	// the metrics of the agent turn that answers.
 	EndOfUtterance, STTFinal time.Duration
+	// EndpointingRule is the rule that ended a spoken turn
+	// (interviews.Endpointing*) and EndpointingDelay the silence it
+	// waited for; carried to the same metrics.
+	EndpointingRule  string
+	EndpointingDelay time.Duration
 }
 
 // Respond records the candidate's turn and runs the agent turn that answers
@@ -401,6 +406,10 @@ type Delivery struct {
 	StartedAt, EndedAt time.Time
 	// TTSFirstByte and EndToEnd are voice metrics (zero for text).
 	TTSFirstByte, EndToEnd time.Duration
+	// BackchannelsIgnored counts the candidate's "mm-hm"s heard while the
+	// reply played; FalseInterruptionsResumed the times it stopped for a
+	// sound that brought no words and resumed.
+	BackchannelsIgnored, FalseInterruptionsResumed int
 }
 
 // Delivered records the agent turn with what was actually delivered: the
@@ -447,10 +456,13 @@ func (r *Reply) Delivered(d Delivery) {
 		c.mu.Unlock()
 	}
 	var metrics *interviews.TurnMetrics
-	if r.firstToken > 0 || d.TTSFirstByte > 0 || d.EndToEnd > 0 || r.in.EndOfUtterance > 0 {
+	if r.firstToken > 0 || d.TTSFirstByte > 0 || d.EndToEnd > 0 || r.in.EndOfUtterance > 0 || r.in.EndpointingRule != "" ||
+		d.BackchannelsIgnored > 0 || d.FalseInterruptionsResumed > 0 {
 		metrics = &interviews.TurnMetrics{
 			EndOfUtteranceMs: ms(r.in.EndOfUtterance), STTFinalMs: ms(r.in.STTFinal),
 			LLMFirstTokenMs: ms(r.firstToken), TTSFirstByteMs: ms(d.TTSFirstByte), EndToEndMs: ms(d.EndToEnd),
+			EndpointingRule: r.in.EndpointingRule, EndpointingDelayMs: ms(r.in.EndpointingDelay),
+			BackchannelsIgnored: d.BackchannelsIgnored, FalseInterruptionsResumed: d.FalseInterruptionsResumed,
 		}
 	}
 	if text != "" {
@@ -682,3 +694,65 @@ func (c *Conductor) whyMoved() string {
 	}
 	return "because the previous stage ran out of time"
 }
+
+// Drop forgets a reply the candidate cut off by going on with their
+// answer: generation stops, the questions it asked are withdrawn, and
+// nothing of it is saved or kept in the history, as if it was never said.
+// After Drop, Delivered has no effect.
+func (r *Reply) Drop() {
+	r.cancel()
+	<-r.generated
+	if !r.delivered.CompareAndSwap(false, true) {
+		return
+	}
+	for _, id := range r.asked {
+		_ = r.c.machine.Withdraw(id)
+	}
+}
+
+// CheckIn runs an agent turn of fixed text that asks no question (a kind
+// word after a silence, an offer to stop): it is saved as said, but never
+// registered as a question and never ends the interview.
+func (c *Conductor) CheckIn(ctx context.Context, text string) *Reply {
+	return c.start(ctx, nil, "check_in", text)
+}
+
+// LastQuestion is the text of the last question the candidate heard; ok is
+// false before any.
+func (c *Conductor) LastQuestion() (text string, ok bool) {
+	qs := c.machine.Questions()
+	for i := len(qs) - 1; i >= 0; i-- {
+		if qs[i].Spoken() && !qs[i].Withdrawn {
+			return strings.TrimSpace(qs[i].Text), true
+		}
+	}
+	return "", false
+}
+
+// Repeat answers a request to repeat the question: the request is saved as
+// the candidate's turn (it is not an answer, so it is not analysed) and
+// the reply says the last question again, verbatim, without registering
+// it a second time. It reports false, doing nothing, before any question.
+func (c *Conductor) Repeat(ctx context.Context, in CandidateTurn) (*Reply, bool) {
+	q, ok := c.LastQuestion()
+	if !ok {
+		return nil, false
+	}
+	text := strings.TrimSpace(in.Text)
+	if in.StartedAt.IsZero() {
+		in.StartedAt = c.now()
+	}
+	if in.EndedAt.IsZero() {
+		in.EndedAt = in.StartedAt
+	}
+	stage := c.machine.Stage()
+	_ = c.rec.Update(func(rec *interviews.Record) {
+		rec.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: stage, Text: text,
+			Source: in.Source, StartedAt: in.StartedAt, EndedAt: in.EndedAt})
+		rec.CountTurnTaking(func(tt *interviews.TurnTaking) { tt.Repeats++ })
+	})
+	return c.start(ctx, &in, "repeat", RepeatPrefix+q), true
+}
+
+// RepeatPrefix opens a repeated question.
+const RepeatPrefix = "Of course. "

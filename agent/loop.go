@@ -50,6 +50,18 @@ type SpeechStarted struct {
 // SpeechEnded is the candidate pausing; the turn may go on.
 type SpeechEnded struct{}
 
+// Heard is words recognised in the candidate's speech before the turn is
+// over (an interim or final transcript): they tell a real interruption
+// from a cough.
+type Heard struct {
+	// Text is the transcript so far.
+	Text string
+}
+
+// Hearing is the candidate receiving the interviewer's audio (subscribed
+// to its track): the greeting waits for it (LoopOptions.HearingTimeout).
+type Hearing struct{}
+
 // BargeIn is the candidate speaking over the interviewer: the reply being
 // delivered is cut where it is.
 type BargeIn struct{}
@@ -87,6 +99,8 @@ type Closed struct {
 
 func (SpeechStarted) isInput() {}
 func (SpeechEnded) isInput()   {}
+func (Heard) isInput()         {}
+func (Hearing) isInput()       {}
 func (BargeIn) isInput()       {}
 func (CandidateTurn) isInput() {}
 func (Joined) isInput()        {}
@@ -162,6 +176,27 @@ type LoopOptions struct {
 	// Stopped is how the interview ends when Run's context is cancelled
 	// (default: failed by worker_stopped).
 	Stopped Ending
+	// HearingTimeout, when above zero, makes the greeting wait after the
+	// candidate joined until they receive the interviewer's audio
+	// (Hearing), at most this long: nobody is greeted into the void.
+	HearingTimeout time.Duration
+	// FalseInterruptionTimeout, when above zero, turns a barge-in into a
+	// pause: the reply stops at once, and when no words come within this
+	// long it resumes from the sentence it was in and is saved as not
+	// interrupted. Zero cuts the reply for good at every barge-in.
+	FalseInterruptionTimeout time.Duration
+	// CutOffWindow is how soon after a reply to a spoken turn starts
+	// playing the candidate may speak again and be taken as going on
+	// with their answer: the reply stops at once and, when words follow,
+	// is dropped (not saved, its questions withdrawn). Zero means
+	// DefaultCutOffWindow; it needs FalseInterruptionTimeout (the same
+	// wait tells words from noise); negative disables it.
+	CutOffWindow time.Duration
+	// AwayAfter, when above zero, is the silence after the interviewer
+	// finished speaking that brings a kind check-in; a second brings the
+	// offer to stop, a third closes the interview as
+	// candidate_unresponsive. Never in the last stage.
+	AwayAfter time.Duration
 }
 
 // Loop drives one interview over a transport: greet, respond to each
@@ -191,6 +226,23 @@ type Loop struct {
 	modelFailures     int
 	err               error
 	safety, rejoin    *time.Timer
+
+	// Turn-taking state, owned by Run's goroutine.
+	paused       *pause      // a reply stopped by a sound, not yet judged
+	pauseTimer   *time.Timer // FalseInterruptionTimeout of paused
+	awayTimer    *time.Timer // AwayAfter of silence
+	silences     int         // AwayAfter periods of silence in a row
+	unresponsive bool        // the closing for an unresponsive candidate is being said
+	backchannels int         // ignored since the last reply was delivered
+}
+
+// pause is a reply stopped by the candidate's sound, waiting to learn
+// whether words follow (a real interruption, or a cut-off when the reply
+// had just started) or not (it resumes).
+type pause struct {
+	sp     *speech
+	d      Delivery
+	cutOff bool
 }
 
 // speech is one reply on its way out.
@@ -199,6 +251,20 @@ type speech struct {
 	play      Playback
 	heardEnd  time.Time // end of the candidate speech it answers (voice turns)
 	delivered bool
+
+	// A continuation after a false interruption: root is the reply it
+	// continues, head what of root was heard before, rootD root's
+	// delivery so far, resumed how many times root was resumed.
+	root    *speech
+	head    string
+	rootD   Delivery
+	resumed int
+}
+
+// startedPlayback is a Playback that tells when its first audio played.
+type startedPlayback interface {
+	// StartedAt is when the first audio played; zero before.
+	StartedAt() time.Time
 }
 
 // NewLoop wires an interview (see NewInterview) and the loop that holds
@@ -206,6 +272,9 @@ type speech struct {
 func NewLoop(s Setup, opts LoopOptions) (*Loop, error) {
 	if opts.MaxModelFailures <= 0 {
 		opts.MaxModelFailures = DefaultMaxModelFailures
+	}
+	if opts.CutOffWindow == 0 {
+		opts.CutOffWindow = DefaultCutOffWindow
 	}
 	if opts.Stopped.Status == "" {
 		opts.Stopped = Ending{Status: interviews.StatusFailed, Reason: interviews.EndedWorkerStopped}
@@ -260,13 +329,16 @@ func (l *Loop) Run(ctx context.Context, t Transport) error {
 	})
 	in := t.Inputs()
 	defer func() {
-		for _, tm := range []*time.Timer{l.safety, l.rejoin} {
+		for _, tm := range []*time.Timer{l.safety, l.rejoin, l.pauseTimer, l.awayTimer} {
 			if tm != nil {
 				tm.Stop()
 			}
 		}
 	}()
 	if l.opts.JoinTimeout > 0 && !l.awaitCandidate(ctx, &in) {
+		return l.err
+	}
+	if l.opts.HearingTimeout > 0 && !l.awaitHearing(ctx, &in) {
 		return l.err
 	}
 
@@ -331,10 +403,25 @@ func (l *Loop) Run(ctx context.Context, t Transport) error {
 			l.stopSpeaking()
 			l.c.Finish(interviews.StatusCompleted, interviews.EndedDeadline)
 
+		case <-timerC(l.pauseTimer):
+			l.pauseTimer = nil
+			l.pauseExpired(ctx)
+
+		case <-timerC(l.awayTimer):
+			l.awayTimer = nil
+			if l.checkIn(ctx) {
+				return l.err
+			}
+
 		case <-played:
 			sp := l.speaking
 			l.speaking = nil
 			l.delivered(sp, sp.play.Wait())
+			if l.unresponsive {
+				l.c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateUnresponsive)
+				l.log.Info("the candidate stopped responding: interview closed and saved")
+				return l.err
+			}
 			if l.inputEnded {
 				l.c.Finish(interviews.StatusCandidateLeft, interviews.EndedEndOfInput)
 				return l.err
@@ -343,6 +430,7 @@ func (l *Loop) Run(ctx context.Context, t Transport) error {
 				t.Listening()
 			}
 			l.maybeInterject(ctx)
+			l.armAway()
 
 		case <-l.entered:
 			l.enteredMu.Lock()
@@ -426,17 +514,31 @@ func (l *Loop) handle(ctx context.Context, ev Input) bool {
 	switch e := ev.(type) {
 	case SpeechStarted:
 		l.candidateSpeaking = true
+		l.heardFromCandidate()
 		if l.turnStarted.IsZero() {
 			l.turnStarted = e.At
 		}
+		l.maybeCutOff()
 
 	case SpeechEnded:
 		l.candidateSpeaking = false
 		l.maybeInterject(ctx)
 
+	case Heard:
+		l.heardFromCandidate()
+		if l.paused != nil && strings.TrimSpace(e.Text) != "" && !IsBackchannel(e.Text) {
+			l.settlePause()
+		}
+
+	case Hearing:
+
 	case BargeIn:
 		if sp := l.speaking; sp != nil {
-			l.log.Debug("barge-in: cutting the interviewer's reply")
+			l.log.Debug("barge-in: stopping the interviewer's reply")
+			if l.opts.FalseInterruptionTimeout > 0 {
+				l.pauseSpeaking(false)
+				return false
+			}
 			sp.play.Interrupt()
 			sp.reply.Cancel()
 		}
@@ -445,6 +547,20 @@ func (l *Loop) handle(ctx context.Context, ev Input) bool {
 		if strings.TrimSpace(e.Text) == "" || l.away || l.inputEnded {
 			return false
 		}
+		if e.Source == SourceVoice && IsBackchannel(e.Text) && (l.speaking != nil || l.paused != nil) {
+			// "Mm-hm" while the interviewer speaks: not a turn.
+			l.backchannels++
+			_ = c.Recorder().Update(func(r *interviews.Record) {
+				r.CountTurnTaking(func(tt *interviews.TurnTaking) { tt.BackchannelsIgnored++ })
+			})
+			l.turnStarted = time.Time{}
+			if l.paused != nil {
+				l.resume(ctx)
+			}
+			return false
+		}
+		l.heardFromCandidate()
+		l.settlePause()
 		l.stopSpeaking()
 		var heardEnd time.Time
 		if e.Source == SourceVoice {
@@ -453,6 +569,12 @@ func (l *Loop) handle(ctx context.Context, ev Input) bool {
 			}
 			l.turnStarted = time.Time{}
 			heardEnd = e.EndedAt
+		}
+		if IsRepeatRequest(e.Text) {
+			if r, ok := c.Repeat(ctx, e); ok {
+				l.say(ctx, r, heardEnd)
+				return false
+			}
 		}
 		l.say(ctx, c.Respond(ctx, e), heardEnd)
 
@@ -475,6 +597,7 @@ func (l *Loop) handle(ctx context.Context, ev Input) bool {
 			return false
 		}
 		l.stopSpeaking()
+		l.stopAway()
 		if grace := l.opts.RejoinGrace; grace > 0 && !c.Machine().Done() {
 			// Saved candidate_left now; continued if they come back.
 			c.Leave(grace)
@@ -498,6 +621,7 @@ func (l *Loop) handle(ctx context.Context, ev Input) bool {
 		return true
 
 	case InputEnded:
+		l.settlePause()
 		if l.speaking != nil {
 			l.inputEnded = true // ends once the reply is delivered
 			return false
@@ -516,6 +640,7 @@ func (l *Loop) handle(ctx context.Context, ev Input) bool {
 
 // say hands a reply to the transport.
 func (l *Loop) say(ctx context.Context, r *Reply, heardEnd time.Time) {
+	l.stopAway()
 	l.speaking = &speech{reply: r, play: l.t.Say(ctx, r), heardEnd: heardEnd}
 }
 
@@ -534,6 +659,7 @@ func (l *Loop) maybeInterject(ctx context.Context) {
 // stopSpeaking cuts the reply being delivered (if any) and records what
 // reached the candidate of it.
 func (l *Loop) stopSpeaking() {
+	l.settlePause()
 	sp := l.speaking
 	if sp == nil {
 		return
@@ -561,9 +687,23 @@ func (l *Loop) delivered(sp *speech, d Delivery) {
 	} else if err == nil {
 		l.modelFailures = 0
 	}
+	if root := sp.root; root != nil {
+		// A continuation: the reply it continues is delivered as one,
+		// interrupted only if the continuation was.
+		sp.reply.Drop()
+		root.delivered = true
+		rd := sp.rootD
+		rd.Text = strings.TrimSpace(sp.head + " " + d.Text)
+		rd.Interrupted = d.Interrupted
+		rd.EndedAt = d.EndedAt
+		rd.FalseInterruptionsResumed = sp.resumed
+		sp, d = root, rd
+	}
 	if !sp.heardEnd.IsZero() && !d.StartedAt.IsZero() {
 		d.EndToEnd = d.StartedAt.Sub(sp.heardEnd)
 	}
+	d.BackchannelsIgnored = l.backchannels
+	l.backchannels = 0
 	sp.reply.Delivered(d)
 }
 
@@ -577,4 +717,205 @@ func (l *Loop) stageEntered(ev fsm.Event) {
 	if l.bp.IsLast(ev.Stage) && l.safety == nil {
 		l.safety = time.NewTimer(max(time.Duration(float64(l.bp.ClosingSafetyTimeout())*m.TimeScale()), MinClosingSafety))
 	}
+}
+
+// awaitHearing waits, after the candidate joined, until they receive the
+// interviewer's audio or HearingTimeout passes; it reports false when the
+// interview ended instead.
+func (l *Loop) awaitHearing(ctx context.Context, in *<-chan Input) bool {
+	wait := time.NewTimer(l.opts.HearingTimeout)
+	defer wait.Stop()
+	for {
+		select {
+		case <-wait.C:
+			l.log.Warn("the candidate's audio subscription was not confirmed in time; greeting anyway", "timeout", l.opts.HearingTimeout)
+			return true
+		case <-ctx.Done():
+			l.c.Finish(l.opts.Stopped.Status, l.opts.Stopped.Reason)
+			return false
+		case ev, ok := <-*in:
+			if !ok {
+				*in, ev = nil, InputEnded{}
+			}
+			switch e := ev.(type) {
+			case Hearing:
+				return true
+			case InputEnded:
+				l.c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateNeverJoined)
+				return false
+			case EndRequested, Closed:
+				l.handle(ctx, e)
+				return false
+			case Left:
+				// Not greeted yet: as if they never came.
+				l.c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateNeverJoined)
+				return false
+			}
+		}
+	}
+}
+
+// heardFromCandidate notes that the candidate is there: the silence count
+// starts again.
+func (l *Loop) heardFromCandidate() {
+	l.silences = 0
+	l.unresponsive = false
+	l.stopAway()
+}
+
+// maybeCutOff stops a reply to a spoken turn that the candidate talks into
+// within CutOffWindow of its start (or before it started): they were not
+// done. Words decide later whether it is dropped or resumed.
+func (l *Loop) maybeCutOff() {
+	sp := l.speaking
+	if sp == nil || sp.heardEnd.IsZero() || sp.root != nil || l.opts.FalseInterruptionTimeout <= 0 || l.opts.CutOffWindow < 0 {
+		return
+	}
+	ps, ok := sp.play.(startedPlayback)
+	if !ok {
+		return
+	}
+	if at := ps.StartedAt(); !at.IsZero() && time.Since(at) > l.opts.CutOffWindow {
+		return
+	}
+	l.log.Debug("the candidate went on speaking: stopping the reply")
+	l.pauseSpeaking(true)
+}
+
+// pauseSpeaking stops the reply being delivered at once and waits
+// FalseInterruptionTimeout to learn whether words follow.
+func (l *Loop) pauseSpeaking(cutOff bool) {
+	sp := l.speaking
+	l.speaking = nil
+	sp.reply.Cancel()
+	sp.play.Interrupt()
+	l.paused = &pause{sp: sp, d: sp.play.Wait(), cutOff: cutOff}
+	l.pauseTimer = time.NewTimer(l.opts.FalseInterruptionTimeout)
+}
+
+// settlePause takes a paused reply as really interrupted: a cut-off reply
+// is dropped and counted; another is delivered as cut.
+func (l *Loop) settlePause() {
+	p := l.paused
+	if p == nil {
+		return
+	}
+	l.paused = nil
+	if l.pauseTimer != nil {
+		l.pauseTimer.Stop()
+		l.pauseTimer = nil
+	}
+	if p.cutOff {
+		root := p.sp
+		if root.root != nil {
+			root = root.root
+		}
+		root.reply.Drop()
+		root.delivered = true
+		_ = l.c.Recorder().Update(func(r *interviews.Record) {
+			r.CountTurnTaking(func(tt *interviews.TurnTaking) { tt.CutOffs++ })
+		})
+		l.log.Info("reply dropped: the candidate had not finished")
+		return
+	}
+	l.delivered(p.sp, p.d)
+}
+
+// pauseExpired ends the wait for words: still speaking, it waits on;
+// otherwise the sound was no interruption and the reply resumes.
+func (l *Loop) pauseExpired(ctx context.Context) {
+	if l.paused == nil {
+		return
+	}
+	if l.candidateSpeaking {
+		l.pauseTimer = time.NewTimer(l.opts.FalseInterruptionTimeout)
+		return
+	}
+	_ = l.c.Recorder().Update(func(r *interviews.Record) {
+		r.CountTurnTaking(func(tt *interviews.TurnTaking) { tt.FalseInterruptionsResumed++ })
+	})
+	l.resume(ctx)
+}
+
+// resume says the rest of the paused reply, from the sentence that was
+// playing; the reply is saved as one, not interrupted.
+func (l *Loop) resume(ctx context.Context) {
+	p := l.paused
+	l.paused = nil
+	if l.pauseTimer != nil {
+		l.pauseTimer.Stop()
+		l.pauseTimer = nil
+	}
+	l.turnStarted = time.Time{}
+	sp, root := p.sp, p.sp
+	head, rootD, resumed := "", p.d, 1
+	if sp.root != nil {
+		root, head, rootD, resumed = sp.root, sp.head, sp.rootD, sp.resumed+1
+	}
+	text, _ := sp.reply.Wait()
+	heard, rest := splitPlayed(text, p.d.Text)
+	head = strings.TrimSpace(head + " " + heard)
+	if rest == "" {
+		d := rootD
+		d.Text, d.Interrupted, d.EndedAt, d.FalseInterruptionsResumed = head, false, p.d.EndedAt, resumed
+		if sp != root {
+			sp.reply.Drop()
+			sp.delivered = true
+		}
+		l.delivered(root, d)
+		return
+	}
+	l.log.Debug("no words came: resuming the reply", "from", rest)
+	cont := l.c.start(ctx, nil, root.reply.source, rest)
+	l.speaking = &speech{reply: cont, play: l.t.Say(ctx, cont), root: root, head: head, rootD: rootD, resumed: resumed}
+	if sp != root {
+		sp.reply.Drop()
+		sp.delivered = true
+	}
+}
+
+// armAway starts the silence clock once the interviewer has finished
+// speaking, outside the last stage.
+func (l *Loop) armAway() {
+	if l.opts.AwayAfter <= 0 || l.speaking != nil || l.paused != nil || l.candidateSpeaking || l.away || l.inputEnded || l.over() {
+		return
+	}
+	if l.bp.IsLast(l.c.Machine().Stage()) {
+		return
+	}
+	l.stopAway()
+	l.awayTimer = time.NewTimer(l.opts.AwayAfter)
+}
+
+// stopAway stops the silence clock.
+func (l *Loop) stopAway() {
+	if l.awayTimer != nil {
+		l.awayTimer.Stop()
+		l.awayTimer = nil
+	}
+}
+
+// checkIn speaks after a silence of AwayAfter: kindly the first time, an
+// offer to stop the second, the closing the third. It reports whether the
+// interview is over.
+func (l *Loop) checkIn(ctx context.Context) bool {
+	if l.speaking != nil || l.paused != nil || l.candidateSpeaking || l.away || l.over() || l.bp.IsLast(l.c.Machine().Stage()) {
+		return false
+	}
+	l.silences++
+	text := CheckInText
+	switch l.silences {
+	case 1:
+	case 2:
+		text = OfferStopText
+	default:
+		text = UnresponsiveClosingText
+		l.unresponsive = true
+	}
+	l.log.Info("the candidate has been silent: checking in", "silences", l.silences)
+	_ = l.c.Recorder().Update(func(r *interviews.Record) {
+		r.CountTurnTaking(func(tt *interviews.TurnTaking) { tt.CheckIns++ })
+	})
+	l.say(ctx, l.c.CheckIn(ctx, text), time.Time{})
+	return false
 }

@@ -105,6 +105,9 @@ const (
 	// saving an ending; a sweep at the next start found the record in
 	// progress with no live lease. A re-dispatch resumes such an interview.
 	EndedWorkerCrashed EndReason = "worker_crashed"
+	// EndedCandidateUnresponsive: the candidate stayed silent through two
+	// check-ins and the offer to stop, and the interviewer closed politely.
+	EndedCandidateUnresponsive EndReason = "candidate_unresponsive"
 )
 
 // providerErrorPrefix starts every EndedByProviderError reason.
@@ -125,7 +128,8 @@ func (e EndReason) ProviderError() bool { return strings.HasPrefix(string(e), pr
 func (e EndReason) Valid() bool {
 	switch e {
 	case EndedClosingDelivered, EndedDeadline, EndedCandidateRequest, EndedCandidateLeft,
-		EndedCandidateNeverJoined, EndedWorkerStopped, EndedEndOfInput, EndedInterrupted, EndedWorkerCrashed:
+		EndedCandidateNeverJoined, EndedWorkerStopped, EndedEndOfInput, EndedInterrupted, EndedWorkerCrashed,
+		EndedCandidateUnresponsive:
 		return true
 	}
 	return e.ProviderError() && len(e) > len(providerErrorPrefix)
@@ -235,6 +239,10 @@ type Record struct {
 	// timing out, a dropped recognition connection, a backup voice), oldest
 	// first, at most MaxIncidents: add them with AddIncident.
 	Incidents []incident.Incident `json:"incidents,omitempty"`
+	// TurnTaking counts the interview's turn-taking events (cut-offs,
+	// ignored backchannels, resumed false interruptions, check-ins,
+	// repeats); nil when none happened.
+	TurnTaking *TurnTaking `json:"turn_taking,omitempty"`
 	// Error is a short, secret-free description of the failure that ended a
 	// failed interview.
 	Error string `json:"error,omitempty"`
@@ -310,6 +318,56 @@ type TurnMetrics struct {
 	// EndToEndMs is from the end of the candidate's speech to the first
 	// agent audio frame written to the room.
 	EndToEndMs float64 `json:"end_to_end_ms,omitempty"`
+	// EndpointingRule is the rule that ended the candidate's turn (see
+	// the Endpointing* constants); empty for typed turns.
+	EndpointingRule string `json:"endpointing_rule,omitempty"`
+	// EndpointingDelayMs is the silence the rule waited for.
+	EndpointingDelayMs float64 `json:"endpointing_delay_ms,omitempty"`
+	// BackchannelsIgnored counts the candidate's "mm-hm"s heard while
+	// this turn played, which did not stop it.
+	BackchannelsIgnored int `json:"backchannels_ignored,omitempty"`
+	// FalseInterruptionsResumed counts the times this turn stopped for a
+	// sound that brought no words and resumed from its sentence.
+	FalseInterruptionsResumed int `json:"false_interruptions_resumed,omitempty"`
+}
+
+// The rules that end a spoken candidate turn (TurnMetrics.EndpointingRule).
+const (
+	// EndpointingFinished: the transcript ended like a finished sentence
+	// (the fast path).
+	EndpointingFinished = "finished"
+	// EndpointingThinking: the transcript ended mid-clause and the
+	// candidate was given the thinking pause.
+	EndpointingThinking = "thinking_pause"
+	// EndpointingNeutral: the transcript gave no hint; the base delay.
+	EndpointingNeutral = "base_delay"
+)
+
+// TurnTaking counts an interview's turn-taking events, so reviewers and
+// operators see how patient the interviewer was.
+type TurnTaking struct {
+	// CutOffs are replies stopped and dropped because the candidate went
+	// on speaking within a second of their start.
+	CutOffs int `json:"cut_offs,omitempty"`
+	// BackchannelsIgnored are "mm-hm"s and the like heard while the
+	// interviewer spoke, which neither stopped it nor made a turn.
+	BackchannelsIgnored int `json:"backchannels_ignored,omitempty"`
+	// FalseInterruptionsResumed are replies stopped by a sound that
+	// brought no words, then resumed from the sentence they were in.
+	FalseInterruptionsResumed int `json:"false_interruptions_resumed,omitempty"`
+	// CheckIns are the kind words said after a long silence.
+	CheckIns int `json:"check_ins,omitempty"`
+	// Repeats are questions repeated at the candidate's request.
+	Repeats int `json:"repeats,omitempty"`
+}
+
+// CountTurnTaking applies f to the record's turn-taking counters,
+// creating them on first use.
+func (r *Record) CountTurnTaking(f func(*TurnTaking)) {
+	if r.TurnTaking == nil {
+		r.TurnTaking = &TurnTaking{}
+	}
+	f(r.TurnTaking)
 }
 
 // Assessment is the interviewer's judgement of an answer.
@@ -588,6 +646,10 @@ func (r *Record) Clone() *Record {
 	c.Questions = cloneEach(r.Questions, func(q *stages.Question) { *q = q.Clone() })
 	c.Assessments = cloneEach(r.Assessments, func(a *Assessment) { a.KeyPoints = slices.Clone(a.KeyPoints) })
 	c.Incidents = slices.Clone(r.Incidents)
+	if r.TurnTaking != nil {
+		tt := *r.TurnTaking
+		c.TurnTaking = &tt
+	}
 	c.Report = r.Report.Clone()
 	c.Decisions = slices.Clone(r.Decisions)
 	c.Audit = slices.Clone(r.Audit)

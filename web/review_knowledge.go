@@ -400,15 +400,16 @@ func exitReasonLabel(e *interviews.Exit) string {
 
 // endReasonLabels say in words what ended an interview.
 var endReasonLabels = map[interviews.EndReason]string{
-	interviews.EndedClosingDelivered:     "The closing remarks were delivered",
-	interviews.EndedDeadline:             "Stage time ran out",
-	interviews.EndedCandidateRequest:     "The candidate asked to stop",
-	interviews.EndedCandidateLeft:        "The candidate left",
-	interviews.EndedCandidateNeverJoined: "The candidate never joined",
-	interviews.EndedWorkerStopped:        "The interviewer's server stopped",
-	interviews.EndedEndOfInput:           "The typed conversation ended",
-	interviews.EndedInterrupted:          "The session was interrupted",
-	interviews.EndedWorkerCrashed:        "The interviewer's server stopped unexpectedly",
+	interviews.EndedClosingDelivered:      "The closing remarks were delivered",
+	interviews.EndedDeadline:              "Stage time ran out",
+	interviews.EndedCandidateRequest:      "The candidate asked to stop",
+	interviews.EndedCandidateLeft:         "The candidate left",
+	interviews.EndedCandidateNeverJoined:  "The candidate never joined",
+	interviews.EndedWorkerStopped:         "The interviewer's server stopped",
+	interviews.EndedEndOfInput:            "The typed conversation ended",
+	interviews.EndedInterrupted:           "The session was interrupted",
+	interviews.EndedWorkerCrashed:         "The interviewer's server stopped unexpectedly",
+	interviews.EndedCandidateUnresponsive: "The candidate stopped responding",
 }
 
 // endReasonLabel says in words what ended an interview.

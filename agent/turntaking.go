@@ -1,0 +1,141 @@
+package agent
+
+import (
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Turn-taking defaults (LoopOptions).
+const (
+	// DefaultCutOffWindow is how soon after a reply starts playing the
+	// candidate must speak again for the reply to count as cutting them
+	// off: it is then stopped and dropped.
+	DefaultCutOffWindow = time.Second
+)
+
+// The interviewer's fixed words when the candidate goes quiet.
+const (
+	// CheckInText is said after the first silence of AwayAfter.
+	CheckInText = "Take your time — shall I repeat the question?"
+	// OfferStopText is said after the second.
+	OfferStopText = "Are you still there? If you would rather stop here, that is fine — just say so, or carry on whenever you are ready."
+	// UnresponsiveClosingText is said after the third, before the
+	// interview ends as candidate_unresponsive.
+	UnresponsiveClosingText = "It seems we have lost each other, so I will stop the interview here. Thank you for your time, and all the best."
+)
+
+// backchannels are the short acknowledgements a listener murmurs while
+// someone else talks; a transcript of nothing else is not a turn.
+var backchannels = map[string]bool{
+	"mm": true, "mmm": true, "mhm": true, "mm-hm": true, "mm-hmm": true, "mmhm": true, "mmhmm": true, "hm": true, "hmm": true,
+	"uh-huh": true, "uh huh": true, "uhhuh": true, "yeah": true, "yes": true, "yep": true, "yup": true, "okay": true, "ok": true,
+	"right": true, "sure": true, "i see": true, "got it": true, "alright": true, "all right": true, "ah": true, "oh": true,
+}
+
+// normalizeUtterance lower-cases s and keeps letters, apostrophes, hyphens
+// and single spaces.
+func normalizeUtterance(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case unicode.IsLetter(r) || r == '\'' || r == '-':
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(r)
+		default:
+			space = true
+		}
+	}
+	return b.String()
+}
+
+// IsBackchannel reports whether text is only an acknowledgement ("mm-hm",
+// "yeah", "okay", "right", "uh-huh", "sure", repeated or combined).
+func IsBackchannel(text string) bool {
+	n := normalizeUtterance(text)
+	if n == "" {
+		return false
+	}
+	if backchannels[n] {
+		return true
+	}
+	for _, w := range strings.Fields(n) {
+		if !backchannels[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// repeatPhrases mark a request to hear the question again.
+var repeatPhrases = []string{
+	"repeat the question", "repeat that", "repeat it", "repeat your question", "say that again", "say it again",
+	"repeat the last question", "could you repeat", "can you repeat", "please repeat", "what was the question",
+	"what was your question", "rephrase the question", "rephrase that", "didn't catch that", "didn't catch the question",
+	"did not catch", "come again", "pardon",
+}
+
+// maxRepeatWords bounds a repeat request: a long answer that happens to
+// contain "say that again" is an answer.
+const maxRepeatWords = 12
+
+// IsRepeatRequest reports whether text asks to hear the last question
+// again ("sorry, could you repeat that?").
+func IsRepeatRequest(text string) bool {
+	n := normalizeUtterance(text)
+	if n == "" || len(strings.Fields(n)) > maxRepeatWords {
+		return false
+	}
+	for _, p := range repeatPhrases {
+		if strings.Contains(n, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// sentences splits text after each ".", "?" or "!" followed by a space.
+func sentences(text string) []string {
+	var out []string
+	rest := strings.TrimSpace(text)
+	for rest != "" {
+		i := strings.IndexFunc(rest, func(r rune) bool { return r == '.' || r == '?' || r == '!' })
+		for i >= 0 && i+1 < len(rest) && rest[i+1] != ' ' {
+			j := strings.IndexFunc(rest[i+1:], func(r rune) bool { return r == '.' || r == '?' || r == '!' })
+			if j < 0 {
+				i = -1
+				break
+			}
+			i += 1 + j
+		}
+		if i < 0 {
+			out = append(out, rest)
+			break
+		}
+		out = append(out, strings.TrimSpace(rest[:i+1]))
+		rest = strings.TrimSpace(rest[i+1:])
+	}
+	return out
+}
+
+// splitPlayed divides a reply's text into the sentences the candidate
+// heard in full (by the word count of played) and the rest, from the
+// sentence that was playing.
+func splitPlayed(text, played string) (heard, rest string) {
+	ss := sentences(text)
+	n := len(strings.Fields(played))
+	k, words := 0, 0
+	for k < len(ss) {
+		w := len(strings.Fields(ss[k]))
+		if words+w > n {
+			break
+		}
+		words += w
+		k++
+	}
+	return strings.Join(ss[:k], " "), strings.Join(ss[k:], " ")
+}
