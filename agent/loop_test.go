@@ -92,6 +92,16 @@ type fakePlayback struct {
 
 	text string // the generated text; set before release is waited on
 	d    Delivery
+
+	startedMu sync.Mutex
+	started   time.Time // when it "started playing": once its text was generated
+}
+
+// StartedAt is when the reply started playing; zero before.
+func (p *fakePlayback) StartedAt() time.Time {
+	p.startedMu.Lock()
+	defer p.startedMu.Unlock()
+	return p.started
 }
 
 func (p *fakePlayback) run() {
@@ -102,6 +112,9 @@ func (p *fakePlayback) run() {
 	}
 	p.text = strings.TrimSpace(b.String())
 	started := time.Now()
+	p.startedMu.Lock()
+	p.started = started
+	p.startedMu.Unlock()
 	select {
 	case <-p.release:
 		p.d = Delivery{Text: p.text, StartedAt: started}
