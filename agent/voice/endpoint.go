@@ -17,11 +17,14 @@ import (
 //   - unfinished: it ends with a comma, semicolon, colon, dash or ellipsis,
 //     or its last word is a conjunction, filler or article ("and", "but",
 //     "so", "or", "because", "um", "uh", "the", …; with a final "." only the
-//     conjunctions and fillers count, so "I think so." is finished) →
-//     UnfinishedFactor × base (1 s with the default base);
+//     conjunctions and fillers count, so "I think so." is finished) → the
+//     thinking pause (ListenerOptions.ThinkingPause, 2.5 s by default: the
+//     candidate is given room to think), or UnfinishedFactor × base when
+//     there is none;
 //   - anything else (engines that do not punctuate) → base.
 //
-// The result is clamped to [EndpointingMin, EndpointingMax].
+// The result is clamped to [EndpointingMin, EndpointingMax]; the thinking
+// pause is not clamped from above.
 const (
 	// FinishedFactor scales the endpointing delay after text that ends
 	// like a finished sentence.
@@ -38,6 +41,12 @@ var continuationWords = map[string]bool{
 	"um": true, "umm": true, "uh": true, "uhh": true, "er": true, "erm": true,
 	"hmm": true, "like": true, "the": true, "a": true, "an": true, "to": true,
 	"of": true, "with": true, "my": true, "then": true, "if": true,
+	// A clause left hanging: "…and the main reason was", "so basically".
+	"was": true, "is": true, "were": true, "are": true, "that": true, "which": true,
+	"for": true, "in": true, "on": true, "at": true, "by": true, "from": true, "about": true,
+	"basically": true, "actually": true, "also": true, "when": true, "where": true,
+	"than": true, "as": true, "our": true, "their": true, "this": true, "would": true,
+	"could": true, "should": true, "will": true, "can": true, "we": true, "i": true,
 }
 
 // dottedContinuations still mean "unfinished" when an engine put a full
@@ -45,6 +54,31 @@ var continuationWords = map[string]bool{
 var dottedContinuations = map[string]bool{
 	"and": true, "but": true, "or": true, "because": true,
 	"um": true, "umm": true, "uh": true, "uhh": true, "er": true, "erm": true,
+}
+
+// The rules that end a turn (TurnMetrics.Rule).
+const (
+	// RuleFinished: the transcript ended like a finished sentence.
+	RuleFinished = "finished"
+	// RuleThinking: it ended mid-clause; the thinking pause was waited.
+	RuleThinking = "thinking_pause"
+	// RuleBase: it gave no hint; the base delay was waited.
+	RuleBase = "base_delay"
+)
+
+// delay returns how long to wait after the end of speech before
+// committing a turn whose transcript so far is text, and the rule.
+func (e *endpointer) delay(text string) (time.Duration, string) {
+	switch classifyEnding(text) {
+	case endingUnfinished:
+		if e.thinkingPause > 0 {
+			return max(e.thinkingPause, e.minDelay), RuleThinking
+		}
+		return endpointingDelay(text, e.baseDelay, e.minDelay, e.maxDelay), RuleThinking
+	case endingFinished:
+		return endpointingDelay(text, e.baseDelay, e.minDelay, e.maxDelay), RuleFinished
+	}
+	return endpointingDelay(text, e.baseDelay, e.minDelay, e.maxDelay), RuleBase
 }
 
 // endpointingDelay returns how long to wait after the end of speech before
@@ -132,6 +166,11 @@ type endpointer struct {
 	// baseDelay, minDelay and maxDelay are the arguments of
 	// endpointingDelay.
 	baseDelay, minDelay, maxDelay time.Duration
+	// thinkingPause replaces the delay after an unfinished clause when
+	// above zero.
+	thinkingPause time.Duration
+	// thinking is true while decide waits out a thinking pause.
+	thinking bool
 
 	speechActive      bool
 	speechSinceCommit bool      // voice activity since the last turn
@@ -168,6 +207,7 @@ func (e *endpointer) final(text string, at time.Time) {
 // pending turn is then cleared) or how long to wait before deciding again
 // (wait 0: nothing is pending, or speech is active).
 func (e *endpointer) decide(now time.Time) (turn EndOfTurn, commit bool, wait time.Duration) {
+	e.thinking = false
 	if e.speechActive || len(e.turn) == 0 {
 		return EndOfTurn{}, false, 0
 	}
@@ -176,11 +216,14 @@ func (e *endpointer) decide(now time.Time) (turn EndOfTurn, commit bool, wait ti
 		ref = e.lastVoiceEnd
 	}
 	text := strings.Join(e.turn, " ")
-	deadline := ref.Add(endpointingDelay(text, e.baseDelay, e.minDelay, e.maxDelay))
+	delay, rule := e.delay(text)
+	deadline := ref.Add(delay)
 	if now.Before(deadline) {
+		e.thinking = rule == RuleThinking
 		return EndOfTurn{}, false, deadline.Sub(now)
 	}
 	turn = EndOfTurn{Text: text, FinalAt: e.lastFinalAt, CommittedAt: now}
+	turn.Metrics.Rule, turn.Metrics.Delay = rule, delay
 	if e.speechSinceCommit {
 		turn.SpeechEndedAt = e.lastVoiceEnd
 		turn.Metrics.EndOfUtterance = now.Sub(e.lastVoiceEnd)

@@ -34,10 +34,10 @@ func TestEndpointer(t *testing.T) {
 			want:  []string{"none", "none"},
 		},
 		{
-			name: "speech resuming joins the finals into one turn",
+			name: "speech resuming joins the finals into one turn (a dangling \"on\" waits longer)",
 			steps: []endpointStep{{"start", 0, ""}, {"end", 1000, ""}, {"final", 1100, "I worked on"}, {"decide", 1100, ""},
 				{"start", 1300, ""}, {"decide", 1500, ""}, {"end", 2000, ""}, {"final", 2100, "the payments team"}, {"decide", 2500, ""}},
-			want: []string{"wait 400ms", "none", `"I worked on the payments team" ended 2000 final 2100 eou 500ms stt 100ms`},
+			want: []string{"wait 900ms", "none", `"I worked on the payments team" ended 2000 final 2100 eou 500ms stt 100ms`},
 		},
 		{
 			name:  "no final, no turn",
@@ -90,7 +90,7 @@ func TestEndpointer(t *testing.T) {
 						s += fmt.Sprintf(" final %d", turn.FinalAt.Sub(ms(0)).Milliseconds())
 						if !turn.SpeechEndedAt.IsZero() {
 							s += fmt.Sprintf(" eou %v stt %v", turn.Metrics.EndOfUtterance, turn.Metrics.STTFinalDelay)
-						} else if turn.Metrics != (TurnMetrics{}) {
+						} else if turn.Metrics.EndOfUtterance != 0 || turn.Metrics.STTFinalDelay != 0 {
 							t.Errorf("turn without speech has metrics %+v", turn.Metrics)
 						}
 						if !turn.CommittedAt.Equal(at) {
@@ -145,5 +145,30 @@ func TestEndpointingDelayRule(t *testing.T) {
 	}
 	if got := endpointingDelay("and", 2*time.Second, 200*time.Millisecond, 3*time.Second); got != 3*time.Second {
 		t.Errorf("clamp to max: got %v", got)
+	}
+}
+
+// TestEndpointerThinkingPause: an unfinished clause waits the thinking
+// pause, says so while it waits and names the rule; a finished answer
+// takes the fast path.
+func TestEndpointerThinkingPause(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	e := endpointer{baseDelay: DefaultEndpointingDelay, minDelay: DefaultEndpointingMin, maxDelay: DefaultEndpointingMax, thinkingPause: DefaultThinkingPause}
+	e.speechStarted()
+	e.final("and the main reason was", t0)
+	e.speechEnded(t0)
+	if _, commit, wait := e.decide(t0); commit || wait != DefaultThinkingPause || !e.thinking {
+		t.Fatalf("unfinished: commit %v wait %v thinking %v", commit, wait, e.thinking)
+	}
+	turn, commit, _ := e.decide(t0.Add(DefaultThinkingPause))
+	if !commit || turn.Metrics.Rule != RuleThinking || turn.Metrics.Delay != DefaultThinkingPause || e.thinking {
+		t.Fatalf("unfinished: commit %v metrics %+v", commit, turn.Metrics)
+	}
+	e.speechStarted()
+	e.final("It was latency.", t0)
+	e.speechEnded(t0)
+	turn, commit, _ = e.decide(t0.Add(300 * time.Millisecond))
+	if !commit || turn.Metrics.Rule != RuleFinished || turn.Metrics.Delay != 300*time.Millisecond {
+		t.Fatalf("finished: commit %v metrics %+v", commit, turn.Metrics)
 	}
 }

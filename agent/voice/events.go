@@ -62,7 +62,24 @@ type TurnMetrics struct {
 	// STTFinalDelay is end of speech → the last STT final of the turn
 	// (zero when the final came before the end of speech).
 	STTFinalDelay time.Duration
+	// Rule is the endpointing rule that ended the turn (RuleFinished,
+	// RuleThinking or RuleBase) and Delay the silence it waited for.
+	Rule  string
+	Delay time.Duration
 }
+
+// ThinkingPause says the candidate stopped mid-clause and the Listener
+// waits out the thinking pause before taking the turn: a room may show
+// "Take your time". It is emitted once per pause.
+type ThinkingPause struct {
+	// At is when the wait began.
+	At time.Time
+}
+
+// EventTime returns At.
+func (e ThinkingPause) EventTime() time.Time { return e.At }
+
+func (ThinkingPause) isEvent() {}
 
 // EndOfTurn says the candidate finished a turn: the session should answer
 // Text.

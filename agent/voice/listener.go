@@ -35,6 +35,8 @@ const (
 	DefaultEndpointingMin = 200 * time.Millisecond
 	// DefaultEndpointingMax is the longest adaptive endpointing delay.
 	DefaultEndpointingMax = 3 * time.Second
+	// DefaultThinkingPause is the wait after an unfinished clause.
+	DefaultThinkingPause = 2500 * time.Millisecond
 	// DefaultInterruptThreshold is how much voiced speech over the agent
 	// interrupts it; coughs and back-channel "mm"s are far shorter.
 	DefaultInterruptThreshold = 500 * time.Millisecond
@@ -71,6 +73,11 @@ type ListenerOptions struct {
 	EndpointingDelay time.Duration
 	// EndpointingMin and EndpointingMax clamp the adaptive delay.
 	EndpointingMin, EndpointingMax time.Duration
+	// ThinkingPause is the wait after a transcript that stops mid-clause
+	// ("…and the main reason was", "um"): room to think
+	// (DefaultThinkingPause when zero; negative falls back to
+	// UnfinishedFactor × EndpointingDelay).
+	ThinkingPause time.Duration
 	// InterruptThreshold is how long the candidate must speak over the
 	// agent to emit an Interruption: from the first to the latest voiced
 	// frame, at least half of it voiced.
@@ -157,8 +164,11 @@ type Listener struct {
 	mu       sync.Mutex
 	closed   bool
 	endpoint endpointer
-	segments captionSegments
-	timer    *time.Timer
+	// thinkingShown is set once ThinkingPause was emitted for the
+	// current wait.
+	thinkingShown bool
+	segments      captionSegments
+	timer         *time.Timer
 
 	stop      chan struct{}
 	exited    chan struct{}
@@ -187,6 +197,8 @@ func NewListener(ctx context.Context, opts ListenerOptions) (*Listener, error) {
 		baseDelay: orDefault(opts.EndpointingDelay, DefaultEndpointingDelay),
 		minDelay:  orDefault(opts.EndpointingMin, DefaultEndpointingMin),
 		maxDelay:  orDefault(opts.EndpointingMax, DefaultEndpointingMax),
+
+		thinkingPause: orDefault(opts.ThinkingPause, DefaultThinkingPause),
 	}
 	switch {
 	case minSpeech < 0 || minSpeech > maxMinSpeech:
@@ -317,6 +329,7 @@ func (l *Listener) speechStarted(onset time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.endpoint.speechStarted()
+	l.thinkingShown = false
 	l.timer.Stop()
 	l.events.emit(SpeechStarted{At: onset})
 }
@@ -345,8 +358,13 @@ func (l *Listener) evaluate(now time.Time) {
 	turn, commit, wait := l.endpoint.decide(now)
 	switch {
 	case commit:
+		l.thinkingShown = false
 		l.events.emit(turn)
 	case wait > 0:
+		if l.endpoint.thinking && !l.thinkingShown {
+			l.thinkingShown = true
+			l.events.emit(ThinkingPause{At: now})
+		}
 		l.timer.Reset(wait)
 	}
 }

@@ -287,7 +287,14 @@ func TestListenerEndpointing(t *testing.T) {
 			name:   "trailing and waits longer",
 			steps:  []step{lead, {speech: time.Second}, {silence: 100 * time.Millisecond}, {final: "I built the API and"}, {silence: 3 * time.Second}},
 			turns:  []string{"I built the API and"},
-			delays: []time.Duration{time.Second},
+			delays: []time.Duration{DefaultThinkingPause},
+		},
+		{
+			name: "a thinking pause is one turn",
+			steps: []step{lead, {speech: time.Second}, {silence: 100 * time.Millisecond}, {final: "and the main reason was"},
+				{silence: 1500 * time.Millisecond}, {speech: time.Second}, {final: "latency."}, {silence: 3 * time.Second}},
+			turns:  []string{"and the main reason was latency."},
+			delays: []time.Duration{300 * time.Millisecond},
 		},
 		{
 			name:   "question waits less",
