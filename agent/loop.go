@@ -234,6 +234,7 @@ type Loop struct {
 	silences     int         // AwayAfter periods of silence in a row
 	unresponsive bool        // the closing for an unresponsive candidate is being said
 	backchannels int         // ignored since the last reply was delivered
+	hearing      bool        // the candidate receives the interviewer's audio
 }
 
 // pause is a reply stopped by the candidate's sound, waiting to learn
@@ -495,6 +496,9 @@ func (l *Loop) awaitCandidate(ctx context.Context, in *<-chan Input) bool {
 				*in, ev = nil, InputEnded{}
 			}
 			switch e := ev.(type) {
+			case Hearing:
+		l.hearing = true
+				l.hearing = true
 			case Joined:
 				return true
 			case InputEnded:
@@ -723,6 +727,9 @@ func (l *Loop) stageEntered(ev fsm.Event) {
 // interviewer's audio or HearingTimeout passes; it reports false when the
 // interview ended instead.
 func (l *Loop) awaitHearing(ctx context.Context, in *<-chan Input) bool {
+	if l.hearing {
+		return true
+	}
 	wait := time.NewTimer(l.opts.HearingTimeout)
 	defer wait.Stop()
 	for {

@@ -52,6 +52,10 @@ const (
 	AttrStageCount = "viva.stage_count"
 	// AttrStageDeadline is the stage deadline in unix milliseconds.
 	AttrStageDeadline = "viva.stage_deadline"
+	// AttrThinking is "true" while the interviewer waits out the
+	// candidate's thinking pause (the room page says "Take your time"),
+	// "" otherwise.
+	AttrThinking = "viva.thinking"
 
 	// MaxChatBytes bounds one typed message; longer ones are cut at a rune
 	// boundary, and streams announcing more than 4× this are dropped unread.
@@ -202,6 +206,19 @@ func SetAgentState(room *lksdk.Room, state string) error {
 		return errors.New("worker: set agent state: no room")
 	}
 	room.LocalParticipant.SetAttributes(map[string]string{lkagent.AttrAgentState: state})
+	return nil
+}
+
+// SetThinking sets or clears the agent's AttrThinking attribute.
+func SetThinking(room *lksdk.Room, on bool) error {
+	if room == nil {
+		return errors.New("worker: set thinking: no room")
+	}
+	v := ""
+	if on {
+		v = "true"
+	}
+	room.LocalParticipant.SetAttributes(map[string]string{AttrThinking: v})
 	return nil
 }
 

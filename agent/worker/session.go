@@ -75,6 +75,17 @@ type Sessions struct {
 	// candidate_left as they leave either way. Zero ends the interview at
 	// once.
 	RejoinGrace time.Duration
+	// HearingTimeout bounds the wait, after the candidate joined, for
+	// them to subscribe to the interviewer's audio before the greeting
+	// (default DefaultHearingTimeout): nobody is greeted into the void.
+	HearingTimeout time.Duration
+	// FalseInterruptionTimeout is how long a reply stopped by the
+	// candidate's sound waits for words before it resumes (default
+	// DefaultFalseInterruptionTimeout; negative cuts it for good).
+	FalseInterruptionTimeout time.Duration
+	// AwayAfter is the candidate's silence after the interviewer spoke
+	// that brings a check-in (default DefaultAwayAfter; negative never).
+	AwayAfter time.Duration
 	// LeaseTTL is how long the interview's lease lasts unless renewed
 	// (default DefaultLeaseTTL): after a crash, a re-dispatch may resume
 	// the interview once it lapses.
@@ -99,6 +110,29 @@ type Engines struct {
 // DefaultEndGrace is how long a finished session waits after its ending
 // events before it deletes the room.
 const DefaultEndGrace = time.Second
+
+// Turn-taking defaults of Sessions.
+const (
+	// DefaultHearingTimeout is the longest wait for the candidate to
+	// subscribe to the interviewer's audio before greeting anyway.
+	DefaultHearingTimeout = 5 * time.Second
+	// DefaultFalseInterruptionTimeout is how long a stopped reply waits
+	// for words before it resumes.
+	DefaultFalseInterruptionTimeout = 2 * time.Second
+	// DefaultAwayAfter is the silence that brings a check-in.
+	DefaultAwayAfter = 20 * time.Second
+)
+
+// positiveOr is d, def when d is zero, and zero (off) when d is negative.
+func positiveOr(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
+}
 
 // DefaultLeaseTTL is how long an interview's lease lasts unless renewed
 // when Sessions.LeaseTTL is zero; a session renews it every third of that.
@@ -392,6 +426,7 @@ type session struct {
 	candidate    atomic.Value // string: the candidate's identity
 	candidateMic atomic.Value // string: the candidate's microphone track sid
 	away         atomic.Bool  // the candidate left the room and may come back
+	thinking     atomic.Bool  // the room shows the interviewer waiting on a thought
 	micMu        sync.Mutex   // guards connecting a microphone to the listener
 	sdkLog       protologger.Logger
 
@@ -499,7 +534,10 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	}
 	loop, err := agent.NewLoop(agent.Setup{Blueprint: ss.bp, Record: rec, Store: s.Store, TimeScale: s.TimeScale,
 		NewLLM: ss.eng.NewLLM, Analyzer: ss.eng.Analyzer, Template: s.template(rec.Template, ss.log), Logger: ss.log},
-		agent.LoopOptions{JoinTimeout: wait, RejoinGrace: s.RejoinGrace})
+		agent.LoopOptions{JoinTimeout: wait, RejoinGrace: s.RejoinGrace,
+			HearingTimeout:           positiveOr(s.HearingTimeout, DefaultHearingTimeout),
+			FalseInterruptionTimeout: positiveOr(s.FalseInterruptionTimeout, DefaultFalseInterruptionTimeout),
+			AwayAfter:                positiveOr(s.AwayAfter, DefaultAwayAfter)})
 	if err != nil {
 		return err
 	}
@@ -536,6 +574,13 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	}
 	cb.ParticipantCallback.OnTrackSubscribed = func(track *webrtc.TrackRemote, pub *lksdk.RemoteTrackPublication, rp *lksdk.RemoteParticipant) {
 		ss.subscribed(track, pub, rp)
+	}
+	// LiveKit tells the publisher when its track is first subscribed: the
+	// candidate can hear the interviewer, and the greeting may start.
+	cb.OnLocalTrackSubscribed = func(pub *lksdk.LocalTrackPublication, _ *lksdk.LocalParticipant) {
+		if pub.Kind() == lksdk.TrackKindAudio {
+			ss.post(agent.Hearing{})
+		}
 	}
 	sdkLog := SDKLogger(ss.log, ss.job.Token)
 	ss.sdkLog = sdkLog
@@ -702,11 +747,18 @@ func (ss *session) listen() {
 		var in agent.Input
 		switch e := ev.(type) {
 		case voice.SpeechStarted:
+			ss.setThinking(false)
 			in = agent.SpeechStarted{At: e.At}
 		case voice.SpeechEnded:
 			in = agent.SpeechEnded{}
 		case voice.Transcript:
 			ss.caption(e)
+			if strings.TrimSpace(e.Text) == "" {
+				continue
+			}
+			in = agent.Heard{Text: e.Text}
+		case voice.ThinkingPause:
+			ss.setThinking(true)
 			continue
 		case voice.STTStopped:
 			ss.log.Error("the speech recogniser failed: the interview will be saved as failed")
@@ -714,13 +766,36 @@ func (ss *session) listen() {
 		case voice.Interruption:
 			in = agent.BargeIn{}
 		case voice.EndOfTurn:
+			ss.setThinking(false)
 			in = agent.CandidateTurn{Text: e.Text, Source: agent.SourceVoice, StartedAt: e.SpeechEndedAt, EndedAt: e.SpeechEndedAt,
-				EndOfUtterance: e.Metrics.EndOfUtterance, STTFinal: e.Metrics.STTFinalDelay}
+				EndOfUtterance: e.Metrics.EndOfUtterance, STTFinal: e.Metrics.STTFinalDelay,
+				EndpointingRule: endpointingRules[e.Metrics.Rule], EndpointingDelay: e.Metrics.Delay}
 		default:
 			continue
 		}
 		ss.post(in)
 	}
+}
+
+// endpointingRules name the listener's endpointing rules in the record.
+var endpointingRules = map[string]string{
+	voice.RuleFinished: interviews.EndpointingFinished,
+	voice.RuleThinking: interviews.EndpointingThinking,
+	voice.RuleBase:     interviews.EndpointingNeutral,
+}
+
+// setThinking shows (or stops showing) that the interviewer waits while
+// the candidate thinks mid-answer: the room page says "Take your time".
+func (ss *session) setThinking(on bool) {
+	if ss.thinking.Swap(on) == on {
+		return
+	}
+	room := ss.room
+	ss.op(func() {
+		if err := SetThinking(room, on); err != nil {
+			ss.log.Debug("thinking attribute not set", "err", err)
+		}
+	}, false)
 }
 
 // Inputs yields what the candidate does in the room.
@@ -757,6 +832,7 @@ func (ss *session) Say(ctx context.Context, r *agent.Reply) agent.Playback {
 	go func() {
 		select {
 		case <-p.utt.Started():
+			p.started.Store(time.Now().UnixNano())
 			ss.setState(lkagent.StateSpeaking)
 		case <-p.utt.Done():
 		}
@@ -772,6 +848,15 @@ type playback struct {
 	segment  string
 	once     sync.Once
 	delivery agent.Delivery
+	started  atomic.Int64 // unix ns of the first audio; 0 before
+}
+
+// StartedAt is when the reply's first audio played; zero before.
+func (p *playback) StartedAt() time.Time {
+	if ns := p.started.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
 }
 
 // Done is closed when the reply has finished playing or was cut.
