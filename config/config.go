@@ -112,6 +112,21 @@ type Config struct {
 	// InterruptThreshold is how long the candidate must speak over the
 	// agent before the agent stops talking.
 	InterruptThreshold time.Duration `flag:"interrupt-threshold" env:"VIVA_INTERRUPT_THRESHOLD" yaml:"interrupt_threshold" default:"500ms" check:"gt=0s,le=5s" help:"candidate speech over the agent that interrupts it" accept:"a duration above 0 and at most 5s, such as 500ms"`
+	// ThinkingPause is how long the interviewer waits after an answer that
+	// stops mid-clause ("…and the main reason was", "um") before taking
+	// the turn: room to think.
+	ThinkingPause time.Duration `flag:"thinking-pause" env:"VIVA_THINKING_PAUSE" yaml:"thinking_pause" default:"2.5s" check:"gt=0s,le=10s" help:"wait after an answer that stops mid-clause before the interviewer speaks" accept:"a duration above 0 and at most 10s, such as 2.5s"`
+	// FalseInterruptionTimeout is how long a reply stopped by the
+	// candidate's sound waits for words before it resumes from the
+	// sentence it was in; 0 cuts it for good.
+	FalseInterruptionTimeout time.Duration `flag:"false-interruption-timeout" env:"VIVA_FALSE_INTERRUPTION_TIMEOUT" yaml:"false_interruption_timeout" default:"2s" check:"ge=0s,le=10s" help:"wait for words after the candidate's sound stopped the interviewer before it resumes (0 never resumes)" accept:"a duration from 0s to 10s, such as 2s"`
+	// AwayAfter is the candidate's silence after the interviewer spoke
+	// that brings a kind check-in; the second brings an offer to stop,
+	// the third closes the interview. 0 never checks in.
+	AwayAfter time.Duration `flag:"away-after" env:"VIVA_AWAY_AFTER" yaml:"away_after" default:"20s" check:"ge=0s,le=10m" help:"candidate silence that brings a check-in; three in a row close the interview (0 never)" accept:"a duration from 0s to 10m, such as 20s"`
+	// HearingTimeout bounds the wait for the candidate to subscribe to
+	// the interviewer's audio before the greeting; 0 greets at once.
+	HearingTimeout time.Duration `flag:"hearing-timeout" env:"VIVA_HEARING_TIMEOUT" yaml:"hearing_timeout" default:"5s" check:"ge=0s,le=1m" help:"longest wait for the candidate to receive the interviewer's audio before greeting (0 greets at once)" accept:"a duration from 0s to 1m, such as 5s"`
 
 	// Addr is the address the web server listens on.
 	Addr string `flag:"addr" env:"VIVA_ADDR" yaml:"addr" default:"127.0.0.1:8080" check:"hostport" help:"address the web server listens on" accept:"host:port such as 127.0.0.1:8080 or :8080"`

@@ -95,15 +95,26 @@ func newWorker(cfg *config.Config, log *slog.Logger) (*lkagent.Worker, error) {
 		Store: store, NewLLM: newLLM, Analyzer: analyzer, STT: recogniser, TTS: synth, TimeScale: cfg.TimeScale,
 		Engines: interviews.Engines{LLM: llmName, STT: recogniser.Name(), TTS: synth.Name()},
 		Listener: voice.ListenerOptions{EndpointingDelay: cfg.EndpointingDelay, EndpointingMin: cfg.EndpointingMin,
-			EndpointingMax: cfg.EndpointingMax, InterruptThreshold: cfg.InterruptThreshold},
-		Rooms:       lksdk.NewRoomServiceClient(httpURL(cfg.LiveKitURL), cfg.LiveKitAPIKey, cfg.LiveKitAPISecret),
-		Blueprint:   installedBlueprint,
-		EnginesFor:  enginesFor(cfg, log),
-		RejoinGrace: cfg.RejoinGrace,
-		Logger:      log,
+			EndpointingMax: cfg.EndpointingMax, InterruptThreshold: cfg.InterruptThreshold, ThinkingPause: cfg.ThinkingPause},
+		FalseInterruptionTimeout: offWhenZero(cfg.FalseInterruptionTimeout), AwayAfter: offWhenZero(cfg.AwayAfter),
+		HearingTimeout: offWhenZero(cfg.HearingTimeout),
+		Rooms:          lksdk.NewRoomServiceClient(httpURL(cfg.LiveKitURL), cfg.LiveKitAPIKey, cfg.LiveKitAPISecret),
+		Blueprint:      installedBlueprint,
+		EnginesFor:     enginesFor(cfg, log),
+		RejoinGrace:    cfg.RejoinGrace,
+		Logger:         log,
 	}
 	return lkagent.New(lkagent.Options{URL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
 		AgentName: cfg.AgentName, MaxSessions: cfg.MaxSessions, DrainTimeout: cfg.DrainTimeout, Logger: log, Version: version}, sessions)
+}
+
+// offWhenZero maps a setting where 0 means "off" to the worker's
+// convention, where 0 means the default and a negative value off.
+func offWhenZero(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // version is reported to LiveKit when the worker registers.
