@@ -5,14 +5,20 @@
 /** Agent states as LiveKit agents publish them in `lk.agent.state`. */
 export const AGENT_STATES = ['initializing', 'listening', 'thinking', 'speaking'];
 
+/** The agent attribute that is "true" while the interviewer waits out the candidate's thinking pause. */
+export const ATTR_THINKING = 'viva.thinking';
+
 /**
  * stateView maps the agent's `lk.agent.state` (or "connecting" before the
  * agent is in the room, "left" after it went away) to the text shown to the
- * candidate and the data-state used for styling.
+ * candidate and the data-state used for styling. While the interviewer
+ * listens and waits on an unfinished thought (`viva.thinking` is "true")
+ * the candidate is told to take their time.
  */
-export function stateView(state) {
+export function stateView(state, thinking) {
   switch (state) {
     case 'listening':
+      if (thinking === 'true') return { state: 'listening', text: 'Take your time' };
       return { state: 'listening', text: 'Listening' };
     case 'thinking':
       return { state: 'thinking', text: 'Thinking…' };

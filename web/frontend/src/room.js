@@ -7,6 +7,7 @@ import { CaptionModel, SPEAKER_AGENT, SPEAKER_OTHER, SPEAKER_YOU, speakerLabel }
 import { JoinError, requestJoin } from './api.js';
 import { LevelMeter } from './meter.js';
 import {
+  ATTR_THINKING,
   MAX_RECONNECT_ATTEMPTS,
   audioConstraints,
   formatCountdown,
@@ -276,14 +277,14 @@ class RoomPage {
     this.agentIdentity = p.identity;
     for (const line of this.captions.identify(p.identity, SPEAKER_AGENT)) this.renderLine(line);
     const attrs = p.attributes || {};
-    this.setAgentState(attrs[ATTR_AGENT_STATE]);
+    this.setAgentState(attrs[ATTR_AGENT_STATE], attrs[ATTR_THINKING]);
     const stage = parseStage(attrs);
     if (stage) this.setStage(stage);
   }
 
-  setAgentState(state) {
+  setAgentState(state, thinking) {
     if (this.phase === 'ended') return;
-    const view = stateView(state);
+    const view = stateView(state, thinking);
     this.el.agentState.dataset.state = view.state;
     this.el.agentStateText.textContent = view.text;
   }

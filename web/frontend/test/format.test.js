@@ -25,6 +25,9 @@ test('stateView', () => {
   for (const [in_, state, text] of cases) {
     assert.deepEqual(stateView(in_), { state, text }, String(in_));
   }
+  assert.deepEqual(stateView('listening', 'true'), { state: 'listening', text: 'Take your time' });
+  assert.deepEqual(stateView('speaking', 'true'), { state: 'speaking', text: 'Speaking' });
+  assert.deepEqual(stateView('listening', ''), { state: 'listening', text: 'Listening' });
 });
 
 test('parseStage', () => {
