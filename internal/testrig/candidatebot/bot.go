@@ -85,6 +85,10 @@ type Options struct {
 	// which a 20 ms frame of agent audio counts as voiced; 0 means
 	// DefaultVoicedRMS.
 	VoicedRMS float64
+	// ManualSubscribe joins without subscribing to anything: the bot
+	// receives the agent's audio only after SubscribeAgent, as a browser
+	// that is slow to set up its audio would.
+	ManualSubscribe bool
 }
 
 // IsInterviewer is the default Options.Agent: a participant of kind AGENT
@@ -177,6 +181,7 @@ func Join(ctx context.Context, opts Options) (*Bot, error) {
 	cb.OnAttributesChanged = func(map[string]string, lksdk.Participant) { b.notify() }
 	cb.OnParticipantConnected = func(*lksdk.RemoteParticipant) { b.notify() }
 	cb.OnParticipantDisconnected = func(*lksdk.RemoteParticipant) { b.notify() }
+	cb.OnTrackPublished = func(*lksdk.RemoteTrackPublication, *lksdk.RemoteParticipant) { b.notify() }
 	cb.OnDisconnected = b.onDisconnected
 	b.room = lksdk.NewRoom(cb)
 	for topic, handler := range map[string]lksdk.TextStreamHandler{
@@ -187,7 +192,7 @@ func Join(ctx context.Context, opts Options) (*Bot, error) {
 			return nil, fmt.Errorf("candidatebot: join: register %s handler: %w", topic, err)
 		}
 	}
-	if err := b.room.JoinWithContextAndToken(ctx, opts.URL, opts.Token, lksdk.WithLogger(sdkLog)); err != nil {
+	if err := b.room.JoinWithContextAndToken(ctx, opts.URL, opts.Token, lksdk.WithLogger(sdkLog), lksdk.WithAutoSubscribe(!opts.ManualSubscribe)); err != nil {
 		return nil, fmt.Errorf("candidatebot: join %s: %w (is livekit-server running there, and is the token valid?)", opts.URL, err)
 	}
 	b.joinedAt = time.Now()
@@ -343,6 +348,32 @@ func (b *Bot) agentParticipant() *lksdk.RemoteParticipant {
 	return slices.MinFunc(agents, func(x, y *lksdk.RemoteParticipant) int {
 		return strings.Compare(x.Identity(), y.Identity())
 	})
+}
+
+// SubscribeAgent waits until the agent publishes a track and subscribes to
+// its tracks (see Options.ManualSubscribe).
+func (b *Bot) SubscribeAgent(ctx context.Context) error {
+	var pubs []*lksdk.RemoteTrackPublication
+	err := b.wait(ctx, func() bool {
+		pubs = pubs[:0]
+		if p := b.agentParticipant(); p != nil {
+			for _, pub := range p.TrackPublications() {
+				if rp, ok := pub.(*lksdk.RemoteTrackPublication); ok {
+					pubs = append(pubs, rp)
+				}
+			}
+		}
+		return len(pubs) > 0
+	})
+	if err != nil {
+		return fmt.Errorf("candidatebot: waiting for the agent's tracks: %w", err)
+	}
+	for _, pub := range pubs {
+		if err := pub.SetSubscribed(true); err != nil {
+			return fmt.Errorf("candidatebot: subscribing to %s: %w", pub.SID(), err)
+		}
+	}
+	return nil
 }
 
 // WaitAgent waits until the agent is in the room and returns its identity.
