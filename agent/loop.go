@@ -385,6 +385,7 @@ func (l *Loop) Run(ctx context.Context, t Transport) error {
 			return l.err
 
 		case <-l.c.Ended():
+			l.settlePause()
 			if sp := l.speaking; sp != nil && !sp.delivered {
 				// The last deadline passed while the interviewer spoke: let
 				// it finish.
@@ -497,7 +498,6 @@ func (l *Loop) awaitCandidate(ctx context.Context, in *<-chan Input) bool {
 			}
 			switch e := ev.(type) {
 			case Hearing:
-		l.hearing = true
 				l.hearing = true
 			case Joined:
 				return true
@@ -535,7 +535,7 @@ func (l *Loop) handle(ctx context.Context, ev Input) bool {
 		}
 
 	case Hearing:
-
+		l.hearing = true
 	case BargeIn:
 		if sp := l.speaking; sp != nil {
 			l.log.Debug("barge-in: stopping the interviewer's reply")

@@ -303,6 +303,16 @@ func TestLoopGreetsOnceHeard(t *testing.T) {
 			t.Fatal(err)
 		}
 
+		// Heard before they joined: greeted at once.
+		ft, _, done = runLoop(t, t.Context(), 1, opts, scriptedLLM)
+		ft.send(Hearing{})
+		ft.send(Joined{})
+		ft.next(t).play()
+		ft.send(InputEnded{})
+		if err := ended(t, done); err != nil {
+			t.Fatal(err)
+		}
+
 		ft, _, done = runLoop(t, t.Context(), 1, opts, scriptedLLM)
 		ft.send(Joined{})
 		time.Sleep(4900 * time.Millisecond)

@@ -581,3 +581,26 @@ func TestNewListenerOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestListenerThinkingPauseEvent: a turn that stops mid-clause announces
+// the thinking pause once, before the turn; a finished one does not.
+func TestListenerThinkingPauseEvent(t *testing.T) {
+	lead := step{silence: 500 * time.Millisecond}
+	for _, tc := range []struct {
+		final string
+		want  int
+	}{{"and the main reason was", 1}, {"It was latency.", 0}} {
+		synctest.Test(t, func(t *testing.T) {
+			engine := &testSTT{}
+			l := newTestListener(t, engine, ListenerOptions{})
+			runScript(t, l, engine, []step{lead, {speech: time.Second}, {silence: 100 * time.Millisecond}, {final: tc.final}, {silence: 4 * time.Second}})
+			evs := drain(l)
+			if got := len(ofType[ThinkingPause](evs)); got != tc.want {
+				t.Errorf("%q: %d ThinkingPause events, want %d (events %v)", tc.final, got, tc.want, evs)
+			}
+			if turns := ofType[EndOfTurn](evs); len(turns) != 1 {
+				t.Errorf("%q: turns %v", tc.final, turns)
+			}
+		})
+	}
+}
