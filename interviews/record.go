@@ -791,7 +791,7 @@ func (r *Record) Validate() error {
 			}
 		}
 		if m := t.Metrics; m != nil {
-			for _, v := range []float64{m.EndOfUtteranceMs, m.STTFinalMs, m.LLMFirstTokenMs, m.TTSFirstByteMs, m.EndToEndMs} {
+			for _, v := range []float64{m.EndOfUtteranceMs, m.STTFinalMs, m.LLMFirstTokenMs, m.TTSFirstByteMs, m.EndToEndMs, m.EndpointingDelayMs} {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					bad("turn %d has a metric that is not a finite number", t.Seq)
 					break

@@ -45,10 +45,11 @@ func fullRecord() *Record {
 			RubricCoverage: 1, UnresolvedGaps: []string{"Go — scale"},
 			Topics: []SummaryTopic{{Title: "Mood", Points: []string{"fine"}}},
 		},
-		Decisions: []Decision{{Decision: DecisionAdvance, Note: "good", By: "r@example.com", At: at(500), ReportVersion: 1}},
-		Audit:     []AuditEntry{{At: at(500), Who: "r@example.com", Action: AuditDecision, Detail: "advance", ReportVersion: 1, Model: "openai:gpt-test"}},
-		Engines:   &Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"},
-		Error:     "none",
+		Decisions:  []Decision{{Decision: DecisionAdvance, Note: "good", By: "r@example.com", At: at(500), ReportVersion: 1}},
+		Audit:      []AuditEntry{{At: at(500), Who: "r@example.com", Action: AuditDecision, Detail: "advance", ReportVersion: 1, Model: "openai:gpt-test"}},
+		Engines:    &Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"},
+		Error:      "none",
+		TurnTaking: &TurnTaking{CutOffs: 1, BackchannelsIgnored: 2, FalseInterruptionsResumed: 1, CheckIns: 1, Repeats: 1},
 	}
 	r.Start(at(0))
 	r.EnterStage("greeting", "Welcome", at(0), false, "start")
@@ -62,7 +63,8 @@ func fullRecord() *Record {
 	r.AppendTurn(Turn{
 		Role: RoleAgent, Stage: "greeting", Text: "Hello! How are you?", Source: "voice",
 		StartedAt: at(1), EndedAt: at(3), Interrupted: true, QuestionIDs: []string{"q1"},
-		Metrics:  &TurnMetrics{EndOfUtteranceMs: 500, STTFinalMs: 120, LLMFirstTokenMs: 300, TTSFirstByteMs: 90, EndToEndMs: 1010},
+		Metrics: &TurnMetrics{EndOfUtteranceMs: 500, STTFinalMs: 120, LLMFirstTokenMs: 300, TTSFirstByteMs: 90, EndToEndMs: 1010,
+			EndpointingRule: EndpointingFinished, EndpointingDelayMs: 300, BackchannelsIgnored: 1, FalseInterruptionsResumed: 1},
 		Fallback: "scripted",
 	})
 	r.AppendTurn(Turn{Role: RoleCandidate, Stage: "greeting", Text: "Fine.", Source: "text", StartedAt: at(4), EndedAt: at(5)})
