@@ -47,6 +47,10 @@ type Options struct {
 	// Analyzer analyses answers beside the replies (nil: the offline
 	// rules).
 	Analyzer analysis.Analyzer
+	// Preemptive lets a reply's first model call start while the
+	// endpointing delay runs (Prefetch). Only for a model whose calls
+	// change nothing (a remote model, not the scripted interviewer).
+	Preemptive bool
 	// Resume continues an interview a previous session started (its
 	// machine resumed with fsm.Machine.Resume): the conversation so far is
 	// read back from the record, and the loop opens with Resume instead of
@@ -75,6 +79,10 @@ type Conductor struct {
 
 	resuming bool // opens with Resume, not Greet
 
+	preemptive bool
+	preMu      sync.Mutex
+	pre        *prefetch // the first model call of a reply started before its turn ended
+
 	endedEarly atomic.Bool
 	guideOnce  sync.Once
 	ended      chan struct{}
@@ -94,7 +102,7 @@ func New(opts Options) (*Conductor, error) {
 	c := &Conductor{
 		llm: opts.LLM, machine: opts.Machine, rec: opts.Recorder, profile: opts.Profile,
 		log: opts.Logger, rounds: opts.MaxToolRounds, maxHist: opts.MaxHistory,
-		ended: make(chan struct{}),
+		ended: make(chan struct{}), preemptive: opts.Preemptive,
 	}
 	if c.log == nil {
 		c.log = slog.Default()
@@ -366,6 +374,7 @@ type Reply struct {
 	text       string
 	asked      []string
 	firstToken time.Duration
+	preempted  bool // the first model call was generated before the turn ended
 	fallback   string // the engine that stood in for the model, if one did
 	startedAt  time.Time
 	err        error
@@ -457,12 +466,13 @@ func (r *Reply) Delivered(d Delivery) {
 	}
 	var metrics *interviews.TurnMetrics
 	if r.firstToken > 0 || d.TTSFirstByte > 0 || d.EndToEnd > 0 || r.in.EndOfUtterance > 0 || r.in.EndpointingRule != "" ||
-		d.BackchannelsIgnored > 0 || d.FalseInterruptionsResumed > 0 {
+		d.BackchannelsIgnored > 0 || d.FalseInterruptionsResumed > 0 || r.preempted {
 		metrics = &interviews.TurnMetrics{
 			EndOfUtteranceMs: ms(r.in.EndOfUtterance), STTFinalMs: ms(r.in.STTFinal),
 			LLMFirstTokenMs: ms(r.firstToken), TTSFirstByteMs: ms(d.TTSFirstByte), EndToEndMs: ms(d.EndToEnd),
 			EndpointingRule: r.in.EndpointingRule, EndpointingDelayMs: ms(r.in.EndpointingDelay),
 			BackchannelsIgnored: d.BackchannelsIgnored, FalseInterruptionsResumed: d.FalseInterruptionsResumed,
+			Preempted: r.preempted,
 		}
 	}
 	if text != "" {
@@ -571,8 +581,19 @@ func (r *Reply) converse(ctx context.Context, out *strings.Builder, emit func(st
 		if round < c.rounds-1 {
 			tools = c.offeredTools()
 		}
-		req := llm.Request{Messages: c.prompt(out.String()), Tools: tools, Suggestions: c.suggestions()}
-		resp, err := c.llm.Complete(ctx, req, emit)
+		var resp llm.Response
+		var err error
+		called := false
+		if p := r.takePrefetch(round); p != nil {
+			// Started while the endpointing delay ran; a failed early call
+			// is made again now.
+			resp, err = p.use(ctx, r.startedAt, emit)
+			r.preempted, called = err == nil, err == nil || ctx.Err() != nil
+		}
+		if !called {
+			req := llm.Request{Messages: c.prompt(out.String()), Tools: tools, Suggestions: c.suggestions()}
+			resp, err = c.llm.Complete(ctx, req, emit)
+		}
 		if round == 0 {
 			r.firstToken = resp.FirstToken
 		}

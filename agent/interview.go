@@ -32,6 +32,10 @@ type Setup struct {
 	// Analyzer analyses the answers beside the replies and reads the
 	// résumé, job description and brief; nil means the offline rules.
 	Analyzer analysis.Analyzer
+	// Preemptive lets replies start while the endpointing delay runs
+	// (see Options.Preemptive): only for a model whose calls change
+	// nothing.
+	Preemptive bool
 	// OnEvent, when set, also receives every state machine event, after the
 	// record has been updated (the voice session shows stage changes).
 	OnEvent func(fsm.Event)
@@ -86,5 +90,5 @@ func NewInterview(s Setup) (*Conductor, error) {
 	}
 	recorder.QuestionsFrom(m.Questions)
 	return New(Options{LLM: s.NewLLM(m, bp, profile), Machine: m, Recorder: recorder, Profile: profile, Logger: log, Resume: resume,
-		Template: s.Template, Analyzer: s.Analyzer})
+		Template: s.Template, Analyzer: s.Analyzer, Preemptive: s.Preemptive})
 }

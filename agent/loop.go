@@ -58,6 +58,14 @@ type Heard struct {
 	Text string
 }
 
+// TurnLikely is the candidate having stopped on a finished answer while
+// the endpointing delay runs: Text is the turn that ends unless they go
+// on. A model may start on the reply (preemptive generation); nothing is
+// said before the CandidateTurn.
+type TurnLikely struct {
+	Text string
+}
+
 // Hearing is the candidate receiving the interviewer's audio (subscribed
 // to its track): the greeting waits for it (LoopOptions.HearingTimeout).
 type Hearing struct{}
@@ -100,6 +108,7 @@ type Closed struct {
 func (SpeechStarted) isInput() {}
 func (SpeechEnded) isInput()   {}
 func (Heard) isInput()         {}
+func (TurnLikely) isInput()    {}
 func (Hearing) isInput()       {}
 func (BargeIn) isInput()       {}
 func (CandidateTurn) isInput() {}
@@ -518,6 +527,7 @@ func (l *Loop) handle(ctx context.Context, ev Input) bool {
 	switch e := ev.(type) {
 	case SpeechStarted:
 		l.candidateSpeaking = true
+		c.CancelPrefetch() // they go on: a reply started early is stale
 		l.heardFromCandidate()
 		if l.turnStarted.IsZero() {
 			l.turnStarted = e.At
@@ -536,6 +546,10 @@ func (l *Loop) handle(ctx context.Context, ev Input) bool {
 
 	case Hearing:
 		l.hearing = true
+	case TurnLikely:
+		if l.speaking == nil && l.paused == nil && !l.candidateSpeaking && !l.away {
+			c.Prefetch(ctx, e.Text)
+		}
 	case BargeIn:
 		if sp := l.speaking; sp != nil {
 			l.log.Debug("barge-in: stopping the interviewer's reply")

@@ -329,6 +329,11 @@ type TurnMetrics struct {
 	// FalseInterruptionsResumed counts the times this turn stopped for a
 	// sound that brought no words and resumed from its sentence.
 	FalseInterruptionsResumed int `json:"false_interruptions_resumed,omitempty"`
+	// Preempted is true when the model's first answer to this turn was
+	// generated while the endpointing delay ran, before the turn ended
+	// (preemptive generation); LLMFirstTokenMs then counts only what was
+	// left to wait after the turn ended.
+	Preempted bool `json:"preempted,omitempty"`
 }
 
 // The rules that end a spoken candidate turn (TurnMetrics.EndpointingRule).

@@ -75,6 +75,10 @@ type fallback struct {
 	downTill time.Time // secondary answers alone until then
 }
 
+// Primary is the client the fallback stands in for; a caller that must
+// not reach the secondary (a speculative call) uses it directly.
+func (f *fallback) Primary() Client { return f.primary }
+
 func (f *fallback) Complete(ctx context.Context, req Request, onDelta func(string)) (Response, error) {
 	f.mu.Lock()
 	down := time.Now().Before(f.downTill)

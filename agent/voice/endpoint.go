@@ -206,6 +206,9 @@ func (e *endpointer) final(text string, at time.Time) {
 // decide returns, at now, either the turn to commit (commit true; the
 // pending turn is then cleared) or how long to wait before deciding again
 // (wait 0: nothing is pending, or speech is active).
+// pending is the turn's text so far ("" when there is none).
+func (e *endpointer) pending() string { return strings.Join(e.turn, " ") }
+
 func (e *endpointer) decide(now time.Time) (turn EndOfTurn, commit bool, wait time.Duration) {
 	e.thinking = false
 	if e.speechActive || len(e.turn) == 0 {

@@ -42,6 +42,16 @@ type Transcript struct {
 	At time.Time
 }
 
+// LikelyEndOfTurn says the candidate has stopped on a finished answer and
+// the endpointing delay is running: unless they go on, Text is the turn
+// that will end when the delay has passed. A model may start on it
+// (preemptive generation); nothing may be said before the EndOfTurn. It is
+// emitted once per text, never while the candidate pauses to think.
+type LikelyEndOfTurn struct {
+	Text string
+	At   time.Time
+}
+
 // Interruption says the candidate has been speaking over the agent for at
 // least the interrupt threshold: the session should stop the agent's audio.
 // It is emitted at most once per agent utterance (see
@@ -79,7 +89,11 @@ type ThinkingPause struct {
 // EventTime returns At.
 func (e ThinkingPause) EventTime() time.Time { return e.At }
 
-func (ThinkingPause) isEvent() {}
+// EventTime returns At.
+func (e LikelyEndOfTurn) EventTime() time.Time { return e.At }
+
+func (ThinkingPause) isEvent()   {}
+func (LikelyEndOfTurn) isEvent() {}
 
 // EndOfTurn says the candidate finished a turn: the session should answer
 // Text.

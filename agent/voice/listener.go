@@ -167,8 +167,11 @@ type Listener struct {
 	// thinkingShown is set once ThinkingPause was emitted for the
 	// current wait.
 	thinkingShown bool
-	segments      captionSegments
-	timer         *time.Timer
+	// likely is the text of the LikelyEndOfTurn emitted for the current
+	// turn, so each text is announced once.
+	likely   string
+	segments captionSegments
+	timer    *time.Timer
 
 	stop      chan struct{}
 	exited    chan struct{}
@@ -359,11 +362,16 @@ func (l *Listener) evaluate(now time.Time) {
 	switch {
 	case commit:
 		l.thinkingShown = false
+		l.likely = ""
 		l.events.emit(turn)
 	case wait > 0:
 		if l.endpoint.thinking && !l.thinkingShown {
 			l.thinkingShown = true
 			l.events.emit(ThinkingPause{At: now})
+		}
+		if text := l.endpoint.pending(); !l.endpoint.thinking && text != "" && text != l.likely {
+			l.likely = text
+			l.events.emit(LikelyEndOfTurn{Text: text, At: now})
 		}
 		l.timer.Reset(wait)
 	}

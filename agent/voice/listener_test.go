@@ -604,3 +604,32 @@ func TestListenerThinkingPauseEvent(t *testing.T) {
 		})
 	}
 }
+
+// TestListenerLikelyEndOfTurn: a finished answer announces its likely
+// turn once, with the turn's text, before the EndOfTurn; an unfinished
+// clause (the candidate is thinking) announces none.
+func TestListenerLikelyEndOfTurn(t *testing.T) {
+	lead := step{silence: 500 * time.Millisecond}
+	for _, tc := range []struct {
+		final string
+		want  int
+	}{{"It was latency.", 1}, {"and the main reason was", 0}} {
+		synctest.Test(t, func(t *testing.T) {
+			engine := &testSTT{}
+			l := newTestListener(t, engine, ListenerOptions{})
+			runScript(t, l, engine, []step{lead, {speech: time.Second}, {silence: 100 * time.Millisecond}, {final: tc.final}, {silence: 4 * time.Second}})
+			evs := drain(l)
+			likely := ofType[LikelyEndOfTurn](evs)
+			if len(likely) != tc.want {
+				t.Fatalf("%q: %d LikelyEndOfTurn events, want %d (events %v)", tc.final, len(likely), tc.want, evs)
+			}
+			turns := ofType[EndOfTurn](evs)
+			if len(turns) != 1 {
+				t.Fatalf("%q: turns %v", tc.final, turns)
+			}
+			if tc.want == 1 && (likely[0].Text != turns[0].Text || likely[0].At.After(turns[0].CommittedAt)) {
+				t.Errorf("likely %+v before turn %+v: want the same text, earlier", likely[0], turns[0])
+			}
+		})
+	}
+}

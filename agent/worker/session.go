@@ -47,6 +47,9 @@ type Sessions struct {
 	// Analyzer analyses the answers beside the replies (nil: the offline
 	// rules).
 	Analyzer analysis.Analyzer
+	// Preemptive starts a reply's first model call while the endpointing
+	// delay runs (see agent.Options.Preemptive).
+	Preemptive bool
 	// STT and TTS are the speech engines. Required.
 	STT stt.Engine
 	TTS tts.Engine
@@ -100,6 +103,9 @@ type Engines struct {
 	NewLLM func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client
 	// Analyzer analyses the answers (nil: the offline rules).
 	Analyzer analysis.Analyzer
+	// Preemptive starts a reply's first model call while the endpointing
+	// delay runs: for a remote model only (its calls change nothing).
+	Preemptive bool
 	// STT and TTS are the speech engines. Required.
 	STT stt.Engine
 	TTS tts.Engine
@@ -153,7 +159,7 @@ const (
 // whether the failure is the keys' (refused by a provider), which ends the
 // interview.
 func (s *Sessions) engines(ctx context.Context, id string) (eng Engines, msg string, keysRefused bool, err error) {
-	own := Engines{NewLLM: s.NewLLM, Analyzer: s.Analyzer, STT: s.STT, TTS: s.TTS, Names: s.Engines}
+	own := Engines{NewLLM: s.NewLLM, Analyzer: s.Analyzer, Preemptive: s.Preemptive, STT: s.STT, TTS: s.TTS, Names: s.Engines}
 	keys, err := s.Store.Keys(id)
 	switch {
 	case errors.Is(err, interviews.ErrNoKeys):
@@ -533,7 +539,7 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 		wait = DefaultCandidateTimeout
 	}
 	loop, err := agent.NewLoop(agent.Setup{Blueprint: ss.bp, Record: rec, Store: s.Store, TimeScale: s.TimeScale,
-		NewLLM: ss.eng.NewLLM, Analyzer: ss.eng.Analyzer, Template: s.template(rec.Template, ss.log), Logger: ss.log},
+		NewLLM: ss.eng.NewLLM, Analyzer: ss.eng.Analyzer, Preemptive: ss.eng.Preemptive, Template: s.template(rec.Template, ss.log), Logger: ss.log},
 		agent.LoopOptions{JoinTimeout: wait, RejoinGrace: s.RejoinGrace,
 			HearingTimeout:           positiveOr(s.HearingTimeout, DefaultHearingTimeout),
 			FalseInterruptionTimeout: positiveOr(s.FalseInterruptionTimeout, DefaultFalseInterruptionTimeout),
@@ -757,6 +763,8 @@ func (ss *session) listen() {
 				continue
 			}
 			in = agent.Heard{Text: e.Text}
+		case voice.LikelyEndOfTurn:
+			in = agent.TurnLikely{Text: e.Text}
 		case voice.ThinkingPause:
 			ss.setThinking(true)
 			continue

@@ -92,7 +92,7 @@ func newWorker(cfg *config.Config, log *slog.Logger) (*lkagent.Worker, error) {
 	}
 	log.Info("engines", "llm", llmName, "stt", recogniser.Name(), "tts", synth.Name(), "agent_name", cfg.AgentName, "max_sessions", cfg.MaxSessions)
 	sessions := &worker.Sessions{
-		Store: store, NewLLM: newLLM, Analyzer: analyzer, STT: recogniser, TTS: synth, TimeScale: cfg.TimeScale,
+		Store: store, NewLLM: newLLM, Analyzer: analyzer, Preemptive: cfg.ResolvedLLM() == config.EngineOpenAI, STT: recogniser, TTS: synth, TimeScale: cfg.TimeScale,
 		Engines: interviews.Engines{LLM: llmName, STT: recogniser.Name(), TTS: synth.Name()},
 		Listener: voice.ListenerOptions{EndpointingDelay: cfg.EndpointingDelay, EndpointingMin: cfg.EndpointingMin,
 			EndpointingMax: cfg.EndpointingMax, InterruptThreshold: cfg.InterruptThreshold, ThinkingPause: cfg.ThinkingPause},
@@ -159,7 +159,7 @@ func enginesFor(cfg *config.Config, log *slog.Logger) func(context.Context, inte
 		if err := checkOwnKeys(ctx, c, keys, recogniser); err != nil {
 			return worker.Engines{}, err
 		}
-		return worker.Engines{NewLLM: newLLM, Analyzer: analyzer, STT: recogniser, TTS: synth,
+		return worker.Engines{NewLLM: newLLM, Analyzer: analyzer, Preemptive: c.ResolvedLLM() == config.EngineOpenAI, STT: recogniser, TTS: synth,
 			Names: interviews.Engines{LLM: llmName, STT: recogniser.Name(), TTS: synth.Name()}}, nil
 	}
 }
