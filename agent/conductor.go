@@ -374,7 +374,7 @@ type Reply struct {
 	text       string
 	asked      []string
 	firstToken time.Duration
-	preempted  bool // the first model call was generated before the turn ended
+	preempted  bool   // the first model call was generated before the turn ended
 	fallback   string // the engine that stood in for the model, if one did
 	startedAt  time.Time
 	err        error
