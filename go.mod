@@ -72,7 +72,6 @@ require (
 	github.com/prometheus/procfs v0.20.1 // indirect
 	github.com/puzpuzpuz/xsync/v4 v4.5.0 // indirect
 	github.com/redis/go-redis/v9 v9.20.0 // indirect
-	github.com/signintech/gopdf v0.29.0 // indirect
 	github.com/wlynxg/anet v0.0.5 // indirect
 	github.com/zeebo/xxh3 v1.1.0 // indirect
 	go.opentelemetry.io/otel v1.44.0 // indirect
@@ -98,6 +97,7 @@ require (
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0
 	github.com/maxhawkins/go-webrtcvad v0.0.0-20210121163624-be60036f3083
+	github.com/signintech/gopdf v0.29.0
 	github.com/twitchtv/twirp v8.1.3+incompatible
 	go.uber.org/goleak v1.3.0
 	golang.org/x/crypto v0.52.0

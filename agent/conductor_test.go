@@ -66,7 +66,7 @@ func scriptedLLM(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Cli
 }
 
 // deliver drains a reply as a transport would and reports it delivered whole.
-func deliver(t *testing.T, r *Reply) string {
+func deliver(t testing.TB, r *Reply) string {
 	t.Helper()
 	for range r.Deltas() {
 	}

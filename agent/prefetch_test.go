@@ -67,18 +67,6 @@ func newPrefetchRig(t testing.TB, preemptive bool, ttft time.Duration) *prefetch
 	return rig
 }
 
-func deliverTB(t testing.TB, r *Reply) string {
-	t.Helper()
-	for range r.Deltas() {
-	}
-	text, err := r.Wait()
-	if err != nil {
-		t.Fatalf("turn failed: %v", err)
-	}
-	r.Delivered(Delivery{Text: text})
-	return text
-}
-
 func lastAgentTurn(r *interviews.Record) interviews.Turn {
 	for i := len(r.Turns) - 1; i >= 0; i-- {
 		if r.Turns[i].Role == interviews.RoleAgent {
@@ -94,7 +82,7 @@ func lastAgentTurn(r *interviews.Record) interviews.Turn {
 func TestPrefetchAnswersWithTheEarlyCall(t *testing.T) {
 	rig := newPrefetchRig(t, true, 0)
 	ctx := t.Context()
-	deliverTB(t, rig.c.Greet(ctx))
+	deliver(t, rig.c.Greet(ctx))
 	<-rig.seen
 	rig.gate = make(chan struct{})
 	rig.c.Prefetch(ctx, "I started with robotics at school.")
@@ -102,7 +90,7 @@ func TestPrefetchAnswersWithTheEarlyCall(t *testing.T) {
 		t.Fatalf("early call for %q", got)
 	}
 	close(rig.gate) // the model answers while the endpointing delay runs
-	reply := deliverTB(t, rig.c.Respond(ctx, CandidateTurn{Text: "I started with robotics at school.", Source: SourceVoice}))
+	reply := deliver(t, rig.c.Respond(ctx, CandidateTurn{Text: "I started with robotics at school.", Source: SourceVoice}))
 	if reply != "Thank you. What happened next?" {
 		t.Fatalf("reply %q", reply)
 	}
@@ -122,7 +110,7 @@ func TestPrefetchAnswersWithTheEarlyCall(t *testing.T) {
 func TestPrefetchIsThrownAwayWhenTheCandidateGoesOn(t *testing.T) {
 	rig := newPrefetchRig(t, true, 0)
 	ctx := t.Context()
-	deliverTB(t, rig.c.Greet(ctx))
+	deliver(t, rig.c.Greet(ctx))
 	<-rig.seen
 	rig.c.Prefetch(ctx, "I started with robotics.")
 	<-rig.seen
@@ -130,7 +118,7 @@ func TestPrefetchIsThrownAwayWhenTheCandidateGoesOn(t *testing.T) {
 	if got := <-rig.seen; got != "I started with robotics, and then physics." {
 		t.Fatalf("the reply's own call was for %q", got)
 	}
-	deliverTB(t, reply)
+	deliver(t, reply)
 	if m := lastAgentTurn(rig.c.Recorder().Snapshot()).Metrics; m != nil && m.Preempted {
 		t.Error("a turn that ended with other words was answered by the early call")
 	}
@@ -141,7 +129,7 @@ func TestPrefetchIsThrownAwayWhenTheCandidateGoesOn(t *testing.T) {
 	if got := <-rig.seen; got != "Then I joined a startup." {
 		t.Fatalf("the reply after a cancelled early call made no call of its own (%q)", got)
 	}
-	deliverTB(t, reply)
+	deliver(t, reply)
 	if n := len(rig.fake.ChatRequests()); n != 5 {
 		t.Errorf("%d chat requests, want 5", n)
 	}
@@ -153,10 +141,10 @@ func TestPrefetchIsThrownAwayWhenTheCandidateGoesOn(t *testing.T) {
 func TestPrefetchOffWithoutPreemptive(t *testing.T) {
 	rig := newPrefetchRig(t, false, 0)
 	ctx := t.Context()
-	deliverTB(t, rig.c.Greet(ctx))
+	deliver(t, rig.c.Greet(ctx))
 	<-rig.seen
 	rig.c.Prefetch(ctx, "Hello.")
-	deliverTB(t, rig.c.Respond(ctx, CandidateTurn{Text: "Hello.", Source: SourceVoice}))
+	deliver(t, rig.c.Respond(ctx, CandidateTurn{Text: "Hello.", Source: SourceVoice}))
 	if n := len(rig.fake.ChatRequests()); n != 2 {
 		t.Errorf("%d chat requests, want 2", n)
 	}
@@ -173,7 +161,7 @@ func BenchmarkPreemptiveGeneration(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			rig := newPrefetchRig(b, mode == "preemptive", ttft)
 			ctx := context.Background()
-			deliverTB(b, rig.c.Greet(ctx))
+			deliver(b, rig.c.Greet(ctx))
 			<-rig.seen
 			var total time.Duration
 			for i := 0; b.Loop(); i++ {
@@ -184,7 +172,7 @@ func BenchmarkPreemptiveGeneration(b *testing.B) {
 				start := time.Now()
 				<-r.Deltas()
 				total += time.Since(start)
-				deliverTB(b, r)
+				deliver(b, r)
 				for len(rig.seen) > 0 {
 					<-rig.seen
 				}

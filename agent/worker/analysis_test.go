@@ -65,12 +65,20 @@ func TestAnalysisAddsNoLatencyToTurns(t *testing.T) {
 			release()
 		}
 		rec = h.record(t, ctx, room, func(r *interviews.Record) bool { return len(r.Answers) >= len(answers) })
+		var full []float64
 		for _, turn := range rec.Turns {
 			if m := turn.Metrics; turn.Role == interviews.RoleAgent && m != nil && m.EndToEndMs > 0 {
 				e2e = append(e2e, m.EndToEndMs-m.EndOfUtteranceMs)
+				full = append(full, m.EndToEndMs)
 				firstToken = append(firstToken, m.LLMFirstTokenMs)
 			}
 		}
+		tt := interviews.TurnTaking{}
+		if rec.TurnTaking != nil {
+			tt = *rec.TurnTaking
+		}
+		t.Logf("%s: end of speech → first audio p50 %.0f ms over %d turns; cut-offs %d, false interruptions resumed %d, backchannels ignored %d",
+			name, median(full), len(full), tt.CutOffs, tt.FalseInterruptionsResumed, tt.BackchannelsIgnored)
 		bot.Leave()
 		return e2e, firstToken
 	}
