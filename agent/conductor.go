@@ -627,7 +627,11 @@ func (r *Reply) converse(ctx context.Context, out *strings.Builder, emit func(st
 // (persona, the current stage's instructions, the clock and gates, any
 // acknowledgement due) then the recent history. spoken is text already
 // yielded in this turn.
-func (c *Conductor) prompt(spoken string) []llm.Message {
+func (c *Conductor) prompt(spoken string) []llm.Message { return c.promptFor(spoken, true) }
+
+// promptFor is prompt; a speculative call (Prefetch) passes takeAck false
+// so an acknowledgement due stays due for the reply that will say it.
+func (c *Conductor) promptFor(spoken string, takeAck bool) []llm.Message {
 	m := c.machine
 	bp := c.bp
 	var sys strings.Builder
@@ -665,8 +669,10 @@ func (c *Conductor) prompt(spoken string) []llm.Message {
 		}
 		fmt.Fprintf(&sys, "\nProgress: %s. %s.\n", c.progress(), c.urgency(false))
 	}
-	if ack, ok := m.TakeAck(); ok {
-		fmt.Fprintf(&sys, "\nThe interview has just moved to this stage %s. Begin your reply by saying, once: %q Then continue with this stage.\n", c.whyMoved(), ack)
+	if takeAck {
+		if ack, ok := m.TakeAck(); ok {
+			fmt.Fprintf(&sys, "\nThe interview has just moved to this stage %s. Begin your reply by saying, once: %q Then continue with this stage.\n", c.whyMoved(), ack)
+		}
 	}
 	if spoken != "" {
 		fmt.Fprintf(&sys, "\nYou have already said in this turn: %q. Do not repeat it.\n", spoken)

@@ -60,7 +60,7 @@ func (c *Conductor) Prefetch(ctx context.Context, text string) {
 		return // already on its way
 	}
 	c.dropPrefetchLocked()
-	msgs := append(c.prompt(""), llm.Message{Role: llm.RoleUser, Content: text})
+	msgs := append(c.promptFor("", false), llm.Message{Role: llm.RoleUser, Content: text})
 	req := llm.Request{Messages: msgs, Tools: c.offeredTools(), Suggestions: c.suggestions()}
 	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	p := &prefetch{text: text, hist: hist, stage: c.machine.Stage(), cancel: cancel, done: make(chan struct{}), requested: time.Now()}
