@@ -16,6 +16,27 @@ import (
 	"github.com/viva-interviews/viva/agent"
 )
 
+// ANSI styles of the printed lines, used only when Options.Color is set.
+const (
+	styleInterviewer = "\x1b[1;36m" // bold cyan
+	styleStage       = "\x1b[2m"    // dim
+	stylePrompt      = "\x1b[1;32m" // bold green
+	styleReset       = "\x1b[0m"
+)
+
+// Options configure a Transport.
+type Options struct {
+	// Interactive is true when the candidate types at a terminal: a prompt
+	// invites each answer. Otherwise each line read is echoed so the
+	// output reads as a transcript.
+	Interactive bool
+	// Color styles the prefixes and the stage lines with ANSI codes: set
+	// it only when the output is a terminal and NO_COLOR is unset.
+	Color bool
+	// Now tells the time left in a stage; nil means time.Now.
+	Now func() time.Time
+}
+
 // Prefixes of the printed lines.
 const (
 	// InterviewerPrefix starts every reply of the interviewer.
@@ -32,23 +53,38 @@ const (
 type Transport struct {
 	out         io.Writer
 	interactive bool
+	color       bool
+	now         func() time.Time
 	inputs      chan agent.Input
 
 	mu        sync.Mutex    // guards out and the fields below
 	listening bool          // the interviewer waits for the candidate
 	heard     chan struct{} // closed when listening starts
 	prompted  bool          // the prompt is on screen
+	printing  int           // replies being printed
+	pending   []string      // stage lines waiting for a reply's end
 }
 
 // New starts reading candidate lines from in, one turn per non-empty line,
-// and prints to out. On an interactive terminal a prompt invites each
-// answer; otherwise each line read is echoed after CandidatePrefix so the
-// output reads as a transcript. Reading stops at the end of in, or at the
+// and prints to out as opts say. Reading stops at the end of in, or at the
 // first line read after ctx is done: cancel ctx once the interview is over.
-func New(ctx context.Context, in io.Reader, out io.Writer, interactive bool) *Transport {
-	t := &Transport{out: out, interactive: interactive, inputs: make(chan agent.Input), heard: make(chan struct{})}
+func New(ctx context.Context, in io.Reader, out io.Writer, opts Options) *Transport {
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	t := &Transport{out: out, interactive: opts.Interactive, color: opts.Color, now: now,
+		inputs: make(chan agent.Input), heard: make(chan struct{})}
 	go t.read(ctx, in)
 	return t
+}
+
+// styled wraps text in an ANSI style when colour is on.
+func (t *Transport) styled(style, text string) string {
+	if !t.color {
+		return text
+	}
+	return style + text + styleReset
 }
 
 // read turns lines into candidate turns until in ends or ctx is done. A
@@ -112,14 +148,77 @@ func (t *Transport) Listening() {
 		t.listening = true
 		close(t.heard)
 	}
-	if t.interactive && !t.prompted {
-		fmt.Fprint(t.out, Prompt)
+	t.prompt()
+}
+
+// prompt shows the prompt when the candidate has the turn at an
+// interactive terminal and it is not on screen yet. t.mu is held.
+func (t *Transport) prompt() {
+	if t.interactive && t.listening && !t.prompted {
+		fmt.Fprint(t.out, t.styled(stylePrompt, Prompt))
 		t.prompted = true
 	}
 }
 
-// StageEntered is not shown: the interviewer's words say it.
-func (t *Transport) StageEntered(agent.StageChange) {}
+// clearPrompt ends the line of a prompt on screen so that what follows
+// starts a line of its own. t.mu is held.
+func (t *Transport) clearPrompt() {
+	if t.prompted {
+		fmt.Fprintln(t.out)
+		t.prompted = false
+	}
+}
+
+// StageEntered shows the stage on a line of its own, with the time left
+// in it: at once, or after the reply being printed ends.
+func (t *Transport) StageEntered(c agent.StageChange) {
+	line := StageLine(c, t.now())
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.printing > 0 {
+		t.pending = append(t.pending, line)
+		return
+	}
+	t.clearPrompt()
+	fmt.Fprintln(t.out, t.styled(styleStage, line))
+	t.prompt()
+}
+
+// StageLine is the line that announces a stage, such as
+// "— Your experience · 3:40 left —"; the time is left out when the stage
+// has no deadline.
+func StageLine(c agent.StageChange, now time.Time) string {
+	title := c.Title
+	if title == "" {
+		title = c.Name
+	}
+	if c.Deadline.IsZero() {
+		return "— " + title + " —"
+	}
+	left := max(c.Deadline.Sub(now), 0).Round(time.Second)
+	return fmt.Sprintf("— %s · %d:%02d left —", title, int(left/time.Minute), int(left%time.Minute/time.Second))
+}
+
+// LogWriter returns a writer for log lines that keeps them off the
+// conversation: a line written while the prompt is on screen goes below
+// it, and the prompt is shown again after it. Each Write must be whole
+// lines, as log handlers write them.
+func (t *Transport) LogWriter(w io.Writer) io.Writer { return logWriter{t: t, w: w} }
+
+type logWriter struct {
+	t *Transport
+	w io.Writer
+}
+
+func (l logWriter) Write(p []byte) (int, error) {
+	t := l.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.clearPrompt()
+	n, err := l.w.Write(p)
+	t.prompt()
+	return n, err
+}
 
 // Say prints r as it is generated, on a line of its own.
 func (t *Transport) Say(ctx context.Context, r *agent.Reply) agent.Playback {
@@ -129,11 +228,9 @@ func (t *Transport) Say(ctx context.Context, r *agent.Reply) agent.Playback {
 		t.listening = false
 		t.heard = make(chan struct{})
 	}
-	if t.prompted {
-		fmt.Fprintln(t.out) // the interviewer speaks up unprompted
-		t.prompted = false
-	}
-	fmt.Fprint(t.out, InterviewerPrefix)
+	t.clearPrompt() // the interviewer speaks up unprompted
+	t.printing++
+	fmt.Fprint(t.out, t.styled(styleInterviewer, InterviewerPrefix))
 	t.mu.Unlock()
 	go p.print()
 	return p
@@ -179,6 +276,13 @@ func (p *playback) print() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	fmt.Fprintln(t.out)
+	t.printing--
+	if t.printing == 0 {
+		for _, line := range t.pending {
+			fmt.Fprintln(t.out, t.styled(styleStage, line))
+		}
+		t.pending = nil
+	}
 	shown := strings.TrimSpace(p.printed.String())
 	if !interrupted {
 		shown = text

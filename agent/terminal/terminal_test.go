@@ -29,7 +29,7 @@ func TestTerminalTranscript(t *testing.T) {
 			}
 			var out bytes.Buffer
 			in := strings.NewReader("Yes, I can hear you.\n\n  \nI build payment systems.\n")
-			if err := loop.Run(t.Context(), New(t.Context(), in, &out, interactive)); err != nil {
+			if err := loop.Run(t.Context(), New(t.Context(), in, &out, Options{Interactive: interactive})); err != nil {
 				t.Fatal(err)
 			}
 			lines := strings.Split(out.String(), "\n")

@@ -33,7 +33,7 @@ func TestBlueprintsLists(t *testing.T) {
 		}
 	}
 	var usage bytes.Buffer
-	run(context.Background(), nil, strings.NewReader(""), &out, &usage)
+	run(context.Background(), nil, strings.NewReader(""), &usage, &errOut)
 	if !strings.Contains(usage.String(), "blueprints") {
 		t.Errorf("viva's usage does not list the blueprints command:\n%s", usage.String())
 	}

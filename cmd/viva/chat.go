@@ -24,12 +24,14 @@ import (
 // --brief add a role template and documents, as the web form does.
 func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var (
-		cand candidate
-		in   chatInputs
+		cand  candidate
+		in    chatInputs
+		flags *flag.FlagSet
 	)
 	cfg, err := loadConfig("chat", args, stderr, func(fs *flag.FlagSet) {
 		cand = candidateFlags(fs)
 		in = chatInputFlags(fs)
+		flags = fs
 	})
 	if err != nil {
 		return err
@@ -42,7 +44,16 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	log := newLogger(stderr, cfg.LogLevel)
+	// The conversation owns the screen: logs go below the prompt, and only
+	// warnings and errors unless a log level was asked for.
+	termCtx, stopTerm := context.WithCancel(ctx)
+	defer stopTerm()
+	term := terminal.New(termCtx, stdin, stdout, terminal.Options{Interactive: isTerminal(stdin), Color: useColor(stdout, os.Getenv)})
+	level := cfg.LogLevel
+	if !settingGiven(flags, flagLogLevel, envLogLevel) {
+		level = chatLogLevel
+	}
+	log := newLogger(term.LogWriter(stderr), level)
 	store, err := interviews.Open(cfg.DataDir)
 	if err != nil {
 		return fmt.Errorf("opening the data directory: %w", err)
@@ -71,13 +82,36 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	termCtx, stopTerm := context.WithCancel(ctx)
-	defer stopTerm()
 	rc := loop.Conductor().Recorder()
-	runErr := loop.Run(ctx, terminal.New(termCtx, stdin, stdout, isTerminal(stdin)))
+	runErr := loop.Run(ctx, term)
+	stopTerm()
 	final := rc.Snapshot()
-	fmt.Fprintf(stdout, "\nInterview %s (%s). Record saved to %s\n", final.Status, final.EndedBy, rc.Path())
+	fmt.Fprintf(stdout, "\n%s\n", terminal.Summary(final, rc.Path()))
 	return runErr
+}
+
+// The log level of viva chat when none is given: the conversation is not
+// interleaved with routine logs.
+const chatLogLevel = "warn"
+
+// The log level setting, as a flag and an environment variable.
+const (
+	flagLogLevel = "log-level"
+	envLogLevel  = "VIVA_LOG_LEVEL"
+)
+
+// settingGiven reports whether a setting was given explicitly: its flag
+// on fs or its environment variable.
+func settingGiven(fs *flag.FlagSet, flagName, env string) bool {
+	given := os.Getenv(env) != ""
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == flagName })
+	return given
+}
+
+// useColor reports whether output to w may be coloured: w is a terminal
+// and NO_COLOR (https://no-color.org) is unset or empty.
+func useColor(w io.Writer, getenv func(string) string) bool {
+	return getenv("NO_COLOR") == "" && isTerminal(w)
 }
 
 // The flags of viva chat that add a role template and documents to the
@@ -205,8 +239,9 @@ func readText(path string, maxChars int) (string, error) {
 	return text, nil
 }
 
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
+// isTerminal reports whether v is a character device such as a terminal.
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
 	if !ok {
 		return false
 	}

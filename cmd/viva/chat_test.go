@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -108,8 +109,19 @@ func TestChatPipedCompletes(t *testing.T) {
 			t.Errorf("stage %s: %d questions, minimum %d", st.Name, spoken[st.Name], st.MinQuestions)
 		}
 	}
-	if !strings.Contains(out, "Record saved to ") || !strings.Contains(out, rec.ID+".json") {
-		t.Errorf("output does not name the record's path:\n%s", out)
+	if !strings.Contains(out, "\nThe interview is complete: the closing remarks were delivered (15 answers, ") ||
+		!strings.Contains(out, ". Record: ") || !strings.Contains(out, rec.ID+".json\n") {
+		t.Errorf("output does not end with the summary in words and the record's path:\n%s", out)
+	}
+	// Each stage is announced on a line of its own with the time left in
+	// it, and piped output carries no colour codes.
+	for _, st := range stages.Default().Stages {
+		if !regexp.MustCompile(`(?m)^— ` + regexp.QuoteMeta(st.Title) + ` · \d+:\d\d left —$`).MatchString(out) {
+			t.Errorf("no stage line for %q:\n%s", st.Title, out)
+		}
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Errorf("piped output carries colour codes:\n%q", out)
 	}
 }
 
@@ -119,6 +131,9 @@ func TestChatEndOfInputSavesCandidateLeft(t *testing.T) {
 	out, rec := runChatWith(t, pipedAnswers[:3], 50*time.Millisecond)
 	if rec.Status != interviews.StatusCandidateLeft || rec.EndedBy != interviews.EndedEndOfInput {
 		t.Fatalf("status %s ended by %s, want candidate_left by end_of_input", rec.Status, rec.EndedBy)
+	}
+	if want := "You left the interview before the end: the input ended (3 answers, "; !strings.Contains(out, want) {
+		t.Errorf("output lacks the summary %q:\n%s", want, out)
 	}
 	var said []string
 	for _, turn := range rec.Turns {
