@@ -9,7 +9,8 @@
 //
 // Every command takes the settings of package config as flags, environment
 // variables (VIVA_*, LIVEKIT_*, OPENAI_*, DEEPGRAM_API_KEY) or a YAML file
-// (--config). Run "viva COMMAND -h" for a command's flags.
+// (--config). Run "viva COMMAND -h" for a command's flags and examples, and
+// "viva help settings" for every setting.
 package main
 
 import (
@@ -21,6 +22,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/viva-interviews/viva/config"
@@ -52,17 +55,22 @@ func main() {
 }
 
 // run executes one command and returns the process exit code.
+// Help asked for on the command line, or not, is printed on stdout.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+		usage(stdout)
 		return 0
+	}
+	if args[0] == helpCommand {
+		return runHelp(ctx, args[1:], stdin, stdout, stderr)
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
-			err := c.run(ctx, args[1:], stdin, stdout, stderr)
+			errOut := stderr
+			if wantsHelp(args[1:]) {
+				errOut = stdout
+			}
+			err := c.run(ctx, args[1:], stdin, stdout, errOut)
 			switch {
 			case err == nil:
 				return 0
@@ -82,6 +90,51 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return 2
 }
 
+// helpCommand prints the command list, a command's help ("viva help chat")
+// or every setting ("viva help settings").
+const (
+	helpCommand  = "help"
+	helpSettings = "settings"
+)
+
+// runHelp is "viva help [COMMAND|settings]": the help on stdout, exit 0; an
+// unknown topic on stderr, exit 2.
+func runHelp(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) == 0:
+		usage(stdout)
+		return 0
+	case args[0] == helpSettings:
+		if err := printAllSettings(stdout); err != nil {
+			fmt.Fprintf(stderr, "viva help: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return run(ctx, append([]string{c.name}, append(args[1:], "-h")...), stdin, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "viva help: no command or topic called %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+// wantsHelp reports whether a command's arguments ask for its help (-h,
+// -help or --help before any "--").
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help", "--h":
+			return true
+		}
+	}
+	return false
+}
+
 // errUsage marks errors in how a command was called (exit code 2).
 var errUsage = errors.New("usage")
 
@@ -98,7 +151,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-*s %s\n", width, c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'viva COMMAND -h' for the flags of a command.")
+	fmt.Fprintln(w, "\nRun 'viva COMMAND -h' for a command's settings and examples, and 'viva help settings' for every setting.")
 }
 
 // loadConfig parses a command's flags (flags registers the command's own
@@ -107,6 +160,7 @@ func usage(w io.Writer) {
 func loadConfig(name string, args []string, stderr io.Writer, flags func(*flag.FlagSet)) (*config.Config, error) {
 	fs := flag.NewFlagSet("viva "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() { commandUsage(fs.Output(), name, fs) }
 	if flags != nil {
 		flags(fs)
 	}
@@ -127,4 +181,212 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 		l = slog.LevelInfo
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+// settingGroup is a titled group of flags in help output.
+type settingGroup struct {
+	title string
+	flags []string
+}
+
+// Titles of the groups of settings.
+const (
+	groupEngines  = "Language model"
+	groupSpeech   = "Speech engines"
+	groupGeneral  = "Records, pace and logs"
+	groupLiveKit  = "LiveKit and the worker"
+	groupTurns    = "Turn-taking"
+	groupWeb      = "Web app"
+	groupOther    = "Other settings"
+	groupCommand  = "Settings of this command"
+	groupChatOwns = "The candidate and files"
+)
+
+// settingGroups sorts the settings of package config for help, in the
+// order shown; a setting in none of them is shown under groupOther.
+var settingGroups = []settingGroup{
+	{groupEngines, []string{"llm", "openai-base-url", "openai-model", "analysis-model", "llm-first-token-timeout", "llm-chunk-gap-timeout"}},
+	{groupSpeech, []string{"stt", "tts", "deepgram-model", "openai-stt-model", "openai-tts-model", "openai-tts-voice"}},
+	{groupGeneral, []string{"data-dir", "time-scale", config.ConfigFlag, flagLogLevel}},
+	{groupLiveKit, []string{"livekit-url", "livekit-api-key", "agent-name", "max-sessions", "drain-timeout", "rejoin-grace"}},
+	{groupTurns, []string{"endpointing-delay", "endpointing-min", "endpointing-max", "interrupt-threshold", "thinking-pause",
+		"false-interruption-timeout", "away-after", "hearing-timeout"}},
+	{groupWeb, []string{"addr", "users-file", "token-ttl", "public-url", "webhook-urls"}},
+}
+
+// commandHelp is what a command's -h shows beyond its flags.
+type commandHelp struct {
+	// usage is the synopsis line.
+	usage string
+	// own titles the command's own flags (groupCommand when empty).
+	own string
+	// groups are the titles of the setting groups shown after the
+	// command's own flags; nil shows every group.
+	groups []string
+	// examples are command lines, each with what it does.
+	examples [][2]string
+}
+
+// commandHelps holds the help of the commands that take settings, by the
+// name loadConfig is given.
+var commandHelps = map[string]commandHelp{
+	"chat": {
+		usage:  "viva chat --name NAME [settings]",
+		own:    groupChatOwns,
+		groups: []string{groupEngines, groupGeneral},
+		examples: [][2]string{
+			{`viva chat --name "Ada Lovelace"`, "a practice interview with the offline scripted interviewer"},
+			{`viva chat --name Ada --template fullstack-senior --resume cv.pdf --time-scale 0.2`, "a role template and a résumé, five times faster"},
+			{`viva chat --name Ada < answers.txt`, "answers piped one a line; the output reads as a transcript"},
+		},
+	},
+	"agent": {
+		usage: "viva agent [settings]",
+		examples: [][2]string{
+			{`LIVEKIT_URL=wss://lk.example.com LIVEKIT_API_KEY=key LIVEKIT_API_SECRET=secret viva agent`, "a worker for a LiveKit server"},
+			{`viva agent --config viva.yaml --max-sessions 4`, "settings from a file, four interviews at a time"},
+		},
+	},
+	"web": {
+		usage: "viva web [settings]",
+		examples: [][2]string{
+			{`viva web --addr :8080 --public-url https://interviews.example.com`, "the web app behind a public address"},
+			{`viva web --config viva.yaml`, "settings from a file"},
+		},
+	},
+	"dev": {
+		usage: "viva dev [settings]",
+		examples: [][2]string{
+			{`viva dev`, "everything on this machine, offline engines unless OPENAI_API_KEY is set"},
+			{`OPENAI_API_KEY=sk-... viva dev --time-scale 0.2`, "OpenAI's engines, a five times shorter interview"},
+			{`viva dev --addr 127.0.0.1:9000 --livekit-port 7890`, "other ports"},
+		},
+	},
+}
+
+// commandUsage prints a command's help: its own flags first, then the
+// setting groups it uses, then examples.
+func commandUsage(w io.Writer, name string, fs *flag.FlagSet) {
+	h := commandHelps[name]
+	if h.usage == "" {
+		h.usage = "viva " + name + " [settings]"
+	}
+	if h.own == "" {
+		h.own = groupCommand
+	}
+	fmt.Fprintf(w, "Usage: %s\n", h.usage)
+	own, grouped := splitFlags(fs)
+	printGroup(w, h.own, own)
+	var hidden []string
+	for _, g := range append(settingGroups, settingGroup{title: groupOther}) {
+		if h.groups != nil && !slices.Contains(h.groups, g.title) {
+			if len(grouped[g.title]) > 0 {
+				hidden = append(hidden, g.title)
+			}
+			continue
+		}
+		printGroup(w, g.title, grouped[g.title])
+	}
+	if len(hidden) > 0 {
+		fmt.Fprintf(w, "\nMore settings (%s) are listed by 'viva help settings'.\n", strings.Join(hidden, "; "))
+	}
+	if len(h.examples) > 0 {
+		fmt.Fprintln(w, "\nExamples:")
+		for _, e := range h.examples {
+			fmt.Fprintf(w, "  %s\n      %s\n", e[0], e[1])
+		}
+	}
+}
+
+// splitFlags sorts the flags of fs into the command's own (those that
+// are not settings of package config) and the settings, by group title.
+func splitFlags(fs *flag.FlagSet) (own []*flag.Flag, grouped map[string][]*flag.Flag) {
+	settings := map[string]bool{config.ConfigFlag: true}
+	for _, s := range config.Settings() {
+		if s.Flag != "" {
+			settings[s.Flag] = true
+		}
+	}
+	grouped = map[string][]*flag.Flag{}
+	var ownNames []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if !settings[f.Name] {
+			own = append(own, f)
+			ownNames = append(ownNames, f.Name)
+		}
+	})
+	for _, g := range settingGroups {
+		for _, n := range g.flags {
+			if f := fs.Lookup(n); f != nil && !slices.Contains(ownNames, n) {
+				grouped[g.title] = append(grouped[g.title], f)
+			}
+		}
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if !settings[f.Name] {
+			return
+		}
+		for _, g := range settingGroups {
+			if slices.Contains(g.flags, f.Name) {
+				return
+			}
+		}
+		grouped[groupOther] = append(grouped[groupOther], f)
+	})
+	// The command's own flags in the order they were declared would read
+	// best, but a FlagSet keeps none: the candidate's name comes first.
+	slices.SortStableFunc(own, func(a, b *flag.Flag) int { return strings.Compare(flagRank(a), flagRank(b)) })
+	return own, grouped
+}
+
+// flagRank orders a command's own flags: required ones first.
+func flagRank(f *flag.Flag) string {
+	if strings.Contains(f.Usage, "(required)") {
+		return "0" + f.Name
+	}
+	return "1" + f.Name
+}
+
+// printGroup prints a titled group of flags; an empty group is left out.
+func printGroup(w io.Writer, title string, flags []*flag.Flag) {
+	if len(flags) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s:\n", title)
+	for _, f := range flags {
+		kind, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if kind != "" {
+			line += " " + strings.ToUpper(kind)
+		}
+		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
+			usage += fmt.Sprintf(" (default %q)", f.DefValue)
+		}
+		fmt.Fprintf(w, "%s\n      %s\n", line, usage)
+	}
+}
+
+// printAllSettings lists every setting of package config, grouped, with
+// the environment variables of the secrets that have no flag.
+func printAllSettings(w io.Writer) error {
+	fs := flag.NewFlagSet("viva", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	// Load registers every setting's flag before it reads anything; the
+	// values it then finds do not matter here.
+	_, _ = config.Load(fs, []string{}, func(string) string { return "" })
+	if fs.Lookup(config.ConfigFlag) == nil {
+		return errors.New("the settings could not be listed")
+	}
+	fmt.Fprintln(w, "Every setting of viva, given as a flag, as the environment variable named beside it, or in the YAML file named by --config.")
+	_, grouped := splitFlags(fs)
+	for _, g := range append(settingGroups, settingGroup{title: groupOther}) {
+		printGroup(w, g.title, grouped[g.title])
+	}
+	fmt.Fprintln(w, "\nSecrets (environment or the YAML file only, never flags):")
+	for _, s := range config.Settings() {
+		if s.Secret {
+			fmt.Fprintf(w, "  %s\n      %s\n", s.Env, s.Help)
+		}
+	}
+	return nil
 }
