@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -23,14 +24,31 @@ const (
 	devAPISecret = "secret"
 )
 
+// devDrainTimeout is how long viva dev lets running interviews finish
+// after Ctrl-C, unless --drain-timeout says otherwise: on one's own machine
+// a stop should be quick, and a second Ctrl-C does not wait at all.
+const devDrainTimeout = 5 * time.Second
+
+// The drain timeout setting, as a flag and an environment variable.
+const (
+	flagDrainTimeout = "drain-timeout"
+	envDrainTimeout  = "VIVA_DRAIN_TIMEOUT"
+)
+
+// errStoppedAtOnce is viva dev's error when a second Ctrl-C cut the drain
+// short.
+var errStoppedAtOnce = errors.New("stopped at once by a second interrupt; interviews still running are saved as interrupted by a crash at the next start, and a new dispatch resumes them")
+
 // runDev runs the whole system on one machine: a LiveKit server in dev mode
 // (unless LIVEKIT_URL is set), one interviewer worker and the web app, all
-// stopped together on Ctrl-C.
+// stopped together on Ctrl-C; a second Ctrl-C stops them at once.
 func runDev(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var lkBin *string
 	var lkPort *int
 	var allowNoRoomPage *bool
+	var flags *flag.FlagSet
 	cfg, err := loadConfig("dev", args, stderr, func(fs *flag.FlagSet) {
+		flags = fs
 		allowNoRoomPage = roomPageFlag(fs)
 		lkBin = fs.String("livekit-server", "", "path of the livekit-server binary (default: bin/livekit-server next to viva, then $PATH)")
 		lkPort = fs.Int("livekit-port", 7880, "signal port of the dev LiveKit server (WebRTC uses the next two: TCP and UDP)")
@@ -38,12 +56,16 @@ func runDev(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
+	if !settingGiven(flags, flagDrainTimeout, envDrainTimeout) {
+		cfg.DrainTimeout = devDrainTimeout
+	}
 	log := newLogger(stderr, cfg.LogLevel)
 	if err := checkRoomPage(web.CheckRoomBundle, *allowNoRoomPage, log); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	stoppedAtOnce := false
 
 	if cfg.LiveKitURL == "" {
 		bin, err := findLiveKit(*lkBin)
@@ -65,7 +87,11 @@ func runDev(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			return fmt.Errorf("starting %s: %w", bin, err)
 		}
 		defer func() {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+			sig := syscall.SIGTERM
+			if stoppedAtOnce {
+				sig = syscall.SIGKILL
+			}
+			_ = syscall.Kill(-cmd.Process.Pid, sig)
 			_ = cmd.Wait()
 		}()
 		cfg.LiveKitURL = fmt.Sprintf("ws://127.0.0.1:%d", *lkPort)
@@ -105,20 +131,49 @@ func runDev(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fmt.Fprintf(stdout, "  Engines:               llm=%s stt=%s tts=%s\n  LiveKit:               %s\n\nPress Ctrl-C to stop.\n\n",
 		cfg.ResolvedLLM(), cfg.ResolvedSTT(), cfg.ResolvedTTS(), cfg.LiveKitURL)
 
-	var first error
-	select {
-	case first = <-errc:
-		cancel()
-	case <-ctx.Done():
-	}
-	second := <-errc
-	if first == nil {
-		first = second
+	// The first interrupt starts the drain; a second one ends it.
+	interrupts := make(chan os.Signal, 1)
+	defer signal.Stop(interrupts)
+	first, atOnce := awaitStop(ctx, cancel, errc, 2, func() <-chan os.Signal {
+		signal.Notify(interrupts, os.Interrupt, syscall.SIGTERM)
+		fmt.Fprintf(stderr, "\nStopping: running interviews have %s to finish. Press Ctrl-C again to stop at once.\n", cfg.DrainTimeout)
+		return interrupts
+	})
+	if atOnce {
+		stoppedAtOnce = true
+		return errStoppedAtOnce
 	}
 	if errors.Is(first, context.Canceled) || errors.Is(first, http.ErrServerClosed) {
 		first = nil
 	}
 	return first
+}
+
+// awaitStop waits for the running parts of viva dev to return their
+// errors on errc, and returns the first. When ctx ends (the first
+// interrupt) or a part fails (then it cancels the others), the stop has
+// begun: it calls draining, which announces the stop and returns the
+// interrupts that arrive from then on. Such an interrupt ends the wait at
+// once: atOnce is then true.
+func awaitStop(ctx context.Context, cancel func(), errc <-chan error, running int, draining func() <-chan os.Signal) (first error, atOnce bool) {
+	select {
+	case first = <-errc:
+		running--
+		cancel()
+	case <-ctx.Done():
+	}
+	interrupts := draining()
+	for ; running > 0; running-- {
+		select {
+		case err := <-errc:
+			if first == nil {
+				first = err
+			}
+		case <-interrupts:
+			return first, true
+		}
+	}
+	return first, false
 }
 
 // findLiveKit locates the livekit-server binary.

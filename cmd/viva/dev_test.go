@@ -117,3 +117,33 @@ func TestDevRunsTheWholeSystem(t *testing.T) {
 		t.Error("livekit-server still running after viva dev stopped")
 	}
 }
+
+// TestDevSecondInterruptStopsAtOnce: after the first Ctrl-C viva dev waits
+// for its parts to drain, and a second one ends the wait at once.
+func TestDevSecondInterruptStopsAtOnce(t *testing.T) {
+	ctx, interrupt := context.WithCancel(context.Background())
+	errc := make(chan error, 2)
+	errc <- nil // the web app stopped at once; the worker still drains
+	interrupts := make(chan os.Signal, 1)
+	done := make(chan bool, 1)
+	go func() {
+		_, atOnce := awaitStop(ctx, func() {}, errc, 2, func() <-chan os.Signal { return interrupts })
+		done <- atOnce
+	}()
+	interrupt()
+	interrupts <- os.Interrupt
+	if !<-done {
+		t.Error("the second interrupt did not stop viva dev at once")
+	}
+
+	// Without a second interrupt the wait lasts until every part returned.
+	ctx, interrupt = context.WithCancel(context.Background())
+	errc = make(chan error, 2)
+	errc <- nil
+	errc <- nil
+	interrupt()
+	first, atOnce := awaitStop(ctx, func() {}, errc, 2, func() <-chan os.Signal { return nil })
+	if atOnce || first != nil {
+		t.Errorf("awaitStop = %v, %v; want nil, false", first, atOnce)
+	}
+}
