@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
+	"strings"
 	"testing"
 
+	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/internal/sandbox"
 )
 
@@ -12,4 +16,93 @@ func TestMain(m *testing.M) {
 	// children of the test binary, as viva does in children of itself.
 	sandbox.Serve()
 	os.Exit(m.Run())
+}
+
+// TestHelpOnStdout: viva alone, --help and help print the commands on
+// stdout with exit 0; an unknown command goes to stderr with exit 2; a
+// command's -h shows its settings grouped, with examples, on stdout.
+func TestHelpOnStdout(t *testing.T) {
+	for _, args := range [][]string{nil, {"--help"}, {"-h"}, {"help"}} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), args, strings.NewReader(""), &out, &errOut); code != 0 || errOut.Len() != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want 0 and nothing", args, code, errOut.String())
+		}
+		for _, c := range commands {
+			if !strings.Contains(out.String(), "  "+c.name+" ") {
+				t.Errorf("%v: stdout lacks command %s:\n%s", args, c.name, out.String())
+			}
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"interview"}, strings.NewReader(""), &out, &errOut); code != 2 || out.Len() != 0 ||
+		!strings.Contains(errOut.String(), `unknown command "interview"`) {
+		t.Errorf("unknown command: exit %d, stdout %q, stderr %q; want 2 and the error on stderr", code, out.String(), errOut.String())
+	}
+
+	for _, args := range [][]string{{"chat", "-h"}, {"help", "chat"}, {"chat", "--help"}} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), args, strings.NewReader(""), &out, &errOut); code != 0 || errOut.Len() != 0 {
+			t.Fatalf("%v: exit %d, stderr %q; want 0 and nothing", args, code, errOut.String())
+		}
+		help := out.String()
+		order := []string{groupChatOwns + ":", "  --name ", groupEngines + ":", "  --llm ", groupGeneral + ":", "viva help settings", "Examples:", "\n  viva chat --name"}
+		last := -1
+		for _, want := range order {
+			i := strings.Index(help, want)
+			if i < last {
+				t.Errorf("%v: %q missing or out of order:\n%s", args, want, help)
+			}
+			last = i
+		}
+		for _, hidden := range []string{"--livekit-url", "--endpointing-delay", "--addr", "--stt"} {
+			if strings.Contains(help, hidden) {
+				t.Errorf("%v: chat's help shows %s, a setting chat does not use", args, hidden)
+			}
+		}
+	}
+
+	out.Reset()
+	errOut.Reset()
+	if code := run(context.Background(), []string{"help", "settings"}, strings.NewReader(""), &out, &errOut); code != 0 {
+		t.Fatalf("help settings: exit %d, stderr %q", code, errOut.String())
+	}
+	for _, s := range config.Settings() {
+		name := "--" + s.Flag + " "
+		if s.Secret {
+			name = s.Env
+		}
+		if !strings.Contains(out.String(), name) {
+			t.Errorf("viva help settings lacks %s", name)
+		}
+	}
+}
+
+// TestSettingGroupsNameSettings: every flag a help group names is a
+// setting, so a renamed setting cannot silently drop out of a group.
+func TestSettingGroupsNameSettings(t *testing.T) {
+	known := map[string]bool{config.ConfigFlag: true}
+	for _, s := range config.Settings() {
+		known[s.Flag] = true
+	}
+	for _, g := range settingGroups {
+		for _, f := range g.flags {
+			if !known[f] {
+				t.Errorf("group %q names --%s, which is no setting", g.title, f)
+			}
+		}
+	}
+}
+
+// TestUseColor: colour only on a terminal and without NO_COLOR.
+func TestUseColor(t *testing.T) {
+	env := func(v string) func(string) string { return func(string) string { return v } }
+	if useColor(&bytes.Buffer{}, env("")) {
+		t.Error("colour on a buffer")
+	}
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		defer tty.Close()
+		if !useColor(tty, env("")) || useColor(tty, env("1")) {
+			t.Error("a terminal is coloured unless NO_COLOR is set")
+		}
+	}
 }
