@@ -2,9 +2,12 @@ package terminal
 
 import (
 	"bytes"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/llm"
@@ -58,5 +61,60 @@ func TestTerminalTranscript(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStageLineAndColour: a stage is announced with its time left; colour
+// codes appear only when asked for; a log line never lands on the prompt.
+func TestStageLineAndColour(t *testing.T) {
+	now := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+	c := agent.StageChange{Name: "experience", Title: "Your experience", Deadline: now.Add(3*time.Minute + 40*time.Second)}
+	if got, want := StageLine(c, now), "— Your experience · 3:40 left —"; got != want {
+		t.Errorf("StageLine = %q, want %q", got, want)
+	}
+	c.Deadline = time.Time{}
+	if got, want := StageLine(c, now), "— Your experience —"; got != want {
+		t.Errorf("StageLine without a deadline = %q, want %q", got, want)
+	}
+	for _, color := range []bool{false, true} {
+		var out bytes.Buffer
+		tr := New(t.Context(), strings.NewReader(""), &out, Options{Interactive: true, Color: color, Now: func() time.Time { return now }})
+		tr.Listening()
+		fmt.Fprintln(tr.LogWriter(&out), "level=WARN msg=slow")
+		tr.StageEntered(c)
+		got := out.String()
+		if strings.Contains(got, "\x1b[") != color {
+			t.Errorf("colour %v: output %q", color, got)
+		}
+		plain := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(got, "")
+		if want := "You: \nlevel=WARN msg=slow\nYou: \n— Your experience —\nYou: "; plain != want {
+			t.Errorf("colour %v: output %q, want %q", color, plain, want)
+		}
+	}
+}
+
+// TestSummary: the last line says how the interview ended in words, with
+// the answers, the duration and the record's path.
+func TestSummary(t *testing.T) {
+	start := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+	end := start.Add(6*time.Minute + 10*time.Second)
+	rec := &interviews.Record{Status: interviews.StatusCompleted, EndedBy: interviews.EndedClosingDelivered, StartedAt: &start, EndedAt: &end,
+		Turns: []interviews.Turn{{Role: interviews.RoleAgent}, {Role: interviews.RoleCandidate}, {Role: interviews.RoleCandidate}}}
+	if got, want := Summary(rec, "data/abc.json"), "The interview is complete: the closing remarks were delivered (2 answers, 6 minutes). Record: data/abc.json"; got != want {
+		t.Errorf("Summary = %q, want %q", got, want)
+	}
+	rec.Status, rec.EndedBy = interviews.StatusCandidateLeft, interviews.EndedEndOfInput
+	if got, want := Summary(rec, "x.json"), "You left the interview before the end: the input ended (2 answers, 6 minutes). Record: x.json"; got != want {
+		t.Errorf("Summary = %q, want %q", got, want)
+	}
+	if got := EndingInWords(interviews.EndedByProviderError("llm")); got != "the llm service failed" {
+		t.Errorf("provider error in words: %q", got)
+	}
+	for _, r := range []interviews.EndReason{interviews.EndedClosingDelivered, interviews.EndedDeadline, interviews.EndedCandidateRequest,
+		interviews.EndedCandidateLeft, interviews.EndedCandidateNeverJoined, interviews.EndedWorkerStopped, interviews.EndedEndOfInput,
+		interviews.EndedInterrupted, interviews.EndedWorkerCrashed, interviews.EndedCandidateUnresponsive} {
+		if w := EndingInWords(r); strings.Contains(w, "_") || w == string(r) {
+			t.Errorf("%s has no words: %q", r, w)
+		}
 	}
 }
