@@ -109,8 +109,8 @@ func TestChatPipedCompletes(t *testing.T) {
 			t.Errorf("stage %s: %d questions, minimum %d", st.Name, spoken[st.Name], st.MinQuestions)
 		}
 	}
-	if !strings.Contains(out, "\nThe interview is complete: the closing remarks were delivered (15 answers, ") ||
-		!strings.Contains(out, ". Record: ") || !strings.Contains(out, rec.ID+".json\n") {
+	summary := regexp.MustCompile(`\nThe interview is complete: the closing remarks were delivered \(\d+ answers, [^)]+\)\. Record: \S+` + regexp.QuoteMeta(rec.ID+".json") + "\n$")
+	if !summary.MatchString(out) {
 		t.Errorf("output does not end with the summary in words and the record's path:\n%s", out)
 	}
 	// Each stage is announced on a line of its own with the time left in
