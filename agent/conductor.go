@@ -330,6 +330,7 @@ func (c *Conductor) Finish(status interviews.Status, endedBy interviews.EndReaso
 		c.current.Cancel()
 	}
 	c.mu.Unlock()
+	c.CancelPrefetch()
 	if c.rec.Finish(status, endedBy, c.now()) {
 		c.log.Info("interview finished", "status", status, "ended_by", endedBy, "final_stage", c.rec.Snapshot().FinalStage)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -233,11 +234,7 @@ func (g *guide) candidates(stage string) []suggestion {
 		}
 	}
 	g.mu.Lock()
-	inflight := maps(g.inflight)
-	refused := make(map[string]bool, len(g.refused))
-	for k := range g.refused {
-		refused[k] = true
-	}
+	inflight, refused := maps.Clone(g.inflight), maps.Clone(g.refused)
 	g.mu.Unlock()
 	// free reports whether ref may be asked now: not in flight, not just
 	// asked, not refused as a repeat, and asked fewer than times times.
@@ -354,14 +351,6 @@ func interleave(a, b []suggestion) []suggestion {
 		}
 	}
 	return out
-}
-
-func maps(m map[string]int) map[string]int {
-	c := make(map[string]int, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
 }
 
 func backlogKind(origin string) stages.QuestionKind {

@@ -69,23 +69,30 @@ const (
 // delay returns how long to wait after the end of speech before
 // committing a turn whose transcript so far is text, and the rule.
 func (e *endpointer) delay(text string) (time.Duration, string) {
-	switch classifyEnding(text) {
+	end := classifyEnding(text)
+	d := delayFor(end, e.baseDelay, e.minDelay, e.maxDelay)
+	switch end {
 	case endingUnfinished:
 		if e.thinkingPause > 0 {
-			return max(e.thinkingPause, e.minDelay), RuleThinking
+			d = max(e.thinkingPause, e.minDelay)
 		}
-		return endpointingDelay(text, e.baseDelay, e.minDelay, e.maxDelay), RuleThinking
+		return d, RuleThinking
 	case endingFinished:
-		return endpointingDelay(text, e.baseDelay, e.minDelay, e.maxDelay), RuleFinished
+		return d, RuleFinished
 	}
-	return endpointingDelay(text, e.baseDelay, e.minDelay, e.maxDelay), RuleBase
+	return d, RuleBase
 }
 
 // endpointingDelay returns how long to wait after the end of speech before
 // committing a turn whose transcript so far is text.
 func endpointingDelay(text string, base, lo, hi time.Duration) time.Duration {
+	return delayFor(classifyEnding(text), base, lo, hi)
+}
+
+// delayFor is endpointingDelay for a transcript already classified.
+func delayFor(end ending, base, lo, hi time.Duration) time.Duration {
 	d := base
-	switch classifyEnding(text) {
+	switch end {
 	case endingFinished:
 		d = time.Duration(float64(base) * FinishedFactor)
 	case endingUnfinished:
@@ -204,11 +211,9 @@ func (e *endpointer) final(text string, at time.Time) {
 }
 
 // decide returns, at now, either the turn to commit (commit true; the
-// pending turn is then cleared) or how long to wait before deciding again
+// pending turn is then cleared) or how long to wait before deciding again,
+// with turn.Text the turn that will end unless the candidate goes on
 // (wait 0: nothing is pending, or speech is active).
-// pending is the turn's text so far ("" when there is none).
-func (e *endpointer) pending() string { return strings.Join(e.turn, " ") }
-
 func (e *endpointer) decide(now time.Time) (turn EndOfTurn, commit bool, wait time.Duration) {
 	e.thinking = false
 	if e.speechActive || len(e.turn) == 0 {
@@ -222,8 +227,9 @@ func (e *endpointer) decide(now time.Time) (turn EndOfTurn, commit bool, wait ti
 	delay, rule := e.delay(text)
 	deadline := ref.Add(delay)
 	if now.Before(deadline) {
+		// Not yet: turn.Text is the turn that ends unless they go on.
 		e.thinking = rule == RuleThinking
-		return EndOfTurn{}, false, deadline.Sub(now)
+		return EndOfTurn{Text: text}, false, deadline.Sub(now)
 	}
 	turn = EndOfTurn{Text: text, FinalAt: e.lastFinalAt, CommittedAt: now}
 	turn.Metrics.Rule, turn.Metrics.Delay = rule, delay

@@ -369,9 +369,9 @@ func (l *Listener) evaluate(now time.Time) {
 			l.thinkingShown = true
 			l.events.emit(ThinkingPause{At: now})
 		}
-		if text := l.endpoint.pending(); !l.endpoint.thinking && text != "" && text != l.likely {
-			l.likely = text
-			l.events.emit(LikelyEndOfTurn{Text: text, At: now})
+		if !l.endpoint.thinking && turn.Text != l.likely {
+			l.likely = turn.Text
+			l.events.emit(LikelyEndOfTurn{Text: turn.Text, At: now})
 		}
 		l.timer.Reset(wait)
 	}
