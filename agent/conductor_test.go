@@ -21,7 +21,7 @@ import (
 
 // testSetup is an interview on the default blueprint with the given model,
 // its record created in a temporary store.
-func testSetup(t *testing.T, scale float64, newLLM func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client) (Setup, *interviews.Store) {
+func testSetup(t *testing.T, scale float64, newLLM func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client) (Setup, interviews.Store) {
 	t.Helper()
 	store, err := interviews.Open(t.TempDir())
 	if err != nil {
@@ -36,7 +36,7 @@ func testSetup(t *testing.T, scale float64, newLLM func(*fsm.Machine, *stages.Bl
 
 // newTestInterview wires an interview on the default blueprint, saved in a
 // temporary store, with the given model.
-func newTestInterview(t *testing.T, scale float64, newLLM func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client) (*Conductor, *interviews.Store) {
+func newTestInterview(t *testing.T, scale float64, newLLM func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client) (*Conductor, interviews.Store) {
 	t.Helper()
 	setup, store := testSetup(t, scale, newLLM)
 	c, err := NewInterview(setup)

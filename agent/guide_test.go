@@ -98,7 +98,7 @@ func introOnly(bp *stages.Blueprint) *stages.Blueprint {
 
 // guidedInterview wires an interview on bp with the scripted interviewer
 // and the analyser an, with the résumé text given.
-func guidedInterview(t *testing.T, bp *stages.Blueprint, an analysis.Analyzer, resume string) (*Conductor, *interviews.Store) {
+func guidedInterview(t *testing.T, bp *stages.Blueprint, an analysis.Analyzer, resume string) (*Conductor, interviews.Store) {
 	t.Helper()
 	setup, store := testSetup(t, 1, scriptedLLM)
 	setup.Blueprint, setup.Analyzer = bp, an

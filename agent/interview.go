@@ -18,7 +18,7 @@ type Setup struct {
 	// Record is the interview's record (candidate, id, status scheduled or
 	// in progress). Required.
 	Record *interviews.Record
-	// Store saves the record (an *interviews.Store); nil keeps it in
+	// Store saves the record (an interviews.Store); nil keeps it in
 	// memory only.
 	Store RecordSaver
 	// TimeScale multiplies every limit and gate (0 means 1).

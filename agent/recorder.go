@@ -13,7 +13,7 @@ import (
 )
 
 // RecordSaver writes a whole record atomically, so a crash never leaves a
-// half-written one; *interviews.Store is one. Save may be slow (it syncs to
+// half-written one; interviews.Store is one. Save may be slow (it syncs to
 // disk): the Recorder never calls it on a turn's path.
 type RecordSaver interface {
 	Save(rec *interviews.Record) error
@@ -55,7 +55,7 @@ func NewRecorder(saver RecordSaver, rec *interviews.Record, log *slog.Logger) *R
 	if log == nil {
 		log = slog.Default()
 	}
-	if s, ok := saver.(*interviews.Store); ok && s == nil {
+	if s, ok := saver.(interviews.Store); ok && s == nil {
 		saver = nil
 	}
 	r := &Recorder{rec: rec, log: log}

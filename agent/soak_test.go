@@ -73,7 +73,7 @@ type soakRig struct {
 	srv    *fakeopenai.Server
 	http   *http.Client
 	model  llm.Client
-	store  *interviews.Store
+	store  interviews.Store
 	faults *faultInjector
 	log    *slog.Logger
 }

@@ -58,13 +58,13 @@ type Leaser interface {
 	Lease(id string) (LeaseInfo, bool, error)
 }
 
-var _ Leaser = (*Store)(nil)
+var _ Leaser = (*FileStore)(nil)
 
 // SetClock makes the store read the time from now (leases and the sweep):
 // tests pass a fake clock. Call it before the store is shared.
-func (s *Store) SetClock(now func() time.Time) { s.now = now }
+func (s *FileStore) SetClock(now func() time.Time) { s.now = now }
 
-func (s *Store) clock() time.Time {
+func (s *FileStore) clock() time.Time {
 	if s.now != nil {
 		return s.now()
 	}
@@ -74,7 +74,7 @@ func (s *Store) clock() time.Time {
 // AcquireLease implements Leaser. The lease file is written whole and
 // renamed into place while an advisory lock on the data directory's lock
 // file is held, so two processes on the host never both win.
-func (s *Store) AcquireLease(id, owner string, ttl time.Duration) (LeaseInfo, error) {
+func (s *FileStore) AcquireLease(id, owner string, ttl time.Duration) (LeaseInfo, error) {
 	var got LeaseInfo
 	err := s.withLease(id, func(cur LeaseInfo, held bool) (*LeaseInfo, error) {
 		now := s.clock()
@@ -91,7 +91,7 @@ func (s *Store) AcquireLease(id, owner string, ttl time.Duration) (LeaseInfo, er
 }
 
 // RenewLease implements Leaser.
-func (s *Store) RenewLease(id, owner string, ttl time.Duration) (LeaseInfo, error) {
+func (s *FileStore) RenewLease(id, owner string, ttl time.Duration) (LeaseInfo, error) {
 	var got LeaseInfo
 	err := s.withLease(id, func(cur LeaseInfo, held bool) (*LeaseInfo, error) {
 		if !held || cur.Owner != owner {
@@ -107,7 +107,7 @@ func (s *Store) RenewLease(id, owner string, ttl time.Duration) (LeaseInfo, erro
 }
 
 // ReleaseLease implements Leaser.
-func (s *Store) ReleaseLease(id, owner string) error {
+func (s *FileStore) ReleaseLease(id, owner string) error {
 	err := s.withLease(id, func(cur LeaseInfo, held bool) (*LeaseInfo, error) {
 		if !held || cur.Owner != owner {
 			return nil, nil
@@ -121,7 +121,7 @@ func (s *Store) ReleaseLease(id, owner string) error {
 }
 
 // Lease implements Leaser.
-func (s *Store) Lease(id string) (LeaseInfo, bool, error) {
+func (s *FileStore) Lease(id string) (LeaseInfo, bool, error) {
 	if !ValidID(id) {
 		return LeaseInfo{}, false, fmt.Errorf("interviews: lease of %q: %w", id, ErrNotFound)
 	}
@@ -132,12 +132,12 @@ func (s *Store) Lease(id string) (LeaseInfo, bool, error) {
 	return l, held, nil
 }
 
-func (s *Store) leasePath(id string) string { return filepath.Join(s.dir, id+leaseExt) }
+func (s *FileStore) leasePath(id string) string { return filepath.Join(s.dir, id+leaseExt) }
 
 // readLease reads the lease file of id; an unreadable file counts as no
 // lease (its writer died mid-way, which the atomic rename rules out, or it
 // was damaged by hand).
-func (s *Store) readLease(id string) (LeaseInfo, bool, error) {
+func (s *FileStore) readLease(id string) (LeaseInfo, bool, error) {
 	data, err := os.ReadFile(s.leasePath(id))
 	if errors.Is(err, fs.ErrNotExist) {
 		return LeaseInfo{}, false, nil
@@ -155,7 +155,7 @@ func (s *Store) readLease(id string) (LeaseInfo, bool, error) {
 // withLease runs change on id's current lease with the lease lock held (in
 // this process and, through flock, among processes): change returns the
 // lease to write, or nil to leave the file as it is (or as change left it).
-func (s *Store) withLease(id string, change func(cur LeaseInfo, held bool) (*LeaseInfo, error)) error {
+func (s *FileStore) withLease(id string, change func(cur LeaseInfo, held bool) (*LeaseInfo, error)) error {
 	if !ValidID(id) {
 		return ErrNotFound
 	}
@@ -193,7 +193,7 @@ const sweepLeaseTTL = time.Minute
 // ended_by worker_crashed, dated by its last activity. A record a live
 // lease holds is left alone. It returns the ids it ended; viva agent and
 // viva web call it at start.
-func (s *Store) SweepCrashed() ([]string, error) {
+func (s *FileStore) SweepCrashed() ([]string, error) {
 	all, err := s.summaries()
 	if err != nil {
 		return nil, fmt.Errorf("interviews: sweep: %w", err)
@@ -217,7 +217,7 @@ func (s *Store) SweepCrashed() ([]string, error) {
 
 // sweepOne ends one crashed interview under a lease of the sweep's own, so
 // a session that starts meanwhile and the sweep never both change it.
-func (s *Store) sweepOne(id string) (bool, error) {
+func (s *FileStore) sweepOne(id string) (bool, error) {
 	if _, err := s.AcquireLease(id, SweepOwner, sweepLeaseTTL); err != nil {
 		if errors.Is(err, ErrLeaseHeld) {
 			return false, nil // a live session holds it

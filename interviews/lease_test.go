@@ -20,7 +20,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-func leaseStore(t *testing.T) (*Store, *fakeClock) {
+func leaseStore(t *testing.T) (*FileStore, *fakeClock) {
 	t.Helper()
 	s := openStore(t)
 	clk := &fakeClock{now: time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)}

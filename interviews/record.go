@@ -184,6 +184,25 @@ type Record struct {
 	StartedAt *time.Time `json:"started_at,omitempty"`
 	// EndedAt is when the interview ended; nil until it has.
 	EndedAt *time.Time `json:"ended_at,omitempty"`
+	// ExpiresAt is when the candidate's link lapses unless the interview
+	// has started (see LinkExpired); nil never.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	// OpenedAt is when the candidate first opened the link.
+	OpenedAt *time.Time `json:"opened_at,omitempty"`
+	// RevokedAt is when a recruiter withdrew the link; nil while valid.
+	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	// RevokedBy is who withdrew it (a signed-in user's email).
+	RevokedBy string `json:"revoked_by,omitempty"`
+	// ReissuedAs is the id of the interview that replaced this one when a
+	// recruiter re-issued the link; ReissuedFrom, on that interview, names
+	// this one.
+	ReissuedAs   string `json:"reissued_as,omitempty"`
+	ReissuedFrom string `json:"reissued_from,omitempty"`
+	// Consent is the candidate's agreement given on the join page; nil
+	// until given.
+	Consent *Consent `json:"consent,omitempty"`
+	// Recordings are the interview's audio, one per session, in order.
+	Recordings []Recording `json:"recordings,omitempty"`
 	// RejoinUntil is set while a candidate who left may come back: until
 	// then the interview (saved candidate_left) continues when they rejoin.
 	RejoinUntil *time.Time `json:"rejoin_until,omitempty"`
@@ -639,6 +658,14 @@ func (r *Record) Clone() *Record {
 	c.StartedAt = cloneTime(r.StartedAt)
 	c.EndedAt = cloneTime(r.EndedAt)
 	c.RejoinUntil = cloneTime(r.RejoinUntil)
+	c.ExpiresAt = cloneTime(r.ExpiresAt)
+	c.OpenedAt = cloneTime(r.OpenedAt)
+	c.RevokedAt = cloneTime(r.RevokedAt)
+	if r.Consent != nil {
+		cs := *r.Consent
+		c.Consent = &cs
+	}
+	c.Recordings = cloneEach(r.Recordings, func(rc *Recording) { rc.DeletedAt = cloneTime(rc.DeletedAt) })
 	c.Absences = cloneEach(r.Absences, func(a *Absence) { a.BackAt = cloneTime(a.BackAt) })
 	c.Stages = cloneEach(r.Stages, func(s *StageVisit) { s.LeftAt = cloneTime(s.LeftAt) })
 	c.Turns = cloneEach(r.Turns, func(t *Turn) {
@@ -750,6 +777,24 @@ func (r *Record) Validate() error {
 	}
 	if r.Status.Finished() && r.EndedAt == nil {
 		bad("status %s needs ended_at: end the interview with Finish", r.Status)
+	}
+	if r.Consent != nil {
+		if err := r.Consent.Validate(); err != nil {
+			bad("%v", err)
+		}
+	}
+	for i := range r.Recordings {
+		if err := r.Recordings[i].Validate(); err != nil {
+			bad("%v", err)
+		}
+	}
+	if len(r.RevokedBy) > maxCreatedByLen || CleanLine(r.RevokedBy) != r.RevokedBy {
+		bad("revoked_by is not one line of at most %d bytes", maxCreatedByLen)
+	}
+	for _, other := range []string{r.ReissuedAs, r.ReissuedFrom} {
+		if other != "" && !ValidID(other) {
+			bad("reissued_as/reissued_from %q is not an interview id", other)
+		}
 	}
 	if r.RejoinUntil != nil && r.Status != StatusCandidateLeft {
 		bad("rejoin_until is set but the interview is %s: only a candidate who left can rejoin", r.Status)

@@ -50,6 +50,13 @@ func fullRecord() *Record {
 		Engines:    &Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"},
 		Error:      "none",
 		TurnTaking: &TurnTaking{CutOffs: 1, BackchannelsIgnored: 2, FalseInterruptionsResumed: 1, CheckIns: 1, Repeats: 1},
+		ExpiresAt:  ptr(at(7 * 24 * 3600)),
+		OpenedAt:   ptr(at(-30)),
+		RevokedAt:  ptr(at(600)),
+		RevokedBy:  "recruiter@example.com",
+		ReissuedAs: "newlink234567abc", ReissuedFrom: "oldlink234567abc",
+		Consent:    &Consent{At: at(-20), Version: "sha256:0123456789ab", Text: "An AI interviewer conducts this interview."},
+		Recordings: []Recording{{Name: "abcdefghij234567-1.ogg", ContentType: RecordingContentType, StartedAt: at(0), DurationMS: 60000, Bytes: 123456, DeletedAt: ptr(at(900))}},
 	}
 	r.Start(at(0))
 	r.EnterStage("greeting", "Welcome", at(0), false, "start")

@@ -123,15 +123,15 @@ const keysExt = ".keys"
 // SetSealer gives the store the secrets key's Sealer, so that it can keep
 // provider keys (PutKeys, Keys); without one they are refused with
 // ErrNoSecretsKey. Call it before the store is shared.
-func (s *Store) SetSealer(sl *Sealer) { s.sealer = sl }
+func (s *FileStore) SetSealer(sl *Sealer) { s.sealer = sl }
 
 // KeepsKeys reports whether the store can keep provider keys: it has a
 // secrets key.
-func (s *Store) KeepsKeys() bool { return s.sealer != nil }
+func (s *FileStore) KeepsKeys() bool { return s.sealer != nil }
 
 // PutKeys seals k for the interview id and writes it to <id>.keys (mode
 // 0600, atomically), replacing any keys it had. Empty keys delete the file.
-func (s *Store) PutKeys(id string, k Keys) error {
+func (s *FileStore) PutKeys(id string, k Keys) error {
 	if !ValidID(id) {
 		return fmt.Errorf("interviews: put keys of %q: %w", id, ErrNotFound)
 	}
@@ -158,7 +158,7 @@ func (s *Store) PutKeys(id string, k Keys) error {
 // Keys opens the provider keys of the interview id: ErrNoKeys when it has
 // none, ErrNoSecretsKey when the store has no secrets key, ErrSealBroken
 // when the file does not open with it.
-func (s *Store) Keys(id string) (Keys, error) {
+func (s *FileStore) Keys(id string) (Keys, error) {
 	if !ValidID(id) {
 		return Keys{}, fmt.Errorf("interviews: keys of %q: %w", id, ErrNotFound)
 	}
@@ -185,7 +185,7 @@ func (s *Store) Keys(id string) (Keys, error) {
 
 // HasKeys reports whether the interview id has provider keys stored,
 // without opening them.
-func (s *Store) HasKeys(id string) bool {
+func (s *FileStore) HasKeys(id string) bool {
 	if !ValidID(id) {
 		return false
 	}
@@ -195,7 +195,7 @@ func (s *Store) HasKeys(id string) bool {
 
 // DeleteKeys removes the provider keys of the interview id; having none is
 // not an error. Interviews drop their keys when they end.
-func (s *Store) DeleteKeys(id string) error {
+func (s *FileStore) DeleteKeys(id string) error {
 	if !ValidID(id) {
 		return fmt.Errorf("interviews: delete keys of %q: %w", id, ErrNotFound)
 	}

@@ -71,12 +71,64 @@ func ValidID(id string) bool {
 	return true
 }
 
-// Store keeps one JSON file per interview, <id>.json, in a directory. Every
-// write goes to a temporary file in the same directory that is synced and
-// then renamed over the record, so readers — in this process or another —
-// always see a whole record, old or new, and a crash never leaves a
-// half-written one. A Store is safe for concurrent use.
-type Store struct {
+// Store keeps interview records. Two backends implement it: FileStore, one
+// JSON file per interview in a data directory (the embedded default for one
+// machine), and the PostgreSQL store of interviews/postgres, which workers
+// on several machines and the web app share. Every method is safe for
+// concurrent use, also across processes sharing the backend.
+type Store interface {
+	// Create stores a new record. It assigns r.ID (NewID) when empty,
+	// r.CreatedAt when zero and StatusScheduled when r.Status is empty,
+	// then validates and writes r. ErrExists when the id is taken.
+	Create(r *Record) error
+	// Save validates and writes the whole record, replacing the stored one.
+	Save(r *Record) error
+	// Get reads one record; ErrNotFound when there is none.
+	Get(id string) (*Record, error)
+	// List returns one page of summaries, filtered and ordered as asked.
+	List(opts ListOptions) (ListPage, error)
+	// Update reads the record, applies change and writes the result, with
+	// no other Update or Save of the record in between (in any process).
+	// An error from change leaves the record as it was.
+	Update(id string, change func(*Record) error) (*Record, error)
+	// Leaser grants one session at a time the right to run an interview.
+	Leaser
+	// SweepCrashed ends the interviews whose session died (in_progress
+	// with a lapsed lease) and returns their ids.
+	SweepCrashed() ([]string, error)
+	// KeyKeeper keeps the candidate-provided provider keys, sealed.
+	KeyKeeper
+	// CheckWritable reports, with what to do, why records cannot be
+	// written (a read-only or full disk, a database refusing writes).
+	CheckWritable() error
+	// Locate says where the record of id is kept, for people: a file
+	// path, or the database and id.
+	Locate(id string) string
+}
+
+// KeyKeeper keeps provider keys given for one interview, sealed at rest
+// (see Sealer); a store without a Sealer refuses them.
+type KeyKeeper interface {
+	// KeepsKeys reports whether the store can keep keys (has a Sealer).
+	KeepsKeys() bool
+	// PutKeys seals and stores k for interview id.
+	PutKeys(id string, k Keys) error
+	// Keys returns interview id's keys; ErrNoKeys when there are none.
+	Keys(id string) (Keys, error)
+	// HasKeys reports whether interview id has keys stored.
+	HasKeys(id string) bool
+	// DeleteKeys removes interview id's keys; no keys is not an error.
+	DeleteKeys(id string) error
+}
+
+var _ Store = (*FileStore)(nil)
+
+// FileStore keeps one JSON file per interview, <id>.json, in a directory.
+// Every write goes to a temporary file in the same directory that is synced
+// and then renamed over the record, so readers — in this process or another
+// — always see a whole record, old or new, and a crash never leaves a
+// half-written one. A FileStore is safe for concurrent use.
+type FileStore struct {
 	dir string
 	vol volume           // the file system under dir, for CheckWritable
 	now func() time.Time // the clock of leases and the sweep; nil is time.Now
@@ -104,7 +156,7 @@ type cachedSummary struct {
 }
 
 // Open returns a Store on dir, creating the directory (mode 0750) if needed.
-func Open(dir string) (*Store, error) {
+func Open(dir string) (*FileStore, error) {
 	if dir == "" {
 		return nil, errors.New("interviews: open store: no directory given: set the data directory (--data-dir or VIVA_DATA_DIR)")
 	}
@@ -118,15 +170,25 @@ func Open(dir string) (*Store, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("interviews: open store: %s is not a directory: choose another data directory", dir)
 	}
-	return &Store{dir: dir, vol: osVolume{}, locks: map[string]*idLock{}, cache: map[string]cachedSummary{}}, nil
+	return &FileStore{dir: dir, vol: osVolume{}, locks: map[string]*idLock{}, cache: map[string]cachedSummary{}}, nil
+}
+
+// Locate returns the record's file path (see Path), or the id when it is
+// not valid.
+func (s *FileStore) Locate(id string) string {
+	p, err := s.Path(id)
+	if err != nil {
+		return id
+	}
+	return p
 }
 
 // Dir returns the directory the store keeps its records in.
-func (s *Store) Dir() string { return s.dir }
+func (s *FileStore) Dir() string { return s.dir }
 
 // Path returns the file that holds (or will hold) the record with the given
 // id, to tell a user where their record is.
-func (s *Store) Path(id string) (string, error) {
+func (s *FileStore) Path(id string) (string, error) {
 	if !ValidID(id) {
 		return "", fmt.Errorf("interviews: path of %q: %w", id, ErrNotFound)
 	}
@@ -136,7 +198,7 @@ func (s *Store) Path(id string) (string, error) {
 // Create stores a new record. It assigns r.ID (NewID) when empty, r.CreatedAt
 // when zero and StatusScheduled when r.Status is empty, then validates and
 // writes r. It fails with ErrExists when a record with r's id is present.
-func (s *Store) Create(r *Record) error {
+func (s *FileStore) Create(r *Record) error {
 	if r.ID == "" {
 		r.ID = NewID()
 	}
@@ -170,7 +232,7 @@ func (s *Store) Create(r *Record) error {
 // <id>.json, and the directory is synced. Saves of one id are serialised;
 // the last one wins whole. Save only reads r: a record shared between
 // goroutines should be saved as a Clone taken under the owner's lock.
-func (s *Store) Save(r *Record) error {
+func (s *FileStore) Save(r *Record) error {
 	data, err := encode(r)
 	if err != nil {
 		return fmt.Errorf("interviews: save: %w", err)
@@ -197,7 +259,7 @@ func encode(r *Record) ([]byte, error) {
 
 // write replaces the file of id with data atomically. The caller holds the
 // id's lock and has validated id.
-func (s *Store) write(id string, data []byte) error {
+func (s *FileStore) write(id string, data []byte) error {
 	return atomicfile.Write(filepath.Join(s.dir, id+recordExt), data,
 		atomicfile.Options{Perm: 0o640, BeforeRename: testHookBeforeRename})
 }
@@ -208,7 +270,7 @@ func (s *Store) write(id string, data []byte) error {
 var testHookBeforeRename func(tmp string)
 
 // lock takes the write lock of id and returns its release.
-func (s *Store) lock(id string) (unlock func()) {
+func (s *FileStore) lock(id string) (unlock func()) {
 	s.mu.Lock()
 	l := s.locks[id]
 	if l == nil {
@@ -232,7 +294,7 @@ func (s *Store) lock(id string) (unlock func()) {
 // the id is unknown or not valid, and with an error naming the file when
 // the file cannot be decoded. A record may be read while its interview is
 // in progress: Get sees the last complete Save.
-func (s *Store) Get(id string) (*Record, error) {
+func (s *FileStore) Get(id string) (*Record, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("interviews: get %q: %w", id, ErrNotFound)
 	}
@@ -331,6 +393,10 @@ type Summary struct {
 	Score *float64 `json:"score,omitempty"`
 	// Decision is the latest reviewer decision; empty when none.
 	Decision DecisionKind `json:"decision,omitempty"`
+	// Revision changes whenever the stored record changes (a file's size
+	// and time, a database row's version), so a poller can skip records it
+	// has seen. Opaque; not sent to clients.
+	Revision string `json:"-"`
 }
 
 func summarize(r *Record) Summary {
@@ -365,7 +431,7 @@ func decisionRank(d DecisionKind) int {
 // List returns the interviews that match opts, newest first (by CreatedAt,
 // then by id), one page at a time. Files that cannot be decoded are skipped
 // and logged by file name; temporary files left by a crash are ignored.
-func (s *Store) List(opts ListOptions) (ListPage, error) {
+func (s *FileStore) List(opts ListOptions) (ListPage, error) {
 	if opts.Status != "" && !opts.Status.Valid() {
 		return ListPage{}, fmt.Errorf("interviews: list: unknown status %q: use one of %s", opts.Status, joinStatuses())
 	}
@@ -435,7 +501,7 @@ func (s *Store) List(opts ListOptions) (ListPage, error) {
 
 // summaries returns a summary of every readable record in the directory,
 // reading only the files that changed since the last call.
-func (s *Store) summaries() ([]Summary, error) {
+func (s *FileStore) summaries() ([]Summary, error) {
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		return nil, fmt.Errorf("interviews: list: %w", err)
@@ -470,6 +536,7 @@ func (s *Store) summaries() ([]Summary, error) {
 				slog.Warn("interviews: skipping unreadable record file", "file", name, "err", err)
 			default:
 				c.summary = r
+				c.summary.Revision = fmt.Sprintf("%d-%d", info.Size(), info.ModTime().UnixNano())
 			}
 			s.cache[name] = c
 		}
@@ -485,7 +552,7 @@ func (s *Store) summaries() ([]Summary, error) {
 	return out, nil
 }
 
-func (s *Store) readSummary(name, id string) (Summary, error) {
+func (s *FileStore) readSummary(name, id string) (Summary, error) {
 	data, err := os.ReadFile(filepath.Join(s.dir, name))
 	if err != nil {
 		return Summary{}, err
@@ -517,7 +584,7 @@ const updateLockName = ".update.lock"
 // written; the id cannot be changed. It returns a copy of the record as
 // written. A Save from a session that holds the interview's lease still
 // replaces the record whole: update only records no live session writes.
-func (s *Store) Update(id string, change func(*Record) error) (*Record, error) {
+func (s *FileStore) Update(id string, change func(*Record) error) (*Record, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("interviews: update %q: %w", id, ErrNotFound)
 	}

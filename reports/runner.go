@@ -59,7 +59,7 @@ type Notifier interface {
 type RunnerOptions struct {
 	// Store holds the records; the Runner writes their report and audit
 	// with Store.Update under each interview's lease.
-	Store *interviews.Store
+	Store interviews.Store
 	// Generator writes the reports.
 	Generator Generator
 	// Blueprint returns the blueprint an interview followed, by name; nil,
@@ -95,7 +95,7 @@ type RunnerOptions struct {
 // writes it ready, or schedules a retry, or marks it failed. Every
 // generation and failure is appended to the record's audit list.
 type Runner struct {
-	store    *interviews.Store
+	store    interviews.Store
 	gen      Generator
 	bp       func(string) (*stages.Blueprint, error)
 	hooks    Notifier
@@ -109,14 +109,9 @@ type Runner struct {
 	wake     chan struct{}
 
 	mu sync.Mutex
-	// settled are the records last seen needing nothing, by id, with the
-	// file's size and time then: unchanged files are not read again.
-	settled map[string]fileStamp
-}
-
-type fileStamp struct {
-	size int64
-	mod  time.Time
+	// settled are the records last seen needing nothing, by id, with their
+	// revision then (Summary.Revision): unchanged records are not read again.
+	settled map[string]string
 }
 
 // NewRunner checks opts and returns a Runner; call Run to start it.
@@ -129,7 +124,7 @@ func NewRunner(opts RunnerOptions) (*Runner, error) {
 	}
 	r := &Runner{store: opts.Store, gen: opts.Generator, bp: opts.Blueprint, hooks: opts.Webhooks, log: opts.Logger,
 		now: opts.Now, poll: opts.PollInterval, backoff: opts.Backoff, timeout: opts.GenerateTimeout, owner: opts.Owner,
-		wake: make(chan struct{}, 1), settled: map[string]fileStamp{}}
+		wake: make(chan struct{}, 1), settled: map[string]string{}}
 	if r.log == nil {
 		r.log = slog.Default()
 	}
@@ -211,7 +206,7 @@ func (r *Runner) scan(ctx context.Context) time.Time {
 				return next
 			}
 			if sum.Status.Finished() {
-				later(r.consider(ctx, sum.ID))
+				later(r.consider(ctx, sum.ID, sum.Revision))
 			}
 		}
 		if offset+len(page.Items) >= page.Total || len(page.Items) == 0 {
@@ -223,8 +218,8 @@ func (r *Runner) scan(ctx context.Context) time.Time {
 
 // consider generates the report of one finished interview if it is due,
 // and returns its retry time when one is scheduled ahead.
-func (r *Runner) consider(ctx context.Context, id string) *time.Time {
-	stamp, ok := r.stamp(id)
+func (r *Runner) consider(ctx context.Context, id, stamp string) *time.Time {
+	ok := stamp != ""
 	r.mu.Lock()
 	settled := ok && r.settled[id] == stamp
 	r.mu.Unlock()
@@ -250,19 +245,6 @@ func (r *Runner) consider(ctx context.Context, id string) *time.Time {
 		return nil
 	}
 	return r.generate(ctx, id)
-}
-
-// stamp returns the size and time of the record's file.
-func (r *Runner) stamp(id string) (fileStamp, bool) {
-	path, err := r.store.Path(id)
-	if err != nil {
-		return fileStamp{}, false
-	}
-	info, err := os.Stat(path)
-	if err != nil {
-		return fileStamp{}, false
-	}
-	return fileStamp{size: info.Size(), mod: info.ModTime()}, true
 }
 
 // due says whether rec's report is to be generated now, or else when its

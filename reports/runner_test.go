@@ -75,7 +75,7 @@ func (e *events) Got() []string {
 	return slices.Clone(e.got)
 }
 
-func openStore(t *testing.T) *interviews.Store {
+func openStore(t *testing.T) interviews.Store {
 	t.Helper()
 	s, err := interviews.Open(filepath.Join(t.TempDir(), "interviews"))
 	if err != nil {
@@ -86,7 +86,7 @@ func openStore(t *testing.T) *interviews.Store {
 
 // finished stores a finished interview with the given status and number
 // of answers.
-func finished(t *testing.T, s *interviews.Store, id string, status interviews.Status, answers int) {
+func finished(t *testing.T, s interviews.Store, id string, status interviews.Status, answers int) {
 	t.Helper()
 	start := time.Now().Add(-30 * time.Minute)
 	r := &interviews.Record{ID: id, Candidate: interviews.Candidate{Name: "Ada " + id, Role: "Engineer", Level: "senior"}, Blueprint: "default",
@@ -120,7 +120,7 @@ func start(t *testing.T, r *Runner) {
 	t.Cleanup(func() { cancel(); <-done })
 }
 
-func get(t *testing.T, s *interviews.Store, id string) *interviews.Record {
+func get(t *testing.T, s interviews.Store, id string) *interviews.Record {
 	t.Helper()
 	r, err := s.Get(id)
 	if err != nil {

@@ -31,7 +31,7 @@ func (n *notifySpy) Notify(event string, rec *interviews.Record) {
 
 // requestSpy is a report runner that remembers requests.
 type requestSpy struct {
-	store *interviews.Store
+	store interviews.Store
 	mu    sync.Mutex
 	got   []string
 }
@@ -52,7 +52,7 @@ func (r *requestSpy) Request(id, who string) error {
 
 // saveFinished stores an interview with the given status and a ready
 // report of version 3.
-func saveFinished(t *testing.T, store *interviews.Store, id string, status interviews.Status) {
+func saveFinished(t *testing.T, store interviews.Store, id string, status interviews.Status) {
 	t.Helper()
 	at := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	r := &interviews.Record{ID: id, Candidate: interviews.Candidate{Name: "Ada", Role: "Engineer", Level: "senior"}, Blueprint: "default",

@@ -72,7 +72,7 @@ const (
 // system is everything the candidate's browser talks to.
 type system struct {
 	lk    *lktest.Server
-	store *interviews.Store
+	store interviews.Store
 	web   *httptest.Server
 	agent string
 	// signal carries the browsers' LiveKit signal connections (not media),

@@ -62,7 +62,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 type testServer struct {
 	*Server
 	h     http.Handler
-	store *interviews.Store
+	store *interviews.FileStore
 	clock *fakeClock
 	logs  *syncBuffer
 	// users holds the test users (testAdmin, testRecruiter, testReviewer).

@@ -52,7 +52,7 @@ const (
 // have working defaults.
 type Options struct {
 	// Store holds the interview records.
-	Store *interviews.Store
+	Store interviews.Store
 	// LiveKitURL is the LiveKit server the candidate's browser connects to
 	// (ws://, wss://, http:// or https://). It is also allowed by the
 	// Content Security Policy.
@@ -120,7 +120,7 @@ type Options struct {
 // Server serves the web app. Create one with New; it is safe for
 // concurrent use.
 type Server struct {
-	store        *interviews.Store
+	store        interviews.Store
 	liveKitURL   string // as configured
 	clientURL    string // ws:// or wss:// form given to browsers
 	apiKey       string

@@ -76,7 +76,7 @@ const (
 )
 
 // Auditor appends a delivery's outcome to the record it concerns;
-// *interviews.Store is one.
+// interviews.Store is one.
 type Auditor interface {
 	Update(id string, change func(*interviews.Record) error) (*interviews.Record, error)
 }

@@ -242,7 +242,7 @@ func TestSendFinalAndBounded(t *testing.T) {
 // auditSpy is the store, telling the test each time an outcome is
 // recorded.
 type auditSpy struct {
-	*interviews.Store
+	interviews.Store
 	recorded chan string
 }
 

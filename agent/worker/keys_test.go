@@ -15,7 +15,7 @@ import (
 
 // keysStore is a store with a secrets key and one scheduled interview
 // that brings its own keys.
-func keysStore(t *testing.T, sealed bool) (*interviews.Store, *interviews.Record) {
+func keysStore(t *testing.T, sealed bool) (interviews.Store, *interviews.Record) {
 	t.Helper()
 	store, err := interviews.Open(t.TempDir())
 	if err != nil {

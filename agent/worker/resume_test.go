@@ -40,7 +40,7 @@ func startCrashingWorker(t *testing.T, lk *lktest.Server, agentName string, h lk
 
 // openStore opens another handle on the store in dir whose clock reads at,
 // as a process running at that time would see it.
-func openStore(t *testing.T, dir string, at time.Time) *interviews.Store {
+func openStore(t *testing.T, dir string, at time.Time) interviews.Store {
 	t.Helper()
 	s, err := interviews.Open(dir)
 	if err != nil {

@@ -33,7 +33,7 @@ import (
 // per job.
 type Sessions struct {
 	// Store holds the interview records. Required.
-	Store *interviews.Store
+	Store interviews.Store
 	// Blueprint returns an installed blueprint by name (default
 	// stages.Builtin). Names come from dispatch metadata and records, so it
 	// must never read a file they name.

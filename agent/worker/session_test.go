@@ -39,7 +39,7 @@ import (
 // the interview store it writes.
 type harness struct {
 	lk    *lktest.Server
-	store *interviews.Store
+	store interviews.Store
 	agent string
 }
 

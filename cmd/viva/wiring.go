@@ -100,7 +100,7 @@ func installedTemplates() ([]web.TemplateChoice, error) {
 // and checks that records can be saved there, with the secrets key (when
 // set) that seals interviews' own provider keys: an unwritable or full disk
 // stops viva at start instead of losing the interviews it would take.
-func openStore(cfg *config.Config, log *slog.Logger) (*interviews.Store, error) {
+func openStore(cfg *config.Config, log *slog.Logger) (interviews.Store, error) {
 	store, err := interviews.Open(cfg.DataDir)
 	if err != nil {
 		return nil, fmt.Errorf("opening the data directory: %w", err)

@@ -1,0 +1,114 @@
+package interviews
+
+import (
+	"fmt"
+	"time"
+)
+
+// DefaultLinkTTL is how long a candidate's link stays valid when the
+// operator sets nothing (VIVA_LINK_TTL): seven days from registration.
+const DefaultLinkTTL = 7 * 24 * time.Hour
+
+// maxConsentTextLen bounds the consent wording kept in a record, in bytes.
+const maxConsentTextLen = 4 << 10
+
+// InvitationState is where a candidate's link is in its life, as the
+// recruiter's list of invitations shows it.
+type InvitationState string
+
+// The states of an invitation, derived from the record (see
+// Record.Invitation): nothing stores them.
+const (
+	// InvitationCreated means the link was issued and not opened yet.
+	InvitationCreated InvitationState = "created"
+	// InvitationOpened means the candidate opened the link; the interview
+	// has not started.
+	InvitationOpened InvitationState = "opened"
+	// InvitationInProgress means the interview is running (or waiting for
+	// the candidate to rejoin).
+	InvitationInProgress InvitationState = "in_progress"
+	// InvitationCompleted means the interview ended, however it ended.
+	InvitationCompleted InvitationState = "completed"
+	// InvitationExpired means the link lapsed before the interview started.
+	InvitationExpired InvitationState = "expired"
+	// InvitationRevoked means a recruiter revoked the link.
+	InvitationRevoked InvitationState = "revoked"
+)
+
+// InvitationStates lists every state, in life-cycle order.
+var InvitationStates = []InvitationState{InvitationCreated, InvitationOpened, InvitationInProgress,
+	InvitationCompleted, InvitationExpired, InvitationRevoked}
+
+// Invitation returns the state of the interview's link at now. A revoked
+// link is revoked whatever else happened; a link that lapsed before the
+// interview started is expired; otherwise the interview's status decides.
+func (r *Record) Invitation(now time.Time) InvitationState {
+	switch {
+	case r.RevokedAt != nil:
+		return InvitationRevoked
+	case r.Status.Finished():
+		return InvitationCompleted
+	case r.Status == StatusInProgress:
+		return InvitationInProgress
+	case r.LinkExpired(now):
+		return InvitationExpired
+	case r.OpenedAt != nil:
+		return InvitationOpened
+	}
+	return InvitationCreated
+}
+
+// LinkExpired reports whether the candidate's link has lapsed at now: it
+// has an expiry, now is past it, and the interview never started (a started
+// interview stays joinable for rejoining).
+func (r *Record) LinkExpired(now time.Time) bool {
+	return r.ExpiresAt != nil && !now.Before(*r.ExpiresAt) && r.StartedAt == nil
+}
+
+// Joinable says whether the candidate's link may be used at now, and when
+// not, why in words for the candidate (nil when it may).
+func (r *Record) Joinable(now time.Time) error {
+	switch {
+	case r.RevokedAt != nil:
+		return fmt.Errorf("this interview link was withdrawn: ask the recruiter who sent it for a new one")
+	case r.LinkExpired(now):
+		return fmt.Errorf("this interview link expired on %s: ask the recruiter who sent it for a new one", r.ExpiresAt.UTC().Format("2 January 2006"))
+	}
+	return nil
+}
+
+// Revoke withdraws the candidate's link: by is who revoked it (a signed-in
+// user's email). Revoking twice keeps the first time.
+func (r *Record) Revoke(by string, at time.Time) {
+	if r.RevokedAt != nil {
+		return
+	}
+	r.RevokedAt = &at
+	r.RevokedBy = by
+}
+
+// Consent is the candidate's agreement, given on the join page before the
+// microphone is asked for, to be interviewed by an AI interviewer, to what is
+// recorded and to a person reviewing the result.
+type Consent struct {
+	// At is when the candidate agreed.
+	At time.Time `json:"at"`
+	// Version identifies the wording agreed to: "sha256:" and the first 12
+	// hex digits of the text's hash, so changed wording is a new version.
+	Version string `json:"version"`
+	// Text is the wording the candidate saw, as shown.
+	Text string `json:"text"`
+}
+
+// Validate checks that the consent says when and to what.
+func (c *Consent) Validate() error {
+	switch {
+	case c.At.IsZero():
+		return fmt.Errorf("consent has no time")
+	case c.Version == "" || len(c.Version) > 80:
+		return fmt.Errorf("consent version is empty or longer than 80 bytes")
+	case c.Text == "" || len(c.Text) > maxConsentTextLen:
+		return fmt.Errorf("consent text is empty or larger than %d bytes", maxConsentTextLen)
+	}
+	return nil
+}
