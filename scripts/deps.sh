@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what viva needs to build, run and test on Debian: the C libraries
 # for cgo (opus, soxr, pocketsphinx, flite), the offline speech engines, sox,
-# Chromium for the browser tests, Node.js for the room page's bundle, and
+# Chromium for the browser tests, PostgreSQL and Redis for the store and
+# multi-node tests (started by the tests themselves, in temporary
+# directories), Node.js for the room page's bundle, and
 # livekit-server into ./bin; then the room page's npm packages.
 # As root it installs with apt-get; otherwise it prints the command to run.
 set -euo pipefail
@@ -9,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(gcc pkg-config libopus-dev libopusfile-dev libsoxr-dev
   pocketsphinx pocketsphinx-en-us libpocketsphinx-dev libsphinxbase-dev
-  flite flite1-dev sox chromium)
+  flite flite1-dev sox chromium postgresql redis-server)
 LIVEKIT_VERSION=v1.11.0
 
 missing=()
