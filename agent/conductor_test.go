@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -563,4 +564,54 @@ func TestRecordQuestionsAreTheMachineLog(t *testing.T) {
 			t.Errorf("saved questions %s, want the machine's log %s", got, want)
 		}
 	})
+}
+
+// TestRejoinAfterAnAnswerGoesOn: a candidate who answered and left before
+// the interviewer replied (or while it was still asking) is welcomed back
+// and hears the next question in the same turn — never a welcome followed
+// by silence.
+func TestRejoinAfterAnAnswerGoesOn(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// before leaves the interview the way the case says.
+		before func(t *testing.T, c *Conductor)
+	}{
+		{"answered, then left before the reply", func(t *testing.T, c *Conductor) {
+			deliver(t, c.Greet(t.Context()))
+			r := c.Respond(t.Context(), CandidateTurn{Text: answers[0]})
+			for range r.Deltas() {
+			}
+			r.Delivered(Delivery{})
+		}},
+		{"left while the greeting played", func(t *testing.T, c *Conductor) {
+			r := c.Greet(t.Context())
+			for range r.Deltas() {
+			}
+			r.Delivered(Delivery{Text: "Hello Ada, and thank you", Interrupted: true})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c, _ := newTestInterview(t, 1, scriptedLLM)
+				tc.before(t, c)
+				spokenBefore := len(slices.DeleteFunc(c.Machine().Questions(), func(q stages.Question) bool { return !q.Spoken() }))
+				c.Leave(time.Minute)
+				time.Sleep(10 * time.Second)
+				r, err := c.Rejoin(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				text := deliver(t, r)
+				const opening = "Welcome back, Ada. We lost you for a moment. Let's carry on where we left off. "
+				rest, ok := strings.CutPrefix(text, opening)
+				if !ok || !strings.Contains(rest, "?") {
+					t.Fatalf("welcome back %q: want %q and then a question", text, opening)
+				}
+				spoken := len(slices.DeleteFunc(c.Machine().Questions(), func(q stages.Question) bool { return !q.Spoken() }))
+				if spoken != spokenBefore+1 {
+					t.Errorf("%d questions spoken after the welcome back, want %d", spoken, spokenBefore+1)
+				}
+			})
+		})
+	}
 }
