@@ -61,6 +61,7 @@ type Server struct {
 	bin   string
 	dir   string
 	ports ports
+	node  *clusterNode // nil for a single development server
 
 	mu    sync.Mutex
 	proc  *process   // the running process, nil after Stop
@@ -85,6 +86,12 @@ type process struct {
 // servers can run at once, each on its own ports.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	return start(t, nil)
+}
+
+// start runs one server, alone (node nil) or as a node of a cluster.
+func start(t testing.TB, node *clusterNode) *Server {
+	t.Helper()
 	root, err := repoRoot()
 	if err != nil {
 		t.Fatalf("lktest: %v", err)
@@ -99,6 +106,7 @@ func Start(t testing.TB) *Server {
 		t:         t,
 		bin:       bin,
 		dir:       t.TempDir(),
+		node:      node,
 	}
 	t.Cleanup(func() {
 		s.Stop()
@@ -201,7 +209,8 @@ func (s *Server) launch() error {
 }
 
 // config is the server's YAML: fixed local ports, loopback media, no TURN,
-// no external IP discovery, info-level logs.
+// no external IP discovery, info-level logs; for a cluster node also Redis,
+// the shared keys and room placement (see clusterNode.config).
 func (s *Server) config() string {
 	return fmt.Sprintf(`port: %d
 rtc:
@@ -214,7 +223,7 @@ turn:
   enabled: false
 logging:
   level: info
-`, s.ports.signal, s.ports.rtcTCP, s.ports.rtcUDP)
+`, s.ports.signal, s.ports.rtcTCP, s.ports.rtcUDP) + s.node.config()
 }
 
 // waitReady polls the health endpoint until it answers 200 or the process dies.
