@@ -93,8 +93,12 @@ func (s *Server) Region() string {
 	return s.node.region
 }
 
-// nodeIDPattern finds the node ID in livekit-server's log lines.
-var nodeIDPattern = regexp.MustCompile(`"(?:nodeID|selectedNodeID)": "([^"]+)"`)
+// nodeIDPattern finds a server's own node ID in its start line, and
+// selectedNodeIDPattern the node chosen for a room in its placement line.
+var (
+	nodeIDPattern         = regexp.MustCompile(`"nodeID": "([^"]+)"`)
+	selectedNodeIDPattern = regexp.MustCompile(`"selectedNodeID": "([^"]+)"`)
+)
 
 // startLogLine is the line a server logs once it serves, with its node ID.
 const startLogLine = "starting LiveKit server"
@@ -120,7 +124,7 @@ const placedLogLine = "selected node for room"
 func (c *Cluster) RoomNode(t testing.TB, via *Server, room string, timeout time.Duration) *Server {
 	t.Helper()
 	line := via.WaitLog(t, timeout, placedLogLine, fmt.Sprintf("%q", room))
-	m := nodeIDPattern.FindStringSubmatch(line)
+	m := selectedNodeIDPattern.FindStringSubmatch(line)
 	if m == nil {
 		t.Fatalf("lktest: no node ID in %q", line)
 	}

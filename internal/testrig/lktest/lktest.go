@@ -7,6 +7,10 @@
 // what works against a real deployment. Its log is kept in a file under the
 // test's temporary directory, can be waited on (WaitLog) to observe what the
 // server decided, and its tail is printed when the test fails.
+//
+// StartCluster runs several servers as the nodes of one multi-node
+// deployment, sharing a Redis of their own (StartRedis), to test what
+// crosses nodes: signalling, media and agent dispatch.
 package lktest
 
 import (
