@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -25,7 +26,23 @@ const (
 	samplesPer20msAt16kHz = MicSampleRateHz / 50
 	// speakingWindow is how recent voiced audio must be for AgentSpeaking.
 	speakingWindow = 200 * time.Millisecond
+	// spanJoinGap is the longest pause between voiced arrivals that one
+	// VoicedSpan bridges: the spacing of audio packets with room for jitter.
+	spanJoinGap = 100 * time.Millisecond
+	// maxSpans bounds the voiced spans kept; the oldest are dropped first.
+	maxSpans = 100000
+	// lateGap is the longest arrival gap inside agent speech that is not a
+	// late frame: three 20 ms packets, what a browser's jitter buffer
+	// absorbs.
+	lateGap = 3 * analysisFrame20ms
 )
+
+// VoicedSpan is a run of voiced agent audio as it arrived at the bot: from
+// the arrival of its first voiced frame to that of its last, with no pause
+// longer than 100 ms between them.
+type VoicedSpan struct {
+	Start, End time.Time
+}
 
 // AudioStats summarises the agent audio received since Join, over every
 // track of the participants Options.ListenTo selects.
@@ -39,6 +56,21 @@ type AudioStats struct {
 	// FirstVoicedAt and LastVoicedAt are when the first and the latest
 	// voiced frames arrived; zero until one has.
 	FirstVoicedAt, LastVoicedAt time.Time
+	// LateFrames counts 20 ms frames missing from gaps in the arrival of
+	// agent audio while the agent speaks: a gap longer than 60 ms between
+	// two arrivals, the first within 200 ms of voiced audio and the second
+	// voiced, counts each 20 ms of it past the first. It is what a listener
+	// hears as a stutter (a pacing miss at the sender, or a delay on the
+	// way, the bot's own scheduling included).
+	LateFrames int
+}
+
+// VoicedSpans is a copy of the runs of voiced agent audio received so far,
+// oldest first (the most recent 100000).
+func (b *Bot) VoicedSpans() []VoicedSpan {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.spans)
 }
 
 // AgentAudio is a snapshot of the agent audio statistics.
@@ -164,7 +196,21 @@ func (b *Bot) addAudio(now time.Time, samples16kHz, voicedFrames int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.audio.Received += pcmDuration16kHz(samples16kHz)
+	last := b.lastArrival
+	b.lastArrival = now
+	if gap := now.Sub(last); voicedFrames > 0 && !last.IsZero() && gap > lateGap &&
+		!b.audio.LastVoicedAt.IsZero() && last.Sub(b.audio.LastVoicedAt) < speakingWindow {
+		b.audio.LateFrames += int(gap/analysisFrame20ms) - 1
+	}
 	if voicedFrames > 0 {
+		if n := len(b.spans); n > 0 && now.Sub(b.spans[n-1].End) <= spanJoinGap {
+			b.spans[n-1].End = now
+		} else {
+			if n >= maxSpans {
+				b.spans = slices.Delete(b.spans, 0, n-maxSpans+1)
+			}
+			b.spans = append(b.spans, VoicedSpan{Start: now, End: now})
+		}
 		b.audio.Voiced += time.Duration(voicedFrames) * analysisFrame20ms
 		if b.audio.FirstVoicedAt.IsZero() {
 			b.audio.FirstVoicedAt = now

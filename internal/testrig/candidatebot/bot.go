@@ -116,15 +116,18 @@ type Bot struct {
 	tts     *flite.Engine
 	ttsErr  error
 
-	mu       sync.Mutex
-	changed  chan struct{} // closed and replaced on every observation
-	audio    AudioStats
-	captions []Caption
-	legacy   []Caption
-	chats    []Chat
-	events   []map[string]any
-	left     bool
-	reason   livekit.DisconnectReason
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced on every observation
+	audio   AudioStats
+	spans   []VoicedSpan
+	// lastArrival is when agent audio last arrived, for LateFrames.
+	lastArrival time.Time
+	captions    []Caption
+	legacy      []Caption
+	chats       []Chat
+	events      []map[string]any
+	left        bool
+	reason      livekit.DisconnectReason
 
 	disconnected chan struct{}
 	disconnect   sync.Once

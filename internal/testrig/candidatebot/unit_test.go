@@ -222,3 +222,27 @@ func TestPublicationSIDHandlesTypedNil(t *testing.T) {
 		}
 	}
 }
+
+// TestVoicedSpansAndLateFrames: voiced arrivals within 100 ms of each other
+// make one span; a gap longer than 60 ms inside agent speech counts the
+// 20 ms frames missing from it, a pause between utterances does not.
+func TestVoicedSpansAndLateFrames(t *testing.T) {
+	b := newBot(Options{})
+	t0 := time.Now()
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	for ms := 0; ms <= 200; ms += 20 {
+		b.addAudio(at(ms), samplesPer20msAt16kHz, 1)
+	}
+	b.addAudio(at(300), samplesPer20msAt16kHz, 1) // 100 ms gap: 4 frames missing
+	for ms := 320; ms <= 1000; ms += 20 {
+		b.addAudio(at(ms), samplesPer20msAt16kHz, 0) // silence after the utterance
+	}
+	b.addAudio(at(2000), samplesPer20msAt16kHz, 1) // the next utterance, after silence
+	spans := b.VoicedSpans()
+	if len(spans) != 2 || !spans[0].Start.Equal(at(0)) || !spans[0].End.Equal(at(300)) || !spans[1].Start.Equal(at(2000)) {
+		t.Fatalf("spans %+v", spans)
+	}
+	if got := b.AgentAudio().LateFrames; got != 4 {
+		t.Errorf("late frames %d, want 4", got)
+	}
+}
