@@ -6,6 +6,7 @@
 //	viva chat    an interview in the terminal (no audio, no LiveKit)
 //	viva users   the web app's accounts: add, list, remove, token
 //	viva blueprints  the installed interview blueprints and role templates
+//	viva bench   benchmarks: turn latency and the cost of each interview
 //
 // Every command takes the settings of package config as flags, environment
 // variables (VIVA_*, LIVEKIT_*, OPENAI_*, DEEPGRAM_API_KEY) or a YAML file
@@ -43,6 +44,7 @@ var commands = []command{
 	{"chat", "hold an interview in the terminal (offline when no OPENAI_API_KEY is set)", runChat},
 	{"users", "manage who signs in to the web app: add, list, remove, token", runUsers},
 	{"blueprints", "list the installed interview blueprints and role templates", runBlueprints},
+	{"bench", "measure turn latency and the cost per interview over a local LiveKit server: latency, density", runBench},
 }
 
 func main() {

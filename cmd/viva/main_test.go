@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/internal/bench"
 	"github.com/viva-interviews/viva/internal/sandbox"
 )
 
@@ -15,6 +18,14 @@ func TestMain(m *testing.M) {
 	// The web app started in process by these tests parses résumés in
 	// children of the test binary, as viva does in children of itself.
 	sandbox.Serve()
+	// The worker a benchmark test starts is this binary standing in for
+	// viva: it runs viva's command line.
+	if os.Getenv(bench.WorkerEnv) != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	os.Exit(m.Run())
 }
 

@@ -78,6 +78,9 @@ type Latency struct {
 	Turns int `json:"turns"`
 	// Unanswered counts candidate turns that got no reply.
 	Unanswered int `json:"unanswered"`
+	// BargeInMissed counts the replies the bot talked over that went on
+	// playing to the end of its utterance (not in BargeInMS).
+	BargeInMissed int `json:"barge_in_missed"`
 	// EndpointingMS and ProviderMS are what was subtracted from each turn.
 	EndpointingMS float64 `json:"endpointing_ms"`
 	ProviderMS    float64 `json:"provider_ms"`

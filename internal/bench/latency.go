@@ -1,0 +1,187 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/viva-interviews/viva/agent/voice"
+	"github.com/viva-interviews/viva/internal/testrig/candidatebot"
+)
+
+const (
+	// bargeInEvery is how often the bot talks over the agent's reply
+	// instead of waiting for it to end: every third turn.
+	bargeInEvery = 3
+	// bargeInAfter is how much of the reply the bot hears before talking
+	// over it.
+	bargeInAfter = 600 * time.Millisecond
+	// InterruptThreshold is the worker's barge-in setting in the
+	// benchmarks (the product's default); the barge-in figure is counted
+	// from the candidate's onset plus it.
+	InterruptThreshold = voice.DefaultInterruptThreshold
+	// providerCallsPerTurn are the provider requests on a turn's path:
+	// recognition, the model's first token, the first speech bytes.
+	providerCallsPerTurn = 3
+)
+
+// LatencyOptions configure RunLatency.
+type LatencyOptions struct {
+	RigOptions
+	// Turns is how many candidate turns to measure in all, spread over
+	// Rooms interviews held at once.
+	Turns, Rooms int
+}
+
+// RunLatency measures turn latency and barge-in over a real livekit-server
+// with one worker process: each room's bot answers every reply of the
+// agent with the same spoken sentence, and every third time talks over
+// the reply instead of waiting for its end.
+//
+// A turn's response is the time from the end of the bot's voice (the last
+// voiced 20 ms frame of its utterance leaving its microphone) to the
+// arrival at the bot of the first voiced frame of the agent's reply. The
+// overhead is the response minus the endpointing delay after a finished
+// sentence (FinishedEndpointing) and the provider latencies injected on
+// the turn's path (three requests: recognition, model, speech). The
+// barge-in figure is, for each reply the bot talked over, the arrival of
+// the agent's last voiced frame before it fell silent (no voice for
+// 700 ms) minus the onset of the bot's voice and InterruptThreshold.
+func RunLatency(ctx context.Context, opts LatencyOptions) (Latency, error) {
+	if opts.Turns < 1 || opts.Rooms < 1 {
+		return Latency{}, errors.New("bench: latency needs at least one turn and one room")
+	}
+	r, err := startRig(ctx, opts.RigOptions)
+	if err != nil {
+		return Latency{}, err
+	}
+	defer r.close()
+	w, err := r.startWorker(ctx)
+	if err != nil {
+		return Latency{}, err
+	}
+	defer w.stop()
+
+	var (
+		mu  sync.Mutex
+		all roomFigures
+	)
+	rooms := min(opts.Rooms, opts.Turns)
+	errs := make([]error, rooms)
+	var wg sync.WaitGroup
+	for i := range rooms {
+		turns := opts.Turns / rooms
+		if i < opts.Turns%rooms {
+			turns++
+		}
+		wg.Go(func() {
+			f, err := latencyRoom(ctx, r, w, fmt.Sprintf("bench-latency-%d-%d", time.Now().UnixNano(), i), turns)
+			errs[i] = err
+			mu.Lock()
+			all.add(f)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil && all.turns == 0 {
+		return Latency{}, err
+	}
+	provider := time.Duration(providerCallsPerTurn) * opts.ProviderLatency
+	overhead := make([]float64, len(all.responseMS))
+	for i, v := range all.responseMS {
+		overhead[i] = v - ms(FinishedEndpointing()) - ms(provider)
+	}
+	return Latency{
+		OverheadMS: Summarize(overhead), BargeInMS: Summarize(all.bargeInMS), ResponseMS: Summarize(all.responseMS),
+		Turns: len(all.responseMS), Unanswered: all.unanswered, BargeInMissed: all.bargeInMissed,
+		EndpointingMS: ms(FinishedEndpointing()), ProviderMS: ms(provider),
+	}, errors.Join(errs...)
+}
+
+// roomFigures are one room's measurements.
+type roomFigures struct {
+	turns                     int
+	responseMS, bargeInMS     []float64
+	unanswered, bargeInMissed int
+}
+
+func (f *roomFigures) add(o roomFigures) {
+	f.turns += o.turns
+	f.responseMS = append(f.responseMS, o.responseMS...)
+	f.bargeInMS = append(f.bargeInMS, o.bargeInMS...)
+	f.unanswered += o.unanswered
+	f.bargeInMissed += o.bargeInMissed
+}
+
+// latencyRoom runs one bot for turns turns and returns what it measured,
+// also when it fails part way.
+func latencyRoom(ctx context.Context, r *rig, w *worker, room string, turns int) (roomFigures, error) {
+	var f roomFigures
+	bot, err := r.joinBot(ctx, w, room)
+	if err != nil {
+		return f, err
+	}
+	defer bot.Leave()
+	u, err := r.utterance(ctx, bot)
+	if err != nil {
+		return f, err
+	}
+	if err := waitGreeting(ctx, bot); err != nil {
+		return f, fmt.Errorf("%s: %w", room, err)
+	}
+	timeout := replyTimeout + time.Duration(providerCallsPerTurn)*r.opts.ProviderLatency
+	bargeIn := false
+	for i := range turns {
+		if bargeIn {
+			if err := bot.WaitAgentSpeech(ctx, bargeInAfter); err != nil {
+				return f, fmt.Errorf("%s: turn %d: %w", room, i, err)
+			}
+		} else if err := waitQuiet(ctx, bot); err != nil {
+			return f, err
+		}
+		s, err := say(ctx, bot, u)
+		if err != nil {
+			return f, fmt.Errorf("%s: turn %d: %w", room, i, err)
+		}
+		f.turns++
+		start, ok, err := waitReply(ctx, bot, s.end, timeout)
+		if err != nil {
+			return f, fmt.Errorf("%s: turn %d: %w", room, i, err)
+		}
+		if bargeIn {
+			if at, stopped := silencedAt(bot.VoicedSpans(), s.onset, s.end); stopped {
+				f.bargeInMS = append(f.bargeInMS, ms(at.Sub(s.onset)-InterruptThreshold))
+			} else {
+				f.bargeInMissed++
+			}
+		}
+		if !ok {
+			f.unanswered++
+			bargeIn = false
+			continue
+		}
+		f.responseMS = append(f.responseMS, ms(start.Sub(s.end)))
+		bargeIn = (i+1)%bargeInEvery == 0
+	}
+	return f, nil
+}
+
+// utterance is the benchmark's answer, spoken by flite once per rig.
+func (r *rig) utterance(ctx context.Context, bot *candidatebot.Bot) (utterance, error) {
+	r.uttMu.Lock()
+	defer r.uttMu.Unlock()
+	if r.utt.pcm16kHz != nil {
+		return r.utt, nil
+	}
+	pcm, err := bot.Speech(ctx, candidateAnswer)
+	if err != nil {
+		return utterance{}, err
+	}
+	u, err := newUtterance(pcm)
+	if err == nil {
+		r.utt = u
+	}
+	return u, err
+}

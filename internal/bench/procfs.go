@@ -1,0 +1,126 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// clockTicksPerSecond is USER_HZ, the unit of CPU times in /proc: 100 on
+// every Linux architecture Go supports.
+const clockTicksPerSecond = 100
+
+// processCPU is a process's own CPU time so far (user + system, its
+// threads included), from /proc/<pid>/stat.
+func processCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read the CPU time of process %d: %w", pid, err)
+	}
+	return parseStatCPU(b)
+}
+
+// parseStatCPU reads utime + stime (fields 14 and 15) of a /proc/<pid>/stat
+// line. The command name (field 2) may hold spaces, so fields are counted
+// after its closing parenthesis.
+func parseStatCPU(stat []byte) (time.Duration, error) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("malformed /proc stat line %q", stat)
+	}
+	fields := strings.Fields(string(stat[i+1:]))
+	// fields[0] is field 3 (state); utime is field 14, stime field 15.
+	const utime, stime = 14 - 3, 15 - 3
+	if len(fields) <= stime {
+		return 0, fmt.Errorf("short /proc stat line %q", stat)
+	}
+	var ticks int64
+	for _, f := range []string{fields[utime], fields[stime]} {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc stat CPU field %q: %w", f, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / clockTicksPerSecond, nil
+}
+
+// processRSSBytes is a process's resident memory (VmRSS of
+// /proc/<pid>/status).
+func processRSSBytes(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read the memory of process %d: %w", pid, err)
+	}
+	return parseVmRSS(b)
+}
+
+// parseVmRSS reads the VmRSS line ("VmRSS:   12345 kB") of a status file.
+func parseVmRSS(status []byte) (int64, error) {
+	sc := bufio.NewScanner(bytes.NewReader(status))
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) != 2 || f[1] != "kB" {
+			return 0, fmt.Errorf("malformed VmRSS line %q", sc.Text())
+		}
+		kb, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("VmRSS %q: %w", f[0], err)
+		}
+		return kb << 10, nil
+	}
+	return 0, fmt.Errorf("no VmRSS line in /proc status")
+}
+
+// machineTimes are the whole machine's CPU times from /proc/stat, in ticks.
+type machineTimes struct {
+	busy, total int64
+}
+
+// readMachineTimes reads the aggregate "cpu" line of /proc/stat.
+func readMachineTimes() (machineTimes, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return machineTimes{}, fmt.Errorf("read the machine's CPU times: %w", err)
+	}
+	return parseMachineTimes(b)
+}
+
+// parseMachineTimes sums the "cpu" line's fields; idle and iowait (fields
+// 4 and 5) are the time not busy. Guest times are already in user and nice.
+func parseMachineTimes(stat []byte) (machineTimes, error) {
+	line, _, _ := bytes.Cut(stat, []byte("\n"))
+	f := strings.Fields(string(line))
+	if len(f) < 6 || f[0] != "cpu" {
+		return machineTimes{}, fmt.Errorf("malformed /proc/stat cpu line %q", line)
+	}
+	var t machineTimes
+	for i, s := range f[1:min(len(f), 9)] { // user … steal
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return machineTimes{}, fmt.Errorf("/proc/stat cpu field %q: %w", s, err)
+		}
+		t.total += n
+		if i != 3 && i != 4 {
+			t.busy += n
+		}
+	}
+	return t, nil
+}
+
+// busyFraction is how busy the machine was between two readings (0–1).
+func busyFraction(from, to machineTimes) float64 {
+	total := to.total - from.total
+	if total <= 0 {
+		return 0
+	}
+	return float64(to.busy-from.busy) / float64(total)
+}
