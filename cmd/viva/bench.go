@@ -14,6 +14,9 @@ import (
 	"strings"
 	"time"
 
+	lksdk "github.com/livekit/server-sdk-go/v2"
+
+	"github.com/viva-interviews/viva/agent/worker"
 	"github.com/viva-interviews/viva/internal/bench"
 )
 
@@ -91,8 +94,9 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if *verbose {
 		level = slog.LevelInfo
 	}
-	rigOpts := bench.RigOptions{LiveKitBinary: bin, Worker: self, ProviderLatency: *latency, Dir: workDir,
-		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	lksdk.SetLogger(worker.SDKLogger(log, ""))
+	rigOpts := bench.RigOptions{LiveKitBinary: bin, Worker: self, ProviderLatency: *latency, Dir: workDir, Logger: log}
 
 	switch which {
 	case benchLatency:
