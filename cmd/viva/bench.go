@@ -73,6 +73,24 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		}
 		return usageError("%v", err)
 	}
+	var dopts bench.DensityOptions
+	if which == benchDensity {
+		counts, err := parseCounts(*sessions)
+		if err != nil {
+			return usageError("--sessions: %v", err)
+		}
+		dopts = bench.DensityOptions{Sessions: counts, Window: *window}
+		for _, m := range strings.Split(*modes, ",") {
+			switch m = strings.TrimSpace(m); {
+			case m == bench.ModeEndToEnd:
+				dopts.EndToEnd = true
+			case m == bench.ModeInProcess && inProcessDensity != nil:
+				dopts.InProcess = inProcessDensity
+			default:
+				return usageError("--mode %q: choose from %s", m, strings.Join(densityModes(), ", "))
+			}
+		}
+	}
 	bin, err := findBenchLiveKit(*lkBin)
 	if err != nil {
 		return err
@@ -112,22 +130,8 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		}
 		return err
 	default:
-		counts, err := parseCounts(*sessions)
-		if err != nil {
-			return usageError("--sessions: %v", err)
-		}
-		opts := bench.DensityOptions{RigOptions: rigOpts, Sessions: counts, Window: *window}
-		for _, m := range strings.Split(*modes, ",") {
-			switch m = strings.TrimSpace(m); {
-			case m == bench.ModeEndToEnd:
-				opts.EndToEnd = true
-			case m == bench.ModeInProcess && inProcessDensity != nil:
-				opts.InProcess = inProcessDensity
-			default:
-				return usageError("--mode %q: choose from %s", m, strings.Join(densityModes(), ", "))
-			}
-		}
-		d, err := bench.RunDensity(ctx, opts)
+		dopts.RigOptions = rigOpts
+		d, err := bench.RunDensity(ctx, dopts)
 		if err != nil && len(d.Runs) == 0 {
 			return err
 		}
