@@ -35,8 +35,14 @@ test: assets
 	$(GO) vet ./...
 	$(GO) test -race -timeout 40m ./...
 
-bench: assets
+# The Go micro-benchmarks, then viva bench latency and density at modest
+# sizes (a few minutes on two cores); JSON and the chart go to bench-results/.
+BENCH_DIR ?= bench-results
+bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@mkdir -p $(BENCH_DIR)
+	bin/viva bench latency --turns 50 --rooms 5 --out $(BENCH_DIR)/latency.json
+	bin/viva bench density --sessions 5,10,20 --window 15s --out $(BENCH_DIR)/density.json --chart $(BENCH_DIR)/density.svg
 
 clean:
 	rm -rf bin/viva
