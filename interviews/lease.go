@@ -204,7 +204,7 @@ func (s *FileStore) SweepCrashed() ([]string, error) {
 		if sum.Status != StatusInProgress {
 			continue
 		}
-		ok, err := s.sweepOne(sum.ID)
+		ok, err := EndCrashed(s, sum.ID)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -215,9 +215,14 @@ func (s *FileStore) SweepCrashed() ([]string, error) {
 	return ended, errors.Join(errs...)
 }
 
-// sweepOne ends one crashed interview under a lease of the sweep's own, so
-// a session that starts meanwhile and the sweep never both change it.
-func (s *FileStore) sweepOne(id string) (bool, error) {
+// EndCrashed ends the interview id if a dead session left it in progress:
+// under a lease of the sweep's own (SweepOwner), so a session that starts
+// meanwhile and the sweep never both change it, the record is saved failed
+// with ended_by worker_crashed, dated by its last activity, and its
+// provider keys are deleted. It reports whether it ended the interview; a
+// live lease or another status leaves it alone. Every Store's SweepCrashed
+// calls it for each interview in progress.
+func EndCrashed(s Store, id string) (bool, error) {
 	if _, err := s.AcquireLease(id, SweepOwner, sweepLeaseTTL); err != nil {
 		if errors.Is(err, ErrLeaseHeld) {
 			return false, nil // a live session holds it

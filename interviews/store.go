@@ -432,21 +432,10 @@ func decisionRank(d DecisionKind) int {
 // then by id), one page at a time. Files that cannot be decoded are skipped
 // and logged by file name; temporary files left by a crash are ignored.
 func (s *FileStore) List(opts ListOptions) (ListPage, error) {
-	if opts.Status != "" && !opts.Status.Valid() {
-		return ListPage{}, fmt.Errorf("interviews: list: unknown status %q: use one of %s", opts.Status, joinStatuses())
+	limit, err := opts.PageSize()
+	if err != nil {
+		return ListPage{}, err
 	}
-	if opts.Sort != SortNewest && opts.Sort != SortScore && opts.Sort != SortDecision {
-		return ListPage{}, fmt.Errorf("interviews: list: unknown order %q: use %q, %q or none", opts.Sort, SortScore, SortDecision)
-	}
-	if opts.Offset < 0 || opts.Limit < 0 {
-		return ListPage{}, fmt.Errorf("interviews: list: offset %d and limit %d must not be negative", opts.Offset, opts.Limit)
-	}
-	limit := opts.Limit
-	if limit == 0 {
-		limit = DefaultListLimit
-	}
-	limit = min(limit, MaxListLimit)
-
 	all, err := s.summaries()
 	if err != nil {
 		return ListPage{}, err
@@ -493,11 +482,41 @@ func (s *FileStore) List(opts ListOptions) (ListPage, error) {
 		page.Items = append(page.Items, matched[opts.Offset:min(opts.Offset+limit, len(matched))]...)
 	}
 	for i := range page.Items {
-		it := &page.Items[i]
-		it.Duration = duration(it.Status, it.StartedAt, it.EndedAt)
+		page.Items[i].Measure()
 	}
 	return page, nil
 }
+
+// PageSize checks opts as every Store's List does and returns the page
+// size to use: Limit, DefaultListLimit for 0, at most MaxListLimit.
+func (opts ListOptions) PageSize() (int, error) {
+	if opts.Status != "" && !opts.Status.Valid() {
+		return 0, fmt.Errorf("interviews: list: unknown status %q: use one of %s", opts.Status, joinStatuses())
+	}
+	if opts.Sort != SortNewest && opts.Sort != SortScore && opts.Sort != SortDecision {
+		return 0, fmt.Errorf("interviews: list: unknown order %q: use %q, %q or none", opts.Sort, SortScore, SortDecision)
+	}
+	if opts.Offset < 0 || opts.Limit < 0 {
+		return 0, fmt.Errorf("interviews: list: offset %d and limit %d must not be negative", opts.Offset, opts.Limit)
+	}
+	limit := opts.Limit
+	if limit == 0 {
+		limit = DefaultListLimit
+	}
+	return min(limit, MaxListLimit), nil
+}
+
+// Measure sets s.Duration to how long the interview ran, up to now while
+// it is in progress: List calls it on every summary it returns.
+func (s *Summary) Measure() { s.Duration = duration(s.Status, s.StartedAt, s.EndedAt) }
+
+// Summarize returns the summary of r that a store keeps for List, without
+// the Revision (the store's) and the Duration (see Measure).
+func Summarize(r *Record) Summary { return summarize(r) }
+
+// DecisionRank orders decisions as SortDecision lists them: advance (0),
+// hold, reject, then none (3).
+func DecisionRank(d DecisionKind) int { return decisionRank(d) }
 
 // summaries returns a summary of every readable record in the directory,
 // reading only the files that changed since the last call.
