@@ -1,0 +1,27 @@
+package interviews_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/storetest"
+)
+
+// TestFileStoreConformance runs the store suite on the JSON files: each
+// opener is another FileStore on the same directory, as another process
+// sharing the data directory has.
+func TestFileStoreConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) storetest.Opener {
+		dir := filepath.Join(t.TempDir(), "interviews")
+		return func(o storetest.Options) interviews.Store {
+			s, err := interviews.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.SetClock(o.Now)
+			s.SetSealer(o.Sealer)
+			return s
+		}
+	})
+}
