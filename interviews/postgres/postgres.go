@@ -44,7 +44,7 @@ const urlHelp = "set VIVA_DATABASE_URL (or --database-url) to postgres://USER:PA
 // concurrent use, also by processes on other machines sharing the database.
 type Store struct {
 	pool   *pgxpool.Pool
-	now    func() time.Time    // the clock of leases and the sweep; nil is time.Now
+	now    func() time.Time   // the clock of leases and the sweep; nil is time.Now
 	sealer *interviews.Sealer // seals provider keys; nil refuses them
 	where  string             // database and host, without credentials, for messages
 }
