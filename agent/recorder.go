@@ -160,19 +160,17 @@ func (r *Recorder) Snapshot() *interviews.Record {
 	return r.snapshotLocked()
 }
 
-// Path is where the record is stored ("" without a store).
+// Path is where the record is stored, as the store says it (a file
+// path, or the database and id); "" without a store.
 func (r *Recorder) Path() string {
 	if r.w == nil {
 		return ""
 	}
-	s, ok := r.w.saver.(interface {
-		Path(id string) (string, error)
-	})
+	s, ok := r.w.saver.(interface{ Locate(id string) string })
 	if !ok {
 		return ""
 	}
-	p, _ := s.Path(r.rec.ID)
-	return p
+	return s.Locate(r.rec.ID)
 }
 
 // Finish ends the interview with status unless it has already ended, saves

@@ -43,6 +43,12 @@ import (
 type Config struct {
 	// DataDir is the directory that holds the interview records.
 	DataDir string `flag:"data-dir" env:"VIVA_DATA_DIR" yaml:"data_dir" default:"./data/interviews" check:"nonempty" help:"directory where interview records are saved" accept:"a directory path such as ./data/interviews"`
+	// DatabaseURL is the PostgreSQL database that keeps the interview
+	// records when set, shared by workers on several machines and the web
+	// app; empty keeps them as JSON files in DataDir. Its password is never
+	// shown: give it in the environment or the file rather than the flag,
+	// or in PGPASSWORD.
+	DatabaseURL string `flag:"database-url" env:"VIVA_DATABASE_URL" yaml:"database_url" check:"url=postgres|postgresql" help:"PostgreSQL database for interview records, shared by workers and the web app; empty keeps them as files in the data directory" accept:"a postgres:// URL such as postgres://viva:PASSWORD@db.example.com:5432/viva (the password in VIVA_DATABASE_URL or PGPASSWORD, not on the command line)"`
 	// TimeScale multiplies every stage limit and gate: 0.1 gives a ten times
 	// shorter practice interview.
 	TimeScale float64 `flag:"time-scale" env:"VIVA_TIME_SCALE" yaml:"time_scale" default:"1" check:"gt=0,le=10" help:"multiplies every stage limit and gate (0.1 = ten times faster)" accept:"a positive number such as 0.1 (ten times faster) or 1, at most 10"`
@@ -510,8 +516,14 @@ func (s *setting) show(o origin, value string, quote bool) string {
 	if o.kind != fromDefault {
 		value = o.raw
 	}
-	if s.isList() {
+	switch {
+	case s.isList():
 		value = redactList(value)
+	case s.isURL():
+		// A URL is shown as given unless it may hold a credential.
+		if u, err := url.Parse(value); err != nil || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			value = redactURL(value)
+		}
 	}
 	if quote {
 		value = strconv.Quote(value)

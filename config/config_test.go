@@ -41,7 +41,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{
-		"DataDir": "./data/interviews", "TimeScale": 1.0, "LLM": "", "OpenAIAPIKey": "", "OpenAIBaseURL": "",
+		"DataDir": "./data/interviews", "DatabaseURL": "", "TimeScale": 1.0, "LLM": "", "OpenAIAPIKey": "", "OpenAIBaseURL": "",
 		"OpenAIModel": "gpt-4o-mini", "AnalysisModel": "", "LLMFirstTokenTimeout": 8 * time.Second, "LLMChunkGapTimeout": 5 * time.Second, "STT": "", "TTS": "", "DeepgramAPIKey": "", "DeepgramModel": "nova-3",
 		"OpenAISTTModel": "gpt-4o-mini-transcribe", "OpenAITTSModel": "gpt-4o-mini-tts", "OpenAITTSVoice": "alloy",
 		"LiveKitURL": "", "LiveKitAPIKey": "", "LiveKitAPISecret": "", "AgentName": "viva-interviewer",
@@ -337,7 +337,7 @@ func TestFileErrors(t *testing.T) {
 		want string // FILE is the path
 	}{
 		{"unknown key with its line", "time_scale: 1\n\nagent_name: x\nfavourite_colour: blue\n",
-			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, thinking_pause, false_interruption_timeout, away_after, hearing_timeout, addr, reviewer_token, users_file, secrets_key, token_ttl, public_url, webhook_urls, webhook_secret, smtp_url, log_level`},
+			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, database_url, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, thinking_pause, false_interruption_timeout, away_after, hearing_timeout, addr, reviewer_token, users_file, secrets_key, token_ttl, public_url, webhook_urls, webhook_secret, smtp_url, log_level`},
 		{"typo", "# settings\ntime_scael: 0.5\n", `FILE:2: unknown setting "time_scael": did you mean time_scale?`},
 		{"env name as key", "OPENAI_API_KEY: sk-test\n", `FILE:1: unknown setting "OPENAI_API_KEY": did you mean openai_api_key?`},
 		{"flag name as key", "time-scale: 0.5\n", `FILE:1: unknown setting "time-scale": did you mean time_scale?`},
@@ -432,9 +432,10 @@ func TestSecretsNeverShown(t *testing.T) {
 		"VIVA_WEBHOOK_SECRET": "webhook-secret-0123456789",
 		"VIVA_SMTP_URL":       "smtp://viva:mail-pass-0123@smtp.example.com:587",
 	}
-	urlSecrets := []string{"hunter2", "qsecret", "hooktoken"}
+	urlSecrets := []string{"hunter2", "qsecret", "hooktoken", "pg-pass-0123"}
 	env := map[string]string{
 		"LIVEKIT_API_KEY":   "devkey",
+		"VIVA_DATABASE_URL": "postgres://viva:pg-pass-0123@db.example.com:5432/viva",
 		"OPENAI_BASE_URL":   "https://user:hunter2@llm.example.com/v1?key=qsecret",
 		"VIVA_WEBHOOK_URLS": "https://hr.example.com/hooks/hooktoken, http://ats.example.org:8080/in?t=hooktoken",
 	}
@@ -466,6 +467,9 @@ func TestSecretsNeverShown(t *testing.T) {
 	if red["openai_base_url"] != "https://redacted@llm.example.com/v1?key=redacted" || red["time_scale"] != "1" || red["livekit_api_key"] != "devkey" {
 		t.Errorf("Redacted = %v", red)
 	}
+	if red["database_url"] != "postgres://redacted@db.example.com:5432/viva" {
+		t.Errorf("Redacted database URL = %q", red["database_url"])
+	}
 	if red["webhook_urls"] != "https://hr.example.com/…,http://ats.example.org:8080/…" {
 		t.Errorf("Redacted webhook URLs = %q", red["webhook_urls"])
 	}
@@ -494,12 +498,16 @@ func TestSecretsNeverShown(t *testing.T) {
 	}
 
 	// Errors about secrets and about settings beside them do not show them.
-	bad := map[string]string{"VIVA_REVIEWER_TOKEN": "tiny-secret", "LIVEKIT_API_SECRET": "lk-lonely-secret", "VIVA_STT": "deepgram"}
+	bad := map[string]string{"VIVA_REVIEWER_TOKEN": "tiny-secret", "LIVEKIT_API_SECRET": "lk-lonely-secret", "VIVA_STT": "deepgram",
+		"VIVA_DATABASE_URL": "mysql://viva:db-wrong-scheme-pass@db.example.com/viva"}
 	_, err, _ = load(t, nil, bad, "openai_api_key: [sk-in-a-list]\n")
 	if err == nil {
 		t.Fatal("Load succeeded")
 	}
-	for _, s := range []string{"tiny-secret", "lk-lonely-secret", "sk-in-a-list"} {
+	if !strings.Contains(err.Error(), "VIVA_DATABASE_URL") {
+		t.Errorf("error does not name the database URL: %v", err)
+	}
+	for _, s := range []string{"tiny-secret", "lk-lonely-secret", "sk-in-a-list", "db-wrong-scheme-pass"} {
 		if strings.Contains(err.Error(), s) {
 			t.Errorf("error shows the secret %q: %v", s, err)
 		}

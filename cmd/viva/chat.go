@@ -54,10 +54,11 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		level = chatLogLevel
 	}
 	log := newLogger(term.LogWriter(stderr), level)
-	store, err := interviews.Open(cfg.DataDir)
+	store, err := openStore(cfg, log)
 	if err != nil {
-		return fmt.Errorf("opening the data directory: %w", err)
+		return err
 	}
+	defer closeStore(store)
 	newLLM, llmName, err := llmFactory(cfg, log)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@
 //	viva users   the web app's accounts: add, list, remove, token
 //	viva blueprints  the installed interview blueprints and role templates
 //	viva bench   benchmarks: turn latency and the cost of each interview
+//	viva export  the stored records as JSON files, from PostgreSQL or files
 //
 // Every command takes the settings of package config as flags, environment
 // variables (VIVA_*, LIVEKIT_*, OPENAI_*, DEEPGRAM_API_KEY) or a YAML file
@@ -45,6 +46,7 @@ var commands = []command{
 	{"users", "manage who signs in to the web app: add, list, remove, token", runUsers},
 	{"blueprints", "list the installed interview blueprints and role templates", runBlueprints},
 	{"bench", "measure turn latency and the cost per interview over a local LiveKit server: latency, density", runBench},
+	{exportName, "write the stored interview records as JSON files (<id>.json) in a directory", runExport},
 }
 
 func main() {
@@ -209,7 +211,7 @@ const (
 var settingGroups = []settingGroup{
 	{groupEngines, []string{"llm", "openai-base-url", "openai-model", "analysis-model", "llm-first-token-timeout", "llm-chunk-gap-timeout"}},
 	{groupSpeech, []string{"stt", "tts", "deepgram-model", "openai-stt-model", "openai-tts-model", "openai-tts-voice"}},
-	{groupGeneral, []string{"data-dir", "time-scale", config.ConfigFlag, flagLogLevel}},
+	{groupGeneral, []string{"data-dir", "database-url", "time-scale", config.ConfigFlag, flagLogLevel}},
 	{groupLiveKit, []string{"livekit-url", "livekit-api-key", "agent-name", "max-sessions", "drain-timeout", "rejoin-grace"}},
 	{groupTurns, []string{"endpointing-delay", "endpointing-min", "endpointing-max", "interrupt-threshold", "thinking-pause",
 		"false-interruption-timeout", "away-after", "hearing-timeout"}},
@@ -254,6 +256,15 @@ var commandHelps = map[string]commandHelp{
 		examples: [][2]string{
 			{`viva web --addr :8080 --public-url https://interviews.example.com`, "the web app behind a public address"},
 			{`viva web --config viva.yaml`, "settings from a file"},
+		},
+	},
+	exportName: {
+		usage:  "viva export --out DIR [--status STATUS] [settings]",
+		groups: []string{groupGeneral},
+		examples: [][2]string{
+			{`VIVA_DATABASE_URL=postgres://viva:PASSWORD@db:5432/viva viva export --out ./export`, "every record in PostgreSQL as files"},
+			{`viva export --out ./completed --status completed`, "the completed interviews of the data directory"},
+			{`viva web --data-dir ./export`, "then read the exported records in the web app"},
 		},
 	},
 	"dev": {

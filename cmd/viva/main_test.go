@@ -11,6 +11,7 @@ import (
 
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/internal/bench"
+	"github.com/viva-interviews/viva/internal/testrig/pgtest"
 	"github.com/viva-interviews/viva/internal/sandbox"
 )
 
@@ -26,7 +27,8 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	// Tests of the PostgreSQL store share one server, stopped at the end.
+	os.Exit(pgtest.Main(m))
 }
 
 // TestHelpOnStdout: viva alone, --help and help print the commands on

@@ -54,6 +54,7 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	if err != nil {
 		return err
 	}
+	defer closeStore(store)
 	users, err := openAccounts(cfg)
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/postgres"
 	"github.com/viva-interviews/viva/stages"
 	"github.com/viva-interviews/viva/web"
 )
@@ -96,28 +97,19 @@ func installedTemplates() ([]web.TemplateChoice, error) {
 	return out, nil
 }
 
-// openStore opens the interview records in the configured data directory
-// and checks that records can be saved there, with the secrets key (when
-// set) that seals interviews' own provider keys: an unwritable or full disk
-// stops viva at start instead of losing the interviews it would take.
+// openStore opens the interview records — in PostgreSQL when a database
+// URL is set, else as JSON files in the data directory — and checks that
+// records can be saved there, with the secrets key (when set) that seals
+// interviews' own provider keys: an unwritable store stops viva at start
+// instead of losing the interviews it would take. Close it with closeStore.
 func openStore(cfg *config.Config, log *slog.Logger) (interviews.Store, error) {
-	store, err := interviews.Open(cfg.DataDir)
+	store, err := openBackend(cfg, log)
 	if err != nil {
-		return nil, fmt.Errorf("opening the data directory: %w", err)
+		return nil, err
 	}
 	if err := store.CheckWritable(); err != nil {
+		closeStore(store)
 		return nil, err
-	}
-	key, err := cfg.SecretsKeyBytes()
-	if err != nil {
-		return nil, err
-	}
-	if key != nil {
-		sealer, err := interviews.NewSealer(key)
-		if err != nil {
-			return nil, err
-		}
-		store.SetSealer(sealer)
 	}
 	// Interviews a dead process left in progress are over unless a live
 	// session holds them: the reviewer list must not call them running.
@@ -130,6 +122,51 @@ func openStore(cfg *config.Config, log *slog.Logger) (interviews.Store, error) {
 		log.Error("some interviews left in progress could not be checked", "err", err)
 	}
 	return store, nil
+}
+
+// sealedStore is a store that can be given the secrets key.
+type sealedStore interface {
+	interviews.Store
+	SetSealer(*interviews.Sealer)
+}
+
+// openBackend opens the configured store with its secrets key, without
+// checks.
+func openBackend(cfg *config.Config, log *slog.Logger) (interviews.Store, error) {
+	var store sealedStore
+	if cfg.DatabaseURL != "" {
+		pg, err := postgres.Open(context.Background(), cfg.DatabaseURL)
+		if err != nil {
+			return nil, fmt.Errorf("opening the records database (--database-url or VIVA_DATABASE_URL): %w", err)
+		}
+		log.Info("interview records are kept in PostgreSQL", "database", pg.Where())
+		store = pg
+	} else {
+		fs, err := interviews.Open(cfg.DataDir)
+		if err != nil {
+			return nil, fmt.Errorf("opening the data directory: %w", err)
+		}
+		store = fs
+	}
+	key, err := cfg.SecretsKeyBytes()
+	if err == nil && key != nil {
+		var sealer *interviews.Sealer
+		if sealer, err = interviews.NewSealer(key); err == nil {
+			store.SetSealer(sealer)
+		}
+	}
+	if err != nil {
+		closeStore(store)
+		return nil, err
+	}
+	return store, nil
+}
+
+// closeStore releases what a store holds open (a database's connections).
+func closeStore(store interviews.Store) {
+	if c, ok := store.(interface{ Close() }); ok {
+		c.Close()
+	}
 }
 
 // allowNoRoomPageFlag lets viva web and viva dev serve from a binary built
