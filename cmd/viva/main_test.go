@@ -11,8 +11,8 @@ import (
 
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/internal/bench"
-	"github.com/viva-interviews/viva/internal/testrig/pgtest"
 	"github.com/viva-interviews/viva/internal/sandbox"
+	"github.com/viva-interviews/viva/internal/testrig/pgtest"
 )
 
 func TestMain(m *testing.M) {
