@@ -182,8 +182,8 @@ func (s *Server) handleInvitation(w http.ResponseWriter, r *http.Request) {
 
 // Refusals of the invitation actions.
 var (
-	errStarted = &requestError{http.StatusConflict, "The interview has already started, so its link can no longer be withdrawn."}
-	errRunning = &requestError{http.StatusConflict, "The interview is running now: re-issue its link once it has ended."}
+	errStarted  = &requestError{http.StatusConflict, "The interview has already started, so its link can no longer be withdrawn."}
+	errRunning  = &requestError{http.StatusConflict, "The interview is running now: re-issue its link once it has ended."}
 	errReissued = &requestError{http.StatusConflict, "This invitation was re-issued already: open its replacement from the list of invitations."}
 )
 

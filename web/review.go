@@ -308,13 +308,13 @@ func (p detailPage) HasSide() bool {
 
 // stageGroup is one stage visit of the timeline with what happened in it.
 type stageGroup struct {
-	Name        string
-	Title       string
-	EnteredAt   *time.Time
-	LeftAt      *time.Time
-	Forced      bool
-	Reason      string
-	Recorded    bool // false for a group made up for turns of no recorded visit
+	Name      string
+	Title     string
+	EnteredAt *time.Time
+	LeftAt    *time.Time
+	Forced    bool
+	Reason    string
+	Recorded  bool // false for a group made up for turns of no recorded visit
 	// ReasonLabel says in words why the stage was entered; empty when
 	// there is nothing to say beyond the timer badge.
 	ReasonLabel string
@@ -384,7 +384,6 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 		InProgress:  rec.Status == interviews.StatusInProgress || rec.CanRejoin(s.now()),
 		DownloadURL: "/review/" + rec.ID + ".json",
 		TurnCount:   len(rec.Turns),
-		
 	}
 	if rec.EndedBy != "" {
 		p.EndedBy = endReasonLabel(rec.EndedBy)

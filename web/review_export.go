@@ -126,4 +126,3 @@ func safeCells(cells []string) []string {
 	}
 	return cells
 }
-
