@@ -569,7 +569,7 @@ func TestList(t *testing.T) {
 		}
 		r := recs[0]
 		want := Summary{ID: "a1", Candidate: r.Candidate, Blueprint: "default", Status: StatusCompleted, FinalStage: "greeting",
-			CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, EndedAt: r.EndedAt, Duration: 10 * time.Minute}
+			CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, EndedAt: r.EndedAt, Duration: 10 * time.Minute, EndedBy: r.EndedBy}
 		if page.Items[0].Revision == "" {
 			t.Fatal("the summary has no revision")
 		}
