@@ -148,6 +148,10 @@ type Config struct {
 	SecretsKey string `env:"VIVA_SECRETS_KEY" yaml:"secrets_key" secret:"true" check:"secretkey" help:"key that seals per-interview provider keys (same value for web and agent); empty disables own keys" accept:"32 bytes as 64 hex characters or base64, for example from: openssl rand -hex 32" json:"-"`
 	// TokenTTL is the lifetime of a candidate's LiveKit token.
 	TokenTTL time.Duration `flag:"token-ttl" env:"VIVA_TOKEN_TTL" yaml:"token_ttl" check:"ge=1m,le=168h" help:"lifetime of a candidate's room token" accept:"a duration from 1m to 168h, such as 2h"`
+	// LinkTTL is how long a candidate's interview link stays valid after
+	// registration unless the interview has started; the web app's
+	// default is the same seven days (interviews.DefaultLinkTTL).
+	LinkTTL time.Duration `flag:"link-ttl" env:"VIVA_LINK_TTL" yaml:"link_ttl" default:"168h" check:"ge=1h,le=8760h" help:"how long a candidate's interview link stays valid unless the interview has started" accept:"a duration from 1h to 8760h, such as 168h (7 days)"`
 	// PublicURL is the web app's address as candidates reach it, used in
 	// join links; empty means links relative to the request.
 	PublicURL string `flag:"public-url" env:"VIVA_PUBLIC_URL" yaml:"public_url" check:"url=http|https" help:"public address of the web app, for join links" accept:"an http:// or https:// URL such as https://interviews.example.com"`

@@ -49,7 +49,7 @@ func TestDefaults(t *testing.T) {
 		"EndpointingMin": 200 * time.Millisecond, "EndpointingMax": 3 * time.Second,
 		"InterruptThreshold": 500 * time.Millisecond, "ThinkingPause": 2500 * time.Millisecond, "FalseInterruptionTimeout": 2 * time.Second,
 		"AwayAfter": 20 * time.Second, "HearingTimeout": 5 * time.Second, "Addr": "127.0.0.1:8080", "ReviewerToken": "", "UsersFile": "", "SecretsKey": "",
-		"TokenTTL": 2 * time.Hour, "PublicURL": "", "WebhookURLs": "", "WebhookSecret": "", "SMTPURL": "", "LogLevel": "info",
+		"TokenTTL": 2 * time.Hour, "LinkTTL": 168 * time.Hour, "PublicURL": "", "WebhookURLs": "", "WebhookSecret": "", "SMTPURL": "", "LogLevel": "info",
 	}
 	v := reflect.ValueOf(c).Elem()
 	for i := 0; i < v.NumField(); i++ {
@@ -337,7 +337,7 @@ func TestFileErrors(t *testing.T) {
 		want string // FILE is the path
 	}{
 		{"unknown key with its line", "time_scale: 1\n\nagent_name: x\nfavourite_colour: blue\n",
-			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, database_url, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, thinking_pause, false_interruption_timeout, away_after, hearing_timeout, addr, reviewer_token, users_file, secrets_key, token_ttl, public_url, webhook_urls, webhook_secret, smtp_url, log_level`},
+			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, database_url, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, thinking_pause, false_interruption_timeout, away_after, hearing_timeout, addr, reviewer_token, users_file, secrets_key, token_ttl, link_ttl, public_url, webhook_urls, webhook_secret, smtp_url, log_level`},
 		{"typo", "# settings\ntime_scael: 0.5\n", `FILE:2: unknown setting "time_scael": did you mean time_scale?`},
 		{"env name as key", "OPENAI_API_KEY: sk-test\n", `FILE:1: unknown setting "OPENAI_API_KEY": did you mean openai_api_key?`},
 		{"flag name as key", "time-scale: 0.5\n", `FILE:1: unknown setting "time-scale": did you mean time_scale?`},

@@ -43,16 +43,26 @@ var InvitationStates = []InvitationState{InvitationCreated, InvitationOpened, In
 // link is revoked whatever else happened; a link that lapsed before the
 // interview started is expired; otherwise the interview's status decides.
 func (r *Record) Invitation(now time.Time) InvitationState {
+	return invitationState(r.Status, r.StartedAt, r.ExpiresAt, r.OpenedAt, r.RevokedAt, now)
+}
+
+// Invitation returns the state of the interview's link at now, as
+// Record.Invitation does.
+func (s *Summary) Invitation(now time.Time) InvitationState {
+	return invitationState(s.Status, s.StartedAt, s.ExpiresAt, s.OpenedAt, s.RevokedAt, now)
+}
+
+func invitationState(status Status, started, expires, opened, revoked *time.Time, now time.Time) InvitationState {
 	switch {
-	case r.RevokedAt != nil:
+	case revoked != nil:
 		return InvitationRevoked
-	case r.Status.Finished():
+	case status.Finished():
 		return InvitationCompleted
-	case r.Status == StatusInProgress:
+	case status == StatusInProgress:
 		return InvitationInProgress
-	case r.LinkExpired(now):
+	case linkExpired(expires, started, now):
 		return InvitationExpired
-	case r.OpenedAt != nil:
+	case opened != nil:
 		return InvitationOpened
 	}
 	return InvitationCreated
@@ -62,7 +72,11 @@ func (r *Record) Invitation(now time.Time) InvitationState {
 // has an expiry, now is past it, and the interview never started (a started
 // interview stays joinable for rejoining).
 func (r *Record) LinkExpired(now time.Time) bool {
-	return r.ExpiresAt != nil && !now.Before(*r.ExpiresAt) && r.StartedAt == nil
+	return linkExpired(r.ExpiresAt, r.StartedAt, now)
+}
+
+func linkExpired(expires, started *time.Time, now time.Time) bool {
+	return expires != nil && !now.Before(*expires) && started == nil
 }
 
 // Joinable says whether the candidate's link may be used at now, and when
@@ -86,6 +100,15 @@ func (r *Record) Revoke(by string, at time.Time) {
 	r.RevokedAt = &at
 	r.RevokedBy = by
 }
+
+// Audit actions of a recruiter on an invitation (AuditEntry.Action).
+const (
+	// AuditInvitationRevoked: the candidate's link was withdrawn.
+	AuditInvitationRevoked = "invitation.revoked"
+	// AuditInvitationReissued: the link was withdrawn and a new interview
+	// created in its place (Detail names it).
+	AuditInvitationReissued = "invitation.reissued"
+)
 
 // Consent is the candidate's agreement, given on the join page before the
 // microphone is asked for, to be interviewed by an AI interviewer, to what is

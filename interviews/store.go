@@ -393,6 +393,16 @@ type Summary struct {
 	Score *float64 `json:"score,omitempty"`
 	// Decision is the latest reviewer decision; empty when none.
 	Decision DecisionKind `json:"decision,omitempty"`
+	// EndedBy says what ended the interview; empty while it runs.
+	EndedBy EndReason `json:"ended_by,omitempty"`
+	// ExpiresAt, OpenedAt and RevokedAt are the link's expiry, first
+	// opening and withdrawal (see Record); ReissuedAs and ReissuedFrom link
+	// a re-issued invitation to its replacement and back.
+	ExpiresAt    *time.Time `json:"expires_at,omitempty"`
+	OpenedAt     *time.Time `json:"opened_at,omitempty"`
+	RevokedAt    *time.Time `json:"revoked_at,omitempty"`
+	ReissuedAs   string     `json:"reissued_as,omitempty"`
+	ReissuedFrom string     `json:"reissued_from,omitempty"`
 	// Revision changes whenever the stored record changes (a file's size
 	// and time, a database row's version), so a poller can skip records it
 	// has seen. Opaque; not sent to clients.
@@ -404,6 +414,8 @@ func summarize(r *Record) Summary {
 		ID: r.ID, Room: r.Room, Candidate: r.Candidate, Blueprint: r.Blueprint,
 		Status: r.Status, FinalStage: r.FinalStage, CreatedAt: r.CreatedAt,
 		StartedAt: r.StartedAt, EndedAt: r.EndedAt, Turns: len(r.Turns),
+		EndedBy: r.EndedBy, ExpiresAt: r.ExpiresAt, OpenedAt: r.OpenedAt, RevokedAt: r.RevokedAt,
+		ReissuedAs: r.ReissuedAs, ReissuedFrom: r.ReissuedFrom,
 	}
 	if rep := r.Report; rep != nil && rep.Status == ReportReady && len(rep.Topics) == 0 {
 		v := rep.OverallScore

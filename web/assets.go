@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/stages"
 )
 
 // assets holds the page templates and the static files (CSS, the room
@@ -24,7 +25,7 @@ var assets embed.FS
 var pageFiles = []string{
 	"register.html", "created.html", "message.html",
 	"login.html", "review_list.html", "review_detail.html",
-	"report.html", "compare.html", "feedback.html",
+	"report.html", "compare.html", "feedback.html", "invitations.html",
 }
 
 // partialFiles are templates of parts several pages share (the report,
@@ -123,6 +124,23 @@ var templateFuncs = template.FuncMap{
 	"score":         func(v *float64) int { return score100(*v) },
 	"decisionLabel": decisionLabel,
 	"decisionClass": decisionClass,
+	"planTitle":     blueprintTitle,
+	"endingLabel":   endReasonLabel,
+	"stageLabel":    stageLabel,
+}
+
+// stageLabel is the title of the stage called name in blueprint when it
+// is built in, else the name in words; "" for none.
+func stageLabel(blueprint, name string) string {
+	if name == "" {
+		return ""
+	}
+	if b, err := stages.Builtin(blueprint); err == nil {
+		if st, _, ok := b.Stage(name); ok && st.Title != "" {
+			return st.Title
+		}
+	}
+	return humanize(name)
 }
 
 // dict builds a map from alternating keys and values, to hand a
@@ -217,7 +235,9 @@ func statusLabel(s interviews.Status) string {
 	case interviews.StatusCompleted:
 		return "Completed"
 	case interviews.StatusCandidateLeft:
-		return "Candidate left"
+		// Saved however the candidate's side ended it: pressing End, leaving
+		// the room, falling silent; the ending says which.
+		return "Ended early"
 	case interviews.StatusFailed:
 		return "Failed"
 	}

@@ -61,6 +61,12 @@ func (s *Server) lookupJoinable(w http.ResponseWriter, r *http.Request, asJSON b
 	case rec.Status.Finished() && !rec.CanRejoin(s.now()):
 		fail(http.StatusGone, "Interview ended", msgEndedInterview)
 		return nil
+	case s.joinRefusal(rec) != "":
+		fail(http.StatusGone, "Link no longer valid", s.joinRefusal(rec))
+		return nil
+	}
+	if !asJSON {
+		s.markOpened(rec)
 	}
 	return rec
 }

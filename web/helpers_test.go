@@ -283,3 +283,17 @@ func validForm(extra ...string) []string {
 	f := []string{"ui", "html", "name", "Ada Lovelace", "email", "ada@example.com", "role", "Backend engineer", "level", "senior", "blueprint", "default"}
 	return append(f, extra...)
 }
+
+// resultPage checks that a registration from the form answered 303 to its
+// invitation page (post/redirect/get) and returns that page, read as the
+// recruiter.
+func (ts *testServer) resultPage(t testing.TB, posted *httptest.ResponseRecorder) *httptest.ResponseRecorder {
+	t.Helper()
+	loc := posted.Header().Get("Location")
+	if posted.Code != http.StatusSeeOther || !strings.HasPrefix(loc, invitationsPath+"/") {
+		t.Fatalf("registration answered %d, Location %q, want 303 to the invitation's page: %s", posted.Code, loc, posted.Body)
+	}
+	req := httptest.NewRequest(http.MethodGet, loc, nil)
+	ts.authorize(req, testRecruiter)
+	return ts.do(req)
+}

@@ -109,8 +109,8 @@ func TestOwnKeysStoredSealedNeverShown(t *testing.T) {
 // own keys, never what they are.
 func TestOwnKeysFormResultPage(t *testing.T) {
 	ts := keysServer(t)
-	rec := ts.postForm(t, validForm("openai_api_key", testOpenAIKey))
-	if rec.Code != http.StatusCreated {
+	rec := ts.resultPage(t, ts.postForm(t, validForm("openai_api_key", testOpenAIKey)))
+	if rec.Code != http.StatusOK {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
 	}
 	body := rec.Body.String()

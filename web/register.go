@@ -565,6 +565,8 @@ func (s *Server) createRecord(ctx context.Context, v *validated) (*interviews.Re
 		CreatedBy:      by.Email,
 		CreatedAt:      s.now().UTC().Round(0),
 	}
+	expires := rec.CreatedAt.Add(s.linkTTL)
+	rec.ExpiresAt = &expires
 	if v.resumeText != "" {
 		rec.ResumeSummary = ResumeSummary(v.resumeText)
 	}
@@ -676,6 +678,16 @@ type createdPage struct {
 	// Template is the chosen role template's title; empty for none.
 	Template string
 	HasBrief bool
+	// State is the invitation's state in words, ExpiresAt when its link
+	// lapses; Revoked says it was withdrawn, ReissuedAs names its
+	// replacement.
+	State      string
+	StateClass string
+	ExpiresAt  *time.Time
+	Revoked    bool
+	ReissuedAs string
+	// ReissuedFrom names the invitation this one replaced.
+	ReissuedFrom string
 }
 
 // handleCreate registers a candidate: from the form it answers with the
@@ -722,13 +734,9 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	join := s.joinURL(r, rec.ID)
 	if sub.html {
-		s.render(w, r, http.StatusCreated, "created.html", createdPage{
-			view: view{Title: "Interview ready"},
-			ID:   rec.ID, Room: rec.Room, JoinURL: join, Candidate: rec.Candidate,
-			Blueprint: blueprintTitle(rec.Blueprint), MailTo: mailTo(rec.Candidate, join),
-			HasResume: rec.ResumeText != "", HasJD: rec.JobDescription != "", OwnKeys: !v.keys.Empty(),
-			Template: s.templateTitle(rec.Template), HasBrief: rec.Brief != "",
-		})
+		// Post/redirect/get: the result has its own address, so reloading
+		// it never registers the candidate twice.
+		http.Redirect(w, r, invitationPath(rec.ID), http.StatusSeeOther)
 		return
 	}
 	token, ok := s.issueToken(w, r, rec)

@@ -161,16 +161,16 @@ func TestCreateURLEncoded(t *testing.T) {
 	req = httptest.NewRequest(http.MethodPost, "/api/interviews", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.AddCookie(ts.signIn(t, testRecruiter))
-	rec = ts.do(req)
-	if rec.Code != http.StatusCreated || !strings.Contains(rec.Body.String(), "Interview ready for Grace Hopper") {
+	rec = ts.resultPage(t, ts.do(req))
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "Interview ready for Grace Hopper") {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
 	}
 }
 
 func TestCreateFormResultPage(t *testing.T) {
 	ts := newTestServer(t)
-	rec := ts.postForm(t, validForm("job_description", "Owns the billing service."))
-	if rec.Code != http.StatusCreated {
+	rec := ts.resultPage(t, ts.postForm(t, validForm("job_description", "Owns the billing service.")))
+	if rec.Code != http.StatusOK {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
 	}
 	body := rec.Body.String()
@@ -182,8 +182,7 @@ func TestCreateFormResultPage(t *testing.T) {
 	join := "https://interviews.example.com/interview/" + it.ID
 	for _, want := range []string{
 		"Interview ready for Ada Lovelace",
-		`value="` + join + `"`, `href="` + join + `"`,
-		"<code>" + it.Room + "</code>",
+		`value="` + join + `"`, `data-copy="join-url"`,
 		"What happens next",
 		`href="/review/` + it.ID + `"`,
 		`href="mailto:ada@example.com?subject=Your%20interview%20for%20the%20Backend%20engineer%20role&amp;body=Hello%20Ada%20Lovelace`,
@@ -196,8 +195,11 @@ func TestCreateFormResultPage(t *testing.T) {
 	if strings.Contains(body, "eyJ") {
 		t.Error("result page shows a token; the room page fetches its own")
 	}
-	if strings.Contains(body, "<script") {
-		t.Error("result page has a script")
+	if strings.Contains(body, "<script>") || strings.Count(body, "<script") != strings.Count(body, `<script src="/static/`) {
+		t.Error("result page has an inline script")
+	}
+	if strings.Contains(body, `href="`+join+`"`) || strings.Contains(body, "Open the room") {
+		t.Error("the result page lets the recruiter open the candidate's room")
 	}
 }
 
@@ -279,8 +281,8 @@ func TestCreateFormKeepsExtractedResume(t *testing.T) {
 		t.Errorf("extracted résumé text not kept in the form:\n%s", body)
 	}
 	// Submitting again without the file keeps the résumé.
-	rec = ts.postForm(t, validForm("resume_text", "# Ada Lovelace\n\nWrote the first program."))
-	if rec.Code != http.StatusCreated {
+	rec = ts.resultPage(t, ts.postForm(t, validForm("resume_text", "# Ada Lovelace\n\nWrote the first program.")))
+	if rec.Code != http.StatusOK {
 		t.Fatalf("resubmit: status %d", rec.Code)
 	}
 	page, _ := ts.store.List(interviews.ListOptions{})
@@ -370,8 +372,8 @@ func TestScriptNameEscapedEverywhere(t *testing.T) {
 
 	rec := ts.postForm(t, validForm("name", evil, "email", "bad"))
 	pages["form with error"] = rec.Body.String()
-	rec = ts.postForm(t, validForm("name", evil, "role", evil))
-	if rec.Code != http.StatusCreated {
+	rec = ts.resultPage(t, ts.postForm(t, validForm("name", evil, "role", evil)))
+	if rec.Code != http.StatusOK {
 		t.Fatalf("status %d", rec.Code)
 	}
 	pages["result page"] = rec.Body.String()
@@ -457,15 +459,15 @@ func TestCreateWithTemplateAndBrief(t *testing.T) {
 		t.Error("the API sends the brief")
 	}
 
-	form := ts.postForm(t, validForm("blueprint", "capture"), formFile{"brief_file", "handover.md", []byte("\uFEFF# Billing\n- Who owns the invoices?\n")})
-	if form.Code != http.StatusCreated {
+	form := ts.resultPage(t, ts.postForm(t, validForm("blueprint", "capture"), formFile{"brief_file", "handover.md", []byte("\uFEFF# Billing\n- Who owns the invoices?\n")}))
+	if form.Code != http.StatusOK {
 		t.Fatalf("uploaded brief: status %d: %s", form.Code, form.Body)
 	}
 	if body := form.Body.String(); !strings.Contains(body, "<dt>Brief</dt><dd>Kept on the server</dd>") || strings.Contains(body, "invoices") {
 		t.Errorf("result page does not say the brief is kept, or shows it:\n%s", body)
 	}
-	form = ts.postForm(t, validForm("template", "fullstack-senior"))
-	if form.Code != http.StatusCreated || !strings.Contains(form.Body.String(), "<dt>Role template</dt><dd>Senior full-stack engineer</dd>") {
+	form = ts.resultPage(t, ts.postForm(t, validForm("template", "fullstack-senior")))
+	if form.Code != http.StatusOK || !strings.Contains(form.Body.String(), "<dt>Role template</dt><dd>Senior full-stack engineer</dd>") {
 		t.Errorf("result page lacks the role template: %d", form.Code)
 	}
 	page, _ := ts.store.List(interviews.ListOptions{Query: "Ada"})

@@ -275,8 +275,8 @@ func TestUploadExtractionThroughForm(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ts.clock.Advance(time.Minute) // newest first: this one
-			rec := ts.postForm(t, validForm(), tt.file)
-			if rec.Code != http.StatusCreated {
+			rec := ts.resultPage(t, ts.postForm(t, validForm(), tt.file))
+			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d: %s", rec.Code, rec.Body)
 			}
 			if !strings.Contains(rec.Body.String(), "Read and kept on the server") {

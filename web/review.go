@@ -72,6 +72,15 @@ func (lq listQuery) url(page int) string {
 	return "/review?" + v.Encode()
 }
 
+// csvURL is the CSV export of every interview these filters match.
+func (lq listQuery) csvURL() string {
+	_, query, _ := strings.Cut(lq.withSort(lq.Sort).url(1), "?")
+	if query == "" {
+		return "/review.csv"
+	}
+	return "/review.csv?" + query
+}
+
 // statusOption is one choice of the status filter.
 type statusOption struct {
 	Value    string
@@ -98,6 +107,8 @@ type listPage struct {
 	// CompareURL compares the candidates of the role filtered on; empty
 	// without a role filter.
 	CompareURL string
+	// CSVURL exports every interview these filters match as CSV.
+	CSVURL string
 }
 
 // orderLabels say in words what each list order is.
@@ -136,6 +147,7 @@ func (s *Server) handleReviewList(w http.ResponseWriter, r *http.Request) {
 		SortDecisionURL: lq.withSort(interviews.SortDecision).url(1),
 		SortNewestURL:   lq.withSort(interviews.SortNewest).url(1),
 		OrderLabel:      orderLabels[lq.Sort],
+		CSVURL:          lq.csvURL(),
 	}
 	if lq.Role != "" {
 		p.CompareURL = compareURL(lq.Role)
@@ -268,6 +280,13 @@ type detailPage struct {
 	Unrecovered int
 	// EndedBy says in words what ended the interview; empty while it runs.
 	EndedBy string
+	// Summary is the interview at a glance, shown at the top.
+	Summary detailSummary
+	// FinalStage is the title of the stage the interview ended in.
+	FinalStage string
+	// LiveURL is polled for the summary and the timeline while the
+	// interview runs.
+	LiveURL string
 	// Learned is what the interview learned, shown beside the timeline.
 	Learned knowledgeView
 	// Report is the feedback report; nil when the interview has none.
@@ -289,15 +308,20 @@ func (p detailPage) HasSide() bool {
 
 // stageGroup is one stage visit of the timeline with what happened in it.
 type stageGroup struct {
-	Name        string
-	Title       string
-	EnteredAt   *time.Time
-	LeftAt      *time.Time
-	Forced      bool
-	Reason      string
-	Recorded    bool // false for a group made up for turns of no recorded visit
+	Name      string
+	Title     string
+	EnteredAt *time.Time
+	LeftAt    *time.Time
+	Forced    bool
+	Reason    string
+	Recorded  bool // false for a group made up for turns of no recorded visit
+	// ReasonLabel says in words why the stage was entered; empty when
+	// there is nothing to say beyond the timer badge.
+	ReasonLabel string
 	Turns       []turnView
 	Questions   []questionView
+	// Assessments are the stage's assessments that judge no answer shown
+	// in it; the others sit beside their answer (turnView.Assessments).
 	Assessments []assessmentView
 }
 
@@ -327,6 +351,10 @@ type turnView struct {
 	Asks []askView
 	// Answer is the analysis of a candidate turn; nil when none was made.
 	Answer *answerView
+	// SourceLabel says how a turn arrived when not by voice ("typed").
+	SourceLabel string
+	// Assessments are the interviewer's judgements of this answer.
+	Assessments []assessmentView
 }
 
 // incidentView is a provider fault as the page tells it: in words, never
@@ -344,7 +372,8 @@ type assessmentView struct {
 }
 
 // detailPage arranges rec as a timeline: its stage visits in order, each
-// with the turns, questions and assessments made during it.
+// with the turns in the order they were spoken, the questions asked and
+// the assessments, each beside the answer it judges.
 func (s *Server) detailPage(rec *interviews.Record) detailPage {
 	rec = rec.Public()
 	p := detailPage{
@@ -359,14 +388,20 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 	if rec.EndedBy != "" {
 		p.EndedBy = endReasonLabel(rec.EndedBy)
 	}
+	if rec.FinalStage != "" {
+		p.FinalStage = stageTitle(rec, rec.FinalStage)
+	}
 	qi := newQuestionIndex(rec)
 	p.Learned = newKnowledgeView(rec, qi)
 	p.Report = newReportView(rec)
 	p.Decisions = newDecisionsView(rec)
 	p.Decidable = rec.Status.Finished() && !p.InProgress
 	p.PrintURL, p.PDFURL = "/review/"+rec.ID+"/report", "/review/"+rec.ID+"/report.pdf"
+	p.Summary = s.summarize(rec, p.InProgress)
 	answers := answersBySeq(rec)
-	if p.InProgress || (p.Report != nil && p.Report.Pending) {
+	if p.InProgress {
+		p.LiveURL = "/review/" + rec.ID + "/live"
+	} else if p.Report != nil && p.Report.Pending {
 		p.Refresh = true
 	}
 	questions := qi.byID
@@ -380,7 +415,7 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 		}
 		p.Groups = append(p.Groups, stageGroup{
 			Name: v.Name, Title: title, EnteredAt: &v.EnteredAt, LeftAt: v.LeftAt,
-			Forced: v.Forced, Reason: v.Reason, Recorded: true,
+			Forced: v.Forced, Reason: v.Reason, Recorded: true, ReasonLabel: stageReasonLabel(v.Reason),
 		})
 	}
 	// group returns the index of the group for something said or done in
@@ -412,8 +447,12 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 		p.Groups = append(p.Groups, stageGroup{Name: stage, Title: title})
 		return len(p.Groups) - 1
 	}
-	for _, t := range rec.Turns {
-		tv := turnView{Turn: t, Agent: t.Role == interviews.RoleAgent, Offset: formatOffset(rec.StartedAt, t.StartedAt), Anchor: turnAnchor(t.Seq)[1:]}
+	// where finds a turn shown in the timeline by its seq.
+	type place struct{ group, turn int }
+	where := map[int]place{}
+	for _, t := range rec.TurnsInOrder() {
+		tv := turnView{Turn: t, Agent: t.Role == interviews.RoleAgent, Offset: formatOffset(rec.StartedAt, t.StartedAt),
+			Anchor: turnAnchor(t.Seq)[1:], SourceLabel: turnSourceLabel(t.Source)}
 		if a, ok := answers[t.Seq]; ok && !tv.Agent {
 			tv.Answer = &a
 		}
@@ -435,6 +474,7 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 			}
 		}
 		i := group(t.Stage, t.StartedAt)
+		where[t.Seq] = place{i, len(p.Groups[i].Turns)}
 		p.Groups[i].Turns = append(p.Groups[i].Turns, tv)
 	}
 	for _, inc := range rec.Incidents {
@@ -447,15 +487,185 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 		i := group(q.Stage, q.AskedAt)
 		p.Groups[i].Questions = append(p.Groups[i].Questions, questionView{Question: q, ContextLabel: questionContextLabel(rec, q)})
 	}
+	answerOf := answerTurns(rec)
 	for _, a := range rec.Assessments {
 		av := assessmentView{Assessment: a}
 		if q, ok := questions[a.QuestionID]; ok {
 			av.Question = q.Text
 		}
+		if seq, ok := answerOf(a); ok {
+			if at, ok := where[seq]; ok {
+				tv := &p.Groups[at.group].Turns[at.turn]
+				tv.Assessments = append(tv.Assessments, av)
+				continue
+			}
+		}
 		i := group(a.Stage, a.At)
 		p.Groups[i].Assessments = append(p.Groups[i].Assessments, av)
 	}
 	return p
+}
+
+// answerTurns returns a function that finds the candidate turn an
+// assessment judges: the answer the analysis tied to its question (the
+// latest one made by the assessment's time), else the first candidate
+// turn spoken after the interviewer asked the question. It reports false
+// when the assessment names no question or no answer to it was recorded.
+func answerTurns(rec *interviews.Record) func(interviews.Assessment) (int, bool) {
+	turns := rec.TurnsInOrder()
+	asked := map[string]int{} // question id → index in turns of the turn that asked it
+	for i, t := range turns {
+		for _, id := range t.QuestionIDs {
+			if _, seen := asked[id]; !seen && t.Role == interviews.RoleAgent {
+				asked[id] = i
+			}
+		}
+	}
+	return func(a interviews.Assessment) (int, bool) {
+		if a.QuestionID == "" {
+			return 0, false
+		}
+		first, before := 0, 0 // seqs of the first answer, and the latest made by the assessment's time
+		for _, an := range rec.Answers {
+			if an.QuestionID != a.QuestionID {
+				continue
+			}
+			if first == 0 {
+				first = an.TurnSeq
+			}
+			if a.At.IsZero() || !an.At.After(a.At) {
+				before = an.TurnSeq
+			}
+		}
+		if before != 0 {
+			return before, true
+		}
+		if first != 0 {
+			return first, true
+		}
+		i, ok := asked[a.QuestionID]
+		if !ok {
+			return 0, false
+		}
+		for _, t := range turns[i+1:] {
+			if t.Role == interviews.RoleCandidate {
+				return t.Seq, true
+			}
+		}
+		return 0, false
+	}
+}
+
+// detailSummary is the interview at a glance: how it stands or ended, in
+// words, and its figures.
+type detailSummary struct {
+	// Outcome is the status in words ("Completed", "Ended early"), and
+	// Ending how it ended ("The candidate ended the interview"); Ending is
+	// empty while the interview runs.
+	Outcome, Ending string
+	// OutcomeClass is the CSS class of the outcome's badge.
+	OutcomeClass string
+	// StagesReached counts the blueprint's stages the interview entered;
+	// StagesTotal is how many the blueprint has (0 when it is unknown).
+	StagesReached, StagesTotal int
+	// QuestionsAsked counts the questions spoken to the candidate.
+	QuestionsAsked int
+	// Answers counts the candidate's turns.
+	Answers int
+	// Duration is how long the interview ran.
+	Duration time.Duration
+	// Score is the report's overall score (0–100); nil without one.
+	Score *int
+}
+
+// summarize gives rec at a glance.
+func (s *Server) summarize(rec *interviews.Record, live bool) detailSummary {
+	sum := detailSummary{
+		Outcome: statusLabel(rec.Status), OutcomeClass: statusClass(rec.Status),
+		Answers: rec.CandidateTurns(), Duration: rec.Duration(),
+	}
+	switch {
+	case live && rec.Status == interviews.StatusCandidateLeft:
+		sum.Outcome, sum.OutcomeClass = "Waiting for the candidate to rejoin", statusClass(interviews.StatusInProgress)
+	case rec.Status.Finished():
+		sum.Ending = endReasonLabel(rec.EndedBy)
+	}
+	reached := map[string]bool{}
+	for _, v := range rec.Stages {
+		if v.Name != stages.Done {
+			reached[v.Name] = true
+		}
+	}
+	sum.StagesReached = len(reached)
+	if bp, err := s.findBlueprint(rec.Blueprint); err == nil {
+		sum.StagesTotal = len(bp.Stages)
+	}
+	for _, q := range rec.Questions {
+		if q.SpokenAt != nil {
+			sum.QuestionsAsked++
+		}
+	}
+	if r := rec.Report; r != nil && r.Status == interviews.ReportReady && len(r.Topics) == 0 {
+		v := score100(r.OverallScore)
+		sum.Score = &v
+	}
+	return sum
+}
+
+// Stage reasons (StageVisit.Reason) the interview writes itself; any
+// other reason is the interviewer's own words for moving on.
+const (
+	stageReasonStart    = "start"
+	stageReasonResume   = "resume"
+	stageReasonDeadline = "deadline"
+	stageReasonClosing  = "closing delivered"
+	// stageReasonStopPrefix starts the reason of a jump to the last stage
+	// because the candidate asked to stop.
+	stageReasonStopPrefix = "candidate_request: "
+	// stageReasonExitPrefix starts the reason of a jump to the last stage
+	// because an exit condition was met.
+	stageReasonExitPrefix = "exit: "
+)
+
+// stageReasonLabel says in words why a stage was entered; empty when the
+// page has nothing to add (the first stage, a timer's move, which its
+// badge shows).
+func stageReasonLabel(reason string) string {
+	reason = strings.TrimSpace(reason)
+	switch reason {
+	case "", stageReasonStart, stageReasonDeadline, stageReasonClosing:
+		return ""
+	case stageReasonResume:
+		return "Resumed here after the interviewer restarted"
+	}
+	if rest, ok := strings.CutPrefix(reason, stageReasonStopPrefix); ok {
+		rest = strings.TrimSpace(rest)
+		if rest == "" || strings.EqualFold(rest, "the candidate asked to stop") {
+			return "The candidate asked to stop"
+		}
+		return "The candidate asked to stop: " + rest
+	}
+	if rest, ok := strings.CutPrefix(reason, stageReasonExitPrefix); ok {
+		return exitReasonLabel(&interviews.Exit{Reason: strings.TrimSpace(rest)})
+	}
+	return "The interviewer moved on: " + reason
+}
+
+// turnSourceLabels say how a turn arrived, for the sources other than
+// voice.
+var turnSourceLabels = map[string]string{
+	"voice": "",
+	"text":  "typed",
+	"timer": "after the timer",
+}
+
+// turnSourceLabel says how a turn arrived when not by voice; empty for
+// voice.
+func turnSourceLabel(source string) string {
+	if l, ok := turnSourceLabels[source]; ok || source == "" {
+		return l
+	}
+	return strings.ToLower(humanize(source))
 }
 
 // standInLabel says who wrote an interviewer turn in place of the failing

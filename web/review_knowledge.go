@@ -398,33 +398,11 @@ func exitReasonLabel(e *interviews.Exit) string {
 	return endReasonLabel(interviews.EndReason(e.Reason))
 }
 
-// endReasonLabels say in words what ended an interview.
-var endReasonLabels = map[interviews.EndReason]string{
-	interviews.EndedClosingDelivered:      "The closing remarks were delivered",
-	interviews.EndedDeadline:              "Stage time ran out",
-	interviews.EndedCandidateRequest:      "The candidate asked to stop",
-	interviews.EndedCandidateLeft:         "The candidate left",
-	interviews.EndedCandidateNeverJoined:  "The candidate never joined",
-	interviews.EndedWorkerStopped:         "The interviewer's server stopped",
-	interviews.EndedEndOfInput:            "The typed conversation ended",
-	interviews.EndedInterrupted:           "The session was interrupted",
-	interviews.EndedWorkerCrashed:         "The interviewer's server stopped unexpectedly",
-	interviews.EndedCandidateUnresponsive: "The candidate stopped responding",
-}
-
-// endReasonLabel says in words what ended an interview.
+// endReasonLabel says in words what ended an interview, as a sentence
+// about the candidate: "The candidate ended the interview".
 func endReasonLabel(e interviews.EndReason) string {
-	if l, ok := endReasonLabels[e]; ok {
-		return l
-	}
-	if e.ProviderError() {
-		provider, _ := strings.CutPrefix(string(e), string(interviews.EndedByProviderError("")))
-		if who, ok := incidentProviders[provider]; ok {
-			return who + " failed"
-		}
-		return "Provider " + provider + " failed"
-	}
-	return humanize(string(e))
+	w := e.InWords(interviews.CandidateThird)
+	return strings.ToUpper(w[:1]) + w[1:]
 }
 
 // questionContextLabel says in words what a question asked was for:

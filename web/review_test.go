@@ -240,7 +240,7 @@ func TestReviewList(t *testing.T) {
 		prev      string
 		rowChecks []string
 	}{
-		{"all, newest first", "", 60, "Person 59", 25, "/review?page=2", "", []string{"12m 30s", "Completed", `<td data-label="Final stage">intro</td>`}},
+		{"all, newest first", "", 60, "Person 59", 25, "/review?page=2", "", []string{"12m 30s", "Completed", `<td data-label="Final stage">Introduction</td>`}},
 		{"page 3", "?page=3", 60, "Person 09", 10, "", "/review?page=2", nil},
 		{"status filter", "?status=completed", 20, "Person 57", 20, "", "", []string{"Completed"}},
 		{"role filter", "?role=design", 30, "Person 59", 25, "/review?page=2&amp;role=design", "", []string{"Designer"}},
@@ -424,7 +424,7 @@ func TestReviewDetail(t *testing.T) {
 		{inIntro, "llm", "<dt>LLM first token</dt><dd>241 ms</dd>"},
 		{inIntro, "tts", "<dt>TTS first byte</dt><dd>95 ms</dd>"},
 		{inIntro, "e2e", "<dt>End to end</dt><dd>1034 ms</dd>"},
-		{inIntro, "typed source", `<span class="badge">text</span>`},
+		{inIntro, "typed source", `<span class="badge">typed</span>`},
 		{inIntro, "follow-up context", "ref q1 — answer lacked specifics"},
 		{inIntro, "unspoken question", "not spoken"},
 		{inIntro, "assessment", "Depth 4/5</span> <span class=\"qref\">q2</span> Tell me about a system you built."},
@@ -446,7 +446,7 @@ func TestReviewDetail(t *testing.T) {
 	if strings.Contains(body, "RESUME-SECRET") || strings.Contains(body, "JD-SECRET") {
 		t.Error("detail shows server-side text")
 	}
-	if strings.Contains(body, `http-equiv="refresh"`) {
+	if strings.Contains(body, `http-equiv="refresh"`) || strings.Contains(body, "data-live-url") {
 		t.Error("a finished interview refreshes")
 	}
 }
@@ -455,8 +455,9 @@ func TestReviewDetailRefreshesWhileInProgress(t *testing.T) {
 	ts := newTestServer(t)
 	r := detailRecord(t, ts, interviews.StatusInProgress)
 	body := ts.get("/review/"+r.ID, "Authorization", "Bearer "+testReviewerToken).Body.String()
-	if !strings.Contains(body, `<meta http-equiv="refresh" content="5">`) || !strings.Contains(body, "Live — this page refreshes") {
-		t.Error("in-progress interview does not refresh")
+	if !strings.Contains(body, `data-live-url="/review/`+r.ID+`/live"`) || !strings.Contains(body, "Live — this page updates as the interview goes on") ||
+		!strings.Contains(body, `<script src="/static/review.js" defer></script>`) {
+		t.Error("in-progress interview does not update itself")
 	}
 	if !strings.Contains(body, "entered 09:31:05, current") {
 		t.Error("current stage not marked")
@@ -485,7 +486,8 @@ func TestReviewDetailShowsAbsences(t *testing.T) {
 		"<dt>Left the room</dt>",
 		"<li>09:30:30 — back at 09:30:42</li>",
 		"<li>09:31:40 — may rejoin until 09:32:40</li>",
-		`<meta http-equiv="refresh" content="5">`,
+		`data-live-url="/review/` + r.ID + `/live"`,
+		"Waiting for the candidate to rejoin",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("while the candidate may rejoin, the page lacks %q", want)
@@ -496,7 +498,7 @@ func TestReviewDetailShowsAbsences(t *testing.T) {
 		t.Fatal(err)
 	}
 	body = get()
-	if !strings.Contains(body, "<li>09:31:40 — did not come back</li>") || strings.Contains(body, `http-equiv="refresh"`) {
+	if !strings.Contains(body, "<li>09:31:40 — did not come back</li>") || strings.Contains(body, `data-live-url`) {
 		t.Errorf("after the rejoin window closed the page shows:\n%s", body)
 	}
 }
@@ -840,9 +842,9 @@ func TestExitAndQuestionLabels(t *testing.T) {
 		{interviews.Exit{Reason: interviews.ExitMaxTurns, Turns: 30}, "Reached 30 answers"},
 		{interviews.Exit{Reason: interviews.ExitAssessment}, "The interviewer judged nothing important was missing"},
 		{interviews.Exit{Reason: interviews.ExitRoundCap, Turns: 10}, "Reached the limit of 10 rounds"},
-		{interviews.Exit{Reason: string(interviews.EndedDeadline)}, "Stage time ran out"},
-		{interviews.Exit{Reason: string(interviews.EndedCandidateRequest)}, "The candidate asked to stop"},
-		{interviews.Exit{Reason: string(interviews.EndedByProviderError("llm"))}, "Language model failed"},
+		{interviews.Exit{Reason: string(interviews.EndedDeadline)}, "The time ran out"},
+		{interviews.Exit{Reason: string(interviews.EndedCandidateRequest)}, "The candidate ended the interview"},
+		{interviews.Exit{Reason: string(interviews.EndedByProviderError("llm"))}, "The language model failed"},
 		{interviews.Exit{Reason: "battery_flat"}, "Battery flat"},
 	} {
 		if got := exitReasonLabel(&c.exit); got != c.want {

@@ -73,6 +73,10 @@ type Options struct {
 	// TokenTTL is the lifetime of a candidate's room token (default
 	// config.DefaultTokenTTL). The join endpoint mints a fresh one on every call.
 	TokenTTL time.Duration
+	// LinkTTL is how long a candidate's link stays valid after
+	// registration unless the interview has started (default
+	// interviews.DefaultLinkTTL).
+	LinkTTL time.Duration
 	// RejoinGrace is how long the interviewer waits for a candidate who
 	// left to come back (the worker's setting of the same name). Rooms are
 	// created to outlive the candidate's departure by that long, so the
@@ -131,6 +135,7 @@ type Server struct {
 	// sharedPassword says the shared development password is set.
 	sharedPassword bool
 	tokenTTL       time.Duration
+	linkTTL        time.Duration
 	rejoinGrace    time.Duration
 	publicURL      string // without a trailing slash; empty: from the request
 	blueprints     []blueprintOption
@@ -206,6 +211,12 @@ func New(opts Options) (*Server, error) {
 	case opts.TokenTTL < time.Minute:
 		bad("token lifetime %s is too short: use at least 1m, such as 2h", opts.TokenTTL)
 	}
+	switch {
+	case opts.LinkTTL == 0:
+		opts.LinkTTL = interviews.DefaultLinkTTL
+	case opts.LinkTTL < time.Minute:
+		bad("link lifetime %s is too short: use at least 1h, such as 168h (7 days)", opts.LinkTTL)
+	}
 	if opts.RejoinGrace < 0 {
 		bad("rejoin grace %s is negative: use 0 to end an interview as soon as the candidate leaves, or a duration such as 60s", opts.RejoinGrace)
 	}
@@ -280,6 +291,7 @@ func New(opts Options) (*Server, error) {
 		reviewerHash:   sha256.Sum256([]byte(opts.ReviewerToken)),
 		sharedPassword: opts.ReviewerToken != "",
 		tokenTTL:       opts.TokenTTL,
+		linkTTL:        opts.LinkTTL,
 		rejoinGrace:    opts.RejoinGrace,
 		publicURL:      publicURL,
 		blueprints:     blueprints,
@@ -359,6 +371,10 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("POST /api/token", s.limited(s.createLim, register(s.handleToken)))
 	mux.Handle("POST /api/interviews/{id}/join", s.limited(s.createLim, http.HandlerFunc(s.handleJoin)))
 	mux.HandleFunc("GET /interview/{id}", s.handleRoom)
+	mux.HandleFunc("GET /invitations", register(s.handleInvitations))
+	mux.HandleFunc("GET /invitations/{id}", register(s.handleInvitation))
+	mux.HandleFunc("POST /invitations/{id}/revoke", register(s.handleRevoke))
+	mux.HandleFunc("POST /invitations/{id}/reissue", register(s.handleReissue))
 
 	for _, path := range []string{loginPath, reviewerLoginPath} {
 		mux.HandleFunc("GET "+path, s.handleLoginForm)
@@ -370,6 +386,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /review", review(s.handleReviewList))
 	mux.HandleFunc("GET /review/{$}", review(s.handleReviewList))
 	mux.HandleFunc("GET /review/{id}", review(s.handleReviewDetail))
+	mux.HandleFunc("GET /review/{id}/live", review(s.handleReviewLive))
+	mux.HandleFunc("GET /review.csv", review(s.handleReviewCSV))
 	mux.HandleFunc("GET /review/compare", review(s.handleCompare))
 	mux.HandleFunc("GET /review/{id}/report", review(s.handleReportPrint))
 	mux.HandleFunc("GET /review/{id}/report.pdf", review(s.handleReportPDF))

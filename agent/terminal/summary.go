@@ -2,7 +2,6 @@ package terminal
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
@@ -10,36 +9,10 @@ import (
 
 // EndingInWords says in words why an interview ended, for a person reading
 // a terminal: "the closing remarks were delivered", "the input ended", …
-// Every interviews.EndReason has its words here.
+// The words are the record's own (interviews.EndReason.InWords), addressed
+// to the candidate.
 func EndingInWords(r interviews.EndReason) string {
-	switch r {
-	case interviews.EndedClosingDelivered:
-		return "the closing remarks were delivered"
-	case interviews.EndedDeadline:
-		return "the time ran out"
-	case interviews.EndedCandidateRequest:
-		return "you asked to stop"
-	case interviews.EndedCandidateLeft:
-		return "you left"
-	case interviews.EndedCandidateNeverJoined:
-		return "nobody joined"
-	case interviews.EndedWorkerStopped:
-		return "the interviewer was shut down"
-	case interviews.EndedEndOfInput:
-		return "the input ended"
-	case interviews.EndedInterrupted:
-		return "interrupted with Ctrl-C"
-	case interviews.EndedWorkerCrashed:
-		return "the interviewer stopped unexpectedly"
-	case interviews.EndedCandidateUnresponsive:
-		return "no answer came after several check-ins"
-	case "":
-		return "no reason was recorded"
-	}
-	if r.ProviderError() {
-		return "the " + strings.TrimPrefix(string(r), string(interviews.EndedByProviderError(""))) + " service failed"
-	}
-	return strings.ReplaceAll(string(r), "_", " ")
+	return r.InWords(interviews.CandidateYou)
 }
 
 // statusInWords is the start of the summary for a final status.

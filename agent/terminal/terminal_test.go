@@ -107,7 +107,7 @@ func TestSummary(t *testing.T) {
 	if got, want := Summary(rec, "x.json"), "You left the interview before the end: the input ended (2 answers, 6 minutes). Record: x.json"; got != want {
 		t.Errorf("Summary = %q, want %q", got, want)
 	}
-	if got := EndingInWords(interviews.EndedByProviderError("llm")); got != "the llm service failed" {
+	if got := EndingInWords(interviews.EndedByProviderError("llm")); got != "the language model failed" {
 		t.Errorf("provider error in words: %q", got)
 	}
 	for _, r := range []interviews.EndReason{interviews.EndedClosingDelivered, interviews.EndedDeadline, interviews.EndedCandidateRequest,

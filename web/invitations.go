@@ -1,0 +1,344 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/viva-interviews/viva/interviews"
+)
+
+// invitationsPath is the recruiter's list of invitations.
+const invitationsPath = "/invitations"
+
+// invitationPath is the page of one invitation: the result of registering
+// a candidate, with the link to send.
+func invitationPath(id string) string { return invitationsPath + "/" + url.PathEscape(id) }
+
+// invitationStateLabels say each invitation state in words.
+var invitationStateLabels = map[interviews.InvitationState]string{
+	interviews.InvitationCreated:    "Not opened yet",
+	interviews.InvitationOpened:     "Opened",
+	interviews.InvitationInProgress: "In progress",
+	interviews.InvitationCompleted:  "Completed",
+	interviews.InvitationExpired:    "Expired",
+	interviews.InvitationRevoked:    "Withdrawn",
+}
+
+// invitationLabel says an invitation state in words.
+func invitationLabel(st interviews.InvitationState) string {
+	if l, ok := invitationStateLabels[st]; ok {
+		return l
+	}
+	return humanize(string(st))
+}
+
+// invitationClass is the CSS class of an invitation state's badge.
+func invitationClass(st interviews.InvitationState) string {
+	return "invitation-" + strings.ReplaceAll(string(st), "_", "-")
+}
+
+// invitationRow is one invitation of the list.
+type invitationRow struct {
+	interviews.Summary
+	State      string
+	StateClass string
+	// CanRevoke and CanReissue offer the two actions: a link can be
+	// withdrawn until the interview starts, and re-issued unless the
+	// interview is running or was re-issued already.
+	CanRevoke, CanReissue bool
+}
+
+func newInvitationRow(sum interviews.Summary, now time.Time) invitationRow {
+	st := sum.Invitation(now)
+	return invitationRow{
+		Summary: sum, State: invitationLabel(st), StateClass: invitationClass(st),
+		CanRevoke:  sum.RevokedAt == nil && sum.StartedAt == nil,
+		CanReissue: sum.ReissuedAs == "" && st != interviews.InvitationInProgress,
+	}
+}
+
+// invitationsPage is the data of invitations.html.
+type invitationsPage struct {
+	view
+	// State is the state filtered on; empty for all.
+	State   string
+	States  []statusOption
+	Items   []invitationRow
+	Total   int
+	First   int
+	Last    int
+	PrevURL string
+	NextURL string
+	// Back is this page's address, where the row actions return to.
+	Back string
+}
+
+// invitationsURL is the list's address filtered on state, on page.
+func invitationsURL(state string, page int) string {
+	v := url.Values{}
+	if state != "" {
+		v.Set("state", state)
+	}
+	if page > 1 {
+		v.Set("page", strconv.Itoa(page))
+	}
+	if len(v) == 0 {
+		return invitationsPath
+	}
+	return invitationsPath + "?" + v.Encode()
+}
+
+// allSummaries reads every interview's summary, newest first.
+func (s *Server) allSummaries() ([]interviews.Summary, error) {
+	var all []interviews.Summary
+	for {
+		page, err := s.store.List(interviews.ListOptions{Offset: len(all), Limit: interviews.MaxListLimit})
+		if err != nil {
+			return nil, fmt.Errorf("web: listing interviews: %w", err)
+		}
+		all = append(all, page.Items...)
+		if len(page.Items) == 0 || len(all) >= page.Total {
+			return all, nil
+		}
+	}
+}
+
+// handleInvitations lists the invitations sent, newest first, with their
+// state at this moment, filtered by ?state=.
+func (s *Server) handleInvitations(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	state := interviews.InvitationState(strings.TrimSpace(q.Get("state")))
+	if _, ok := invitationStateLabels[state]; !ok {
+		state = ""
+	}
+	pageNo := 1
+	if p, err := strconv.Atoi(q.Get("page")); err == nil && p > 1 {
+		pageNo = p
+	}
+	all, err := s.allSummaries()
+	if err != nil {
+		s.log.Error("web: listing invitations", "err", err)
+		s.serverError(w, r)
+		return
+	}
+	now := s.now()
+	var rows []invitationRow
+	for _, sum := range all {
+		if state == "" || sum.Invitation(now) == state {
+			rows = append(rows, newInvitationRow(sum, now))
+		}
+	}
+	p := invitationsPage{
+		view:  view{Title: "Invitations", SignedIn: true},
+		State: string(state), Total: len(rows),
+		Back: invitationsURL(string(state), pageNo),
+	}
+	p.States = append(p.States, statusOption{Value: "", Label: "Any state", Selected: state == ""})
+	for _, st := range interviews.InvitationStates {
+		p.States = append(p.States, statusOption{Value: string(st), Label: invitationLabel(st), Selected: st == state})
+	}
+	if from := (pageNo - 1) * reviewPageSize; from < len(rows) {
+		p.Items = rows[from:min(from+reviewPageSize, len(rows))]
+		p.First, p.Last = from+1, from+len(p.Items)
+	}
+	if pageNo > 1 {
+		p.PrevURL = invitationsURL(string(state), pageNo-1)
+	}
+	if pageNo*reviewPageSize < len(rows) {
+		p.NextURL = invitationsURL(string(state), pageNo+1)
+	}
+	s.render(w, r, http.StatusOK, "invitations.html", p)
+}
+
+// handleInvitation shows one invitation: the link to send the candidate,
+// a copy button, and the invitation's state. Registering a candidate from
+// the form redirects here.
+func (s *Server) handleInvitation(w http.ResponseWriter, r *http.Request) {
+	rec := s.readRecord(w, r, r.PathValue("id"), false)
+	if rec == nil {
+		return
+	}
+	join := s.joinURL(r, rec.ID)
+	st := rec.Invitation(s.now())
+	title := "Interview ready for " + rec.Candidate.Name
+	if st != interviews.InvitationCreated && st != interviews.InvitationOpened {
+		title = "Invitation for " + rec.Candidate.Name
+	}
+	s.render(w, r, http.StatusOK, "created.html", createdPage{
+		view: view{Title: title, SignedIn: true},
+		ID:   rec.ID, Room: rec.Room, JoinURL: join, Candidate: rec.Candidate,
+		Blueprint: blueprintTitle(rec.Blueprint), MailTo: mailTo(rec.Candidate, join),
+		HasResume: rec.ResumeText != "", HasJD: rec.JobDescription != "", OwnKeys: s.store.HasKeys(rec.ID),
+		Template: s.templateTitle(rec.Template), HasBrief: rec.Brief != "",
+		State: invitationLabel(st), StateClass: invitationClass(st), ExpiresAt: rec.ExpiresAt,
+		Revoked: rec.RevokedAt != nil, ReissuedAs: rec.ReissuedAs, ReissuedFrom: rec.ReissuedFrom,
+	})
+}
+
+// Refusals of the invitation actions.
+var (
+	errStarted  = &requestError{http.StatusConflict, "The interview has already started, so its link can no longer be withdrawn."}
+	errRunning  = &requestError{http.StatusConflict, "The interview is running now: re-issue its link once it has ended."}
+	errReissued = &requestError{http.StatusConflict, "This invitation was re-issued already: open its replacement from the list of invitations."}
+)
+
+// backTo is where an invitation action returns: the list page the form
+// was on (its hidden "back" field), else the invitation's own page.
+func backTo(r *http.Request, id string) string {
+	back := r.PostForm.Get("back")
+	if back == invitationsPath || strings.HasPrefix(back, invitationsPath+"?") {
+		return back
+	}
+	return invitationPath(id)
+}
+
+// handleRevoke withdraws a candidate's link (POST from the invitations
+// list or page): the room page then refuses it with the reason.
+func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	r.Body = http.MaxBytesReader(w, r.Body, maxSmallBody)
+	_ = r.ParseForm() // only the optional "back" field is read
+	who := reviewerOf(r)
+	_, err := s.store.Update(id, func(rec *interviews.Record) error {
+		if rec.RevokedAt != nil {
+			return nil
+		}
+		if rec.StartedAt != nil {
+			return errStarted
+		}
+		at := s.now().UTC().Round(0)
+		rec.Revoke(who, at)
+		rec.Audit = append(rec.Audit, interviews.AuditEntry{At: at, Who: who, Action: interviews.AuditInvitationRevoked})
+		return nil
+	})
+	if err != nil {
+		s.invitationFailed(w, r, id, "Link not withdrawn", err)
+		return
+	}
+	s.log.Info("web: invitation revoked", "interview_id", id, "user", who)
+	http.Redirect(w, r, backTo(r, id), http.StatusSeeOther)
+}
+
+// handleReissue replaces a candidate's link: the invitation is withdrawn
+// and a new interview is registered for the same candidate with the same
+// plan, template, brief, job description and résumé (and provider keys),
+// under a new id and link; each names the other. It answers with the new
+// invitation's page.
+func (s *Server) handleReissue(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	r.Body = http.MaxBytesReader(w, r.Body, maxSmallBody)
+	_ = r.ParseForm()
+	who := reviewerOf(r)
+	newID := interviews.NewID()
+	at := s.now().UTC().Round(0)
+	var revokedNow bool
+	old, err := s.store.Update(id, func(rec *interviews.Record) error {
+		switch {
+		case rec.ReissuedAs != "":
+			return errReissued
+		case rec.Status == interviews.StatusInProgress || rec.CanRejoin(at):
+			return errRunning
+		}
+		revokedNow = rec.RevokedAt == nil
+		rec.Revoke(who, at)
+		rec.ReissuedAs = newID
+		rec.Audit = append(rec.Audit, interviews.AuditEntry{At: at, Who: who, Action: interviews.AuditInvitationReissued, Detail: "re-issued as " + newID})
+		return nil
+	})
+	if err != nil {
+		s.invitationFailed(w, r, id, "Link not re-issued", err)
+		return
+	}
+	expires := at.Add(s.linkTTL)
+	rec := &interviews.Record{
+		ID: newID, Room: RoomName(old.Candidate.Name), Candidate: old.Candidate,
+		Blueprint: old.Blueprint, Template: old.Template, Brief: old.Brief,
+		JobDescription: old.JobDescription, ResumeText: old.ResumeText, ResumeSummary: old.ResumeSummary,
+		Status: interviews.StatusScheduled, CreatedBy: who, CreatedAt: at, ExpiresAt: &expires,
+		ReissuedFrom: old.ID,
+		Audit:        []interviews.AuditEntry{{At: at, Who: who, Action: interviews.AuditInvitationReissued, Detail: "re-issued from " + old.ID}},
+	}
+	if err := s.createReissued(rec); err != nil {
+		// Undo the first half, so the recruiter can try again.
+		_, uerr := s.store.Update(id, func(o *interviews.Record) error {
+			o.ReissuedAs = ""
+			if revokedNow {
+				o.RevokedAt, o.RevokedBy = nil, ""
+			}
+			o.Audit = o.Audit[:max(len(o.Audit)-1, 0)]
+			return nil
+		})
+		s.invitationFailed(w, r, id, "Link not re-issued", errors.Join(err, uerr))
+		return
+	}
+	s.log.Info("web: invitation re-issued", "interview_id", id, "new_interview_id", newID, "user", who)
+	http.Redirect(w, r, invitationPath(newID), http.StatusSeeOther)
+}
+
+// createReissued stores the new interview of a re-issue, with the
+// original's provider keys when it has them.
+func (s *Server) createReissued(rec *interviews.Record) error {
+	keys, err := s.store.Keys(rec.ReissuedFrom)
+	hasKeys := err == nil && !keys.Empty()
+	if hasKeys {
+		if err := s.store.PutKeys(rec.ID, keys); err != nil {
+			return fmt.Errorf("web: copying the interview keys to %s: %w", rec.ID, err)
+		}
+	}
+	if err := s.store.Create(rec); err != nil {
+		if hasKeys {
+			_ = s.store.DeleteKeys(rec.ID)
+		}
+		return fmt.Errorf("web: storing the re-issued interview: %w", err)
+	}
+	return nil
+}
+
+// invitationFailed answers an invitation action that could not be
+// carried out: a *requestError with its status and message, an unknown
+// interview with 404, anything else as a logged 500.
+func (s *Server) invitationFailed(w http.ResponseWriter, r *http.Request, id, title string, err error) {
+	if errors.Is(err, interviews.ErrNotFound) {
+		err = errNoInterview
+	}
+	if re, ok := errors.AsType[*requestError](err); ok {
+		s.render(w, r, re.status, "message.html", messagePage{view: view{Title: title, SignedIn: true}, Message: re.msg + " Go back to the invitations to try again."})
+		return
+	}
+	s.log.Error("web: an invitation action failed", "interview_id", id, "err", err)
+	s.render(w, r, http.StatusInternalServerError, "message.html", messagePage{view: view{Title: title, SignedIn: true}, Message: "It could not be saved on our side. Go back and try again in a moment."})
+}
+
+// markOpened notes the first time the candidate opened the room page of
+// rec. A failure is logged: it must not keep the candidate out.
+func (s *Server) markOpened(rec *interviews.Record) {
+	if rec.OpenedAt != nil {
+		return
+	}
+	_, err := s.store.Update(rec.ID, func(r *interviews.Record) error {
+		if r.OpenedAt == nil {
+			at := s.now().UTC().Round(0)
+			r.OpenedAt = &at
+		}
+		return nil
+	})
+	if err != nil {
+		s.log.Warn("web: noting that the candidate opened the link", "interview_id", rec.ID, "err", err)
+	}
+}
+
+// joinRefusal says, for the candidate, why rec's link may not be used
+// now (withdrawn or expired); empty when it may.
+func (s *Server) joinRefusal(rec *interviews.Record) string {
+	err := rec.Joinable(s.now())
+	if err == nil {
+		return ""
+	}
+	msg := err.Error()
+	return strings.ToUpper(msg[:1]) + msg[1:] + "."
+}

@@ -1,0 +1,128 @@
+package web
+
+import (
+	"bytes"
+	"encoding/csv"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/viva-interviews/viva/interviews"
+)
+
+// liveParts are the parts of review_detail.html (its blocks) that the
+// reviewer page replaces while the interview runs, each an element with
+// the id and data-live-part of the same name.
+var liveParts = []string{"summary", "timeline"}
+
+// handleReviewLive answers GET /review/{id}/live with the parts of the
+// reviewer page that change while the interview runs: its summary and
+// timeline, as HTML fragments. The page's script polls it and swaps them
+// in; a timeline without data-live-url tells it the interview is over.
+func (s *Server) handleReviewLive(w http.ResponseWriter, r *http.Request) {
+	rec := s.readRecord(w, r, r.PathValue("id"), false)
+	if rec == nil {
+		return
+	}
+	t := s.pages["review_detail.html"]
+	p := s.detailPage(rec)
+	var buf bytes.Buffer
+	for _, part := range liveParts {
+		if err := t.ExecuteTemplate(&buf, part, p); err != nil {
+			s.log.Error("web: rendering the live reviewer page", "interview_id", rec.ID, "part", part, "err", err)
+			s.serverError(w, r)
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = buf.WriteTo(w)
+}
+
+// csvColumns are the columns of the list's CSV export, in order.
+var csvColumns = []string{"Candidate", "Email", "Role", "Level", "Plan", "Registered", "Started", "Ended",
+	"Duration (seconds)", "Status", "How it ended", "Final stage", "Score", "Decision", "Interview id"}
+
+// handleReviewCSV answers GET /review.csv: every interview the list's
+// filters (status, role, q, sort) match, one row each, as CSV (RFC 4180,
+// UTF-8, CRLF line ends). Cells are neutralised for spreadsheets: one
+// starting with =, +, -, @, a tab or a carriage return is prefixed with a
+// quote, so it is never run as a formula.
+func (s *Server) handleReviewCSV(w http.ResponseWriter, r *http.Request) {
+	lq := readListQuery(r.URL.Query())
+	opts := interviews.ListOptions{Status: interviews.Status(lq.Status), Role: lq.Role, Query: lq.Query, Sort: lq.Sort, Limit: interviews.MaxListLimit}
+	var rows []interviews.Summary
+	for {
+		opts.Offset = len(rows)
+		page, err := s.store.List(opts)
+		if err != nil {
+			s.log.Error("web: exporting interviews", "err", err)
+			s.serverError(w, r)
+			return
+		}
+		rows = append(rows, page.Items...)
+		if len(page.Items) == 0 || len(rows) >= page.Total {
+			break
+		}
+	}
+	var buf bytes.Buffer
+	cw := csv.NewWriter(&buf)
+	cw.UseCRLF = true
+	_ = cw.Write(csvColumns) // writes to a buffer do not fail
+	for _, sum := range rows {
+		_ = cw.Write(safeCells(csvRow(sum)))
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		s.log.Error("web: exporting interviews", "err", err)
+		s.serverError(w, r)
+		return
+	}
+	name := "interviews-" + s.now().UTC().Format("2006-01-02") + ".csv"
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	_, _ = buf.WriteTo(w)
+}
+
+// csvRow is one interview as a row of csvColumns.
+func csvRow(sum interviews.Summary) []string {
+	at := func(t *time.Time) string {
+		if t == nil {
+			return ""
+		}
+		return t.UTC().Format(time.RFC3339)
+	}
+	var ending, score, decision, duration string
+	if sum.Status.Finished() {
+		ending = endReasonLabel(sum.EndedBy)
+	}
+	if sum.Score != nil {
+		score = strconv.Itoa(score100(*sum.Score))
+	}
+	if sum.Decision != "" {
+		decision = decisionLabel(sum.Decision)
+	}
+	if sum.StartedAt != nil {
+		duration = strconv.FormatInt(int64(sum.Duration.Round(time.Second)/time.Second), 10)
+	}
+	return []string{
+		sum.Candidate.Name, sum.Candidate.Email, sum.Candidate.Role, sum.Candidate.Level, blueprintTitle(sum.Blueprint),
+		sum.CreatedAt.UTC().Format(time.RFC3339), at(sum.StartedAt), at(sum.EndedAt), duration,
+		statusLabel(sum.Status), ending, sum.FinalStage, score, decision, sum.ID,
+	}
+}
+
+// formulaStarts are the first characters that make a spreadsheet read a
+// cell as a formula (OWASP's list for CSV injection).
+const formulaStarts = "=+-@\t\r"
+
+// safeCells prefixes with a quote every cell a spreadsheet would run as a
+// formula; it changes cells in place and returns them.
+func safeCells(cells []string) []string {
+	for i, c := range cells {
+		if c != "" && strings.ContainsRune(formulaStarts, rune(c[0])) {
+			cells[i] = "'" + c
+		}
+	}
+	return cells
+}
