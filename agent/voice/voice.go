@@ -37,10 +37,10 @@ const VADFrameDuration = 20 * time.Millisecond
 // vadFrameSamples16kHz is the number of samples in one 20 ms frame at 16 kHz.
 const vadFrameSamples16kHz = InputSampleRate * int(VADFrameDuration/time.Millisecond) / 1000
 
-// SinkFrameDuration is the framing of the output sink (LiveKit's
-// PCMLocalTrack encodes 10 ms Opus frames). The Speaker writes whole frames
-// so that the sink never pads a partial frame with silence mid-sentence.
-const SinkFrameDuration = 10 * time.Millisecond
+// SinkFrameDuration is the framing of the output sink (a Playout encodes
+// 20 ms Opus frames). The Speaker writes whole frames so that the sink
+// never pads a partial frame with silence mid-sentence.
+const SinkFrameDuration = OpusFrameDuration
 
 func orDefault(d, def time.Duration) time.Duration {
 	if d == 0 {
