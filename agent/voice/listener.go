@@ -132,17 +132,11 @@ type ListenerOptions struct {
 // The queue holds up to 4096 events; a reader that far behind is treated
 // as gone and further events are dropped with an error log.
 //
-// # LiveKit
+// # Opus
 //
-// lkmedia.NewPCMRemoteTrack (created with WithTargetSampleRate(16000) and
-// WithTargetChannels(1)) calls a writer whose WriteSample takes
-// media.PCM16Sample, a named []int16; a one-method adapter converts:
-//
-//	type listenerWriter struct{ *voice.Listener }
-//
-//	func (w listenerWriter) WriteSample(s media.PCM16Sample) error {
-//		return w.Listener.WriteSample(s)
-//	}
+// An OpusInput (NewOpusInput) decodes a track's Opus packets into the
+// Listener at 16 kHz; silence the sender marked (DTX packets, pauses in
+// its packets) arrives through WriteSilence and is not shown to the VAD.
 type Listener struct {
 	// closing is set when Close begins, so the end of the STT stream it
 	// causes is not taken for a failure.

@@ -157,7 +157,7 @@ type Playout struct {
 	ring    []encodedFrame
 	head    int // index of the oldest queued frame
 	queued  int
-	drained chan struct{} // closed when the queue empties or is cleared
+	drained chan struct{} // made by a waiter, closed when the queue empties or is cleared
 	closed  bool
 	err     error // the first write error, reported by the next WriteSample
 
@@ -212,7 +212,6 @@ func NewPlayout(opts PlayoutOptions) (*Playout, error) {
 		enc:     enc,
 		partial: make([]int16, 0, frame),
 		ring:    make([]encodedFrame, 4),
-		drained: make(chan struct{}),
 	}, nil
 }
 
@@ -286,7 +285,9 @@ func (pl *Playout) encode(frame []int16) error {
 func (pl *Playout) sendNext(slot int64) (sent, more bool) {
 	pl.mu.Lock()
 	if pl.queued == 0 && len(pl.partial) > 0 {
-		pl.partial = append(pl.partial, zeroFrame[:pl.frame-len(pl.partial)]...)
+		n := len(pl.partial)
+		pl.partial = pl.partial[:pl.frame] // its capacity is one frame
+		clear(pl.partial[n:])
 		if err := pl.encode(pl.partial); err != nil && pl.err == nil {
 			pl.err = err
 		}
@@ -323,8 +324,10 @@ func (pl *Playout) idle() bool {
 
 // signalDrained releases WaitForPlayout. mu must be held.
 func (pl *Playout) signalDrained() {
-	close(pl.drained)
-	pl.drained = make(chan struct{})
+	if pl.drained != nil {
+		close(pl.drained)
+		pl.drained = nil
+	}
 }
 
 // ClearQueue drops everything queued and not yet sent.
@@ -344,6 +347,9 @@ func (pl *Playout) WaitForPlayout() {
 		if pl.closed || (pl.queued == 0 && len(pl.partial) == 0) {
 			pl.mu.Unlock()
 			return
+		}
+		if pl.drained == nil {
+			pl.drained = make(chan struct{})
 		}
 		ch := pl.drained
 		pl.mu.Unlock()
