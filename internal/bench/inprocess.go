@@ -10,9 +10,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"gopkg.in/hraban/opus.v2"
@@ -23,7 +21,7 @@ import (
 	"github.com/viva-interviews/viva/agent/stt"
 	"github.com/viva-interviews/viva/agent/tts/flite"
 	"github.com/viva-interviews/viva/agent/voice"
-	"github.com/viva-interviews/viva/agent/worker"
+	agentworker "github.com/viva-interviews/viva/agent/worker"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/lkagent"
@@ -50,8 +48,8 @@ const (
 
 // What the benchmark's candidate says and hears.
 const (
-	candidateAnswer = "I have been working as a backend engineer for five years, mostly on payment systems."
-	agentSentence   = "Thank you, that is helpful."
+	spokenAnswer  = "I have been working as a backend engineer for five years, mostly on payment systems."
+	agentSentence = "Thank you, that is helpful."
 )
 
 // InProcessOptions configure RunInProcess.
@@ -72,6 +70,12 @@ type InProcessOptions struct {
 	Logger *slog.Logger
 }
 
+// InProcess is RunInProcess as the density benchmark calls it (an
+// InProcessFunc): sessions interviews measured over window.
+func InProcess(ctx context.Context, sessions int, window time.Duration) (DensityRun, error) {
+	return RunInProcess(ctx, InProcessOptions{Sessions: sessions, Window: window})
+}
+
 // RunInProcess runs opts.Sessions spoken interviews in this process, the
 // worker's whole session pipeline minus WebRTC, and measures what they
 // cost: each candidate's recorded answer, Opus-coded once and replayed as
@@ -83,7 +87,7 @@ type InProcessOptions struct {
 // speech, a voice that replays one recorded sentence), as remote engines
 // cost the worker nothing but the wire.
 //
-// The process's own CPU time (getrusage) is measured over the window, so
+// The process's own CPU time (/proc/self/stat) is measured over the window, so
 // the harness is in it too: its feeding is kept cheap (one goroutine per
 // CPU hands pre-encoded packets to every session in turn) and is a small
 // share of the figure. RSS growth is measured from before the sessions
@@ -118,7 +122,10 @@ func RunInProcess(ctx context.Context, opts InProcessOptions) (DensityRun, error
 
 	runtime.GC()
 	debug.FreeOSMemory()
-	rssBefore := rssBytes()
+	rssBefore, err := processRSSBytes(os.Getpid())
+	if err != nil {
+		return DensityRun{}, fmt.Errorf("bench: in process: %w", err)
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -159,25 +166,45 @@ func RunInProcess(ctx context.Context, opts InProcessOptions) (DensityRun, error
 	if !sleepCtx(ctx, warmup) {
 		return DensityRun{}, ctx.Err()
 	}
-	ru0, stat0, late0, t0 := rusage(), machineStat(), pacer.LateFrames(), time.Now()
+	pid := os.Getpid()
+	cpu0, err := processCPU(pid)
+	if err != nil {
+		return DensityRun{}, fmt.Errorf("bench: in process: %w", err)
+	}
+	stat0, err := readMachineTimes()
+	if err != nil {
+		return DensityRun{}, fmt.Errorf("bench: in process: %w", err)
+	}
+	late0, t0 := pacer.LateFrames(), time.Now()
 	if !sleepCtx(ctx, window) {
 		return DensityRun{}, ctx.Err()
 	}
-	ru1, stat1, late1, t1 := rusage(), machineStat(), pacer.LateFrames(), time.Now()
-	rssAfter := rssBytes()
+	cpu1, err := processCPU(pid)
+	if err != nil {
+		return DensityRun{}, fmt.Errorf("bench: in process: %w", err)
+	}
+	stat1, err := readMachineTimes()
+	if err != nil {
+		return DensityRun{}, fmt.Errorf("bench: in process: %w", err)
+	}
+	late1, t1 := pacer.LateFrames(), time.Now()
+	rssAfter, err := processRSSBytes(pid)
+	if err != nil {
+		return DensityRun{}, fmt.Errorf("bench: in process: %w", err)
+	}
 	cancel()
 
 	secs := t1.Sub(t0).Seconds()
-	cpuMS := float64(ru1-ru0) / float64(time.Millisecond)
+	cpuMS := float64(cpu1-cpu0) / float64(time.Millisecond)
 	run := DensityRun{
 		Mode:             ModeInProcess,
 		Sessions:         opts.Sessions,
 		Seconds:          secs,
 		CPUMSPerSessionS: cpuMS / secs / float64(opts.Sessions),
-		RSSMB:            float64(rssAfter) / (1 << 20),
-		RSSMBPerSession:  float64(max(0, rssAfter-rssBefore)) / (1 << 20) / float64(opts.Sessions),
+		RSSMB:            float64(rssAfter) / bytesPerMB,
+		RSSMBPerSession:  float64(max(0, rssAfter-rssBefore)) / bytesPerMB / float64(opts.Sessions),
 		LateFrames:       int(late1 - late0),
-		MachineCPU:       stat1.busySince(stat0),
+		MachineCPU:       busyFraction(stat0, stat1),
 	}
 	var response []float64
 	for _, s := range sessions {
@@ -234,7 +261,7 @@ func prepareMedia(dtx bool) (*benchMedia, error) {
 		err := eng.Synthesize(context.Background(), text, func(p []int16) error { pcm = append(pcm, p...); return nil })
 		return pcm, err
 	}
-	answer, err := synth(candidateAnswer)
+	answer, err := synth(spokenAnswer)
 	if err != nil {
 		return nil, fmt.Errorf("bench: in process: synthesising the answer: %w", err)
 	}
@@ -288,7 +315,7 @@ func prepareMedia(dtx bool) (*benchMedia, error) {
 // benchSession is one interview of the run.
 type benchSession struct {
 	loop  *agent.Loop
-	voice *worker.Voice
+	voice *agentworker.Voice
 	input *voice.OpusInput
 	phase int // the session's offset into the media cycle, in frames
 	log   *slog.Logger
@@ -317,7 +344,7 @@ func startSession(ctx context.Context, i int, opts InProcessOptions, bp *stages.
 		return nil, fmt.Errorf("bench: in process: %w", err)
 	}
 	s := &benchSession{loop: loop, phase: i * len(m.cycle) / opts.Sessions, log: log}
-	s.voice, err = worker.NewVoice(ctx, worker.VoiceOptions{
+	s.voice, err = agentworker.NewVoice(ctx, agentworker.VoiceOptions{
 		STT: answerSTT{}, TTS: &replayTTS{pcm: m.agentPCM, rateHz: m.agentRateHz},
 		Listener: opts.Listener, Pacer: pacer, Out: discard{}, Display: (*benchDisplay)(s),
 		Segment: rec.ID, Logger: log,
@@ -434,7 +461,7 @@ func (s *answerStream) EndOfSpeech() error {
 		return nil
 	}
 	select {
-	case s.events <- stt.Event{Type: stt.Final, Text: candidateAnswer, At: time.Now()}:
+	case s.events <- stt.Event{Type: stt.Final, Text: spokenAnswer, At: time.Now()}:
 	default:
 	}
 	return nil
@@ -471,56 +498,4 @@ func (t *replayTTS) Synthesize(ctx context.Context, _ string, out func([]int16) 
 		}
 	}
 	return nil
-}
-
-// rusage is the process's CPU time so far, user and system.
-func rusage() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// rssBytes is the process's resident memory, from /proc/self/statm.
-func rssBytes() int64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return 0
-	}
-	pages, _ := strconv.ParseInt(f[1], 10, 64)
-	return pages * int64(os.Getpagesize())
-}
-
-// cpuStat is the machine's CPU time from /proc/stat, in ticks.
-type cpuStat struct{ busy, total int64 }
-
-func machineStat() cpuStat {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return cpuStat{}
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	f := strings.Fields(line)
-	var s cpuStat
-	for i, v := range f[1:min(len(f), 9)] { // user … steal; guest is in user
-		n, _ := strconv.ParseInt(v, 10, 64)
-		s.total += n
-		if i != 3 && i != 4 { // idle, iowait
-			s.busy += n
-		}
-	}
-	return s
-}
-
-// busySince is the busy fraction of the machine between two readings.
-func (s cpuStat) busySince(before cpuStat) float64 {
-	if s.total <= before.total {
-		return 0
-	}
-	return float64(s.busy-before.busy) / float64(s.total-before.total)
 }
