@@ -72,7 +72,13 @@ func frameBytes(f *[vadFrameSamples16kHz]int16) []byte {
 type framer16kHz struct {
 	frame       [vadFrameSamples16kHz]int16
 	fillSamples int
+	// markedSilence counts the samples of the frame being assembled that
+	// the sender marked as silence (fillSilence).
+	markedSilence int
 }
+
+// zeroFrame is one frame of digital silence, read only.
+var zeroFrame [vadFrameSamples16kHz]int16
 
 // fill copies the start of pcm into the frame being assembled and returns
 // the rest of pcm. When full is true, frame holds a whole frame, valid
@@ -85,6 +91,14 @@ func (f *framer16kHz) fill(pcm []int16) (rest []int16, full bool) {
 	}
 	f.fillSamples = 0
 	return pcm[n:], true
+}
+
+// fillSilence is fill for audio the sender marked as silence: a frame made
+// only of it is not shown to the classifier.
+func (f *framer16kHz) fillSilence(pcm []int16) (rest []int16, full bool) {
+	rest, full = f.fill(pcm)
+	f.markedSilence += len(pcm) - len(rest)
+	return rest, full
 }
 
 // frameActivity is what voiceActivity concluded about one frame.
@@ -156,9 +170,15 @@ func (a *voiceActivity) windowFrames() int { return a.startFrames + 2 }
 // classify judges the frame the framer holds. On a classifier error the
 // frame is not counted and the state does not change.
 func (a *voiceActivity) classify() (frameActivity, error) {
-	voiced, err := a.classifier.voiced(&a.frame)
-	if err != nil {
-		return frameActivity{}, err
+	voiced := false
+	silent := a.markedSilence >= vadFrameSamples16kHz
+	a.markedSilence = 0
+	if !silent {
+		v, err := a.classifier.voiced(&a.frame)
+		if err != nil {
+			return frameActivity{}, err
+		}
+		voiced = v
 	}
 	idx := a.frameIdx
 	a.frameIdx++

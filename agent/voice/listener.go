@@ -132,17 +132,11 @@ type ListenerOptions struct {
 // The queue holds up to 4096 events; a reader that far behind is treated
 // as gone and further events are dropped with an error log.
 //
-// # LiveKit
+// # Opus
 //
-// lkmedia.NewPCMRemoteTrack (created with WithTargetSampleRate(16000) and
-// WithTargetChannels(1)) calls a writer whose WriteSample takes
-// media.PCM16Sample, a named []int16; a one-method adapter converts:
-//
-//	type listenerWriter struct{ *voice.Listener }
-//
-//	func (w listenerWriter) WriteSample(s media.PCM16Sample) error {
-//		return w.Listener.WriteSample(s)
-//	}
+// An OpusInput (NewOpusInput) decodes a track's Opus packets into the
+// Listener at 16 kHz; silence the sender marked (DTX packets, pauses in
+// its packets) arrives through WriteSilence and is not shown to the VAD.
 type Listener struct {
 	// closing is set when Close begins, so the end of the STT stream it
 	// causes is not taken for a failure.
@@ -269,20 +263,47 @@ func (l *Listener) WriteSample(pcm []int16) error {
 	if l.audioClosed {
 		return ErrClosed
 	}
+	return l.write(pcm, 0, l.activity.fill)
+}
+
+// WriteSilence feeds samples of silence the sender marked as such (an
+// Opus DTX packet, a pause in its packets): it reaches the STT stream and
+// endpointing as zeros, but whole frames of it skip voice activity
+// detection, which would only call them unvoiced.
+func (l *Listener) WriteSilence(samples int) error {
+	l.audioMu.Lock()
+	defer l.audioMu.Unlock()
+	if l.audioClosed {
+		return ErrClosed
+	}
+	var firstErr error
+	for samples > 0 {
+		k := min(samples, len(zeroFrame))
+		samples -= k
+		if err := l.write(zeroFrame[:k], samples, l.activity.fillSilence); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	return firstErr
+}
+
+// write frames pcm with fill and processes each whole frame; after pcm,
+// after more samples of the same chunk follow. audioMu must be held.
+func (l *Listener) write(pcm []int16, after int, fill func([]int16) ([]int16, bool)) error {
 	var (
 		firstErr error
 		now      time.Time
 		full     bool
 	)
 	for len(pcm) > 0 {
-		if pcm, full = l.activity.fill(pcm); !full {
+		if pcm, full = fill(pcm); !full {
 			break
 		}
 		if now.IsZero() {
 			now = l.now()
 		}
-		// The chunk ends now; this frame ends len(pcm) samples earlier.
-		frameEnd := now.Add(-samplesToDuration(int64(len(pcm)), InputSampleRate))
+		// The chunk ends now; this frame ends len(pcm)+after samples earlier.
+		frameEnd := now.Add(-samplesToDuration(int64(len(pcm)+after), InputSampleRate))
 		if err := l.processFrame(frameEnd); err != nil && firstErr == nil {
 			firstErr = err
 		}

@@ -20,19 +20,8 @@ const DefaultMaxAhead = 200 * time.Millisecond
 // synthesis has not finished, to apportion its words to played audio.
 const estimatedCharsPerSecond = 15
 
-// Sink plays mono PCM16 audio at the TTS engine's sample rate. LiveKit's
-// *lkmedia.PCMLocalTrack provides these methods, except that its
-// WriteSample takes media.PCM16Sample (a named []int16); a one-method
-// adapter converts:
-//
-//	type trackSink struct{ *lkmedia.PCMLocalTrack }
-//
-//	func (t trackSink) WriteSample(pcm []int16) error {
-//		return t.PCMLocalTrack.WriteSample(pcm)
-//	}
-//
-// The track must be created with sourceSampleRate = TTS.SampleRate(), one
-// channel.
+// Sink plays mono PCM16 audio at the TTS engine's sample rate: a
+// [Playout] in production, created with SampleRateHz = TTS.SampleRate().
 type Sink interface {
 	// WriteSample queues audio and returns at once; it must not retain pcm.
 	WriteSample(pcm []int16) error
@@ -57,7 +46,7 @@ type SpeakerOptions struct {
 	// MaxAhead bounds the audio queued in the sink ahead of playout
 	// (default DefaultMaxAhead). It keeps barge-in fast (nothing long is
 	// queued to clear and PlayedText stays accurate) and memory small. One
-	// 10 ms frame of it is reserved for the phase of the sink's pacer, so
+	// frame (SinkFrameDuration) of it is reserved for the phase of the sink's pacer, so
 	// the sink never holds more than MaxAhead.
 	MaxAhead time.Duration
 }
@@ -84,8 +73,8 @@ func NewSpeaker(opts SpeakerOptions) (*Speaker, error) {
 		return nil, errors.New("voice: speaker: TTS and Sink are required; pass SpeakerOptions.TTS and SpeakerOptions.Sink")
 	}
 	rate := opts.TTS.SampleRate()
-	if rate <= 0 || rate%100 != 0 {
-		return nil, fmt.Errorf("voice: speaker: %s reports sample rate %d Hz; it must be a positive multiple of 100", opts.TTS.Name(), rate)
+	if rate <= 0 || rate%50 != 0 {
+		return nil, fmt.Errorf("voice: speaker: %s reports sample rate %d Hz; it must be a positive multiple of 50", opts.TTS.Name(), rate)
 	}
 	maxAhead := orDefault(opts.MaxAhead, DefaultMaxAhead)
 	if maxAhead < 2*SinkFrameDuration {
@@ -97,7 +86,7 @@ func NewSpeaker(opts SpeakerOptions) (*Speaker, error) {
 		now:    opts.Now,
 		log:    loggerOr(opts.Logger),
 		rateHz: rate,
-		frame:  rate / 100,
+		frame:  int(durationToSamples(SinkFrameDuration, rate)),
 	}
 	if s.now == nil {
 		s.now = time.Now

@@ -95,8 +95,8 @@ func (e *testTTS) call(t *testing.T, i int) ttsCall {
 	return e.calls[i]
 }
 
-// testSink plays audio in virtual time like LiveKit's PCMLocalTrack: a
-// ticker takes one 10 ms frame from the queue every 10 ms.
+// testSink plays audio in virtual time like a Playout on its Pacer: a
+// ticker takes one frame (SinkFrameDuration) from the queue every frame.
 type testSink struct {
 	frame int
 
@@ -123,7 +123,7 @@ type sinkWrite struct {
 
 func newTestSink(t *testing.T, rateHz int) *testSink {
 	s := &testSink{
-		frame:   rateHz / 100,
+		frame:   int(durationToSamples(SinkFrameDuration, rateHz)),
 		empty:   make(chan struct{}),
 		stop:    make(chan struct{}),
 		stopped: make(chan struct{}),

@@ -2,7 +2,9 @@
 // interview: it turns the candidate's microphone audio into turns and the
 // agent's text into paced speech.
 //
-// Input: a [Listener] takes 16 kHz mono PCM16 (any chunk size), runs voice
+// Input: an [OpusInput] decodes the candidate's Opus packets straight to
+// 16 kHz and passes silence the sender marked as such on without decoding
+// it. A [Listener] takes 16 kHz mono PCM16 (any chunk size), runs voice
 // activity detection on 20 ms frames, feeds every frame to an [stt.Stream],
 // decides when the candidate's turn has ended (endpointing) and when the
 // candidate is talking over the agent (barge-in), and reports all of it as
@@ -10,12 +12,15 @@
 //
 // Output: a [Speaker] takes LLM text deltas, splits them into sentences with
 // a [SentenceSplitter], synthesises each sentence with a [tts.Engine] while
-// the previous one plays, and writes the audio to a [Sink] (a LiveKit
-// PCMLocalTrack in production) never more than a small, fixed amount ahead
-// of playout, so that an interruption silences the agent at once.
+// the previous one plays, and writes the audio to a [Sink] never more than
+// a small, fixed amount ahead of playout, so that an interruption silences
+// the agent at once. The production Sink is a [Playout]: it encodes 20 ms
+// Opus frames as the audio arrives, and one [Pacer] per process sends every
+// session's frames on a single clock.
 //
-// Nothing here knows about LiveKit: the worker adapts its tracks to the
-// small interfaces defined here.
+// Nothing here knows about LiveKit: the worker's track glue hands RTP
+// payloads to an OpusInput and sends what a Playout gives its
+// [PacketWriter].
 package voice
 
 import (
@@ -37,10 +42,10 @@ const VADFrameDuration = 20 * time.Millisecond
 // vadFrameSamples16kHz is the number of samples in one 20 ms frame at 16 kHz.
 const vadFrameSamples16kHz = InputSampleRate * int(VADFrameDuration/time.Millisecond) / 1000
 
-// SinkFrameDuration is the framing of the output sink (LiveKit's
-// PCMLocalTrack encodes 10 ms Opus frames). The Speaker writes whole frames
-// so that the sink never pads a partial frame with silence mid-sentence.
-const SinkFrameDuration = 10 * time.Millisecond
+// SinkFrameDuration is the framing of the output sink (a Playout encodes
+// 20 ms Opus frames). The Speaker writes whole frames so that the sink
+// never pads a partial frame with silence mid-sentence.
+const SinkFrameDuration = OpusFrameDuration
 
 func orDefault(d, def time.Duration) time.Duration {
 	if d == 0 {

@@ -13,10 +13,8 @@ import (
 	"github.com/livekit/protocol/livekit"
 	protologger "github.com/livekit/protocol/logger"
 	lksdk "github.com/livekit/server-sdk-go/v2"
-	lkmedia "github.com/livekit/server-sdk-go/v2/pkg/media"
 	"github.com/pion/webrtc/v4"
 
-	media "github.com/livekit/media-sdk"
 	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/analysis"
 	"github.com/viva-interviews/viva/agent/llm"
@@ -93,6 +91,9 @@ type Sessions struct {
 	// (default DefaultLeaseTTL): after a crash, a re-dispatch may resume
 	// the interview once it lapses.
 	LeaseTTL time.Duration
+	// Pacer sends the agent's audio of every session on one clock (nil:
+	// the process's own).
+	Pacer *voice.Pacer
 	// Logger is the worker's logger.
 	Logger *slog.Logger
 }
@@ -294,7 +295,7 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 	names := eng.Names
 	rec.Engines = &names
 	sess := &session{s: s, eng: eng, job: job, log: log, bp: bp,
-		inputs: make(chan agent.Input, 64), ops: make(chan func(), 256), opsDone: make(chan struct{}), done: make(chan struct{})}
+		ops: make(chan func(), 256), opsDone: make(chan struct{}), done: make(chan struct{})}
 	err = sess.run(ctx, rec)
 	// An interview that ended takes its own keys with it; one a new
 	// session may resume keeps them.
@@ -416,14 +417,11 @@ type session struct {
 	log *slog.Logger
 	bp  *stages.Blueprint
 
-	room     *lksdk.Room
-	track    *lkmedia.PCMLocalTrack
-	listener *voice.Listener
-	speaker  *voice.Speaker
-	c        *agent.Conductor
+	room  *lksdk.Room
+	voice *Voice // the audio, and the loop's transport
+	c     *agent.Conductor
 
-	inputs  chan agent.Input // from callbacks and the listener → the loop
-	ops     chan func()      // room updates, in order
+	ops     chan func() // room updates, in order
 	opsDone chan struct{}
 	// done is closed when the session ends: late posts and room updates
 	// from callbacks and playback goroutines are then dropped, not blocked.
@@ -432,22 +430,12 @@ type session struct {
 	candidate    atomic.Value // string: the candidate's identity
 	candidateMic atomic.Value // string: the candidate's microphone track sid
 	away         atomic.Bool  // the candidate left the room and may come back
-	thinking     atomic.Bool  // the room shows the interviewer waiting on a thought
 	micMu        sync.Mutex   // guards connecting a microphone to the listener
 	sdkLog       protologger.Logger
-
-	segments int // agent caption segments so far; used by Say only
 }
 
 // post hands an input to the loop without blocking a callback forever.
-func (ss *session) post(in agent.Input) {
-	select {
-	case ss.inputs <- in:
-	case <-ss.done:
-	case <-time.After(5 * time.Second):
-		ss.log.Warn("session loop is not keeping up; dropped an input", "input", fmt.Sprintf("%T", in))
-	}
-}
+func (ss *session) post(in agent.Input) { ss.voice.Post(in) }
 
 // op queues a room update; interim captions may be dropped when the queue
 // is full, nothing else.
@@ -485,22 +473,6 @@ func (ss *session) runOps() {
 		}
 	}
 }
-
-type listenerWriter struct{ l *voice.Listener }
-
-// WriteSample feeds the listener; audio arriving after the session closed
-// its listener is dropped quietly.
-func (w listenerWriter) WriteSample(s media.PCM16Sample) error {
-	if err := w.l.WriteSample(s); err != nil && !errors.Is(err, voice.ErrClosed) {
-		return err
-	}
-	return nil
-}
-func (w listenerWriter) Close() error { return nil }
-
-type trackSink struct{ *lkmedia.PCMLocalTrack }
-
-func (t trackSink) WriteSample(pcm []int16) error { return t.PCMLocalTrack.WriteSample(pcm) }
 
 // DefaultCandidateTimeout is how long a session waits for the candidate to
 // join when Sessions.CandidateTimeout is zero.
@@ -553,15 +525,19 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 		return fmt.Errorf("saving the interview record: %w", err)
 	}
 
-	lopts := s.Listener
-	lopts.STT = ss.eng.STT
-	if lopts.Logger == nil {
-		lopts.Logger = ss.log
+	track, err := newAgentTrack()
+	if err != nil {
+		return ss.fail(fmt.Errorf("creating the agent's audio track: %w", err), "livekit")
 	}
-	if ss.listener, err = voice.NewListener(ctx, lopts); err != nil {
-		return ss.fail(fmt.Errorf("starting speech recognition: %w", err), "stt")
+	ss.voice, err = NewVoice(ctx, VoiceOptions{STT: ss.eng.STT, TTS: ss.eng.TTS, Listener: s.Listener,
+		Pacer: s.pacer(), Out: track, Display: ss, Segment: ss.job.ID, Logger: ss.log})
+	switch {
+	case errors.Is(err, ErrSTT):
+		return ss.fail(err, "stt")
+	case err != nil:
+		return ss.fail(err, "tts")
 	}
-	defer ss.listener.Close()
+	defer ss.voice.Close()
 
 	cb := lksdk.NewRoomCallback()
 	cb.OnParticipantConnected = func(p *lksdk.RemoteParticipant) {
@@ -604,17 +580,8 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 		ss.log.Warn("ending from the room page unavailable", "err", err)
 	}
 
-	track, err := lkmedia.NewPCMLocalTrack(ss.eng.TTS.SampleRate(), 1, sdkLog)
-	if err != nil {
-		return ss.fail(fmt.Errorf("creating the agent's audio track: %w", err), "livekit")
-	}
-	defer track.Close()
-	ss.track = track
-	if _, err := room.LocalParticipant.PublishTrack(track, &lksdk.TrackPublicationOptions{Name: "interviewer", Source: livekit.TrackSource_MICROPHONE}); err != nil {
+	if _, err := room.LocalParticipant.PublishTrack(track.TrackLocalStaticRTP, &lksdk.TrackPublicationOptions{Name: "interviewer", Source: livekit.TrackSource_MICROPHONE}); err != nil {
 		return ss.fail(fmt.Errorf("publishing the agent's audio: %w", err), "livekit")
-	}
-	if ss.speaker, err = voice.NewSpeaker(voice.SpeakerOptions{TTS: ss.eng.TTS, Sink: trackSink{track}, Logger: ss.log}); err != nil {
-		return ss.fail(err, "tts")
 	}
 
 	// The candidate may already be in the room.
@@ -624,9 +591,8 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 			break
 		}
 	}
-	go ss.listen()
 	ss.log.Info("waiting for the candidate", "stt", ss.eng.STT.Name(), "tts", ss.eng.TTS.Name())
-	if err := loop.Run(ctx, ss); err != nil {
+	if err := loop.Run(ctx, ss.voice); err != nil {
 		ss.log.Error("interview failed", "err", err)
 	}
 	rec = c.Recorder().Snapshot()
@@ -680,7 +646,7 @@ func (ss *session) typed(sender, text string) {
 		return
 	}
 	now := time.Now()
-	ss.caption(voice.Transcript{SegmentID: fmt.Sprintf("chat-%d", now.UnixNano()), Text: text, Final: true, At: now})
+	ss.Caption(voice.Transcript{SegmentID: fmt.Sprintf("chat-%d", now.UnixNano()), Text: text, Final: true, At: now})
 	ss.post(agent.CandidateTurn{Text: text, Source: agent.SourceText, StartedAt: now, EndedAt: now})
 }
 
@@ -725,79 +691,23 @@ func (ss *session) subscribed(track *webrtc.TrackRemote, pub *lksdk.RemoteTrackP
 	ss.candidate.Store(rp.Identity())
 	ss.candidateMic.Store(pub.SID())
 	// The previous microphone's track (if any) ends with its participant.
-	_, err := lkmedia.NewPCMRemoteTrack(track, listenerWriter{ss.listener},
-		lkmedia.WithTargetSampleRate(stt.SampleRate), lkmedia.WithTargetChannels(1), lkmedia.WithLogger(ss.sdkLog))
+	in, err := ss.voice.NewCandidateInput()
 	ss.micMu.Unlock()
 	if err != nil {
 		ss.log.Error("cannot decode the candidate's microphone", "err", err)
 		return
 	}
+	if track.Codec().MimeType != webrtc.MimeTypeOpus {
+		ss.log.Error("cannot decode the candidate's microphone: it is not Opus", "codec", track.Codec().MimeType)
+		return
+	}
+	go readMicrophone(track, in, ss.log)
 	ss.post(agent.Joined{})
 }
 
-// listen turns the listener's events into the loop's inputs (and the
-// candidate's captions) until the session ends.
-func (ss *session) listen() {
-	events := ss.listener.Events()
-	for {
-		var ev voice.Event
-		select {
-		case e, ok := <-events:
-			if !ok {
-				return
-			}
-			ev = e
-		case <-ss.done:
-			return
-		}
-		var in agent.Input
-		switch e := ev.(type) {
-		case voice.SpeechStarted:
-			ss.setThinking(false)
-			in = agent.SpeechStarted{At: e.At}
-		case voice.SpeechEnded:
-			in = agent.SpeechEnded{}
-		case voice.Transcript:
-			ss.caption(e)
-			if strings.TrimSpace(e.Text) == "" {
-				continue
-			}
-			in = agent.Heard{Text: e.Text}
-		case voice.LikelyEndOfTurn:
-			in = agent.TurnLikely{Text: e.Text}
-		case voice.ThinkingPause:
-			ss.setThinking(true)
-			continue
-		case voice.STTStopped:
-			ss.log.Error("the speech recogniser failed: the interview will be saved as failed")
-			in = agent.Closed{Status: interviews.StatusFailed, Reason: interviews.EndedByProviderError("stt")}
-		case voice.Interruption:
-			in = agent.BargeIn{}
-		case voice.EndOfTurn:
-			ss.setThinking(false)
-			in = agent.CandidateTurn{Text: e.Text, Source: agent.SourceVoice, StartedAt: e.SpeechEndedAt, EndedAt: e.SpeechEndedAt,
-				EndOfUtterance: e.Metrics.EndOfUtterance, STTFinal: e.Metrics.STTFinalDelay,
-				EndpointingRule: endpointingRules[e.Metrics.Rule], EndpointingDelay: e.Metrics.Delay}
-		default:
-			continue
-		}
-		ss.post(in)
-	}
-}
-
-// endpointingRules name the listener's endpointing rules in the record.
-var endpointingRules = map[string]string{
-	voice.RuleFinished: interviews.EndpointingFinished,
-	voice.RuleThinking: interviews.EndpointingThinking,
-	voice.RuleBase:     interviews.EndpointingNeutral,
-}
-
-// setThinking shows (or stops showing) that the interviewer waits while
+// Thinking shows (or stops showing) that the interviewer waits while
 // the candidate thinks mid-answer: the room page says "Take your time".
-func (ss *session) setThinking(on bool) {
-	if ss.thinking.Swap(on) == on {
-		return
-	}
+func (ss *session) Thinking(on bool) {
 	room := ss.room
 	ss.op(func() {
 		if err := SetThinking(room, on); err != nil {
@@ -806,100 +716,8 @@ func (ss *session) setThinking(on bool) {
 	}, false)
 }
 
-// Inputs yields what the candidate does in the room.
-func (ss *session) Inputs() <-chan agent.Input { return ss.inputs }
-
-// Listening shows the agent as listening.
-func (ss *session) Listening() { ss.setState(lkagent.StateListening) }
-
-// Say plays a reply: its text streams to the speaker as it is generated,
-// and to the agent's captions sentence by sentence.
-func (ss *session) Say(ctx context.Context, r *agent.Reply) agent.Playback {
-	ss.segments++
-	p := &playback{ss: ss, reply: r, segment: fmt.Sprintf("%s-agent-%d", ss.job.ID, ss.segments)}
-	ss.setState(lkagent.StateThinking)
-	deltas := make(chan string, 64)
-	go func() {
-		defer close(deltas)
-		var split voice.SentenceSplitter
-		var said []string
-		for d := range r.Deltas() {
-			select {
-			case deltas <- d:
-			case <-ctx.Done():
-				return
-			}
-			if done := split.Write(d); len(done) > 0 {
-				said = append(said, done...)
-				ss.agentCaption(p.segment, strings.Join(said, " "), false)
-			}
-		}
-	}()
-	p.utt = ss.speaker.Say(ctx, deltas)
-	ss.listener.SetAgentSpeaking(true)
-	go func() {
-		select {
-		case <-p.utt.Started():
-			p.started.Store(time.Now().UnixNano())
-			ss.setState(lkagent.StateSpeaking)
-		case <-p.utt.Done():
-		}
-	}()
-	return p
-}
-
-// playback is one reply being spoken in the room.
-type playback struct {
-	ss       *session
-	reply    *agent.Reply
-	utt      *voice.Utterance
-	segment  string
-	once     sync.Once
-	delivery agent.Delivery
-	started  atomic.Int64 // unix ns of the first audio; 0 before
-}
-
-// StartedAt is when the reply's first audio played; zero before.
-func (p *playback) StartedAt() time.Time {
-	if ns := p.started.Load(); ns != 0 {
-		return time.Unix(0, ns)
-	}
-	return time.Time{}
-}
-
-// Done is closed when the reply has finished playing or was cut.
-func (p *playback) Done() <-chan struct{} { return p.utt.Done() }
-
-// Interrupt stops the reply's audio at once.
-func (p *playback) Interrupt() { p.utt.Interrupt() }
-
-// Wait returns what was played of the reply, and publishes it as the
-// segment's final caption.
-func (p *playback) Wait() agent.Delivery {
-	p.once.Do(func() {
-		res := p.utt.Wait()
-		text, _ := p.reply.Wait()
-		played := res.PlayedText
-		if !res.Interrupted && res.Err == nil {
-			played = res.Text
-			if played == "" {
-				played = text
-			}
-		}
-		p.delivery = agent.Delivery{Text: played, Interrupted: res.Interrupted, EndedAt: time.Now(), TTSFirstByte: res.TTSFirstByte}
-		if res.Started {
-			p.delivery.StartedAt = res.FirstAudioAt
-		}
-		p.ss.listener.SetAgentSpeaking(false)
-		if played != "" {
-			p.ss.agentCaption(p.segment, played, true)
-		}
-	})
-	return p.delivery
-}
-
-// caption publishes the candidate's words under the candidate's identity.
-func (ss *session) caption(t voice.Transcript) {
+// Caption publishes the candidate's words under the candidate's identity.
+func (ss *session) Caption(t voice.Transcript) {
 	id := ss.candidateID()
 	mic, _ := ss.candidateMic.Load().(string)
 	room := ss.room
@@ -911,8 +729,8 @@ func (ss *session) caption(t voice.Transcript) {
 	}, !t.Final)
 }
 
-// agentCaption publishes the agent's words under its own identity.
-func (ss *session) agentCaption(segment, text string, final bool) {
+// AgentCaption publishes the agent's words under its own identity.
+func (ss *session) AgentCaption(segment, text string, final bool) {
 	room := ss.room
 	trackID := ""
 	for _, pub := range room.LocalParticipant.TrackPublications() {
@@ -926,7 +744,8 @@ func (ss *session) agentCaption(segment, text string, final bool) {
 	}, !final)
 }
 
-func (ss *session) setState(state string) {
+// State sets the agent's lk.agent.state attribute.
+func (ss *session) State(state string) {
 	room := ss.room
 	ss.op(func() { _ = SetAgentState(room, state) }, false)
 }

@@ -22,7 +22,7 @@ import (
 
 // inProcessDensity runs the density benchmark's in-process mode (the
 // session pipeline without WebRTC); nil leaves the mode out.
-var inProcessDensity bench.InProcessFunc
+var inProcessDensity bench.InProcessFunc = bench.InProcess
 
 // Subcommands of viva bench.
 const (

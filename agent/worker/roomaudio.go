@@ -1,0 +1,102 @@
+package worker
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+
+	mediartp "github.com/livekit/media-sdk/rtp"
+	"github.com/pion/rtp"
+	"github.com/pion/webrtc/v4"
+
+	"github.com/viva-interviews/viva/agent/voice"
+)
+
+// The LiveKit glue of a session's audio, kept thin: the candidate's RTP
+// packets go to a voice.OpusInput, the Playout's Opus frames become the
+// agent track's RTP packets. Everything else is the Voice's.
+
+// rtpTicksPerFrame is one voice.OpusFrameDuration on Opus's RTP clock.
+var rtpTicksPerFrame = uint32(voice.OpusRTPClockHz * voice.OpusFrameDuration.Milliseconds() / 1000)
+
+// sharedPacer is the pacing clock of every session of the process that
+// sets no Sessions.Pacer. It has no goroutine while nobody speaks.
+var sharedPacer = sync.OnceValue(func() *voice.Pacer { return voice.NewPacer(nil) })
+
+// pacer is the clock that sends the sessions' audio.
+func (s *Sessions) pacer() *voice.Pacer {
+	if s.Pacer != nil {
+		return s.Pacer
+	}
+	return sharedPacer()
+}
+
+// agentTrack is the agent's audio track: it stamps each Opus frame with
+// the RTP timestamp of its pacing slot, so a pause between replies is a
+// gap in timestamps (as discontinuous transmission sends it) with no
+// packets, and marks the first frame after a pause.
+type agentTrack struct {
+	*webrtc.TrackLocalStaticRTP
+
+	mu       sync.Mutex
+	seq      uint16
+	tsBase   uint32
+	lastSlot int64
+	pkt      rtp.Packet
+}
+
+// newAgentTrack creates the track the agent's voice is published on.
+func newAgentTrack() (*agentTrack, error) {
+	id := fmt.Sprintf("%08x", rand.Uint32())
+	tr, err := webrtc.NewTrackLocalStaticRTP(webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeOpus}, "viva_voice_"+id, "viva_stream_"+id)
+	if err != nil {
+		return nil, err
+	}
+	return &agentTrack{TrackLocalStaticRTP: tr, seq: uint16(rand.Uint32()), tsBase: rand.Uint32(), lastSlot: -2}, nil
+}
+
+// WritePacket sends one Opus frame in its pacing slot.
+func (t *agentTrack) WritePacket(opus []byte, slot int64) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.pkt.Header = rtp.Header{
+		Version:        2,
+		Marker:         slot != t.lastSlot+1,
+		SequenceNumber: t.seq,
+		Timestamp:      t.tsBase + uint32(slot)*rtpTicksPerFrame,
+	}
+	t.pkt.Payload = opus
+	t.seq++
+	t.lastSlot = slot
+	return t.WriteRTP(&t.pkt)
+}
+
+// micHandler hands the candidate's RTP payloads to the decoder. A write
+// the listener refuses loses that audio only: the track keeps being read.
+type micHandler struct {
+	in     *voice.OpusInput
+	log    *slog.Logger
+	warned bool
+}
+
+func (h *micHandler) String() string { return "viva microphone" }
+
+func (h *micHandler) HandleRTP(hdr *rtp.Header, payload []byte) error {
+	if err := h.in.WritePacket(payload, hdr.Timestamp); err != nil && !h.warned {
+		h.warned = true
+		h.log.Warn("the candidate's audio did not reach the speech recogniser", "err", err)
+	}
+	return nil
+}
+
+// readMicrophone feeds the candidate's microphone track, in order through
+// a jitter buffer, to in until the track ends.
+func readMicrophone(track *webrtc.TrackRemote, in *voice.OpusInput, log *slog.Logger) {
+	h := mediartp.HandleJitter(mediartp.NewNopCloser(&micHandler{in: in, log: log}))
+	if err := mediartp.HandleLoop(track, h); err != nil && !errors.Is(err, io.EOF) {
+		log.Debug("the candidate's microphone track ended", "err", err)
+	}
+}
