@@ -279,6 +279,8 @@ type detailPage struct {
 	// Decidable is true once the interview has finished: reviewers may
 	// record a decision.
 	Decidable bool
+	// Recordings are the interview's audio players.
+	Recordings recordingsView
 }
 
 // HasSide reports whether the column beside the timeline has anything to
@@ -327,6 +329,8 @@ type turnView struct {
 	Asks []askView
 	// Answer is the analysis of a candidate turn; nil when none was made.
 	Answer *answerView
+	// Play seeks the recording to the turn; nil when no recording holds it.
+	Play *playView
 }
 
 // incidentView is a provider fault as the page tells it: in words, never
@@ -365,6 +369,7 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 	p.Decisions = newDecisionsView(rec)
 	p.Decidable = rec.Status.Finished() && !p.InProgress
 	p.PrintURL, p.PDFURL = "/review/"+rec.ID+"/report", "/review/"+rec.ID+"/report.pdf"
+	p.Recordings = s.recordingsView(rec)
 	answers := answersBySeq(rec)
 	if p.InProgress || (p.Report != nil && p.Report.Pending) {
 		p.Refresh = true
@@ -414,6 +419,7 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 	}
 	for _, t := range rec.Turns {
 		tv := turnView{Turn: t, Agent: t.Role == interviews.RoleAgent, Offset: formatOffset(rec.StartedAt, t.StartedAt), Anchor: turnAnchor(t.Seq)[1:]}
+		tv.Play = p.Recordings.playAt(t.StartedAt)
 		if a, ok := answers[t.Seq]; ok && !tv.Agent {
 			tv.Answer = &a
 		}

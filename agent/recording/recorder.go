@@ -67,6 +67,9 @@ type Options struct {
 	Dir *recordings.Dir
 	// Name is the recording's name (recordings.Name). Required.
 	Name string
+	// CandidateSampleRateHz is the rate of the candidate's audio (the
+	// listener's). Required.
+	CandidateSampleRateHz int
 	// AgentSampleRateHz is the rate of the interviewer's audio (the TTS
 	// engine's). Required.
 	AgentSampleRateHz int
@@ -120,8 +123,8 @@ type result struct {
 // Start creates the recording's file and starts recording: the recording
 // starts now.
 func Start(opts Options) (*Recorder, error) {
-	if opts.Dir == nil || opts.Name == "" || opts.AgentSampleRateHz <= 0 {
-		return nil, errors.New("recording: Dir, Name and AgentSampleRateHz are required")
+	if opts.Dir == nil || opts.Name == "" || opts.CandidateSampleRateHz <= 0 || opts.AgentSampleRateHz <= 0 {
+		return nil, errors.New("recording: Dir, Name, CandidateSampleRateHz and AgentSampleRateHz are required")
 	}
 	enc, err := opus.NewEncoder(SampleRateHz, 1, opus.AppVoIP)
 	if err != nil {
@@ -151,8 +154,9 @@ func Start(opts Options) (*Recorder, error) {
 		in: make(chan chunk, queueChunks), stop: make(chan stopRequest), done: make(chan struct{})}
 	r.pool.New = func() any { b := make([]int16, 0, 960); return &b }
 	e := &encoder{r: r, file: f, ogg: ogg, enc: enc, packet: make([]byte, maxPacketBytes),
-		mix:      newMixer(frameSamples16kHz, samples(contiguousSlack), samples(maxAhead)),
-		resample: newResampler(opts.AgentSampleRateHz, SampleRateHz)}
+		mix: newMixer(frameSamples16kHz, samples(contiguousSlack), samples(maxAhead)),
+		resample: [voices]*resampler{Candidate: newResampler(opts.CandidateSampleRateHz, SampleRateHz),
+			Agent: newResampler(opts.AgentSampleRateHz, SampleRateHz)}}
 	go e.run()
 	return r, nil
 }
@@ -176,8 +180,8 @@ func (r *Recorder) StartedAt() time.Time {
 	return r.start
 }
 
-// Candidate hands over the candidate's audio (mono PCM16 at SampleRateHz)
-// as it arrives. It never blocks and does not keep pcm.
+// Candidate hands over the candidate's audio (mono PCM16 at the
+// candidate's rate) as it arrives. It never blocks and does not keep pcm.
 func (r *Recorder) Candidate(pcm []int16) { r.write(Candidate, pcm) }
 
 // Agent hands over the interviewer's audio (mono PCM16 at the agent's
@@ -251,7 +255,7 @@ type encoder struct {
 	enc      *opus.Encoder
 	packet   []byte
 	mix      *mixer
-	resample *resampler
+	resample [voices]*resampler
 	scratch  []int16
 	frames   int64
 	err      error // the first write failure: the recording is lost
@@ -286,11 +290,9 @@ func (e *encoder) take(c chunk) {
 	switch {
 	case c.clear:
 		e.mix.Clear(c.voice, now)
-	case c.voice == Agent:
-		e.scratch = e.resample.Process(e.scratch[:0], *c.pcm)
-		e.mix.Write(Agent, now, e.scratch)
 	default:
-		e.mix.Write(c.voice, now, *c.pcm)
+		e.scratch = e.resample[c.voice].Process(e.scratch[:0], *c.pcm)
+		e.mix.Write(c.voice, now, e.scratch)
 	}
 	if c.pcm != nil {
 		e.r.pool.Put(c.pcm)

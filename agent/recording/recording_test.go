@@ -134,7 +134,7 @@ func TestRecorderMixesBothVoices(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := openDir(t)
 		name := recordings.Name("k3abc", 1)
-		r, err := Start(Options{Dir: dir, Name: name, AgentSampleRateHz: 24000})
+		r, err := Start(Options{Dir: dir, Name: name, CandidateSampleRateHz: 16000, AgentSampleRateHz: 24000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,7 +217,7 @@ func TestRecorderMixesBothVoices(t *testing.T) {
 func TestDiscardLeavesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := openDir(t)
-		r, err := Start(Options{Dir: dir, Name: recordings.Name("k3abc", 2), AgentSampleRateHz: 16000})
+		r, err := Start(Options{Dir: dir, Name: recordings.Name("k3abc", 2), CandidateSampleRateHz: 16000, AgentSampleRateHz: 16000})
 		if err != nil {
 			t.Fatal(err)
 		}

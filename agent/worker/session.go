@@ -20,11 +20,13 @@ import (
 	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/analysis"
 	"github.com/viva-interviews/viva/agent/llm"
+	"github.com/viva-interviews/viva/agent/recording"
 	"github.com/viva-interviews/viva/agent/stt"
 	"github.com/viva-interviews/viva/agent/tts"
 	"github.com/viva-interviews/viva/agent/voice"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/lkagent"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -93,6 +95,9 @@ type Sessions struct {
 	// (default DefaultLeaseTTL): after a crash, a re-dispatch may resume
 	// the interview once it lapses.
 	LeaseTTL time.Duration
+	// Recordings is where each session's audio is recorded; nil records
+	// nothing.
+	Recordings *recordings.Dir
 	// Logger is the worker's logger.
 	Logger *slog.Logger
 }
@@ -421,6 +426,7 @@ type session struct {
 	listener *voice.Listener
 	speaker  *voice.Speaker
 	c        *agent.Conductor
+	audio    *recording.Recorder // nil when not recording
 
 	inputs  chan agent.Input // from callbacks and the listener → the loop
 	ops     chan func()      // room updates, in order
@@ -486,11 +492,15 @@ func (ss *session) runOps() {
 	}
 }
 
-type listenerWriter struct{ l *voice.Listener }
+type listenerWriter struct {
+	l     *voice.Listener
+	audio *recording.Recorder
+}
 
-// WriteSample feeds the listener; audio arriving after the session closed
-// its listener is dropped quietly.
+// WriteSample feeds the listener (and the recording); audio arriving after
+// the session closed its listener is dropped quietly.
 func (w listenerWriter) WriteSample(s media.PCM16Sample) error {
+	w.audio.Candidate(s)
 	if err := w.l.WriteSample(s); err != nil && !errors.Is(err, voice.ErrClosed) {
 		return err
 	}
@@ -498,9 +508,22 @@ func (w listenerWriter) WriteSample(s media.PCM16Sample) error {
 }
 func (w listenerWriter) Close() error { return nil }
 
-type trackSink struct{ *lkmedia.PCMLocalTrack }
+// trackSink plays the speaker's audio on the agent's track, and hands it
+// to the recording as it is queued (and withdrawn).
+type trackSink struct {
+	*lkmedia.PCMLocalTrack
+	audio *recording.Recorder
+}
 
-func (t trackSink) WriteSample(pcm []int16) error { return t.PCMLocalTrack.WriteSample(pcm) }
+func (t trackSink) WriteSample(pcm []int16) error {
+	t.audio.Agent(pcm)
+	return t.PCMLocalTrack.WriteSample(pcm)
+}
+
+func (t trackSink) ClearQueue() {
+	t.audio.AgentCleared()
+	t.PCMLocalTrack.ClearQueue()
+}
 
 // DefaultCandidateTimeout is how long a session waits for the candidate to
 // join when Sessions.CandidateTimeout is zero.
@@ -590,6 +613,8 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	}
 	sdkLog := SDKLogger(ss.log, ss.job.Token)
 	ss.sdkLog = sdkLog
+	ss.audio = ss.startRecording(c.Recorder())
+	defer ss.audio.Discard() // unless kept below
 	room, err := lksdk.ConnectToRoomWithToken(ss.job.URL, ss.job.Token, cb, lksdk.WithAutoSubscribe(true), lksdk.WithLogger(sdkLog))
 	if err != nil {
 		return ss.fail(fmt.Errorf("joining room %s: %w", ss.job.RoomName, err), "livekit")
@@ -613,7 +638,7 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	if _, err := room.LocalParticipant.PublishTrack(track, &lksdk.TrackPublicationOptions{Name: "interviewer", Source: livekit.TrackSource_MICROPHONE}); err != nil {
 		return ss.fail(fmt.Errorf("publishing the agent's audio: %w", err), "livekit")
 	}
-	if ss.speaker, err = voice.NewSpeaker(voice.SpeakerOptions{TTS: ss.eng.TTS, Sink: trackSink{track}, Logger: ss.log}); err != nil {
+	if ss.speaker, err = voice.NewSpeaker(voice.SpeakerOptions{TTS: ss.eng.TTS, Sink: trackSink{track, ss.audio}, Logger: ss.log}); err != nil {
 		return ss.fail(err, "tts")
 	}
 
@@ -629,6 +654,7 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	if err := loop.Run(ctx, ss); err != nil {
 		ss.log.Error("interview failed", "err", err)
 	}
+	ss.keepRecording(c.Recorder())
 	rec = c.Recorder().Snapshot()
 	saveErr := c.Recorder().Close()
 	switch rec.EndedBy {
@@ -725,7 +751,7 @@ func (ss *session) subscribed(track *webrtc.TrackRemote, pub *lksdk.RemoteTrackP
 	ss.candidate.Store(rp.Identity())
 	ss.candidateMic.Store(pub.SID())
 	// The previous microphone's track (if any) ends with its participant.
-	_, err := lkmedia.NewPCMRemoteTrack(track, listenerWriter{ss.listener},
+	_, err := lkmedia.NewPCMRemoteTrack(track, listenerWriter{ss.listener, ss.audio},
 		lkmedia.WithTargetSampleRate(stt.SampleRate), lkmedia.WithTargetChannels(1), lkmedia.WithLogger(ss.sdkLog))
 	ss.micMu.Unlock()
 	if err != nil {

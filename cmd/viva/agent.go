@@ -22,6 +22,7 @@ import (
 	"github.com/viva-interviews/viva/agent/worker"
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/lkagent"
 )
 
@@ -103,6 +104,11 @@ func newWorker(cfg *config.Config, log *slog.Logger) (*lkagent.Worker, error) {
 		EnginesFor:     enginesFor(cfg, log),
 		RejoinGrace:    cfg.RejoinGrace,
 		Logger:         log,
+	}
+	if cfg.RecordAudio {
+		if sessions.Recordings, err = recordings.Open(cfg.ResolvedRecordingsDir()); err != nil {
+			return nil, err
+		}
 	}
 	return lkagent.New(lkagent.Options{URL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
 		AgentName: cfg.AgentName, MaxSessions: cfg.MaxSessions, DrainTimeout: cfg.DrainTimeout, Logger: log, Version: version}, sessions)

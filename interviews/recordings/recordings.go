@@ -60,6 +60,10 @@ func Open(path string) (*Dir, error) {
 	return &Dir{path: path}, nil
 }
 
+// At returns the recordings directory at path without creating it: for
+// readers (the web app), which find nothing while it is missing.
+func At(path string) *Dir { return &Dir{path: path} }
+
 // Path is the directory's path.
 func (d *Dir) Path() string { return d.path }
 
@@ -199,6 +203,9 @@ func (s *Sweeper) Run(ctx context.Context, interval time.Duration) {
 // from when it was last written. It returns the names removed.
 func (s *Sweeper) Sweep() ([]string, error) {
 	entries, err := os.ReadDir(s.Dir.Path())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil // nothing recorded yet
+	}
 	if err != nil {
 		return nil, fmt.Errorf("recordings: reading %s: %w", s.Dir.Path(), err)
 	}
