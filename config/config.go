@@ -326,16 +326,12 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config,
 		getenv = os.Getenv
 	}
 	flags := map[string]*rawFlag{}
-	register := func(name, usage, def string, isBool bool) error {
+	register := func(name, usage, def string) error {
 		if fs.Lookup(name) != nil {
 			return fmt.Errorf("config: the command already defines flag --%s", name)
 		}
 		f := &rawFlag{value: def}
-		if isBool {
-			fs.Var(boolFlag{f}, name, usage)
-		} else {
-			fs.Var(f, name, usage)
-		}
+		fs.Var(f, name, usage)
 		flags[name] = f
 		return nil
 	}
@@ -345,15 +341,14 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config,
 			secrets = append(secrets, s.Env)
 		}
 	}
-	if err := register(ConfigFlag, "YAML file of settings (env "+ConfigEnv+"); secrets ("+strings.Join(secrets, ", ")+") come from the environment or this file", "", false); err != nil {
+	if err := register(ConfigFlag, "YAML file of settings (env "+ConfigEnv+"); secrets ("+strings.Join(secrets, ", ")+") come from the environment or this file", ""); err != nil {
 		return nil, err
 	}
 	for _, s := range settings {
 		if s.Flag == "" {
 			continue
 		}
-		isBool := reflect.TypeFor[Config]().Field(s.index).Type.Kind() == reflect.Bool
-		if err := register(s.Flag, s.Help+" (env "+s.Env+")", s.Default, isBool); err != nil {
+		if err := register(s.Flag, s.Help+" (env "+s.Env+")", s.Default); err != nil {
 			return nil, err
 		}
 	}
@@ -426,13 +421,6 @@ func (f *rawFlag) Set(v string) error {
 	f.value, f.set = v, true
 	return nil
 }
-
-// boolFlag is the rawFlag of a true/false setting: given alone
-// (--record-audio) it means true.
-type boolFlag struct{ *rawFlag }
-
-// IsBoolFlag tells package flag the value may be left out.
-func (boolFlag) IsBoolFlag() bool { return true }
 
 // parse sets s's field of c from text.
 func (s *setting) parse(c *Config, text string) error {

@@ -46,7 +46,7 @@ func TestRecordingSettings(t *testing.T) {
 	}{
 		{"defaults", nil, nil, true, 90 * 24 * time.Hour, filepath.Join("data", "interviews", "recordings")},
 		{"off by flag", []string{"--record-audio=false"}, nil, false, 90 * 24 * time.Hour, filepath.Join("data", "interviews", "recordings")},
-		{"on by a bare flag", []string{"--record-audio"}, map[string]string{"VIVA_RECORD_AUDIO": "false"}, true, 90 * 24 * time.Hour, filepath.Join("data", "interviews", "recordings")},
+		{"flag over env", []string{"--record-audio", "true"}, map[string]string{"VIVA_RECORD_AUDIO": "false"}, true, 90 * 24 * time.Hour, filepath.Join("data", "interviews", "recordings")},
 		{"env", nil, map[string]string{"VIVA_RECORD_AUDIO": "0", "VIVA_RECORDING_RETENTION": "0", "VIVA_RECORDINGS_DIR": "/srv/rec"}, false, 0, "/srv/rec"},
 		{"hours", []string{"--recording-retention", "720h"}, nil, true, 30 * 24 * time.Hour, filepath.Join("data", "interviews", "recordings")},
 	} {
