@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"sync"
@@ -359,4 +360,41 @@ func (e *encoder) finish() result {
 	}
 	return result{rec: interviews.Recording{Name: r.name, ContentType: interviews.RecordingContentType,
 		StartedAt: r.start.UTC(), DurationMS: frames * frameMS, Bytes: size}}
+}
+
+// Encode writes pcm (mono PCM16 at SampleRateHz, padded with silence to
+// whole frames) to w as an Ogg/Opus file like a recording's, and returns
+// its duration: for files made from audio at hand (tests, imports).
+func Encode(w io.Writer, pcm []int16) (time.Duration, error) {
+	enc, err := opus.NewEncoder(SampleRateHz, 1, opus.AppVoIP)
+	if err != nil {
+		return 0, fmt.Errorf("recording: creating the opus encoder: %w", err)
+	}
+	if err := enc.SetBitrate(bitrateBPS); err != nil {
+		return 0, fmt.Errorf("recording: setting the opus bitrate: %w", err)
+	}
+	ogg, err := newOggOpusWriter(w, rand.Uint32(), SampleRateHz, "viva")
+	if err != nil {
+		return 0, err
+	}
+	frames := (len(pcm) + frameSamples16kHz - 1) / frameSamples16kHz
+	frame := make([]int16, frameSamples16kHz)
+	packet := make([]byte, maxPacketBytes)
+	for i := range frames + 1 { // one more lets the look-ahead through
+		clear(frame)
+		if i < frames {
+			copy(frame, pcm[i*frameSamples16kHz:])
+		}
+		n, err := enc.Encode(frame, packet)
+		if err != nil {
+			return 0, fmt.Errorf("recording: encoding: %w", err)
+		}
+		if err := ogg.WritePacket(packet[:n], frameSamples48kHz); err != nil {
+			return 0, err
+		}
+	}
+	if err := ogg.Close(uint64(opusPreSkip48kHz + frames*frameSamples48kHz)); err != nil {
+		return 0, err
+	}
+	return time.Duration(frames) * FrameDuration, nil
 }

@@ -307,3 +307,28 @@ func zeroCrossings(s []int16) int {
 	}
 	return n
 }
+
+func TestEncodeWholeFile(t *testing.T) {
+	var buf bytes.Buffer
+	pcm := sine(SampleRateHz, 440, SampleRateHz*3/2+100, 8000) // 1.5 s and a bit
+	d, err := Encode(&buf, pcm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Inspect(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 1520 * time.Millisecond; d != want || s.Duration() != want {
+		t.Fatalf("Encode says %v, players %v; want %v", d, s.Duration(), want)
+	}
+	out, err := s.Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != samplesInt(1520*time.Millisecond) || rms(out[1600:20000]) < 4000 {
+		t.Fatalf("decoded %d samples at rms %.0f", len(out), rms(out[1600:20000]))
+	}
+}
+
+func samplesInt(d time.Duration) int { return int(samples(d)) }
