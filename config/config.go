@@ -49,6 +49,15 @@ type Config struct {
 	// shown: give it in the environment or the file rather than the flag,
 	// or in PGPASSWORD.
 	DatabaseURL string `flag:"database-url" env:"VIVA_DATABASE_URL" yaml:"database_url" check:"url=postgres|postgresql" help:"PostgreSQL database for interview records, shared by workers and the web app; empty keeps them as files in the data directory" accept:"a postgres:// URL such as postgres://viva:PASSWORD@db.example.com:5432/viva (the password in VIVA_DATABASE_URL or PGPASSWORD, not on the command line)"`
+	// RecordingsDir is the directory of the interviews' audio recordings;
+	// empty means a "recordings" directory inside DataDir.
+	RecordingsDir string `flag:"recordings-dir" env:"VIVA_RECORDINGS_DIR" yaml:"recordings_dir" help:"directory of the interviews' audio recordings (default: recordings in the data directory)" accept:"a directory path such as ./data/recordings"`
+	// RecordAudio records each interview's audio, both voices, for the
+	// reviewer page; false records nothing.
+	RecordAudio bool `flag:"record-audio" env:"VIVA_RECORD_AUDIO" yaml:"record_audio" default:"true" help:"record each interview's audio (both voices, Ogg/Opus) for reviewers; false records nothing" accept:"true or false"`
+	// RecordingRetention is how long a recording is kept after it started
+	// before the web app deletes it; zero keeps recordings forever.
+	RecordingRetention time.Duration `flag:"recording-retention" env:"VIVA_RECORDING_RETENTION" yaml:"recording_retention" default:"90d" check:"ge=0s" help:"how long the web app keeps each recording (0 keeps them forever)" accept:"a duration such as 90d or 720h, or 0 to keep recordings forever"`
 	// TimeScale multiplies every stage limit and gate: 0.1 gives a ten times
 	// shorter practice interview.
 	TimeScale float64 `flag:"time-scale" env:"VIVA_TIME_SCALE" yaml:"time_scale" default:"1" check:"gt=0,le=10" help:"multiplies every stage limit and gate (0.1 = ten times faster)" accept:"a positive number such as 0.1 (ten times faster) or 1, at most 10"`
@@ -266,7 +275,7 @@ func describe() []*setting {
 			panic("config: field " + f.Name + " needs env and help tags, and a flag unless it is secret")
 		}
 		switch f.Type {
-		case reflect.TypeFor[string](), reflect.TypeFor[float64](), reflect.TypeFor[int](), durationType:
+		case reflect.TypeFor[string](), reflect.TypeFor[float64](), reflect.TypeFor[int](), reflect.TypeFor[bool](), durationType:
 		default:
 			panic("config: field " + f.Name + " has an unsupported type " + f.Type.String())
 		}
@@ -441,6 +450,12 @@ func (s *setting) parse(c *Config, text string) error {
 				return errors.New("is not a whole number")
 			}
 			v.SetInt(int64(n))
+		case reflect.Bool:
+			b, err := strconv.ParseBool(text)
+			if err != nil {
+				return errors.New("is not true or false")
+			}
+			v.SetBool(b)
 		case reflect.String:
 			if s.isEnum() {
 				text = strings.ToLower(text)
@@ -463,11 +478,18 @@ func (s *setting) isEnum() bool {
 	return false
 }
 
-// parseDuration reads Go duration syntax ("500ms", "1m30s") or a plain
-// number of seconds ("0.5", "60").
+// parseDuration reads Go duration syntax ("500ms", "1m30s"), whole days
+// ("90d") or a plain number of seconds ("0.5", "60").
 func parseDuration(text string) (time.Duration, error) {
 	if d, err := time.ParseDuration(text); err == nil {
 		return d, nil
+	}
+	if days, ok := strings.CutSuffix(text, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 || n > maxDays {
+			return 0, errors.New("is not a duration")
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
 	}
 	sec, err := strconv.ParseFloat(text, 64)
 	if err != nil || math.IsNaN(sec) || math.IsInf(sec, 0) || math.Abs(sec) > math.MaxInt64/float64(time.Second) {
@@ -564,6 +586,8 @@ func (s *setting) format(c *Config) string {
 		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
 	case v.Kind() == reflect.Int:
 		return strconv.FormatInt(v.Int(), 10)
+	case v.Kind() == reflect.Bool:
+		return strconv.FormatBool(v.Bool())
 	}
 	return v.String()
 }
@@ -658,6 +682,18 @@ func (c *Config) ResolvedUsersFile() string {
 	}
 	return filepath.Join(c.DataDir, "accounts", "users.json")
 }
+
+// ResolvedRecordingsDir is the recordings directory: RecordingsDir, or
+// recordings inside DataDir.
+func (c *Config) ResolvedRecordingsDir() string {
+	if c.RecordingsDir != "" {
+		return c.RecordingsDir
+	}
+	return filepath.Join(c.DataDir, "recordings")
+}
+
+// maxDays bounds a duration given in days to what time.Duration holds.
+const maxDays = 100000
 
 // SecretsKeySize is the length in bytes of VIVA_SECRETS_KEY once decoded.
 const SecretsKeySize = 32

@@ -35,13 +35,45 @@ func load(t *testing.T, args []string, env map[string]string, file string) (*Con
 	return c, err, path
 }
 
+func TestRecordingSettings(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		args      []string
+		env       map[string]string
+		record    bool
+		retention time.Duration
+		dir       string
+	}{
+		{"defaults", nil, nil, true, 90 * 24 * time.Hour, filepath.Join("data", "interviews", "recordings")},
+		{"off by flag", []string{"--record-audio=false"}, nil, false, 90 * 24 * time.Hour, filepath.Join("data", "interviews", "recordings")},
+		{"flag over env", []string{"--record-audio", "true"}, map[string]string{"VIVA_RECORD_AUDIO": "false"}, true, 90 * 24 * time.Hour, filepath.Join("data", "interviews", "recordings")},
+		{"env", nil, map[string]string{"VIVA_RECORD_AUDIO": "0", "VIVA_RECORDING_RETENTION": "0", "VIVA_RECORDINGS_DIR": "/srv/rec"}, false, 0, "/srv/rec"},
+		{"hours", []string{"--recording-retention", "720h"}, nil, true, 30 * 24 * time.Hour, filepath.Join("data", "interviews", "recordings")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err, _ := load(t, c.args, c.env, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.RecordAudio != c.record || cfg.RecordingRetention != c.retention || filepath.Clean(cfg.ResolvedRecordingsDir()) != c.dir {
+				t.Fatalf("record %v, retention %v, dir %s", cfg.RecordAudio, cfg.RecordingRetention, cfg.ResolvedRecordingsDir())
+			}
+		})
+	}
+	for _, bad := range []map[string]string{{"VIVA_RECORD_AUDIO": "maybe"}, {"VIVA_RECORDING_RETENTION": "-1d"}, {"VIVA_RECORDING_RETENTION": "-5s"}} {
+		if _, err, _ := load(t, nil, bad, ""); err == nil {
+			t.Errorf("%v was accepted", bad)
+		}
+	}
+}
+
 func TestDefaults(t *testing.T) {
 	c, err, _ := load(t, nil, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]any{
-		"DataDir": "./data/interviews", "DatabaseURL": "", "TimeScale": 1.0, "LLM": "", "OpenAIAPIKey": "", "OpenAIBaseURL": "",
+		"DataDir": "./data/interviews", "DatabaseURL": "", "RecordingsDir": "", "RecordAudio": true, "RecordingRetention": 90 * 24 * time.Hour, "TimeScale": 1.0, "LLM": "", "OpenAIAPIKey": "", "OpenAIBaseURL": "",
 		"OpenAIModel": "gpt-4o-mini", "AnalysisModel": "", "LLMFirstTokenTimeout": 8 * time.Second, "LLMChunkGapTimeout": 5 * time.Second, "STT": "", "TTS": "", "DeepgramAPIKey": "", "DeepgramModel": "nova-3",
 		"OpenAISTTModel": "gpt-4o-mini-transcribe", "OpenAITTSModel": "gpt-4o-mini-tts", "OpenAITTSVoice": "alloy",
 		"LiveKitURL": "", "LiveKitAPIKey": "", "LiveKitAPISecret": "", "AgentName": "viva-interviewer",
@@ -337,7 +369,7 @@ func TestFileErrors(t *testing.T) {
 		want string // FILE is the path
 	}{
 		{"unknown key with its line", "time_scale: 1\n\nagent_name: x\nfavourite_colour: blue\n",
-			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, database_url, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, thinking_pause, false_interruption_timeout, away_after, hearing_timeout, addr, reviewer_token, users_file, secrets_key, token_ttl, link_ttl, public_url, webhook_urls, webhook_secret, smtp_url, log_level`},
+			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, database_url, recordings_dir, record_audio, recording_retention, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, thinking_pause, false_interruption_timeout, away_after, hearing_timeout, addr, reviewer_token, users_file, secrets_key, token_ttl, link_ttl, public_url, webhook_urls, webhook_secret, smtp_url, log_level`},
 		{"typo", "# settings\ntime_scael: 0.5\n", `FILE:2: unknown setting "time_scael": did you mean time_scale?`},
 		{"env name as key", "OPENAI_API_KEY: sk-test\n", `FILE:1: unknown setting "OPENAI_API_KEY": did you mean openai_api_key?`},
 		{"flag name as key", "time-scale: 0.5\n", `FILE:1: unknown setting "time-scale": did you mean time_scale?`},

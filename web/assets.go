@@ -30,7 +30,7 @@ var pageFiles = []string{
 
 // partialFiles are templates of parts several pages share (the report,
 // the decisions), parsed with every page.
-var partialFiles = []string{"templates/report_parts.html"}
+var partialFiles = []string{"templates/report_parts.html", "templates/recordings.html"}
 
 // roomBundleFile is the room page's script bundle within the static
 // files. It is built from web/frontend by `make assets` and embedded by

@@ -298,6 +298,8 @@ type detailPage struct {
 	// Decidable is true once the interview has finished: reviewers may
 	// record a decision.
 	Decidable bool
+	// Recordings are the interview's audio players.
+	Recordings recordingsView
 }
 
 // HasSide reports whether the column beside the timeline has anything to
@@ -355,6 +357,8 @@ type turnView struct {
 	SourceLabel string
 	// Assessments are the interviewer's judgements of this answer.
 	Assessments []assessmentView
+	// Play seeks the recording to the turn; nil when no recording holds it.
+	Play *playView
 }
 
 // incidentView is a provider fault as the page tells it: in words, never
@@ -398,6 +402,7 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 	p.Decidable = rec.Status.Finished() && !p.InProgress
 	p.PrintURL, p.PDFURL = "/review/"+rec.ID+"/report", "/review/"+rec.ID+"/report.pdf"
 	p.Summary = s.summarize(rec, p.InProgress)
+	p.Recordings = s.recordingsView(rec)
 	answers := answersBySeq(rec)
 	if p.InProgress {
 		p.LiveURL = "/review/" + rec.ID + "/live"
@@ -453,6 +458,7 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 	for _, t := range rec.TurnsInOrder() {
 		tv := turnView{Turn: t, Agent: t.Role == interviews.RoleAgent, Offset: formatOffset(rec.StartedAt, t.StartedAt),
 			Anchor: turnAnchor(t.Seq)[1:], SourceLabel: turnSourceLabel(t.Source)}
+		tv.Play = p.Recordings.playAt(t.StartedAt)
 		if a, ok := answers[t.Seq]; ok && !tv.Agent {
 			tv.Answer = &a
 		}

@@ -33,6 +33,7 @@ import (
 	"github.com/viva-interviews/viva/accounts"
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/lkagent/lkurl"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -119,6 +120,9 @@ type Options struct {
 	// Mailer emails candidates the link to their feedback
 	// (NotifyFeedbackReady); nil sends no email.
 	Mailer Mailer
+	// Recordings holds the interviews' audio recordings, played on the
+	// reviewer page; nil plays none.
+	Recordings *recordings.Dir
 }
 
 // Server serves the web app. Create one with New; it is safe for
@@ -146,6 +150,7 @@ type Server struct {
 	reports        ReportRequester // nil: reports are not regenerated here
 	webhooks       EventNotifier   // nil: no webhooks
 	mailer         Mailer
+	recordings     *recordings.Dir // nil: no recordings are played
 	findBlueprint  func(name string) (*stages.Blueprint, error)
 
 	pages    map[string]*template.Template
@@ -302,6 +307,7 @@ func New(opts Options) (*Server, error) {
 		reports:        opts.Reports,
 		webhooks:       opts.Webhooks,
 		mailer:         opts.Mailer,
+		recordings:     opts.Recordings,
 		findBlueprint:  opts.FindBlueprint,
 		csp:            contentSecurityPolicy(opts.LiveKitURL),
 		createLim:      newRateLimiter(opts.RateLimit, opts.Now),
@@ -391,6 +397,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /review/compare", review(s.handleCompare))
 	mux.HandleFunc("GET /review/{id}/report", review(s.handleReportPrint))
 	mux.HandleFunc("GET /review/{id}/report.pdf", review(s.handleReportPDF))
+	mux.HandleFunc("GET /review/{id}/recordings/{name}", review(s.handleRecording))
 	mux.HandleFunc("GET /interview/{id}/feedback", s.handleFeedback)
 	mux.HandleFunc("POST /review/{id}/decision", review(s.handleDecisionForm))
 	mux.HandleFunc("POST /review/{id}/report/regenerate", review(s.handleRegenerateForm))

@@ -149,7 +149,9 @@ type Playout struct {
 	pacer *Pacer
 	out   PacketWriter
 	tap   PCMTap
-	frame int // samples per 20 ms frame
+	// cleared is PlayoutOptions.TapCleared.
+	cleared func()
+	frame   int // samples per 20 ms frame
 
 	mu      sync.Mutex
 	enc     *opus.Encoder
@@ -179,8 +181,10 @@ type PlayoutOptions struct {
 	// Out sends the encoded frames. Required.
 	Out PacketWriter
 	// Tap, when not nil, sees the agent's PCM as it is written, before
-	// encoding.
-	Tap PCMTap
+	// encoding; TapCleared, when not nil, is told when ClearQueue drops
+	// what Tap saw and was never sent.
+	Tap        PCMTap
+	TapCleared func()
 }
 
 // NewPlayout returns an empty Playout.
@@ -208,6 +212,7 @@ func NewPlayout(opts PlayoutOptions) (*Playout, error) {
 		pacer:   opts.Pacer,
 		out:     opts.Out,
 		tap:     opts.Tap,
+		cleared: opts.TapCleared,
 		frame:   frame,
 		enc:     enc,
 		partial: make([]int16, 0, frame),
@@ -337,6 +342,9 @@ func (pl *Playout) ClearQueue() {
 	pl.head, pl.queued = 0, 0
 	pl.partial = pl.partial[:0]
 	pl.signalDrained()
+	if pl.cleared != nil {
+		pl.cleared()
+	}
 }
 
 // WaitForPlayout blocks until everything written has been sent; ClearQueue

@@ -18,11 +18,13 @@ import (
 	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/analysis"
 	"github.com/viva-interviews/viva/agent/llm"
+	"github.com/viva-interviews/viva/agent/recording"
 	"github.com/viva-interviews/viva/agent/stt"
 	"github.com/viva-interviews/viva/agent/tts"
 	"github.com/viva-interviews/viva/agent/voice"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/lkagent"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -94,6 +96,9 @@ type Sessions struct {
 	// Pacer sends the agent's audio of every session on one clock (nil:
 	// the process's own).
 	Pacer *voice.Pacer
+	// Recordings is where each session's audio is recorded; nil records
+	// nothing.
+	Recordings *recordings.Dir
 	// Logger is the worker's logger.
 	Logger *slog.Logger
 }
@@ -420,6 +425,7 @@ type session struct {
 	room  *lksdk.Room
 	voice *Voice // the audio, and the loop's transport
 	c     *agent.Conductor
+	audio *recording.Recorder // nil when not recording
 
 	ops     chan func() // room updates, in order
 	opsDone chan struct{}
@@ -529,8 +535,11 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	if err != nil {
 		return ss.fail(fmt.Errorf("creating the agent's audio track: %w", err), "livekit")
 	}
+	ss.audio = ss.startRecording(c.Recorder())
+	defer ss.audio.Discard() // unless kept below
 	ss.voice, err = NewVoice(ctx, VoiceOptions{STT: ss.eng.STT, TTS: ss.eng.TTS, Listener: s.Listener,
-		Pacer: s.pacer(), Out: track, Display: ss, Segment: ss.job.ID, Logger: ss.log})
+		Pacer: s.pacer(), Out: track, Display: ss, Segment: ss.job.ID, Logger: ss.log,
+		CandidateTap: ss.audio.Candidate, AgentTap: ss.audio.Agent, AgentCleared: ss.audio.AgentCleared})
 	switch {
 	case errors.Is(err, ErrSTT):
 		return ss.fail(err, "stt")
@@ -595,6 +604,7 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	if err := loop.Run(ctx, ss.voice); err != nil {
 		ss.log.Error("interview failed", "err", err)
 	}
+	ss.keepRecording(c.Recorder())
 	rec = c.Recorder().Snapshot()
 	saveErr := c.Recorder().Close()
 	switch rec.EndedBy {

@@ -69,9 +69,11 @@ type VoiceOptions struct {
 	// Display shows captions, state and stage (nil: NoDisplay).
 	Display Display
 	// CandidateTap, when set, sees the candidate's decoded 16 kHz PCM;
-	// AgentTap the agent's PCM at the TTS rate before encoding. They are
-	// where a recording attaches.
+	// AgentTap the agent's PCM at the TTS rate before encoding, and
+	// AgentCleared is called when audio AgentTap saw is dropped unsent (the
+	// candidate cut in). They are where a recording attaches.
 	CandidateTap, AgentTap voice.PCMTap
+	AgentCleared           func()
 	// Segment prefixes the agent's caption segment ids (the job id).
 	Segment string
 	// Logger is the session's logger.
@@ -121,7 +123,7 @@ func NewVoice(ctx context.Context, opts VoiceOptions) (*Voice, error) {
 	if lopts.Logger == nil {
 		lopts.Logger = log
 	}
-	playout, err := voice.NewPlayout(voice.PlayoutOptions{SampleRateHz: opts.TTS.SampleRate(), Pacer: opts.Pacer, Out: opts.Out, Tap: opts.AgentTap})
+	playout, err := voice.NewPlayout(voice.PlayoutOptions{SampleRateHz: opts.TTS.SampleRate(), Pacer: opts.Pacer, Out: opts.Out, Tap: opts.AgentTap, TapCleared: opts.AgentCleared})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrTTS, err)
 	}

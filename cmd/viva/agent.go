@@ -22,6 +22,7 @@ import (
 	"github.com/viva-interviews/viva/agent/worker"
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/lkagent"
 )
 
@@ -104,8 +105,20 @@ func newWorker(cfg *config.Config, log *slog.Logger) (*lkagent.Worker, error) {
 		RejoinGrace:    cfg.RejoinGrace,
 		Logger:         log,
 	}
+	if sessions.Recordings, err = recordingsDir(cfg); err != nil {
+		return nil, err
+	}
 	return lkagent.New(lkagent.Options{URL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
 		AgentName: cfg.AgentName, MaxSessions: cfg.MaxSessions, DrainTimeout: cfg.DrainTimeout, Logger: log, Version: version}, sessions)
+}
+
+// recordingsDir is where the worker records the interviews' audio: nil,
+// and no directory made, when --record-audio=false.
+func recordingsDir(cfg *config.Config) (*recordings.Dir, error) {
+	if !cfg.RecordAudio {
+		return nil, nil
+	}
+	return recordings.Open(cfg.ResolvedRecordingsDir())
 }
 
 // offWhenZero maps a setting where 0 means "off" to the worker's

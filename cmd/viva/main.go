@@ -201,6 +201,7 @@ const (
 	groupLiveKit  = "LiveKit and the worker"
 	groupTurns    = "Turn-taking"
 	groupWeb      = "Web app"
+	groupAudio    = "Audio recordings"
 	groupOther    = "Other settings"
 	groupCommand  = "Settings of this command"
 	groupChatOwns = "The candidate and files"
@@ -216,6 +217,7 @@ var settingGroups = []settingGroup{
 	{groupTurns, []string{"endpointing-delay", "endpointing-min", "endpointing-max", "interrupt-threshold", "thinking-pause",
 		"false-interruption-timeout", "away-after", "hearing-timeout"}},
 	{groupWeb, []string{"addr", "users-file", "token-ttl", "link-ttl", "public-url", "webhook-urls"}},
+	{groupAudio, []string{"record-audio", "recordings-dir", "recording-retention"}},
 }
 
 // commandHelp is what a command's -h shows beyond its flags.

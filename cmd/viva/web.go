@@ -18,6 +18,7 @@ import (
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/internal/mail"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/reports"
 	"github.com/viva-interviews/viva/web"
 	"github.com/viva-interviews/viva/webhooks"
@@ -89,7 +90,8 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	}
 	srv, err := web.New(web.Options{Store: store, Templates: templates, Accounts: users, LiveKitURL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
 		AgentName: cfg.AgentName, ReviewerToken: cfg.ReviewerToken, TokenTTL: cfg.TokenTTL, LinkTTL: cfg.LinkTTL, RejoinGrace: cfg.RejoinGrace, PublicURL: cfg.PublicURL,
-		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Logger: log, Reports: runner, Webhooks: hooks, Mailer: mailer, FindBlueprint: installedBlueprint})
+		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Logger: log, Reports: runner, Webhooks: hooks, Mailer: mailer, FindBlueprint: installedBlueprint,
+		Recordings: recordings.At(cfg.ResolvedRecordingsDir())})
 	if err != nil {
 		return err
 	}
@@ -103,6 +105,9 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	}
 	background.Go(func() { _ = runner.Run(bgCtx) })
 	background.Go(func() { hooks.Run(bgCtx) })
+	// Recordings past their retention are deleted hourly.
+	sweeper := &recordings.Sweeper{Dir: recordings.At(cfg.ResolvedRecordingsDir()), Store: store, Retention: cfg.RecordingRetention, Logger: log}
+	background.Go(func() { sweeper.Run(bgCtx, recordings.DefaultSweepInterval) })
 	if err := web.CheckResumeParser(ctx); err != nil {
 		return err
 	}

@@ -1,0 +1,400 @@
+// Package recording records an interview's audio: both voices mixed on one
+// timeline by wall clock, encoded as 20 ms Opus frames in an Ogg file in
+// the recordings directory (interviews/recordings). The audio path only
+// hands samples over (a copy, with the time) and never waits: mixing,
+// encoding and writing run on the recorder's own goroutine, which drops
+// audio, and says so, when it falls behind (a slow disk never stalls the
+// interview, and memory stays bounded).
+package recording
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"gopkg.in/hraban/opus.v2"
+
+	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/recordings"
+)
+
+// The recording's format.
+const (
+	// SampleRateHz is the rate the voices are mixed and encoded at: enough
+	// for speech, and the candidate's microphone arrives at it.
+	SampleRateHz = 16000
+	// FrameDuration is the length of one Opus packet.
+	FrameDuration = frameMS * time.Millisecond
+	// frameSamples16kHz is the samples of one frame at SampleRateHz.
+	frameSamples16kHz = SampleRateHz * frameMS / 1000
+	// frameSamples48kHz is one frame in granule units.
+	frameSamples48kHz = opusGranuleRate * frameMS / 1000
+	// frameMS is FrameDuration in milliseconds.
+	frameMS = 20
+	// bitrateBPS is the Opus bitrate: clear speech at about 11 MB an hour.
+	bitrateBPS = 24000
+	// maxPacketBytes bounds one encoded packet.
+	maxPacketBytes = 1500
+)
+
+// Timing of the mix.
+const (
+	// mixDelay is how far behind the wall clock the mix is encoded, so the
+	// candidate's audio, which arrives with network jitter, is in place
+	// before its frame is encoded, and the interviewer's queued audio can
+	// still be withdrawn.
+	mixDelay = time.Second
+	// contiguousSlack keeps a voice's audio contiguous when it arrives
+	// this little late (timer and network jitter), instead of opening a gap.
+	contiguousSlack = 60 * time.Millisecond
+	// maxAhead drops audio placed further ahead of the clock than this.
+	maxAhead = 5 * time.Second
+	// tick is how often the goroutine encodes what is due.
+	tick = 200 * time.Millisecond
+	// queueChunks bounds the audio handed over and not yet mixed (chunks
+	// of 10 or 20 ms: a few seconds of both voices).
+	queueChunks = 512
+)
+
+// Options configure a recording.
+type Options struct {
+	// Dir is where the file goes. Required.
+	Dir *recordings.Dir
+	// Name is the recording's name (recordings.Name). Required.
+	Name string
+	// CandidateSampleRateHz is the rate of the candidate's audio (the
+	// listener's). Required.
+	CandidateSampleRateHz int
+	// AgentSampleRateHz is the rate of the interviewer's audio (the TTS
+	// engine's). Required.
+	AgentSampleRateHz int
+	// Now is the clock (default time.Now); the ticker runs on the time
+	// package, so tests use testing/synctest.
+	Now func() time.Time
+	// Logger receives what went wrong.
+	Logger *slog.Logger
+}
+
+// Recorder records one session's audio. Its methods are safe for
+// concurrent use, and a nil *Recorder records nothing, so a session with
+// recording off calls the same methods.
+type Recorder struct {
+	name    string
+	start   time.Time
+	now     func() time.Time
+	log     *slog.Logger
+	in      chan chunk
+	stop    chan stopRequest
+	done    chan struct{}
+	pool    sync.Pool
+	dropped atomic.Int64 // chunks dropped because the queue was full
+	once    sync.Once
+	res     result
+}
+
+// chunk is audio handed over by a tap, or a withdrawal (pcm nil, clear).
+type chunk struct {
+	voice Voice
+	at    time.Time
+	pcm   *[]int16
+	clear bool
+}
+
+// stopRequest asks the goroutine to end the recording, keeping or
+// discarding the file.
+type stopRequest struct {
+	discard bool
+	reply   chan result
+}
+
+// errDiscarded is Stop's error after Discard.
+var errDiscarded = errors.New("recording: discarded")
+
+type result struct {
+	rec interviews.Recording
+	err error
+}
+
+// Start creates the recording's file and starts recording: the recording
+// starts now.
+func Start(opts Options) (*Recorder, error) {
+	if opts.Dir == nil || opts.Name == "" || opts.CandidateSampleRateHz <= 0 || opts.AgentSampleRateHz <= 0 {
+		return nil, errors.New("recording: Dir, Name, CandidateSampleRateHz and AgentSampleRateHz are required")
+	}
+	enc, err := opus.NewEncoder(SampleRateHz, 1, opus.AppVoIP)
+	if err != nil {
+		return nil, fmt.Errorf("recording: creating the opus encoder: %w", err)
+	}
+	if err := enc.SetBitrate(bitrateBPS); err != nil {
+		return nil, fmt.Errorf("recording: setting the opus bitrate: %w", err)
+	}
+	f, err := opts.Dir.Create(opts.Name)
+	if err != nil {
+		return nil, err
+	}
+	ogg, err := newOggOpusWriter(f, rand.Uint32(), SampleRateHz, "viva")
+	if err != nil {
+		f.Abort()
+		return nil, err
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	r := &Recorder{name: opts.Name, start: now(), now: now, log: log.With("recording", opts.Name),
+		in: make(chan chunk, queueChunks), stop: make(chan stopRequest), done: make(chan struct{})}
+	r.pool.New = func() any { b := make([]int16, 0, 960); return &b }
+	e := &encoder{r: r, file: f, ogg: ogg, enc: enc, packet: make([]byte, maxPacketBytes),
+		mix: newMixer(frameSamples16kHz, samples(contiguousSlack), samples(maxAhead)),
+		resample: [voices]*resampler{Candidate: newResampler(opts.CandidateSampleRateHz, SampleRateHz),
+			Agent: newResampler(opts.AgentSampleRateHz, SampleRateHz)}}
+	go e.run()
+	return r, nil
+}
+
+// samples converts a duration to samples at SampleRateHz.
+func samples(d time.Duration) int64 { return int64(d) * SampleRateHz / int64(time.Second) }
+
+// Name is the recording's name.
+func (r *Recorder) Name() string {
+	if r == nil {
+		return ""
+	}
+	return r.name
+}
+
+// StartedAt is the wall-clock time of the recording's first sample.
+func (r *Recorder) StartedAt() time.Time {
+	if r == nil {
+		return time.Time{}
+	}
+	return r.start
+}
+
+// Candidate hands over the candidate's audio (mono PCM16 at the
+// candidate's rate) as it arrives. It never blocks and does not keep pcm.
+func (r *Recorder) Candidate(pcm []int16) { r.write(Candidate, pcm) }
+
+// Agent hands over the interviewer's audio (mono PCM16 at the agent's
+// rate) as it is queued on its track. It never blocks and does not keep
+// pcm.
+func (r *Recorder) Agent(pcm []int16) { r.write(Agent, pcm) }
+
+// AgentCleared withdraws the interviewer's audio queued and not yet
+// played: its track dropped it.
+func (r *Recorder) AgentCleared() {
+	if r == nil {
+		return
+	}
+	r.send(chunk{voice: Agent, at: r.now(), clear: true})
+}
+
+func (r *Recorder) write(v Voice, pcm []int16) {
+	if r == nil || len(pcm) == 0 {
+		return
+	}
+	b := r.pool.Get().(*[]int16)
+	*b = append((*b)[:0], pcm...)
+	if !r.send(chunk{voice: v, at: r.now(), pcm: b}) {
+		r.pool.Put(b)
+	}
+}
+
+// send queues c unless the queue is full or the recording stopped.
+func (r *Recorder) send(c chunk) bool {
+	select {
+	case <-r.done:
+		return false
+	default:
+	}
+	select {
+	case r.in <- c:
+		return true
+	default:
+		r.dropped.Add(1)
+		return false
+	}
+}
+
+// Stop ends the recording: everything handed over is mixed and encoded, the
+// file gets its final name, and the returned entry describes it. Later
+// calls return the same.
+func (r *Recorder) Stop() (interviews.Recording, error) { return r.end(false) }
+
+// Discard ends the recording and deletes its file; after Stop it does
+// nothing. A session that ends before its interview could start calls it
+// so the recorder's goroutine stops.
+func (r *Recorder) Discard() { _, _ = r.end(true) }
+
+func (r *Recorder) end(discard bool) (interviews.Recording, error) {
+	if r == nil {
+		return interviews.Recording{}, errors.New("recording: not recording")
+	}
+	r.once.Do(func() {
+		req := stopRequest{discard: discard, reply: make(chan result, 1)}
+		r.stop <- req
+		r.res = <-req.reply
+	})
+	return r.res.rec, r.res.err
+}
+
+// encoder is the recorder's goroutine: it mixes, encodes and writes.
+type encoder struct {
+	r        *Recorder
+	file     *recordings.File
+	ogg      *oggOpusWriter
+	enc      *opus.Encoder
+	packet   []byte
+	mix      *mixer
+	resample [voices]*resampler
+	scratch  []int16
+	frames   int64
+	err      error // the first write failure: the recording is lost
+	discard  bool  // the session asked for no recording after all
+}
+
+func (e *encoder) run() {
+	r := e.r
+	defer close(r.done)
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case c := <-r.in:
+			e.take(c)
+		case <-t.C:
+			e.encode(e.pos(r.now()) - samples(mixDelay))
+		case req := <-r.stop:
+			e.discard = req.discard
+			req.reply <- e.finish()
+			return
+		}
+	}
+}
+
+// pos is the timeline position of wall-clock time t.
+func (e *encoder) pos(t time.Time) int64 { return samples(t.Sub(e.r.start)) }
+
+// take places one chunk on the timeline.
+func (e *encoder) take(c chunk) {
+	now := e.pos(c.at)
+	switch {
+	case c.clear:
+		e.mix.Clear(c.voice, now)
+	default:
+		e.scratch = e.resample[c.voice].Process(e.scratch[:0], *c.pcm)
+		e.mix.Write(c.voice, now, e.scratch)
+	}
+	if c.pcm != nil {
+		e.r.pool.Put(c.pcm)
+	}
+}
+
+// encode encodes and writes the frames of the mix that end by upTo.
+func (e *encoder) encode(upTo int64) {
+	for {
+		frame, ok := e.mix.Next(upTo)
+		if !ok {
+			return
+		}
+		e.writeFrame(frame)
+	}
+}
+
+func (e *encoder) writeFrame(frame []int16) {
+	if e.err != nil {
+		e.frames++
+		return
+	}
+	n, err := e.enc.Encode(frame, e.packet)
+	if err == nil {
+		err = e.ogg.WritePacket(e.packet[:n], frameSamples48kHz)
+	}
+	if err != nil {
+		e.err = fmt.Errorf("recording %s: %w", e.r.name, err)
+		e.r.log.Error("the recording failed and will be dropped; the interview goes on", "err", err)
+		return
+	}
+	e.frames++
+}
+
+// finish mixes what is left, closes the stream and commits the file.
+func (e *encoder) finish() result {
+	r := e.r
+	for len(r.in) > 0 {
+		e.take(<-r.in)
+	}
+	end := max(e.pos(r.now()), e.mix.End())
+	if rem := end % frameSamples16kHz; rem != 0 {
+		end += frameSamples16kHz - rem
+	}
+	e.encode(end)
+	frames := e.frames
+	// One frame of silence more lets the decoder's look-ahead through; the
+	// last page's granule position then trims the stream to the frames
+	// recorded, so players report the recording's true length.
+	e.writeFrame(make([]int16, frameSamples16kHz))
+	if e.err == nil {
+		e.err = e.ogg.Close(uint64(opusPreSkip48kHz + frames*frameSamples48kHz))
+	}
+	if n := r.dropped.Load(); n > 0 || e.mix.dropped > 0 {
+		r.log.Warn("the recording fell behind and lost some audio", "chunks_dropped", n, "samples_dropped", e.mix.dropped)
+	}
+	if e.err != nil || e.discard {
+		e.file.Abort()
+		return result{err: cmp.Or(e.err, errDiscarded)}
+	}
+	size, err := e.file.Commit()
+	if err != nil {
+		return result{err: err}
+	}
+	return result{rec: interviews.Recording{Name: r.name, ContentType: interviews.RecordingContentType,
+		StartedAt: r.start.UTC(), DurationMS: frames * frameMS, Bytes: size}}
+}
+
+// Encode writes pcm (mono PCM16 at SampleRateHz, padded with silence to
+// whole frames) to w as an Ogg/Opus file like a recording's, and returns
+// its duration: for files made from audio at hand (tests, imports).
+func Encode(w io.Writer, pcm []int16) (time.Duration, error) {
+	enc, err := opus.NewEncoder(SampleRateHz, 1, opus.AppVoIP)
+	if err != nil {
+		return 0, fmt.Errorf("recording: creating the opus encoder: %w", err)
+	}
+	if err := enc.SetBitrate(bitrateBPS); err != nil {
+		return 0, fmt.Errorf("recording: setting the opus bitrate: %w", err)
+	}
+	ogg, err := newOggOpusWriter(w, rand.Uint32(), SampleRateHz, "viva")
+	if err != nil {
+		return 0, err
+	}
+	frames := (len(pcm) + frameSamples16kHz - 1) / frameSamples16kHz
+	frame := make([]int16, frameSamples16kHz)
+	packet := make([]byte, maxPacketBytes)
+	for i := range frames + 1 { // one more lets the look-ahead through
+		clear(frame)
+		if i < frames {
+			copy(frame, pcm[i*frameSamples16kHz:])
+		}
+		n, err := enc.Encode(frame, packet)
+		if err != nil {
+			return 0, fmt.Errorf("recording: encoding: %w", err)
+		}
+		if err := ogg.WritePacket(packet[:n], frameSamples48kHz); err != nil {
+			return 0, err
+		}
+	}
+	if err := ogg.Close(uint64(opusPreSkip48kHz + frames*frameSamples48kHz)); err != nil {
+		return 0, err
+	}
+	return time.Duration(frames) * FrameDuration, nil
+}
