@@ -75,7 +75,7 @@ func (s *Server) loadAssets() error {
 	}
 	s.pages = make(map[string]*template.Template, len(pageFiles))
 	for _, page := range pageFiles {
-		t, err := template.New(page).Funcs(templateFuncs).ParseFS(assets, append([]string{"templates/layout.html", "templates/" + page}, partialFiles...)...)
+		t, err := template.New(page).Funcs(templateFuncs).Funcs(s.pageFuncs()).ParseFS(assets, append([]string{"templates/layout.html", "templates/" + page}, partialFiles...)...)
 		if err != nil {
 			return fmt.Errorf("web: parsing template %s: %w", page, err)
 		}
@@ -87,7 +87,7 @@ func (s *Server) loadAssets() error {
 	case err != nil:
 		return fmt.Errorf("web: room page template: %w", err)
 	default:
-		t, err := template.New(roomTemplate).Funcs(templateFuncs).ParseFS(assets, "templates/layout.html", "templates/"+roomTemplate)
+		t, err := template.New(roomTemplate).Funcs(templateFuncs).Funcs(s.pageFuncs()).ParseFS(assets, "templates/layout.html", "templates/"+roomTemplate)
 		if err != nil {
 			return fmt.Errorf("web: parsing template %s: %w", roomTemplate, err)
 		}
@@ -123,6 +123,12 @@ var templateFuncs = template.FuncMap{
 	"score":         func(v *float64) int { return score100(*v) },
 	"decisionLabel": decisionLabel,
 	"decisionClass": decisionClass,
+}
+
+// pageFuncs are the helpers whose answers depend on the server's
+// settings: brand gives every page the company's name and logo.
+func (s *Server) pageFuncs() template.FuncMap {
+	return template.FuncMap{"brand": func() brand { return s.brand }}
 }
 
 // dict builds a map from alternating keys and values, to hand a

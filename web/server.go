@@ -115,6 +115,22 @@ type Options struct {
 	// Mailer emails candidates the link to their feedback
 	// (NotifyFeedbackReady); nil sends no email.
 	Mailer Mailer
+	// BrandName is the company name candidates see in headers, page titles
+	// and the join page (default config.DefaultBrandName).
+	BrandName string
+	// BrandLogo is the company logo: a path to an image file, served by
+	// the app, or an https:// URL of one; empty shows the name alone.
+	BrandLogo string
+	// ConsentText is the wording candidates agree to before joining;
+	// empty means DefaultConsentText, which follows RecordsAudio.
+	ConsentText string
+	// RecordsAudio says the worker records the interviews' audio (its
+	// --record-audio setting), so the join page says so; false says only
+	// a transcript is kept.
+	RecordsAudio bool
+	// TimeScale is the worker's factor on every stage limit (default 1),
+	// so the room page shows the interview's true expected length.
+	TimeScale float64
 }
 
 // Server serves the web app. Create one with New; it is safe for
@@ -142,6 +158,9 @@ type Server struct {
 	webhooks       EventNotifier   // nil: no webhooks
 	mailer         Mailer
 	findBlueprint  func(name string) (*stages.Blueprint, error)
+	brand          brand
+	consent        consent
+	timeScale      float64
 
 	pages    map[string]*template.Template
 	roomPage *template.Template // nil when templates/room.html is absent
@@ -256,6 +275,20 @@ func New(opts Options) (*Server, error) {
 	case opts.RateLimit < 0:
 		bad("rate limit %d is negative: use a number of requests per minute such as 20", opts.RateLimit)
 	}
+	brand, err := newBrand(opts.BrandName, opts.BrandLogo)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	consent, err := newConsent(opts.ConsentText, brand.Name, opts.RecordsAudio)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	switch {
+	case opts.TimeScale == 0:
+		opts.TimeScale = 1
+	case !(opts.TimeScale > 0):
+		bad("time scale %v is not above 0: use 1 for real time or 0.1 for ten times faster", opts.TimeScale)
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -291,7 +324,10 @@ func New(opts Options) (*Server, error) {
 		webhooks:       opts.Webhooks,
 		mailer:         opts.Mailer,
 		findBlueprint:  opts.FindBlueprint,
-		csp:            contentSecurityPolicy(opts.LiveKitURL),
+		brand:          brand,
+		consent:        consent,
+		timeScale:      opts.TimeScale,
+		csp:            contentSecurityPolicy(opts.LiveKitURL, brand.logoOrigin()),
 		createLim:      newRateLimiter(opts.RateLimit, opts.Now),
 		loginLim:       newRateLimiter(opts.RateLimit, opts.Now),
 		sessions:       newSessionStore(sessionTTL, maxSessions, opts.Now),
@@ -314,8 +350,9 @@ func blueprintTitle(name string) string {
 
 // contentSecurityPolicy allows only this origin, plus the LiveKit server
 // (its websocket address and its http twin, which livekit-client uses to
-// validate a failed connection) for connections.
-func contentSecurityPolicy(liveKitURL string) string {
+// validate a failed connection) for connections, and the brand logo's
+// origin (logoOrigin, when not empty) for images.
+func contentSecurityPolicy(liveKitURL, logoOrigin string) string {
 	connect := []string{"'self'"}
 	if u, err := url.Parse(liveKitURL); err == nil && u.Host != "" {
 		ws, web := "ws", "http"
@@ -332,7 +369,7 @@ func contentSecurityPolicy(liveKitURL string) string {
 		"default-src 'self'",
 		"script-src 'self'",
 		"style-src 'self'",
-		"img-src 'self' data:",
+		strings.TrimSpace("img-src 'self' data: " + logoOrigin),
 		"connect-src " + strings.Join(connect, " "),
 		"media-src 'self' blob:",
 		"frame-ancestors 'none'",
@@ -359,6 +396,9 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("POST /api/token", s.limited(s.createLim, register(s.handleToken)))
 	mux.Handle("POST /api/interviews/{id}/join", s.limited(s.createLim, http.HandlerFunc(s.handleJoin)))
 	mux.HandleFunc("GET /interview/{id}", s.handleRoom)
+	mux.HandleFunc("GET /api/interviews/{id}/transcript", s.handleTranscript)
+	mux.HandleFunc("GET "+faviconPath, s.handleFavicon)
+	mux.HandleFunc("GET "+brandLogoPath, s.handleLogo)
 
 	for _, path := range []string{loginPath, reviewerLoginPath} {
 		mux.HandleFunc("GET "+path, s.handleLoginForm)
@@ -528,6 +568,12 @@ type messagePage struct {
 // refusal, the end of an interview.
 func (s *Server) renderMessage(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
 	s.render(w, r, status, "message.html", messagePage{view: view{Title: title}, Message: msg})
+}
+
+// renderCandidateMessage renders a message to a candidate: the page
+// carries the brand and none of the staff's links.
+func (s *Server) renderCandidateMessage(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
+	s.render(w, r, status, "message.html", messagePage{view: view{Title: title, Candidate: true}, Message: msg})
 }
 
 // view is what every page's layout reads.
