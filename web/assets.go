@@ -123,6 +123,17 @@ var templateFuncs = template.FuncMap{
 	"score":         func(v *float64) int { return score100(*v) },
 	"decisionLabel": decisionLabel,
 	"decisionClass": decisionClass,
+	"minutes":       formatMinutes,
+}
+
+// formatMinutes shows a planned length in whole minutes, rounded up:
+// "8 minutes", "1 minute".
+func formatMinutes(d time.Duration) string {
+	m := int(math.Ceil(d.Minutes()))
+	if m == 1 {
+		return "1 minute"
+	}
+	return fmt.Sprintf("%d minutes", m)
 }
 
 // pageFuncs are the helpers whose answers depend on the server's

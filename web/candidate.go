@@ -192,6 +192,11 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 	if rec == nil {
 		return
 	}
+	if rec.Room == "" && rec.Status != interviews.StatusScheduled {
+		// A terminal interview is already running without a room.
+		s.writeJSON(w, http.StatusConflict, apiError{Error: msgElsewhere})
+		return
+	}
 	if rec.Consent == nil || rec.Consent.Version != s.consent.Version {
 		var req joinRequest
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxJoinBodyBytes))
@@ -221,12 +226,7 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if rec.Room == "" {
-		// Registered without a room (viva chat); give it one unless a
-		// terminal interview is already running on it.
-		if rec.Status != interviews.StatusScheduled {
-			s.writeJSON(w, http.StatusConflict, apiError{Error: msgElsewhere})
-			return
-		}
+		// Registered without a room (viva chat) and not started: give it one.
 		rec.Room = RoomName(rec.Candidate.Name)
 		if err := s.store.Save(rec); err != nil {
 			s.log.Error("web: giving an interview a room", "interview_id", rec.ID, "err", err)

@@ -831,7 +831,7 @@ func (ss *session) Say(ctx context.Context, r *agent.Reply) agent.Playback {
 			}
 			if done := split.Write(d); len(done) > 0 {
 				said = append(said, done...)
-				ss.agentCaption(p.segment, strings.Join(said, " "), false)
+				ss.agentCaption(p.segment, strings.Join(said, " "), false, false)
 			}
 		}
 	}()
@@ -892,7 +892,7 @@ func (p *playback) Wait() agent.Delivery {
 		}
 		p.ss.listener.SetAgentSpeaking(false)
 		if played != "" {
-			p.ss.agentCaption(p.segment, played, true)
+			p.ss.agentCaption(p.segment, played, true, res.Interrupted)
 		}
 	})
 	return p.delivery
@@ -911,14 +911,15 @@ func (ss *session) caption(t voice.Transcript) {
 	}, !t.Final)
 }
 
-// agentCaption publishes the agent's words under its own identity.
-func (ss *session) agentCaption(segment, text string, final bool) {
+// agentCaption publishes the agent's words under its own identity;
+// interrupted marks a final caption cut off by the candidate.
+func (ss *session) agentCaption(segment, text string, final, interrupted bool) {
 	room := ss.room
 	trackID := ""
 	for _, pub := range room.LocalParticipant.TrackPublications() {
 		trackID = pub.SID()
 	}
-	seg := Segment{ID: segment, TrackID: trackID, Text: strings.TrimSpace(text), Final: final}
+	seg := Segment{ID: segment, TrackID: trackID, Text: strings.TrimSpace(text), Final: final, Interrupted: interrupted}
 	ss.op(func() {
 		if err := PublishTranscription(room, seg); err != nil {
 			ss.log.Debug("caption not sent", "err", err)
