@@ -38,7 +38,7 @@ export function fillSelect(select, devices, chosen, noun) {
     opt.textContent = d.label || `${noun} ${i + 1}`;
     select.append(opt);
   });
-  select.value = devices.some((d) => d.deviceId === chosen) ? chosen : '';
+  select.value = [...select.options].some((o) => o.value === chosen) ? chosen : '';
 }
 
 /**

@@ -11,14 +11,17 @@ const BAR_COUNT = 24;
 /** LEVEL_UPDATE_MS limits how often data-level changes. */
 const LEVEL_UPDATE_MS = 100;
 
+/** SPEECH_BAND is the share of the analyser's bins the bars show: up to
+ * about 8 kHz at 48 kHz, where a voice's energy is. */
+const SPEECH_BAND = 0.35;
+
 /**
  * barHeights turns analyser frequency bytes (0–255) into n bar heights in
- * [0, 1], spreading the speech band (the lower half of the bins) over the
- * bars.
+ * [0, 1], spreading the speech band over the bars, lowest first.
  */
 export function barHeights(freq, n = BAR_COUNT) {
   const out = new Array(n).fill(0);
-  const usable = Math.max(n, Math.floor(freq.length / 2));
+  const usable = Math.min(freq.length, Math.max(n, Math.floor(freq.length * SPEECH_BAND)));
   const per = usable / n;
   for (let i = 0; i < n; i++) {
     let sum = 0;
@@ -103,7 +106,9 @@ export class Visualiser {
     if (this.analyser) {
       const freq = new Uint8Array(this.analyser.frequencyBinCount);
       this.analyser.getByteFrequencyData(freq);
-      target = barHeights(freq, BAR_COUNT);
+      // Lowest frequencies in the middle, mirrored outwards.
+      const half = barHeights(freq, BAR_COUNT / 2);
+      target = [...half.slice().reverse(), ...half];
       const samples = new Float32Array(this.analyser.fftSize);
       this.analyser.getFloatTimeDomainData(samples);
       let sum = 0;
