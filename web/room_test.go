@@ -66,6 +66,11 @@ func TestJoinNeedsConsent(t *testing.T) {
 	if r, _ := ts.store.Get(id); !r.Consent.At.Equal(want.At) {
 		t.Errorf("the consent's time moved to %v on a rejoin", r.Consent.At)
 	}
+	// The reviewer sees when and to which wording the candidate agreed.
+	review := ts.get("/review/"+id, "Authorization", "Bearer "+testReviewerToken).Body.String()
+	if want := "Consent given at 2026-03-02 09:30 UTC (version <code>" + ts.consent.Version + "</code>)"; !strings.Contains(review, want) {
+		t.Errorf("the reviewer page lacks %q", want)
+	}
 	// The room page shows the agreement as given.
 	page := ts.get("/interview/" + id).Body.String()
 	if !strings.Contains(page, `id="consent" checked`) {
