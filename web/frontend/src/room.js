@@ -239,6 +239,8 @@ class RoomPage {
     if (pub && pub.track) {
       try {
         await pub.track.replaceTrack(next, true);
+        // The new microphone stays silent while the candidate is muted.
+        if (this.muted) await pub.track.mute();
       } catch {
         this.el.endHint.textContent = 'The microphone could not be switched. Try another one, or reload the page.';
       }
