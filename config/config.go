@@ -130,6 +130,10 @@ type Config struct {
 	// that brings a kind check-in; the second brings an offer to stop,
 	// the third closes the interview. 0 never checks in.
 	AwayAfter time.Duration `flag:"away-after" env:"VIVA_AWAY_AFTER" yaml:"away_after" default:"20s" check:"ge=0s,le=10m" help:"candidate silence that brings a check-in; three in a row close the interview (0 never)" accept:"a duration from 0s to 10m, such as 20s"`
+	// RecordAudio makes the worker record each interview's audio (both
+	// voices) beside its record; the join page tells candidates whether it
+	// does.
+	RecordAudio bool `flag:"record-audio" env:"VIVA_RECORD_AUDIO" yaml:"record_audio" default:"true" help:"record each interview's audio (both voices) beside its record" accept:"true or false"`
 	// HearingTimeout bounds the wait for the candidate to subscribe to
 	// the interviewer's audio before the greeting; 0 greets at once.
 	HearingTimeout time.Duration `flag:"hearing-timeout" env:"VIVA_HEARING_TIMEOUT" yaml:"hearing_timeout" default:"5s" check:"ge=0s,le=1m" help:"longest wait for the candidate to receive the interviewer's audio before greeting (0 greets at once)" accept:"a duration from 0s to 1m, such as 5s"`
@@ -285,7 +289,7 @@ func describe() []*setting {
 			panic("config: field " + f.Name + " needs env and help tags, and a flag unless it is secret")
 		}
 		switch f.Type {
-		case reflect.TypeFor[string](), reflect.TypeFor[float64](), reflect.TypeFor[int](), durationType:
+		case reflect.TypeFor[string](), reflect.TypeFor[float64](), reflect.TypeFor[int](), reflect.TypeFor[bool](), durationType:
 		default:
 			panic("config: field " + f.Name + " has an unsupported type " + f.Type.String())
 		}
@@ -340,12 +344,16 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config,
 		getenv = os.Getenv
 	}
 	flags := map[string]*rawFlag{}
-	register := func(name, usage, def string) error {
+	register := func(name, usage, def string, bool bool) error {
 		if fs.Lookup(name) != nil {
 			return fmt.Errorf("config: the command already defines flag --%s", name)
 		}
 		f := &rawFlag{value: def}
-		fs.Var(f, name, usage)
+		if bool {
+			fs.Var(&rawBoolFlag{f}, name, usage)
+		} else {
+			fs.Var(f, name, usage)
+		}
 		flags[name] = f
 		return nil
 	}
@@ -355,14 +363,14 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config,
 			secrets = append(secrets, s.Env)
 		}
 	}
-	if err := register(ConfigFlag, "YAML file of settings (env "+ConfigEnv+"); secrets ("+strings.Join(secrets, ", ")+") come from the environment or this file", ""); err != nil {
+	if err := register(ConfigFlag, "YAML file of settings (env "+ConfigEnv+"); secrets ("+strings.Join(secrets, ", ")+") come from the environment or this file", "", false); err != nil {
 		return nil, err
 	}
 	for _, s := range settings {
 		if s.Flag == "" {
 			continue
 		}
-		if err := register(s.Flag, s.Help+" (env "+s.Env+")", s.Default); err != nil {
+		if err := register(s.Flag, s.Help+" (env "+s.Env+")", s.Default, s.isBool()); err != nil {
 			return nil, err
 		}
 	}
@@ -436,6 +444,18 @@ func (f *rawFlag) Set(v string) error {
 	return nil
 }
 
+// rawBoolFlag is a rawFlag that may be given without a value
+// (--record-audio means --record-audio=true).
+type rawBoolFlag struct{ *rawFlag }
+
+// IsBoolFlag tells the flag package that the value is optional.
+func (f *rawBoolFlag) IsBoolFlag() bool { return true }
+
+// isBool reports whether s is a true/false setting.
+func (s *setting) isBool() bool {
+	return reflect.TypeFor[Config]().Field(s.index).Type.Kind() == reflect.Bool
+}
+
 // parse sets s's field of c from text.
 func (s *setting) parse(c *Config, text string) error {
 	v := reflect.ValueOf(c).Elem().Field(s.index)
@@ -460,6 +480,12 @@ func (s *setting) parse(c *Config, text string) error {
 				return errors.New("is not a whole number")
 			}
 			v.SetInt(int64(n))
+		case reflect.Bool:
+			b, err := strconv.ParseBool(text)
+			if err != nil {
+				return errors.New("is not true or false")
+			}
+			v.SetBool(b)
 		case reflect.String:
 			if s.isEnum() {
 				text = strings.ToLower(text)
@@ -583,6 +609,8 @@ func (s *setting) format(c *Config) string {
 		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
 	case v.Kind() == reflect.Int:
 		return strconv.FormatInt(v.Int(), 10)
+	case v.Kind() == reflect.Bool:
+		return strconv.FormatBool(v.Bool())
 	}
 	return v.String()
 }

@@ -48,7 +48,7 @@ func TestDefaults(t *testing.T) {
 		"MaxSessions": 100, "DrainTimeout": 60 * time.Second, "RejoinGrace": 60 * time.Second, "EndpointingDelay": 500 * time.Millisecond,
 		"EndpointingMin": 200 * time.Millisecond, "EndpointingMax": 3 * time.Second,
 		"InterruptThreshold": 500 * time.Millisecond, "ThinkingPause": 2500 * time.Millisecond, "FalseInterruptionTimeout": 2 * time.Second,
-		"AwayAfter": 20 * time.Second, "HearingTimeout": 5 * time.Second, "Addr": "127.0.0.1:8080", "ReviewerToken": "", "UsersFile": "", "SecretsKey": "",
+		"AwayAfter": 20 * time.Second, "RecordAudio": true, "HearingTimeout": 5 * time.Second, "Addr": "127.0.0.1:8080", "ReviewerToken": "", "UsersFile": "", "SecretsKey": "",
 		"TokenTTL": 2 * time.Hour, "PublicURL": "", "WebhookURLs": "", "WebhookSecret": "", "SMTPURL": "", "LogLevel": "info",
 		"BrandName": "viva", "BrandLogo": "", "ConsentText": "", "ConsentFile": "",
 	}
@@ -338,7 +338,7 @@ func TestFileErrors(t *testing.T) {
 		want string // FILE is the path
 	}{
 		{"unknown key with its line", "time_scale: 1\n\nagent_name: x\nfavourite_colour: blue\n",
-			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, database_url, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, thinking_pause, false_interruption_timeout, away_after, hearing_timeout, addr, reviewer_token, users_file, secrets_key, token_ttl, public_url, webhook_urls, webhook_secret, smtp_url, brand_name, brand_logo, consent_text, consent_file, log_level`},
+			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, database_url, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, thinking_pause, false_interruption_timeout, away_after, record_audio, hearing_timeout, addr, reviewer_token, users_file, secrets_key, token_ttl, public_url, webhook_urls, webhook_secret, smtp_url, brand_name, brand_logo, consent_text, consent_file, log_level`},
 		{"typo", "# settings\ntime_scael: 0.5\n", `FILE:2: unknown setting "time_scael": did you mean time_scale?`},
 		{"env name as key", "OPENAI_API_KEY: sk-test\n", `FILE:1: unknown setting "OPENAI_API_KEY": did you mean openai_api_key?`},
 		{"flag name as key", "time-scale: 0.5\n", `FILE:1: unknown setting "time-scale": did you mean time_scale?`},
@@ -759,6 +759,39 @@ func TestBrandAndConsentSettings(t *testing.T) {
 				t.Errorf("Load: %v", err)
 			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 				t.Errorf("Load error %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestRecordAudio: on by default; a bare flag, true/false words and the
+// environment set it; anything else is refused saying what to give.
+func TestRecordAudio(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want bool
+		err  string
+	}{
+		{"default", nil, nil, true, ""},
+		{"flag off", []string{"--record-audio=false"}, nil, false, ""},
+		{"bare flag", []string{"--record-audio"}, map[string]string{"VIVA_RECORD_AUDIO": "false"}, true, ""},
+		{"env off", nil, map[string]string{"VIVA_RECORD_AUDIO": "0"}, false, ""},
+		{"not a bool", nil, map[string]string{"VIVA_RECORD_AUDIO": "sometimes"}, false, `VIVA_RECORD_AUDIO="sometimes" is not true or false: use true or false`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err, _ := load(t, tt.args, tt.env, "")
+			switch {
+			case tt.err != "":
+				if err == nil || err.Error() != tt.err {
+					t.Errorf("Load error %v, want %s", err, tt.err)
+				}
+			case err != nil:
+				t.Errorf("Load: %v", err)
+			case c.RecordAudio != tt.want:
+				t.Errorf("RecordAudio = %v, want %v", c.RecordAudio, tt.want)
 			}
 		})
 	}

@@ -95,7 +95,7 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	srv, err := web.New(web.Options{Store: store, Templates: templates, Accounts: users, LiveKitURL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
 		AgentName: cfg.AgentName, ReviewerToken: cfg.ReviewerToken, TokenTTL: cfg.TokenTTL, RejoinGrace: cfg.RejoinGrace, PublicURL: cfg.PublicURL,
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Logger: log, Reports: runner, Webhooks: hooks, Mailer: mailer, FindBlueprint: installedBlueprint,
-		BrandName: cfg.BrandName, BrandLogo: cfg.BrandLogo, ConsentText: consentText, TimeScale: cfg.TimeScale})
+		BrandName: cfg.BrandName, BrandLogo: cfg.BrandLogo, ConsentText: consentText, RecordsAudio: cfg.RecordAudio, TimeScale: cfg.TimeScale})
 	if err != nil {
 		return err
 	}
