@@ -212,10 +212,10 @@ var settingGroups = []settingGroup{
 	{groupEngines, []string{"llm", "openai-base-url", "openai-model", "analysis-model", "llm-first-token-timeout", "llm-chunk-gap-timeout"}},
 	{groupSpeech, []string{"stt", "tts", "deepgram-model", "openai-stt-model", "openai-tts-model", "openai-tts-voice"}},
 	{groupGeneral, []string{"data-dir", "database-url", "time-scale", config.ConfigFlag, flagLogLevel}},
-	{groupLiveKit, []string{"livekit-url", "livekit-api-key", "agent-name", "max-sessions", "drain-timeout", "rejoin-grace"}},
+	{groupLiveKit, []string{"livekit-url", "livekit-api-key", "agent-name", "max-sessions", "drain-timeout", "rejoin-grace", "record-audio"}},
 	{groupTurns, []string{"endpointing-delay", "endpointing-min", "endpointing-max", "interrupt-threshold", "thinking-pause",
 		"false-interruption-timeout", "away-after", "hearing-timeout"}},
-	{groupWeb, []string{"addr", "users-file", "token-ttl", "public-url", "webhook-urls"}},
+	{groupWeb, []string{"addr", "users-file", "token-ttl", "public-url", "webhook-urls", "brand-name", "brand-logo", "consent-text", "consent-file"}},
 }
 
 // commandHelp is what a command's -h shows beyond its flags.
