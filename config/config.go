@@ -174,6 +174,22 @@ type Config struct {
 	// feedback, smtp://user:password@host:587 (always STARTTLS); empty
 	// sends no email. Secret: it holds the mail password.
 	SMTPURL string `env:"VIVA_SMTP_URL" yaml:"smtp_url" secret:"true" check:"url=smtp" help:"mail server for candidates' feedback emails (STARTTLS); empty sends none" accept:"an smtp:// URL such as smtp://user:password@smtp.example.com:587" json:"-"`
+	// BrandName is the company name candidates see in page headers, page
+	// titles and the join page.
+	BrandName string `flag:"brand-name" env:"VIVA_BRAND_NAME" yaml:"brand_name" check:"nonempty" help:"company name shown to candidates in headers, titles and the join page" accept:"a name such as Example Corp"`
+	// BrandLogo is the company logo shown beside BrandName: an image file
+	// (SVG, PNG, JPEG, WebP or GIF, served by the web app) or an https://
+	// URL of one; empty shows the name alone.
+	BrandLogo string `flag:"brand-logo" env:"VIVA_BRAND_LOGO" yaml:"brand_logo" check:"logo" help:"company logo: an image file (svg, png, jpg, webp, gif) or an https:// URL of one" accept:"a path to an existing .svg, .png, .jpg, .webp or .gif file, or an https:// URL such as https://example.com/logo.svg"`
+	// ConsentText is the wording the candidate agrees to on the join page
+	// before the microphone is asked for; empty means the built-in wording,
+	// which says that an AI interviewer conducts the interview, what is
+	// recorded and that a person reviews the result.
+	ConsentText string `flag:"consent-text" env:"VIVA_CONSENT_TEXT" yaml:"consent_text" help:"wording the candidate agrees to before joining (default: the built-in notice)" accept:"plain text of up to 4000 characters"`
+	// ConsentFile is a plain-text file holding the consent wording, for
+	// wording too long for an environment variable; it may not be set
+	// together with ConsentText.
+	ConsentFile string `flag:"consent-file" env:"VIVA_CONSENT_FILE" yaml:"consent_file" check:"file" help:"plain-text file with the wording the candidate agrees to before joining" accept:"a path to an existing text file"`
 	// LogLevel is the lowest level logged: debug, info, warn or error.
 	LogLevel string `flag:"log-level" env:"VIVA_LOG_LEVEL" yaml:"log_level" default:"info" check:"oneof=debug|info|warn|error" help:"lowest log level" accept:"debug, info, warn or error"`
 
@@ -191,13 +207,20 @@ const (
 	DefaultAgentName = "viva-interviewer"
 	// DefaultTokenTTL is the lifetime of a candidate's room token.
 	DefaultTokenTTL = 2 * time.Hour
+	// DefaultBrandName is the name candidates see when the operator names
+	// no company.
+	DefaultBrandName = "viva"
 )
+
+// LogoExtensions are the file name extensions a BrandLogo file may have.
+var LogoExtensions = []string{".svg", ".png", ".jpg", ".jpeg", ".webp", ".gif"}
 
 // codeDefaults are the defaults of the settings whose default is a Go
 // constant above rather than a default tag, by field name.
 var codeDefaults = map[string]string{
 	"AgentName": DefaultAgentName,
 	"TokenTTL":  DefaultTokenTTL.String(),
+	"BrandName": DefaultBrandName,
 }
 
 // Engine names, as Resolved* return them.
@@ -330,12 +353,16 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config,
 		getenv = os.Getenv
 	}
 	flags := map[string]*rawFlag{}
-	register := func(name, usage, def string) error {
+	register := func(name, usage, def string, bool bool) error {
 		if fs.Lookup(name) != nil {
 			return fmt.Errorf("config: the command already defines flag --%s", name)
 		}
 		f := &rawFlag{value: def}
-		fs.Var(f, name, usage)
+		if bool {
+			fs.Var(&rawBoolFlag{f}, name, usage)
+		} else {
+			fs.Var(f, name, usage)
+		}
 		flags[name] = f
 		return nil
 	}
@@ -345,14 +372,14 @@ func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config,
 			secrets = append(secrets, s.Env)
 		}
 	}
-	if err := register(ConfigFlag, "YAML file of settings (env "+ConfigEnv+"); secrets ("+strings.Join(secrets, ", ")+") come from the environment or this file", ""); err != nil {
+	if err := register(ConfigFlag, "YAML file of settings (env "+ConfigEnv+"); secrets ("+strings.Join(secrets, ", ")+") come from the environment or this file", "", false); err != nil {
 		return nil, err
 	}
 	for _, s := range settings {
 		if s.Flag == "" {
 			continue
 		}
-		if err := register(s.Flag, s.Help+" (env "+s.Env+")", s.Default); err != nil {
+		if err := register(s.Flag, s.Help+" (env "+s.Env+")", s.Default, s.isBool()); err != nil {
 			return nil, err
 		}
 	}
@@ -424,6 +451,18 @@ func (f *rawFlag) String() string {
 func (f *rawFlag) Set(v string) error {
 	f.value, f.set = v, true
 	return nil
+}
+
+// rawBoolFlag is a rawFlag that may be given without a value
+// (--record-audio means --record-audio=true).
+type rawBoolFlag struct{ *rawFlag }
+
+// IsBoolFlag tells the flag package that the value is optional.
+func (f *rawBoolFlag) IsBoolFlag() bool { return true }
+
+// isBool reports whether s is a true/false setting.
+func (s *setting) isBool() bool {
+	return reflect.TypeFor[Config]().Field(s.index).Type.Kind() == reflect.Bool
 }
 
 // parse sets s's field of c from text.
@@ -660,6 +699,10 @@ func (c *Config) Validate() error {
 	if hooks := lookup("webhook_urls"); c.WebhookURLs != "" && c.WebhookSecret == "" {
 		errs = append(errs, fmt.Errorf("%s is set but VIVA_WEBHOOK_SECRET is not: set it to at least 16 random characters (for example from: openssl rand -hex 32) so receivers can check each event's signature",
 			hooks.label(c.origin(hooks.Key))))
+	}
+
+	if textS, fileS := lookup("consent_text"), lookup("consent_file"); c.ConsentText != "" && c.ConsentFile != "" {
+		errs = append(errs, fmt.Errorf("%s and %s are both set: keep one of them", textS.label(c.origin(textS.Key)), fileS.label(c.origin(fileS.Key))))
 	}
 
 	keyS, secretS := lookup("livekit_api_key"), lookup("livekit_api_secret")
@@ -1052,6 +1095,36 @@ func newRule(field string, typ reflect.Type, spec string) rule {
 		return rule{check: func(v reflect.Value) string {
 			if _, err := DecodeSecretsKey(v.String()); err != nil {
 				return err.Error()
+			}
+			return ""
+		}}
+	case "file":
+		return rule{check: func(v reflect.Value) string {
+			if v.String() == "" {
+				return ""
+			}
+			if info, err := os.Stat(v.String()); err != nil || !info.Mode().IsRegular() {
+				return "is not an existing file"
+			}
+			return ""
+		}}
+	case "logo":
+		return rule{check: func(v reflect.Value) string {
+			s := v.String()
+			switch {
+			case s == "":
+				return ""
+			case strings.Contains(s, "://"):
+				u, err := url.Parse(s)
+				if err != nil || u.Scheme != "https" || u.Host == "" {
+					return "is not an https:// URL with a host"
+				}
+				return ""
+			case !slices.Contains(LogoExtensions, strings.ToLower(filepath.Ext(s))):
+				return "is not an image file (" + strings.Join(LogoExtensions, ", ") + ")"
+			}
+			if info, err := os.Stat(s); err != nil || !info.Mode().IsRegular() {
+				return "is not an existing file"
 			}
 			return ""
 		}}

@@ -82,6 +82,7 @@ func TestDefaults(t *testing.T) {
 		"InterruptThreshold": 500 * time.Millisecond, "ThinkingPause": 2500 * time.Millisecond, "FalseInterruptionTimeout": 2 * time.Second,
 		"AwayAfter": 20 * time.Second, "HearingTimeout": 5 * time.Second, "Addr": "127.0.0.1:8080", "ReviewerToken": "", "UsersFile": "", "SecretsKey": "",
 		"TokenTTL": 2 * time.Hour, "LinkTTL": 168 * time.Hour, "PublicURL": "", "WebhookURLs": "", "WebhookSecret": "", "SMTPURL": "", "LogLevel": "info",
+		"BrandName": "viva", "BrandLogo": "", "ConsentText": "", "ConsentFile": "",
 	}
 	v := reflect.ValueOf(c).Elem()
 	for i := 0; i < v.NumField(); i++ {
@@ -369,7 +370,7 @@ func TestFileErrors(t *testing.T) {
 		want string // FILE is the path
 	}{
 		{"unknown key with its line", "time_scale: 1\n\nagent_name: x\nfavourite_colour: blue\n",
-			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, database_url, recordings_dir, record_audio, recording_retention, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, thinking_pause, false_interruption_timeout, away_after, hearing_timeout, addr, reviewer_token, users_file, secrets_key, token_ttl, link_ttl, public_url, webhook_urls, webhook_secret, smtp_url, log_level`},
+			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, database_url, recordings_dir, record_audio, recording_retention, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, thinking_pause, false_interruption_timeout, away_after, hearing_timeout, addr, reviewer_token, users_file, secrets_key, token_ttl, link_ttl, public_url, webhook_urls, webhook_secret, smtp_url, brand_name, brand_logo, consent_text, consent_file, log_level`},
 		{"typo", "# settings\ntime_scael: 0.5\n", `FILE:2: unknown setting "time_scael": did you mean time_scale?`},
 		{"env name as key", "OPENAI_API_KEY: sk-test\n", `FILE:1: unknown setting "OPENAI_API_KEY": did you mean openai_api_key?`},
 		{"flag name as key", "time-scale: 0.5\n", `FILE:1: unknown setting "time-scale": did you mean time_scale?`},
@@ -751,5 +752,79 @@ func TestSlogLevel(t *testing.T) {
 		if c.SlogLevel() != want {
 			t.Errorf("%s: SlogLevel = %v", level, c.SlogLevel())
 		}
+	}
+}
+
+// TestBrandAndConsentSettings: the logo is an existing image file or an
+// https:// URL, the consent file exists, and the consent wording comes from
+// one place only; each problem names the setting and what to give instead.
+func TestBrandAndConsentSettings(t *testing.T) {
+	dir := t.TempDir()
+	logo := filepath.Join(dir, "logo.svg")
+	notImage := filepath.Join(dir, "logo.txt")
+	consent := filepath.Join(dir, "consent.txt")
+	for _, p := range []string{logo, notImage, consent} {
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string // a fragment of the error; empty: valid
+	}{
+		{"name and file logo", map[string]string{"VIVA_BRAND_NAME": "Example Corp", "VIVA_BRAND_LOGO": logo}, ""},
+		{"https logo", map[string]string{"VIVA_BRAND_LOGO": "https://example.com/logo.png"}, ""},
+		{"http logo", map[string]string{"VIVA_BRAND_LOGO": "http://example.com/logo.png"}, `VIVA_BRAND_LOGO="http://example.com/logo.png" is not an https:// URL with a host`},
+		{"missing logo", map[string]string{"VIVA_BRAND_LOGO": filepath.Join(dir, "nope.png")}, "is not an existing file: use a path to an existing .svg"},
+		{"logo not an image", map[string]string{"VIVA_BRAND_LOGO": notImage}, "is not an image file (.svg, .png"},
+		{"empty name", map[string]string{"VIVA_BRAND_NAME": " "}, `VIVA_BRAND_NAME=" " is empty`},
+		{"consent file", map[string]string{"VIVA_CONSENT_FILE": consent}, ""},
+		{"missing consent file", map[string]string{"VIVA_CONSENT_FILE": filepath.Join(dir, "nope.txt")}, "VIVA_CONSENT_FILE"},
+		{"both consent settings", map[string]string{"VIVA_CONSENT_FILE": consent, "VIVA_CONSENT_TEXT": "I agree."}, "are both set: keep one of them"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err, _ := load(t, nil, tt.env, "")
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("Load: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("Load error %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestRecordAudio: on by default; a bare flag, true/false words and the
+// environment set it; anything else is refused saying what to give.
+func TestRecordAudio(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want bool
+		err  string
+	}{
+		{"default", nil, nil, true, ""},
+		{"flag off", []string{"--record-audio=false"}, nil, false, ""},
+		{"bare flag", []string{"--record-audio"}, map[string]string{"VIVA_RECORD_AUDIO": "false"}, true, ""},
+		{"env off", nil, map[string]string{"VIVA_RECORD_AUDIO": "0"}, false, ""},
+		{"not a bool", nil, map[string]string{"VIVA_RECORD_AUDIO": "sometimes"}, false, `VIVA_RECORD_AUDIO="sometimes" is not true or false: use true or false`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err, _ := load(t, tt.args, tt.env, "")
+			switch {
+			case tt.err != "":
+				if err == nil || err.Error() != tt.err {
+					t.Errorf("Load error %v, want %s", err, tt.err)
+				}
+			case err != nil:
+				t.Errorf("Load: %v", err)
+			case c.RecordAudio != tt.want:
+				t.Errorf("RecordAudio = %v, want %v", c.RecordAudio, tt.want)
+			}
+		})
 	}
 }

@@ -76,7 +76,7 @@ func (s *Server) loadAssets() error {
 	}
 	s.pages = make(map[string]*template.Template, len(pageFiles))
 	for _, page := range pageFiles {
-		t, err := template.New(page).Funcs(templateFuncs).ParseFS(assets, append([]string{"templates/layout.html", "templates/" + page}, partialFiles...)...)
+		t, err := template.New(page).Funcs(templateFuncs).Funcs(s.pageFuncs()).ParseFS(assets, append([]string{"templates/layout.html", "templates/" + page}, partialFiles...)...)
 		if err != nil {
 			return fmt.Errorf("web: parsing template %s: %w", page, err)
 		}
@@ -88,7 +88,7 @@ func (s *Server) loadAssets() error {
 	case err != nil:
 		return fmt.Errorf("web: room page template: %w", err)
 	default:
-		t, err := template.New(roomTemplate).Funcs(templateFuncs).ParseFS(assets, "templates/layout.html", "templates/"+roomTemplate)
+		t, err := template.New(roomTemplate).Funcs(templateFuncs).Funcs(s.pageFuncs()).ParseFS(assets, "templates/layout.html", "templates/"+roomTemplate)
 		if err != nil {
 			return fmt.Errorf("web: parsing template %s: %w", roomTemplate, err)
 		}
@@ -127,6 +127,7 @@ var templateFuncs = template.FuncMap{
 	"planTitle":     blueprintTitle,
 	"endingLabel":   endReasonLabel,
 	"stageLabel":    stageLabel,
+	"minutes":       formatMinutes,
 }
 
 // stageLabel is the title of the stage called name in blueprint when it
@@ -141,6 +142,22 @@ func stageLabel(blueprint, name string) string {
 		}
 	}
 	return humanize(name)
+}
+
+// formatMinutes shows a planned length in whole minutes, rounded up:
+// "8 minutes", "1 minute".
+func formatMinutes(d time.Duration) string {
+	m := int(math.Ceil(d.Minutes()))
+	if m == 1 {
+		return "1 minute"
+	}
+	return fmt.Sprintf("%d minutes", m)
+}
+
+// pageFuncs are the helpers whose answers depend on the server's
+// settings: brand gives every page the company's name and logo.
+func (s *Server) pageFuncs() template.FuncMap {
+	return template.FuncMap{"brand": func() brand { return s.brand }}
 }
 
 // dict builds a map from alternating keys and values, to hand a

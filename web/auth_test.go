@@ -100,7 +100,7 @@ func TestRoomStaysPublic(t *testing.T) {
 	if rec := ts.get("/interview/" + id); rec.Code != 200 {
 		t.Errorf("room page: %d", rec.Code)
 	}
-	req := httptest.NewRequest(http.MethodPost, "/api/interviews/"+id+"/join", nil)
+	req := httptest.NewRequest(http.MethodPost, "/api/interviews/"+id+"/join", strings.NewReader(ts.agree()))
 	if rec := ts.do(req); rec.Code != 200 {
 		t.Errorf("join: %d %s", rec.Code, rec.Body)
 	}

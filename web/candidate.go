@@ -2,8 +2,11 @@ package web
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
+	"time"
 
 	"github.com/viva-interviews/viva/interviews"
 )
@@ -15,7 +18,12 @@ const (
 	msgRoomMissing      = "The interview room page is not available on this server yet. Please try again later or contact the recruiter."
 	msgRoomNoScript     = "The interview room cannot open: this server was installed without the room page's program. Please tell the recruiter; the server's operator needs to rebuild viva with make build."
 	msgElsewhere        = "This interview is already running outside a room (in a terminal session), so it cannot be joined here. Ask the recruiter for a new link."
+	msgNoConsent        = "Please read the notice above the Join button and tick “I agree” before joining: the interview starts only with your agreement."
+	msgConsentChanged   = "The notice you agreed to has changed since this page was opened. Reload the page, read it again and tick “I agree”."
 )
+
+// maxJoinBodyBytes bounds the join request's body (the consent).
+const maxJoinBodyBytes = 4 << 10
 
 // RoomPage is the data the room page template (templates/room.html) is
 // executed with.
@@ -36,6 +44,57 @@ type RoomPage struct {
 	// closing screen when the blueprint gives candidates feedback; empty
 	// otherwise.
 	FeedbackURL string
+	// Consent is the notice the candidate agrees to before the microphone
+	// is asked for, and its version, which the join request sends back.
+	Consent, ConsentVersion string
+	// Consented is true when the candidate already agreed to this version
+	// (a rejoin): the page shows the agreement as given.
+	Consented bool
+	// ExpectedLength is the interview's planned length (the sum of its
+	// stages' limits), zero when the plan sets none.
+	ExpectedLength time.Duration
+	// Plan is what the page's script reads: every stage, in order.
+	Plan RoomPlan
+}
+
+// RoomPlan is the interview's plan as the room page's script reads it,
+// from a JSON data block: the stepper shows every stage and the time left.
+type RoomPlan struct {
+	// Stages are the blueprint's stages in order.
+	Stages []RoomStage `json:"stages"`
+}
+
+// RoomStage is one stage of the plan.
+type RoomStage struct {
+	// Name is the stage id, as the agent's viva.stage attribute names it.
+	Name string `json:"name"`
+	// Title is its human name.
+	Title string `json:"title"`
+	// LimitMs is the stage's time limit (scaled as the worker scales it)
+	// in milliseconds; 0 for none.
+	LimitMs int64 `json:"limit_ms"`
+}
+
+// roomPlan is the plan of rec's blueprint, and its expected length; empty
+// when the blueprint cannot be read.
+func (s *Server) roomPlan(rec *interviews.Record) (RoomPlan, time.Duration) {
+	plan := RoomPlan{Stages: []RoomStage{}}
+	bp, err := s.findBlueprint(rec.Blueprint)
+	if err != nil || bp == nil {
+		s.log.Warn("web: the room page shows no plan: the blueprint cannot be read", "interview_id", rec.ID, "blueprint", rec.Blueprint, "err", err)
+		return plan, 0
+	}
+	var total time.Duration
+	for _, st := range bp.Stages {
+		limit := time.Duration(float64(st.Limit) * s.timeScale)
+		total += limit
+		title := st.Title
+		if title == "" {
+			title = st.Name
+		}
+		plan.Stages = append(plan.Stages, RoomStage{Name: st.Name, Title: title, LimitMs: limit.Milliseconds()})
+	}
+	return plan, total
 }
 
 // lookupJoinable reads the interview a candidate link names. It answers
@@ -47,7 +106,7 @@ func (s *Server) lookupJoinable(w http.ResponseWriter, r *http.Request, asJSON b
 			s.writeJSON(w, status, apiError{Error: msg})
 			return
 		}
-		s.renderMessage(w, r, status, title, msg)
+		s.renderCandidateMessage(w, r, status, title, msg)
 	}
 	rec, err := s.store.Get(r.PathValue("id"))
 	switch {
@@ -78,18 +137,21 @@ func (s *Server) handleRoom(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.roomPage == nil {
-		s.renderMessage(w, r, http.StatusInternalServerError, "Room unavailable", msgRoomMissing)
+		s.renderCandidateMessage(w, r, http.StatusInternalServerError, "Room unavailable", msgRoomMissing)
 		return
 	}
 	if !s.hasRoomBundle {
 		s.log.Error("web: a candidate opened a room page that cannot work", "interview_id", rec.ID, "err", ErrNoRoomBundle)
-		s.renderMessage(w, r, http.StatusServiceUnavailable, "Room unavailable", msgRoomNoScript)
+		s.renderCandidateMessage(w, r, http.StatusServiceUnavailable, "Room unavailable", msgRoomNoScript)
 		return
 	}
 	page := RoomPage{
 		ID: rec.ID, CandidateName: rec.Candidate.Name, Role: rec.Candidate.Role,
 		Stage: rec.CurrentStage(), LiveKitURL: s.clientURL,
+		Consent: s.consent.Text, ConsentVersion: s.consent.Version,
+		Consented: rec.Consent != nil && rec.Consent.Version == s.consent.Version,
 	}
+	page.Plan, page.ExpectedLength = s.roomPlan(rec)
 	if s.feedbackBlueprint(rec) != nil {
 		page.FeedbackURL = feedbackPath(rec.ID)
 	}
@@ -97,7 +159,7 @@ func (s *Server) handleRoom(w http.ResponseWriter, r *http.Request) {
 	err := s.roomPage.ExecuteTemplate(&buf, roomTemplate, page)
 	if err != nil {
 		s.log.Error("web: rendering the room page", "interview_id", rec.ID, "err", err)
-		s.renderMessage(w, r, http.StatusInternalServerError, "Room unavailable", msgRoomMissing)
+		s.renderCandidateMessage(w, r, http.StatusInternalServerError, "Room unavailable", msgRoomMissing)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -118,21 +180,59 @@ type joinResponse struct {
 	Name string `json:"name"`
 }
 
+// joinRequest is the body of POST /api/interviews/{id}/join.
+type joinRequest struct {
+	// Consent is true when the candidate ticked "I agree" to the notice.
+	Consent bool `json:"consent"`
+	// ConsentVersion is the version of the notice the page showed.
+	ConsentVersion string `json:"consent_version"`
+}
+
 // handleJoin mints a fresh candidate token for an interview that has not
 // finished, or that the candidate left moments ago and may still rejoin, so
-// the room page can connect and reconnect.
+// the room page can connect and reconnect. The candidate must have agreed
+// to the current notice: the first join stores the agreement in the record,
+// later ones (reconnects, rejoins) find it there.
 func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 	rec := s.lookupJoinable(w, r, true)
 	if rec == nil {
 		return
 	}
-	if rec.Room == "" {
-		// Registered without a room (viva chat); give it one unless a
-		// terminal interview is already running on it.
-		if rec.Status != interviews.StatusScheduled {
-			s.writeJSON(w, http.StatusConflict, apiError{Error: msgElsewhere})
+	if rec.Room == "" && rec.Status != interviews.StatusScheduled {
+		// A terminal interview is already running without a room.
+		s.writeJSON(w, http.StatusConflict, apiError{Error: msgElsewhere})
+		return
+	}
+	if rec.Consent == nil || rec.Consent.Version != s.consent.Version {
+		var req joinRequest
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxJoinBodyBytes))
+		if err == nil && len(bytes.TrimSpace(body)) > 0 {
+			err = json.Unmarshal(body, &req)
+		}
+		switch {
+		case err != nil:
+			s.writeJSON(w, http.StatusBadRequest, apiError{Error: "The join request could not be read. Reload the page and press Join again."})
+			return
+		case !req.Consent:
+			s.writeJSON(w, http.StatusBadRequest, apiError{Error: msgNoConsent})
+			return
+		case req.ConsentVersion != s.consent.Version:
+			s.writeJSON(w, http.StatusConflict, apiError{Error: msgConsentChanged})
 			return
 		}
+		given := s.consent.record(s.now())
+		rec, err = s.store.Update(rec.ID, func(r *interviews.Record) error {
+			r.Consent = given
+			return nil
+		})
+		if err != nil {
+			s.log.Error("web: storing the candidate's consent", "interview_id", r.PathValue("id"), "err", err)
+			s.serverError(w, r)
+			return
+		}
+	}
+	if rec.Room == "" {
+		// Registered without a room (viva chat) and not started: give it one.
 		rec.Room = RoomName(rec.Candidate.Name)
 		if err := s.store.Save(rec); err != nil {
 			s.log.Error("web: giving an interview a room", "interview_id", rec.ID, "err", err)
@@ -148,4 +248,50 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 		Token: token, LiveKitURL: s.clientURL, Room: rec.Room,
 		Identity: CandidateIdentity(rec.ID), Name: rec.Candidate.Name,
 	})
+}
+
+// transcriptResponse is the answer of GET /api/interviews/{id}/transcript:
+// what was said so far, for the candidate's own captions after a reload.
+// It holds nothing else of the record.
+type transcriptResponse struct {
+	// Turns are the turns in order.
+	Turns []transcriptTurn `json:"turns"`
+}
+
+// transcriptTurn is one turn as the candidate may read it again.
+type transcriptTurn struct {
+	// Speaker is "agent" or "candidate".
+	Speaker interviews.Role `json:"speaker"`
+	// Text is what was said (for an interrupted interviewer turn, what was
+	// played).
+	Text string `json:"text"`
+	// Interrupted is true when the candidate cut the interviewer off.
+	Interrupted bool `json:"interrupted"`
+	// At is when the turn started.
+	At time.Time `json:"at"`
+	// Stage is the title of the stage the turn was spoken in.
+	Stage string `json:"stage"`
+}
+
+// handleTranscript answers the candidate's link (the capability) with the
+// interview's turns so far: speaker, text, interruption, time and stage
+// title, and nothing else of the record — no assessments, analysis,
+// résumé, job description, brief, keys or report.
+func (s *Server) handleTranscript(w http.ResponseWriter, r *http.Request) {
+	rec := s.lookupJoinable(w, r, true)
+	if rec == nil {
+		return
+	}
+	titles := make(map[string]string, len(rec.Stages))
+	for _, v := range rec.Stages {
+		titles[v.Name] = v.Title
+	}
+	resp := transcriptResponse{Turns: make([]transcriptTurn, 0, len(rec.Turns))}
+	for _, t := range rec.Turns {
+		if t.Role != interviews.RoleAgent && t.Role != interviews.RoleCandidate {
+			continue
+		}
+		resp.Turns = append(resp.Turns, transcriptTurn{Speaker: t.Role, Text: t.Text, Interrupted: t.Interrupted, At: t.StartedAt, Stage: titles[t.Stage]})
+	}
+	s.writeJSON(w, http.StatusOK, resp)
 }

@@ -92,6 +92,17 @@ var sphinxEngine = sync.OnceValues(func() (*sphinx.Engine, error) { return sphin
 // and web app's rejoin grace (none when omitted).
 func startSystem(t *testing.T, rejoinGrace ...time.Duration) *system {
 	t.Helper()
+	var grace time.Duration
+	if len(rejoinGrace) > 0 {
+		grace = rejoinGrace[0]
+	}
+	return startSystemWith(t, grace, nil)
+}
+
+// startSystemWith is startSystem with the web app's options edited (nil
+// edits nothing).
+func startSystemWith(t *testing.T, grace time.Duration, edit func(*web.Options)) *system {
+	t.Helper()
 	synth, err := fliteEngine()
 	if err != nil {
 		t.Fatalf("flite: %v", err)
@@ -119,10 +130,6 @@ func startSystem(t *testing.T, rejoinGrace ...time.Duration) *system {
 		// not force the interview on before the recorded answer is heard.
 		TimeScale: 1,
 	}
-	var grace time.Duration
-	if len(rejoinGrace) > 0 {
-		grace = rejoinGrace[0]
-	}
 	sessions.RejoinGrace = grace
 	workertest.Run(t, lk, sys.agent, sessions, log)
 
@@ -143,8 +150,12 @@ func startSystem(t *testing.T, rejoinGrace ...time.Duration) *system {
 	if sys.recruiterToken, err = users.CreateToken(t.Context(), e2eRecruiter); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := web.New(web.Options{Store: store, Accounts: users, LiveKitURL: "ws://" + sys.signal.Addr(), APIKey: lk.APIKey, APISecret: lk.APISecret,
-		AgentName: sys.agent, RejoinGrace: grace, Logger: log})
+	opts := web.Options{Store: store, Accounts: users, LiveKitURL: "ws://" + sys.signal.Addr(), APIKey: lk.APIKey, APISecret: lk.APISecret,
+		AgentName: sys.agent, RejoinGrace: grace, Logger: log}
+	if edit != nil {
+		edit(&opts)
+	}
+	srv, err := web.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -628,7 +639,7 @@ func TestBrowserInterview(t *testing.T) {
 	)
 	b.shot(t, "room-before-join")
 	joinedAt := time.Now()
-	b.step(t, "join", chromedp.Click(`#join`, chromedp.ByID), chromedp.WaitVisible(`#live`, chromedp.ByID))
+	b.step(t, "join", agree, chromedp.Click(`#join`, chromedp.ByID), chromedp.WaitVisible(`#live`, chromedp.ByID))
 
 	// 3. The interviewer greets: its caption, its state and the first stage.
 	b.step(t, "the interviewer's greeting",
@@ -866,6 +877,7 @@ func TestBrowserTypedAnswer(t *testing.T) {
 	b.step(t, "join",
 		chromedp.Navigate(created.JoinURL+"?raw=1"),
 		chromedp.WaitVisible(`#join`, chromedp.ByID),
+		agree,
 		chromedp.Click(`#join`, chromedp.ByID),
 		waitCaption(func(c caption) bool { return c.Speaker == "agent" && c.Final && strings.HasSuffix(c.Text, "?") }),
 		chromedp.WaitVisible(`#agent-state[data-state="listening"]`, chromedp.ByQuery),
@@ -1039,20 +1051,25 @@ func TestBrowserMicrophoneProblems(t *testing.T) {
 				b.step(t, "deny the microphone", setMicPermission(origin, cdpbrowser.PermissionSettingDenied))
 			}
 			var message, focused string
-			var noMicShown, liveShown bool
+			var noMicShown, liveShown, joinShown bool
 			b.step(t, "join",
 				chromedp.Navigate(created.JoinURL),
 				chromedp.WaitVisible(`#join`, chromedp.ByID),
+				agree,
 				chromedp.Click(`#join`, chromedp.ByID),
 				chromedp.WaitVisible(`#problem`, chromedp.ByID),
 				chromedp.Text(`#problem-text`, &message, chromedp.ByID),
 				chromedp.Evaluate(`!document.getElementById('no-mic').hidden`, &noMicShown),
+				chromedp.Evaluate(`document.getElementById('join').offsetParent !== null`, &joinShown),
 				chromedp.Evaluate(`!document.getElementById('live').hidden`, &liveShown),
 				chromedp.Evaluate(`document.activeElement && document.activeElement.id`, &focused),
 			)
 			b.shot(t, "problem")
 			if message != tt.message {
 				t.Errorf("message %q, want %q", message, tt.message)
+			}
+			if joinShown {
+				t.Error("a second Join button stays beside the microphone problem; its Try again is the one action")
 			}
 			if noMicShown != tt.noMic || liveShown || focused != "retry" {
 				t.Errorf("continue-without-microphone shown %v (want %v), room shown %v, focus on %q (want the Try again button)", noMicShown, tt.noMic, liveShown, focused)
@@ -1082,6 +1099,12 @@ func TestBrowserMicrophoneProblems(t *testing.T) {
 	}
 }
 
+// agree ticks "I agree" under the consent notice, which enables Join.
+var agree = chromedp.Tasks{
+	chromedp.Click(`#consent`, chromedp.ByID),
+	chromedp.WaitEnabled(`#join`, chromedp.ByID),
+}
+
 // setMicPermission sets the microphone permission of origin, as the
 // candidate would in the address bar.
 func setMicPermission(origin string, setting cdpbrowser.PermissionSetting) chromedp.ActionFunc {
@@ -1105,6 +1128,7 @@ func TestBrowserReloadRejoins(t *testing.T) {
 	b.step(t, "join and hear the greeting",
 		chromedp.Navigate(created.JoinURL),
 		chromedp.WaitVisible(`#join`, chromedp.ByID),
+		agree,
 		chromedp.Click(`#join`, chromedp.ByID),
 		chromedp.WaitVisible(`#live`, chromedp.ByID),
 		waitCaption(func(c caption) bool { return c.Speaker == "agent" && c.Final && strings.Contains(c.Text, "Hello Alan") }),

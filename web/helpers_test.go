@@ -148,6 +148,12 @@ func (ts *testServer) do(req *http.Request) *httptest.ResponseRecorder {
 	return rec
 }
 
+// agree is the body of a join request whose candidate agreed to the
+// server's consent notice.
+func (ts *testServer) agree() string {
+	return `{"consent":true,"consent_version":"` + ts.consent.Version + `"}`
+}
+
 func (ts *testServer) get(path string, hdr ...string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(http.MethodGet, path, nil)
 	for i := 0; i+1 < len(hdr); i += 2 {

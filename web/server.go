@@ -123,6 +123,22 @@ type Options struct {
 	// Recordings holds the interviews' audio recordings, played on the
 	// reviewer page; nil plays none.
 	Recordings *recordings.Dir
+	// BrandName is the company name candidates see in headers, page titles
+	// and the join page (default config.DefaultBrandName).
+	BrandName string
+	// BrandLogo is the company logo: a path to an image file, served by
+	// the app, or an https:// URL of one; empty shows the name alone.
+	BrandLogo string
+	// ConsentText is the wording candidates agree to before joining;
+	// empty means DefaultConsentText, which follows RecordsAudio.
+	ConsentText string
+	// RecordsAudio says the worker records the interviews' audio (its
+	// --record-audio setting), so the join page says so; false says only
+	// a transcript is kept.
+	RecordsAudio bool
+	// TimeScale is the worker's factor on every stage limit (default 1),
+	// so the room page shows the interview's true expected length.
+	TimeScale float64
 }
 
 // Server serves the web app. Create one with New; it is safe for
@@ -152,6 +168,9 @@ type Server struct {
 	mailer         Mailer
 	recordings     *recordings.Dir // nil: no recordings are played
 	findBlueprint  func(name string) (*stages.Blueprint, error)
+	brand          brand
+	consent        consent
+	timeScale      float64
 
 	pages    map[string]*template.Template
 	roomPage *template.Template // nil when templates/room.html is absent
@@ -272,6 +291,20 @@ func New(opts Options) (*Server, error) {
 	case opts.RateLimit < 0:
 		bad("rate limit %d is negative: use a number of requests per minute such as 20", opts.RateLimit)
 	}
+	brand, err := newBrand(opts.BrandName, opts.BrandLogo)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	consent, err := newConsent(opts.ConsentText, brand.Name, opts.RecordsAudio)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	switch {
+	case opts.TimeScale == 0:
+		opts.TimeScale = 1
+	case !(opts.TimeScale > 0):
+		bad("time scale %v is not above 0: use 1 for real time or 0.1 for ten times faster", opts.TimeScale)
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -309,7 +342,10 @@ func New(opts Options) (*Server, error) {
 		mailer:         opts.Mailer,
 		recordings:     opts.Recordings,
 		findBlueprint:  opts.FindBlueprint,
-		csp:            contentSecurityPolicy(opts.LiveKitURL),
+		brand:          brand,
+		consent:        consent,
+		timeScale:      opts.TimeScale,
+		csp:            contentSecurityPolicy(opts.LiveKitURL, brand.logoOrigin()),
 		createLim:      newRateLimiter(opts.RateLimit, opts.Now),
 		loginLim:       newRateLimiter(opts.RateLimit, opts.Now),
 		sessions:       newSessionStore(sessionTTL, maxSessions, opts.Now),
@@ -332,8 +368,9 @@ func blueprintTitle(name string) string {
 
 // contentSecurityPolicy allows only this origin, plus the LiveKit server
 // (its websocket address and its http twin, which livekit-client uses to
-// validate a failed connection) for connections.
-func contentSecurityPolicy(liveKitURL string) string {
+// validate a failed connection) for connections, and the brand logo's
+// origin (logoOrigin, when not empty) for images.
+func contentSecurityPolicy(liveKitURL, logoOrigin string) string {
 	connect := []string{"'self'"}
 	if u, err := url.Parse(liveKitURL); err == nil && u.Host != "" {
 		ws, web := "ws", "http"
@@ -350,7 +387,7 @@ func contentSecurityPolicy(liveKitURL string) string {
 		"default-src 'self'",
 		"script-src 'self'",
 		"style-src 'self'",
-		"img-src 'self' data:",
+		strings.TrimSpace("img-src 'self' data: " + logoOrigin),
 		"connect-src " + strings.Join(connect, " "),
 		"media-src 'self' blob:",
 		"frame-ancestors 'none'",
@@ -381,6 +418,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /invitations/{id}", register(s.handleInvitation))
 	mux.HandleFunc("POST /invitations/{id}/revoke", register(s.handleRevoke))
 	mux.HandleFunc("POST /invitations/{id}/reissue", register(s.handleReissue))
+	mux.HandleFunc("GET /api/interviews/{id}/transcript", s.handleTranscript)
+	mux.HandleFunc("GET "+faviconPath, s.handleFavicon)
+	mux.HandleFunc("GET "+brandLogoPath, s.handleLogo)
 
 	for _, path := range []string{loginPath, reviewerLoginPath} {
 		mux.HandleFunc("GET "+path, s.handleLoginForm)
@@ -553,6 +593,12 @@ type messagePage struct {
 // refusal, the end of an interview.
 func (s *Server) renderMessage(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
 	s.render(w, r, status, "message.html", messagePage{view: view{Title: title}, Message: msg})
+}
+
+// renderCandidateMessage renders a message to a candidate: the page
+// carries the brand and none of the staff's links.
+func (s *Server) renderCandidateMessage(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
+	s.render(w, r, status, "message.html", messagePage{view: view{Title: title, Candidate: true}, Message: msg})
 }
 
 // view is what every page's layout reads.

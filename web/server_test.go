@@ -129,7 +129,7 @@ func TestContentSecurityPolicyLiveKit(t *testing.T) {
 		{"wss://proj.livekit.cloud", "connect-src 'self' wss://proj.livekit.cloud https://proj.livekit.cloud wss://*.livekit.cloud https://*.livekit.cloud;"},
 	}
 	for _, tt := range tests {
-		if got := contentSecurityPolicy(tt.url); !strings.Contains(got, tt.want) {
+		if got := contentSecurityPolicy(tt.url, ""); !strings.Contains(got, tt.want) {
 			t.Errorf("CSP for %s = %q, want %q", tt.url, got, tt.want)
 		}
 	}

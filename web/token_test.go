@@ -113,7 +113,7 @@ func TestJoinMintsFreshTokens(t *testing.T) {
 	ts := newTestServer(t)
 	resp := registerJSON(t, ts, map[string]string{"name": "Grace Hopper", "role": "Engineer"})
 	for range 2 { // a reconnect asks again and gets a valid token again
-		rec := ts.postJSON("/api/interviews/"+resp.ID+"/join", "")
+		rec := ts.postJSON("/api/interviews/"+resp.ID+"/join", ts.agree())
 		if rec.Code != http.StatusOK {
 			t.Fatalf("join: %d %s", rec.Code, rec.Body)
 		}
@@ -159,7 +159,7 @@ func TestJoinUnknownAndFinished(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := ts.postJSON("/api/interviews/"+tt.id+"/join", "")
+			rec := ts.postJSON("/api/interviews/"+tt.id+"/join", ts.agree())
 			if rec.Code != tt.want {
 				t.Fatalf("status %d, want %d: %s", rec.Code, tt.want, rec.Body)
 			}
@@ -224,7 +224,7 @@ func TestJoinAfterLeaving(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts.clock.Advance(90 * time.Second)
-	join := ts.postJSON("/api/interviews/"+resp.ID+"/join", "")
+	join := ts.postJSON("/api/interviews/"+resp.ID+"/join", ts.agree())
 	if join.Code != http.StatusOK {
 		t.Fatalf("join within the rejoin window: %d %s", join.Code, join.Body)
 	}
@@ -238,7 +238,7 @@ func TestJoinAfterLeaving(t *testing.T) {
 	}
 
 	ts.clock.Advance(31 * time.Second)
-	if join := ts.postJSON("/api/interviews/"+resp.ID+"/join", ""); join.Code != http.StatusGone {
+	if join := ts.postJSON("/api/interviews/"+resp.ID+"/join", ts.agree()); join.Code != http.StatusGone {
 		t.Errorf("join after the rejoin window: %d %s", join.Code, join.Body)
 	}
 	if page := ts.get("/interview/"+resp.ID, "Accept", "text/html"); page.Code != http.StatusGone {
@@ -252,7 +252,7 @@ func TestJoinAfterLeaving(t *testing.T) {
 	if err := ts.store.Save(r); err != nil {
 		t.Fatal(err)
 	}
-	if join := ts.postJSON("/api/interviews/"+resp.ID+"/join", ""); join.Code != http.StatusGone {
+	if join := ts.postJSON("/api/interviews/"+resp.ID+"/join", ts.agree()); join.Code != http.StatusGone {
 		t.Errorf("join after the interviewer gave up: %d %s", join.Code, join.Body)
 	}
 }

@@ -41,6 +41,10 @@ const (
 	AttrTranscriptionFinal = "lk.transcription_final"
 	// AttrTranscribedTrackID is the audio track the caption transcribes.
 	AttrTranscribedTrackID = "lk.transcribed_track_id"
+	// AttrInterrupted is "true" on the final caption of an interviewer
+	// turn the candidate cut off; absent otherwise. LiveKit's own
+	// frontends ignore it.
+	AttrInterrupted = "viva.interrupted"
 
 	// AttrStage is the current stage's name (greeting, intro, …).
 	AttrStage = "viva.stage"
@@ -83,6 +87,9 @@ type Segment struct {
 	Text string
 	// Final marks the segment's last update.
 	Final bool
+	// Interrupted marks the final update of an interviewer turn the
+	// candidate cut off (AttrInterrupted).
+	Interrupted bool
 }
 
 // StageInfo is the interview stage shown to the candidate.
@@ -132,6 +139,14 @@ func PublishTranscription(room *lksdk.Room, seg Segment) error {
 	}
 	text := []byte(seg.Text)
 	total := uint64(len(text))
+	attrs := map[string]string{
+		AttrSegmentID:          seg.ID,
+		AttrTranscriptionFinal: final,
+		AttrTranscribedTrackID: seg.TrackID,
+	}
+	if seg.Interrupted && seg.Final {
+		attrs[AttrInterrupted] = "true"
+	}
 
 	packets := []*livekit.DataPacket{{
 		ParticipantIdentity: speaker,
@@ -141,11 +156,7 @@ func PublishTranscription(room *lksdk.Room, seg Segment) error {
 			Topic:       TopicTranscription,
 			MimeType:    "text/plain",
 			TotalLength: &total,
-			Attributes: map[string]string{
-				AttrSegmentID:          seg.ID,
-				AttrTranscriptionFinal: final,
-				AttrTranscribedTrackID: seg.TrackID,
-			},
+			Attributes:  attrs,
 			ContentHeader: &livekit.DataStream_Header_TextHeader{TextHeader: &livekit.DataStream_TextHeader{
 				OperationType: livekit.DataStream_CREATE,
 			}},

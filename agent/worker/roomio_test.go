@@ -183,6 +183,9 @@ func TestLiveRoomIO(t *testing.T) {
 			{name: "agent caption under the agent's identity",
 				seg:        Segment{ID: "SG_a1", TrackID: "TR_agent", Text: "Hello, welcome to the interview.", Final: true},
 				wantSender: "agent-AJ_1"},
+			{name: "agent caption cut off by the candidate, marked interrupted",
+				seg:        Segment{ID: "SG_a2", TrackID: "TR_agent", Text: "Describe", Final: true, Interrupted: true},
+				wantSender: "agent-AJ_1"},
 			{name: "candidate interim under the candidate's identity",
 				seg:        Segment{ID: "SG_c1", SpeakerIdentity: "candidate", TrackID: "TR_mic", Text: "I have worked", Final: false},
 				wantSender: "candidate"},
@@ -198,6 +201,9 @@ func TestLiveRoomIO(t *testing.T) {
 				got := recv(t, cand.captions, "caption stream")
 				want := map[string]string{
 					AttrSegmentID: tc.seg.ID, AttrTranscriptionFinal: boolString(tc.seg.Final), AttrTranscribedTrackID: tc.seg.TrackID,
+				}
+				if tc.seg.Interrupted {
+					want[AttrInterrupted] = "true"
 				}
 				if got.sender != tc.wantSender || !maps.Equal(got.attrs, want) || got.text != tc.seg.Text {
 					t.Errorf("stream from %q attrs %v text %d bytes; want from %q attrs %v text %d bytes",

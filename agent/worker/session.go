@@ -739,14 +739,15 @@ func (ss *session) Caption(t voice.Transcript) {
 	}, !t.Final)
 }
 
-// AgentCaption publishes the agent's words under its own identity.
-func (ss *session) AgentCaption(segment, text string, final bool) {
+// AgentCaption publishes the agent's words under its own identity;
+// interrupted marks a final caption cut off by the candidate.
+func (ss *session) AgentCaption(segment, text string, final, interrupted bool) {
 	room := ss.room
 	trackID := ""
 	for _, pub := range room.LocalParticipant.TrackPublications() {
 		trackID = pub.SID()
 	}
-	seg := Segment{ID: segment, TrackID: trackID, Text: strings.TrimSpace(text), Final: final}
+	seg := Segment{ID: segment, TrackID: trackID, Text: strings.TrimSpace(text), Final: final, Interrupted: interrupted}
 	ss.op(func() {
 		if err := PublishTranscription(room, seg); err != nil {
 			ss.log.Debug("caption not sent", "err", err)

@@ -24,8 +24,9 @@ import (
 type Display interface {
 	// Caption shows the candidate's words.
 	Caption(t voice.Transcript)
-	// AgentCaption shows the agent's words of one reply segment so far.
-	AgentCaption(segment, text string, final bool)
+	// AgentCaption shows the agent's words of one reply segment so far;
+	// interrupted marks a final caption cut off by the candidate.
+	AgentCaption(segment, text string, final, interrupted bool)
 	// State shows the agent's state (lkagent.StateListening, …).
 	State(state string)
 	// Thinking shows or stops showing that the interviewer waits out the
@@ -42,7 +43,7 @@ type NoDisplay struct{}
 func (NoDisplay) Caption(voice.Transcript) {}
 
 // AgentCaption does nothing.
-func (NoDisplay) AgentCaption(string, string, bool) {}
+func (NoDisplay) AgentCaption(string, string, bool, bool) {}
 
 // State does nothing.
 func (NoDisplay) State(string) {}
@@ -275,7 +276,7 @@ func (v *Voice) Say(ctx context.Context, r *agent.Reply) agent.Playback {
 			}
 			if done := split.Write(d); len(done) > 0 {
 				said = append(said, done...)
-				v.display.AgentCaption(p.segment, strings.Join(said, " "), false)
+				v.display.AgentCaption(p.segment, strings.Join(said, " "), false, false)
 			}
 		}
 	}()
@@ -336,7 +337,7 @@ func (p *playback) Wait() agent.Delivery {
 		}
 		p.v.listener.SetAgentSpeaking(false)
 		if played != "" {
-			p.v.display.AgentCaption(p.segment, played, true)
+			p.v.display.AgentCaption(p.segment, played, true, res.Interrupted)
 		}
 	})
 	return p.delivery

@@ -216,7 +216,7 @@ var settingGroups = []settingGroup{
 	{groupLiveKit, []string{"livekit-url", "livekit-api-key", "agent-name", "max-sessions", "drain-timeout", "rejoin-grace"}},
 	{groupTurns, []string{"endpointing-delay", "endpointing-min", "endpointing-max", "interrupt-threshold", "thinking-pause",
 		"false-interruption-timeout", "away-after", "hearing-timeout"}},
-	{groupWeb, []string{"addr", "users-file", "token-ttl", "link-ttl", "public-url", "webhook-urls"}},
+	{groupWeb, []string{"addr", "users-file", "token-ttl", "link-ttl", "public-url", "webhook-urls", "brand-name", "brand-logo", "consent-text", "consent-file"}},
 	{groupAudio, []string{"record-audio", "recordings-dir", "recording-retention"}},
 }
 

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -88,10 +89,15 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	if err != nil {
 		return err
 	}
+	consentText, err := consentWording(cfg)
+	if err != nil {
+		return err
+	}
 	srv, err := web.New(web.Options{Store: store, Templates: templates, Accounts: users, LiveKitURL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
 		AgentName: cfg.AgentName, ReviewerToken: cfg.ReviewerToken, TokenTTL: cfg.TokenTTL, LinkTTL: cfg.LinkTTL, RejoinGrace: cfg.RejoinGrace, PublicURL: cfg.PublicURL,
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Logger: log, Reports: runner, Webhooks: hooks, Mailer: mailer, FindBlueprint: installedBlueprint,
-		Recordings: recordings.At(cfg.ResolvedRecordingsDir())})
+		Recordings: recordings.At(cfg.ResolvedRecordingsDir()),
+		BrandName: cfg.BrandName, BrandLogo: cfg.BrandLogo, ConsentText: consentText, RecordsAudio: cfg.RecordAudio, TimeScale: cfg.TimeScale})
 	if err != nil {
 		return err
 	}
@@ -186,4 +192,20 @@ func (f *feedbackMail) Notify(event string, rec *interviews.Record) {
 	}
 	rec = rec.Clone()
 	f.wg.Go(func() { _, _ = f.srv.NotifyFeedbackReady(f.ctx, rec) })
+}
+
+// consentWording is the notice candidates agree to: the consent file's
+// text, the consent text, or "" for the web app's built-in notice.
+func consentWording(cfg *config.Config) (string, error) {
+	if cfg.ConsentFile == "" {
+		return cfg.ConsentText, nil
+	}
+	data, err := os.ReadFile(cfg.ConsentFile)
+	if err != nil {
+		return "", fmt.Errorf("consent file: %w: set VIVA_CONSENT_FILE to a readable text file, or use VIVA_CONSENT_TEXT", err)
+	}
+	if strings.TrimSpace(string(data)) == "" {
+		return "", fmt.Errorf("consent file %s is empty: write the notice candidates agree to in it, or unset VIVA_CONSENT_FILE for the built-in notice", cfg.ConsentFile)
+	}
+	return string(data), nil
 }

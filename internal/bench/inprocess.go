@@ -421,7 +421,7 @@ func feed(ctx context.Context, start time.Time, sessions []*benchSession, first,
 type benchDisplay benchSession
 
 func (d *benchDisplay) Caption(voice.Transcript)          {}
-func (d *benchDisplay) AgentCaption(string, string, bool) {}
+func (d *benchDisplay) AgentCaption(string, string, bool, bool) {}
 func (d *benchDisplay) Thinking(bool)                     {}
 func (d *benchDisplay) StageEntered(agent.StageChange)    {}
 func (d *benchDisplay) State(state string) {

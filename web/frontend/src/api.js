@@ -15,16 +15,17 @@ export class JoinError extends Error {
 
 /**
  * requestJoin asks the server for a fresh LiveKit token for the interview:
- * {token, livekit_url, room, identity, name}. The token is kept in memory
- * only, never in storage.
+ * {token, livekit_url, room, identity, name}. consentVersion is the version
+ * of the notice the candidate agreed to (the server refuses a first join
+ * without it). The token is kept in memory only, never in storage.
  */
-export async function requestJoin(interviewId) {
+export async function requestJoin(interviewId, consentVersion) {
   let res;
   try {
     res = await fetch(`/api/interviews/${encodeURIComponent(interviewId)}/join`, {
       method: 'POST',
       headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
-      body: '{}',
+      body: JSON.stringify({ consent: !!consentVersion, consent_version: consentVersion || '' }),
       credentials: 'same-origin',
       cache: 'no-store',
     });
@@ -42,4 +43,24 @@ export async function requestJoin(interviewId) {
   }
   const message = body && typeof body.error === 'string' && body.error ? body.error : `The interview server answered ${res.status}.`;
   throw new JoinError(message, res.status);
+}
+
+/**
+ * fetchTranscript reads what was said so far in the interview (after a
+ * reload): [{speaker, text, interrupted, at, stage}]. It resolves to an
+ * empty list when the server cannot answer: captions are a convenience.
+ */
+export async function fetchTranscript(interviewId) {
+  try {
+    const res = await fetch(`/api/interviews/${encodeURIComponent(interviewId)}/transcript`, {
+      headers: { Accept: 'application/json' },
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
+    if (!res.ok) return [];
+    const body = await res.json();
+    return Array.isArray(body && body.turns) ? body.turns : [];
+  } catch {
+    return [];
+  }
 }

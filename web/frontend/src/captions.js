@@ -1,6 +1,8 @@
 // Captions of both speakers: one line per `lk.segment_id`, interim text
 // replaced by later updates and by the final one, typed messages shown at
-// once and merged with the agent's echo of them.
+// once and merged with the agent's echo of them, interviewer turns the
+// candidate cut off marked as interrupted, and the turns said before a
+// reload restored from the record.
 
 /** Speakers of a caption line. */
 export const SPEAKER_YOU = 'you';
@@ -28,7 +30,7 @@ const normalize = (s) => s.trim().replace(/\s+/g, ' ').toLowerCase();
  */
 export class CaptionModel {
   constructor() {
-    /** @type {Array<{id:number, segmentId:string, speaker:string, identity:string, text:string, final:boolean, pending:boolean, at:number}>} */
+    /** @type {Array<{id:number, segmentId:string, speaker:string, identity:string, text:string, final:boolean, pending:boolean, at:number, interrupted:boolean, restored:boolean}>} */
     this.lines = [];
     this.bySegment = new Map();
     this.nextId = 1;
@@ -40,15 +42,17 @@ export class CaptionModel {
    * the update changes nothing: empty text for a new segment, an interim
    * arriving after the final, or an interim older than the text shown.
    */
-  apply({ segmentId, speaker, identity = '', text, final, at = 0 }) {
+  apply({ segmentId, speaker, identity = '', text, final, at = 0, interrupted = false }) {
     text = (text || '').trim();
+    interrupted = !!(final && interrupted);
     let line = this.bySegment.get(segmentId);
     if (line) {
       if (line.final && !final) return null;
       if (!final && at < line.at) return null;
-      if (line.text === text && line.final === final) return null;
+      if (line.text === text && line.final === final && line.interrupted === interrupted) return null;
       line.text = text;
       line.final = final;
+      line.interrupted = interrupted;
       line.at = Math.max(line.at, at);
       return { line, created: false };
     }
@@ -67,7 +71,7 @@ export class CaptionModel {
         return { line: typed, created: false };
       }
     }
-    line = { id: this.nextId++, segmentId, speaker, identity, text, final, pending: false, at };
+    line = { id: this.nextId++, segmentId, speaker, identity, text, final, pending: false, at, interrupted, restored: false };
     this.lines.push(line);
     this.bySegment.set(segmentId, line);
     return { line, created: true };
@@ -101,9 +105,39 @@ export class CaptionModel {
       final: true,
       pending: true,
       at: 0,
+      interrupted: false,
+      restored: false,
     };
     this.lines.push(line);
     return line;
+  }
+
+  /**
+   * restore adds the turns said before this page was loaded (the record's
+   * transcript: {speaker: "agent"|"candidate", text, interrupted}), in
+   * order, ahead of anything live. It returns the lines added.
+   */
+  restore(turns) {
+    const added = [];
+    for (const t of turns || []) {
+      const text = typeof t.text === 'string' ? t.text.trim() : '';
+      if (!text) continue;
+      const speaker = t.speaker === 'agent' ? SPEAKER_AGENT : t.speaker === 'candidate' ? SPEAKER_YOU : SPEAKER_OTHER;
+      added.push({
+        id: this.nextId++,
+        segmentId: '',
+        speaker,
+        identity: '',
+        text,
+        final: true,
+        pending: false,
+        at: 0,
+        interrupted: speaker === SPEAKER_AGENT && !!t.interrupted,
+        restored: true,
+      });
+    }
+    this.lines = [...added, ...this.lines];
+    return added;
   }
 
   /** remove drops a line (a typed message that could not be sent). */

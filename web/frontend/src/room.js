@@ -1,11 +1,16 @@
-// The candidate's interview room: microphone, LiveKit connection, the
-// interviewer's state, stage and countdown, live captions, typed messages,
-// ending and reconnecting. Loaded by web/templates/room.html.
+// The candidate's interview room: consent and the device check before
+// joining, microphone, LiveKit connection, the interviewer's voice drawn
+// with its state, the stages and the time left, live captions (restored
+// after a reload), typed messages, mute and device switching, ending and
+// reconnecting. Loaded by web/templates/room.html.
 
 import { DisconnectReason, ParticipantKind, Room, RoomEvent, Track } from 'livekit-client';
 import { CaptionModel, SPEAKER_AGENT, SPEAKER_OTHER, SPEAKER_YOU, speakerLabel } from './captions.js';
-import { JoinError, requestJoin } from './api.js';
+import { JoinError, fetchTranscript, requestJoin } from './api.js';
 import { LevelMeter } from './meter.js';
+import { Visualiser } from './visualiser.js';
+import { canChooseSpeaker, fillSelect, listDevices, playTestTone } from './devices.js';
+import { formatMinutesLeft, readPlan, stepperStages, totalLeftMs } from './plan.js';
 import {
   ATTR_THINKING,
   MAX_RECONNECT_ATTEMPTS,
@@ -28,6 +33,8 @@ const ATTR_AGENT_STATE = 'lk.agent.state';
 const ATTR_PUBLISH_ON_BEHALF = 'lk.publish_on_behalf';
 const ATTR_SEGMENT_ID = 'lk.segment_id';
 const ATTR_FINAL = 'lk.transcription_final';
+/** ATTR_INTERRUPTED marks the final caption of an interviewer turn the candidate cut off. */
+const ATTR_INTERRUPTED = 'viva.interrupted';
 /** RPC_END_INTERVIEW tells the interviewer the candidate is ending, so the
  * interview is over at once rather than held open for a rejoin. */
 const RPC_END_INTERVIEW = 'viva.end_interview';
@@ -51,6 +58,8 @@ class RoomPage {
     this.id = root.dataset.interviewId || '';
     this.name = root.dataset.candidateName || '';
     this.raw = new URLSearchParams(window.location.search).get('raw') === '1';
+    this.consentVersion = root.dataset.consentVersion || '';
+    this.plan = readPlan((byId('room-plan') || {}).textContent);
 
     this.el = {
       banner: byId('banner'),
@@ -59,11 +68,27 @@ class RoomPage {
       retry: byId('retry'),
       noMic: byId('no-mic'),
       prejoin: byId('prejoin'),
+      consent: byId('consent'),
+      check: byId('check'),
+      checkMic: byId('check-mic'),
+      testSound: byId('test-sound'),
+      micSelect: byId('mic-select'),
+      speakerSelect: byId('speaker-select'),
+      checkMeter: byId('check-meter'),
+      checkStatus: byId('check-status'),
+      joinActions: byId('join-actions'),
       join: byId('join'),
       joinStatus: byId('join-status'),
       live: byId('live'),
       agentState: byId('agent-state'),
       agentStateText: byId('agent-state-text'),
+      stepper: byId('stepper'),
+      totalWrap: byId('total-wrap'),
+      totalLeft: byId('total-left'),
+      visualiser: byId('visualiser'),
+      mute: byId('mute'),
+      liveMicSelect: byId('live-mic-select'),
+      liveSpeakerSelect: byId('live-speaker-select'),
       stage: byId('stage'),
       countdownWrap: byId('countdown-wrap'),
       countdown: byId('countdown'),
@@ -89,6 +114,12 @@ class RoomPage {
     this.micOff = false; // the candidate chose to type only
     this.audioCtx = null;
     this.meter = new LevelMeter(this.el.meter);
+    this.checkMeter = new LevelMeter(this.el.checkMeter);
+    this.visualiser = new Visualiser(this.el.visualiser);
+    this.micDevice = ''; // chosen microphone deviceId; '' is the default
+    this.speakerDevice = ''; // chosen speaker deviceId; '' is the default
+    this.muted = false;
+    this.restored = false; // the transcript was restored after a reload
     this.agentIdentity = '';
     this.stage = null;
     this.countdownTimer = 0;
@@ -100,6 +131,21 @@ class RoomPage {
     this.lineEls = new Map();
 
     this.el.join.addEventListener('click', () => this.join());
+    this.el.consent.addEventListener('change', () => this.onConsent());
+    this.el.checkMic.addEventListener('click', () => this.checkMicrophone());
+    this.el.testSound.addEventListener('click', () => this.testSound());
+    for (const sel of [this.el.micSelect, this.el.liveMicSelect]) {
+      sel.addEventListener('change', () => this.chooseMicrophone(sel.value));
+    }
+    for (const sel of [this.el.speakerSelect, this.el.liveSpeakerSelect]) {
+      sel.addEventListener('change', () => this.chooseSpeaker(sel.value));
+    }
+    this.el.mute.addEventListener('click', () => this.toggleMute());
+    if (!canChooseSpeaker()) {
+      for (const el of document.querySelectorAll('.room-speaker-field')) el.hidden = true;
+    }
+    this.onConsent();
+    this.renderStepper();
     this.el.retry.addEventListener('click', () => {
       const action = this.retryAction;
       this.hideProblem();
@@ -120,6 +166,146 @@ class RoomPage {
     });
     this.el.startAudio.addEventListener('click', () => this.startAudio());
     this.checkPermission();
+  }
+
+  // ---- consent and the device check ----
+
+  /** agreed says whether the candidate ticked "I agree". */
+  agreed() {
+    return this.el.consent.checked;
+  }
+
+  onConsent() {
+    const ok = this.agreed();
+    if (this.phase === 'prejoin') this.el.join.disabled = !ok;
+    this.el.checkMic.disabled = !ok;
+    if (this.phase === 'prejoin' && this.el.joinStatus.textContent.startsWith('Tick')) this.el.joinStatus.textContent = '';
+    if (!ok && this.phase === 'prejoin') this.el.joinStatus.textContent = 'Tick “I agree” to join.';
+  }
+
+  ensureAudioContext() {
+    if (!this.audioCtx) {
+      const Ctx = window.AudioContext || window.webkitAudioContext;
+      if (Ctx) this.audioCtx = new Ctx();
+    }
+    if (this.audioCtx && this.audioCtx.state === 'suspended') this.audioCtx.resume().catch(() => {});
+    return this.audioCtx;
+  }
+
+  /** checkMicrophone opens the microphone before joining: level meter and device lists. */
+  async checkMicrophone() {
+    if (!this.agreed()) return;
+    this.ensureAudioContext();
+    this.el.checkStatus.textContent = 'Asking for your microphone…';
+    try {
+      if (!this.mic) this.mic = await this.openMicrophone();
+    } catch (err) {
+      this.el.checkStatus.textContent = micProblem(err).message;
+      return;
+    }
+    this.el.checkStatus.textContent = 'Speak: the bar moves when your microphone hears you.';
+    if (this.audioCtx) this.checkMeter.start(this.audioCtx, this.mic);
+    await this.refreshDevices();
+  }
+
+  /** refreshDevices fills every microphone and speaker list. */
+  async refreshDevices() {
+    const mics = await listDevices('audioinput');
+    const speakers = await listDevices('audiooutput');
+    const current = this.mic && this.mic.getSettings ? this.mic.getSettings().deviceId || this.micDevice : this.micDevice;
+    for (const sel of [this.el.micSelect, this.el.liveMicSelect]) {
+      fillSelect(sel, mics, current, 'Microphone');
+      sel.disabled = false;
+    }
+    for (const sel of [this.el.speakerSelect, this.el.liveSpeakerSelect]) fillSelect(sel, speakers, this.speakerDevice, 'Speaker');
+  }
+
+  /** chooseMicrophone switches to deviceId, before joining or in the room. */
+  async chooseMicrophone(deviceId) {
+    this.micDevice = deviceId;
+    for (const sel of [this.el.micSelect, this.el.liveMicSelect]) sel.value = deviceId;
+    if (!this.mic) return;
+    let next;
+    try {
+      next = await this.openMicrophone();
+    } catch (err) {
+      this.el.checkStatus.textContent = micProblem(err).message;
+      this.el.endHint.textContent = micProblem(err).message;
+      return;
+    }
+    const old = this.mic;
+    this.mic = next;
+    const pub = this.room && this.room.localParticipant.getTrackPublication(Track.Source.Microphone);
+    if (pub && pub.track) {
+      try {
+        await pub.track.replaceTrack(next, true);
+        // The new microphone stays silent while the candidate is muted.
+        if (this.muted) await pub.track.mute();
+      } catch {
+        this.el.endHint.textContent = 'The microphone could not be switched. Try another one, or reload the page.';
+      }
+    }
+    old.stop();
+    if (this.audioCtx) {
+      if (this.phase === 'prejoin') this.checkMeter.start(this.audioCtx, next);
+      else if (!this.el.live.hidden) this.meter.start(this.audioCtx, next);
+    }
+  }
+
+  /** chooseSpeaker plays the interviewer (and the test sound) on deviceId. */
+  async chooseSpeaker(deviceId) {
+    this.speakerDevice = deviceId;
+    for (const sel of [this.el.speakerSelect, this.el.liveSpeakerSelect]) sel.value = deviceId;
+    if (this.room) {
+      await this.room.switchActiveDevice('audiooutput', deviceId || 'default').catch(() => {});
+    }
+    for (const a of this.el.audioSink.querySelectorAll('audio')) {
+      if (typeof a.setSinkId === 'function') a.setSinkId(deviceId).catch(() => {});
+    }
+  }
+
+  /** testSound plays a short tone so the candidate can check the speaker. */
+  async testSound() {
+    const ctx = this.ensureAudioContext();
+    if (!ctx) {
+      this.el.checkStatus.textContent = 'This browser cannot play sound from the page.';
+      return;
+    }
+    this.el.testSound.disabled = true;
+    this.el.testSound.dataset.played = 'playing';
+    this.el.checkStatus.textContent = 'Playing a test sound…';
+    try {
+      await playTestTone(ctx, this.speakerDevice);
+      this.el.checkStatus.textContent = 'Did you hear a tone? If not, check your volume or choose another speaker.';
+      this.el.testSound.dataset.played = 'true';
+    } catch {
+      this.el.checkStatus.textContent = 'The test sound could not play. Check your speaker, then try again.';
+      this.el.testSound.dataset.played = 'false';
+    } finally {
+      this.el.testSound.disabled = false;
+    }
+  }
+
+  // ---- mute ----
+
+  async toggleMute() {
+    const room = this.room;
+    if (!room || !this.mic) return;
+    const mute = !this.muted;
+    try {
+      await room.localParticipant.setMicrophoneEnabled(!mute);
+    } catch {
+      this.el.endHint.textContent = 'The microphone could not be switched. Try again.';
+      return;
+    }
+    this.setMuted(mute);
+  }
+
+  setMuted(muted) {
+    this.muted = muted;
+    this.el.mute.setAttribute('aria-pressed', String(muted));
+    this.el.mute.textContent = muted ? 'Unmute' : 'Mute';
+    this.el.meter.dataset.muted = String(muted);
   }
 
   // ---- joining ----
@@ -144,15 +330,16 @@ class RoomPage {
   /** join runs on the Join click: microphone, token, room. */
   async join() {
     if (this.phase !== 'prejoin') return;
+    if (!this.agreed()) {
+      this.el.joinStatus.textContent = 'Tick “I agree” to join.';
+      this.el.consent.focus();
+      return;
+    }
     this.phase = 'joining';
     this.el.join.disabled = true;
     this.hideProblem();
     // Audio may only start after a user gesture: create the context now.
-    if (!this.audioCtx) {
-      const Ctx = window.AudioContext || window.webkitAudioContext;
-      if (Ctx) this.audioCtx = new Ctx();
-    }
-    if (this.audioCtx && this.audioCtx.state === 'suspended') this.audioCtx.resume().catch(() => {});
+    this.ensureAudioContext();
 
     if (!this.micOff && !this.mic) {
       this.el.joinStatus.textContent = 'Asking for your microphone…';
@@ -192,7 +379,9 @@ class RoomPage {
       err.name = 'InsecureContext';
       throw err;
     }
-    const stream = await navigator.mediaDevices.getUserMedia({ audio: audioConstraints(this.raw), video: false });
+    const audio = audioConstraints(this.raw);
+    if (this.micDevice) audio.deviceId = { exact: this.micDevice };
+    const stream = await navigator.mediaDevices.getUserMedia({ audio, video: false });
     const [track] = stream.getAudioTracks();
     if (!track) {
       const err = new Error('no audio track');
@@ -200,7 +389,7 @@ class RoomPage {
       throw err;
     }
     track.addEventListener('ended', () => {
-      if (this.phase === 'live') {
+      if (this.phase === 'live' && track === this.mic) {
         this.el.micOff.textContent = 'Your microphone stopped. Type your answers below, or reload the page to use it again.';
         this.el.micOff.hidden = false;
         this.meter.stop();
@@ -215,8 +404,13 @@ class RoomPage {
    * after a reconnect.
    */
   async connect() {
-    const info = await requestJoin(this.id);
+    const info = await requestJoin(this.id, this.consentVersion);
     if (info.name) this.name = info.name;
+    if (!this.restored) {
+      // After a reload: what was said before, ahead of anything live.
+      this.restored = true;
+      this.restoreCaptions(await fetchTranscript(this.id));
+    }
     const room = new Room({
       adaptiveStream: false,
       dynacast: false,
@@ -234,6 +428,8 @@ class RoomPage {
           name: 'microphone',
           dtx: false,
         });
+        // A reconnect keeps the candidate's choice to be muted.
+        if (this.muted) await room.localParticipant.setMicrophoneEnabled(false);
       }
     } catch (err) {
       room.removeAllListeners();
@@ -242,6 +438,7 @@ class RoomPage {
       throw err;
     }
     for (const p of room.remoteParticipants.values()) this.considerParticipant(p);
+    if (this.speakerDevice) await room.switchActiveDevice('audiooutput', this.speakerDevice).catch(() => {});
     this.startAudio();
     this.setChatEnabled(true);
   }
@@ -255,12 +452,18 @@ class RoomPage {
           this.setAgentState('left');
         }
       })
-      .on(RoomEvent.TrackSubscribed, (track) => {
-        if (track.kind === Track.Kind.Audio) this.el.audioSink.append(track.attach());
+      .on(RoomEvent.TrackSubscribed, (track, _pub, p) => {
+        if (track.kind !== Track.Kind.Audio) return;
+        this.el.audioSink.append(track.attach());
+        if (isAgent(p) && this.audioCtx && track.mediaStreamTrack) {
+          this.visualiser.attach(this.audioCtx, track.mediaStreamTrack);
+        }
       })
-      .on(RoomEvent.TrackUnsubscribed, (track) => {
+      .on(RoomEvent.TrackUnsubscribed, (track, _pub, p) => {
         for (const el of track.detach()) el.remove();
+        if (isAgent(p)) this.visualiser.detach();
       })
+      .on(RoomEvent.MediaDevicesChanged, () => this.refreshDevices())
       .on(RoomEvent.AudioPlaybackStatusChanged, () => this.updatePlayback())
       .on(RoomEvent.Reconnecting, () => this.showBanner('Connection lost. Reconnecting…'))
       .on(RoomEvent.SignalReconnecting, () => this.showBanner('Connection lost. Reconnecting…'))
@@ -287,6 +490,7 @@ class RoomPage {
     const view = stateView(state, thinking);
     this.el.agentState.dataset.state = view.state;
     this.el.agentStateText.textContent = view.text;
+    this.visualiser.setState(view.state);
   }
 
   setStage(stage) {
@@ -294,20 +498,61 @@ class RoomPage {
     this.stage = stage;
     this.el.stage.textContent = stageLabel(stage);
     if (!prev || prev.name !== stage.name) this.el.stage.dataset.stage = stage.name;
+    if (!prev || prev.index !== stage.index || prev.count !== stage.count) this.renderStepper();
     if (stage.deadline > 0) {
       this.el.countdownWrap.hidden = false;
       this.tickCountdown();
       if (!this.countdownTimer) this.countdownTimer = setInterval(() => this.tickCountdown(), 500);
     } else {
       this.el.countdownWrap.hidden = true;
+      this.tickCountdown();
     }
   }
 
+  /** renderStepper shows every stage, the done ones and the current one. */
+  renderStepper() {
+    const items = stepperStages(this.plan, this.stage);
+    const list = this.el.stepper;
+    list.replaceChildren(
+      ...items.map((it, i) => {
+        const li = document.createElement('li');
+        li.className = 'room-step';
+        li.dataset.state = it.state;
+        if (it.state === 'current') li.setAttribute('aria-current', 'step');
+        const n = document.createElement('span');
+        n.className = 'room-step-n';
+        n.setAttribute('aria-hidden', 'true');
+        n.textContent = it.state === 'done' ? '✓' : String(i + 1);
+        const t = document.createElement('span');
+        t.className = 'room-step-title';
+        t.textContent = it.title;
+        const sr = document.createElement('span');
+        sr.className = 'visually-hidden';
+        sr.textContent = it.state === 'done' ? ' (done)' : it.state === 'current' ? ' (now)' : '';
+        li.append(n, t, sr);
+        return li;
+      }),
+    );
+    list.hidden = items.length === 0;
+    this.tickTotal();
+  }
+
   tickCountdown() {
+    this.tickTotal();
     if (!this.stage || !this.stage.deadline) return;
     const left = this.stage.deadline - Date.now();
     this.el.countdown.textContent = formatCountdown(this.stage.deadline, Date.now());
     this.el.countdownWrap.dataset.urgent = left < 30_000 ? 'true' : 'false';
+  }
+
+  /** tickTotal shows the time left in the whole interview, when known. */
+  tickTotal() {
+    const left = totalLeftMs(this.plan, this.stage, Date.now());
+    this.el.totalWrap.hidden = left < 0;
+    if (left >= 0) {
+      this.el.totalLeft.textContent = formatMinutesLeft(left);
+      this.el.totalLeft.dataset.ms = String(left);
+    }
   }
 
   onData(payload, participant, topic) {
@@ -352,6 +597,7 @@ class RoomPage {
       identity,
       text,
       final: attrs[ATTR_FINAL] === 'true',
+      interrupted: attrs[ATTR_INTERRUPTED] === 'true',
       at: reader.info.timestamp || 0,
     });
   }
@@ -361,7 +607,17 @@ class RoomPage {
     if (changed) this.renderLine(changed.line);
   }
 
-  renderLine(line) {
+  /** restoreCaptions shows the turns said before a reload, ahead of the live ones. */
+  restoreCaptions(turns) {
+    const lines = this.captions.restore(turns);
+    if (lines.length === 0) return;
+    const first = this.el.captions.firstChild;
+    for (const line of lines) this.renderLine(line, first);
+    this.el.captions.scrollTop = this.el.captions.scrollHeight;
+  }
+
+  /** renderLine shows line; a new one goes before `before` (default: at the end). */
+  renderLine(line, before = null) {
     const box = this.el.captions;
     const stick = box.scrollHeight - box.scrollTop - box.clientHeight < SCROLL_STICK_PX;
     let el = this.lineEls.get(line.id);
@@ -372,10 +628,17 @@ class RoomPage {
       who.className = 'room-caption-who';
       const text = document.createElement('span');
       text.className = 'room-caption-text';
-      el.append(who, text);
-      box.append(el);
+      const mark = document.createElement('span');
+      mark.className = 'room-caption-mark';
+      mark.textContent = 'interrupted';
+      mark.hidden = true;
+      el.append(who, text, mark);
+      box.insertBefore(el, before);
       this.lineEls.set(line.id, el);
     }
+    el.dataset.interrupted = String(!!line.interrupted);
+    el.dataset.restored = String(!!line.restored);
+    el.querySelector('.room-caption-mark').hidden = !line.interrupted;
     el.dataset.speaker = line.speaker;
     el.querySelector('.room-caption-who').textContent = speakerLabel(line.speaker);
     el.dataset.final = String(line.final);
@@ -478,6 +741,8 @@ class RoomPage {
       told.finally(() => room.disconnect().catch(() => {}));
     }
     this.meter.stop();
+    this.checkMeter.stop();
+    this.visualiser.stop();
     if (this.mic) this.mic.stop();
     if (this.audioCtx) this.audioCtx.close().catch(() => {});
     this.setChatEnabled(false);
@@ -553,28 +818,37 @@ class RoomPage {
   showLive() {
     this.el.prejoin.hidden = true;
     this.el.live.hidden = false;
+    this.checkMeter.stop();
+    this.visualiser.start();
     if (this.mic && this.audioCtx) {
       this.meter.start(this.audioCtx, this.mic);
       this.el.micOff.hidden = true;
+      this.el.mute.hidden = false;
     } else {
       this.el.meter.hidden = true;
       this.el.micOff.hidden = false;
+      this.el.mute.hidden = true;
     }
+    this.refreshDevices();
     this.updatePlayback();
     this.el.captions.focus();
   }
 
+  /** showProblem says what went wrong; its buttons are then the only
+   * actions offered (Join hides), so one primary action stands at a time. */
   showProblem(message, retry, offerNoMic) {
     this.retryAction = retry;
     this.el.problemText.textContent = message;
     this.el.retry.hidden = !retry;
     this.el.noMic.hidden = !offerNoMic;
     this.el.problem.hidden = false;
+    this.el.joinActions.hidden = this.phase === 'prejoin' || this.phase === 'joining';
     (retry ? this.el.retry : this.el.problemText).focus?.();
   }
 
   hideProblem() {
     this.el.problem.hidden = true;
+    this.el.joinActions.hidden = false;
     this.retryAction = null;
   }
 
