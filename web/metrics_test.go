@@ -71,4 +71,8 @@ func TestNoMetricsUnlessAsked(t *testing.T) {
 	if rec := ts.get(MetricsPath); rec.Code != http.StatusNotFound {
 		t.Errorf("GET /metrics without metrics: %d, want 404", rec.Code)
 	}
+	// Go's profiler is never on the public listener.
+	if rec := ts.get("/debug/pprof/"); rec.Code != http.StatusNotFound {
+		t.Errorf("GET /debug/pprof/ on the web app: %d, want 404", rec.Code)
+	}
 }
