@@ -3,6 +3,8 @@ package metrics_test
 import (
 	"errors"
 	"net/http/httptest"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -116,4 +118,48 @@ func TestNilRecordsNothing(t *testing.T) {
 	web.InterviewCreated()
 	web.Report(nil)
 	web.Webhook("x", true)
+}
+
+// TestDashboardNamesMetrics: every viva_ metric the Grafana dashboard in
+// deploy/ queries is one this package defines, so a renamed metric cannot
+// leave a panel empty.
+func TestDashboardNamesMetrics(t *testing.T) {
+	data, err := os.ReadFile("../../deploy/grafana-dashboard.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := metrics.NewRegistry()
+	w := metrics.NewWorker(reg)
+	web := metrics.NewWeb(reg)
+	w.WatchLoad(func() float64 { return 0 }, func() float64 { return 0 })
+	w.WatchRegistered(func() bool { return false })
+	// A vector is gathered once it has a sample.
+	w.Turn("agent")
+	w.Latency(metrics.PhaseEndToEnd, time.Second)
+	w.ProviderError("llm", "cut")
+	w.Dispatch(false, "draining")
+	web.Request("GET /healthz", 200, time.Millisecond)
+	web.Webhook("report.ready", true)
+	web.Webhook("report.ready", false)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defined := map[string]bool{}
+	for _, f := range families {
+		defined[f.GetName()] = true
+	}
+	used := regexp.MustCompile(`viva_[a-z_]+`).FindAllString(string(data), -1)
+	if len(used) == 0 {
+		t.Fatal("the dashboard queries no viva_ metric")
+	}
+	for _, name := range used {
+		base := name
+		for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+			base = strings.TrimSuffix(base, suffix)
+		}
+		if !defined[name] && !defined[base] {
+			t.Errorf("the dashboard queries %s, which is not defined", name)
+		}
+	}
 }
