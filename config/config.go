@@ -193,6 +193,18 @@ type Config struct {
 	// LogLevel is the lowest level logged: debug, info, warn or error.
 	LogLevel string `flag:"log-level" env:"VIVA_LOG_LEVEL" yaml:"log_level" default:"info" check:"oneof=debug|info|warn|error" help:"lowest log level" accept:"debug, info, warn or error"`
 
+	// LoadThreshold is the worker's load (the larger of its process's CPU
+	// share and its interviews over MaxSessions) at which it declines new
+	// interviews, so LiveKit offers them to another worker.
+	LoadThreshold float64 `flag:"load-threshold" env:"VIVA_LOAD_THRESHOLD" yaml:"load_threshold" default:"0.75" check:"gt=0,le=1" help:"worker load (the larger of its CPU share and sessions over max sessions) at which it declines new interviews" accept:"a number above 0 and at most 1, such as 0.75 (1 declines only when full)"`
+	// HealthAddr is where the worker answers health checks (GET / is 200
+	// while registered with LiveKit, 503 while draining or disconnected)
+	// and serves GET /metrics; empty or "off" serves neither.
+	HealthAddr string `flag:"health-addr" env:"VIVA_HEALTH_ADDR" yaml:"health_addr" default:":8081" check:"listen" help:"address of the worker's health check (GET /) and metrics (GET /metrics); empty or off for none" accept:"host:port such as :8081 or 127.0.0.1:8081, or off"`
+	// PprofAddr is where Go's profiler (net/http/pprof) is served, on a
+	// listener of its own; empty (the default) serves no profiler.
+	PprofAddr string `flag:"pprof" env:"VIVA_PPROF_ADDR" yaml:"pprof_addr" check:"listen" help:"address that serves Go's profiler (/debug/pprof/) on a listener of its own; keep it private; empty for none" accept:"host:port such as 127.0.0.1:6060, or off"`
+
 	// origins says where each value came from, by YAML key, for messages.
 	origins map[string]origin
 }
@@ -999,7 +1011,21 @@ type rule struct {
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
-// newRule compiles one check: nonempty, name, hostport, oneof=a|b,
+// Off turns off a listener setting (HealthAddr, PprofAddr) where an empty
+// value cannot be given, as in an environment variable.
+const Off = "off"
+
+// ListenAddr is the address a listener setting asks to listen on: "" when
+// it is empty or Off.
+func ListenAddr(setting string) string {
+	if s := strings.TrimSpace(setting); s != Off {
+		return s
+	}
+	return ""
+}
+
+// newRule compiles one check: nonempty, name, hostport, listen (a hostport
+// or empty or Off), oneof=a|b,
 // url=scheme|scheme, secretkey, minlen=N, and gt=, ge=, le= with a number or a
 // duration (matching the field's type).
 func newRule(field string, typ reflect.Type, spec string) rule {
@@ -1041,6 +1067,20 @@ func newRule(field string, typ reflect.Type, spec string) rule {
 		}}
 	case "hostport":
 		return rule{check: func(v reflect.Value) string {
+			_, port, err := net.SplitHostPort(v.String())
+			if err != nil {
+				return "is not a host:port address"
+			}
+			if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+				return "has no valid port (0 to 65535)"
+			}
+			return ""
+		}}
+	case "listen":
+		return rule{check: func(v reflect.Value) string {
+			if ListenAddr(v.String()) == "" {
+				return ""
+			}
 			_, port, err := net.SplitHostPort(v.String())
 			if err != nil {
 				return "is not a host:port address"

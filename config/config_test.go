@@ -77,7 +77,7 @@ func TestDefaults(t *testing.T) {
 		"OpenAIModel": "gpt-4o-mini", "AnalysisModel": "", "LLMFirstTokenTimeout": 8 * time.Second, "LLMChunkGapTimeout": 5 * time.Second, "STT": "", "TTS": "", "DeepgramAPIKey": "", "DeepgramModel": "nova-3",
 		"OpenAISTTModel": "gpt-4o-mini-transcribe", "OpenAITTSModel": "gpt-4o-mini-tts", "OpenAITTSVoice": "alloy",
 		"LiveKitURL": "", "LiveKitAPIKey": "", "LiveKitAPISecret": "", "AgentName": "viva-interviewer",
-		"MaxSessions": 100, "DrainTimeout": 60 * time.Second, "RejoinGrace": 60 * time.Second, "EndpointingDelay": 500 * time.Millisecond,
+		"MaxSessions": 100, "LoadThreshold": 0.75, "HealthAddr": ":8081", "PprofAddr": "", "DrainTimeout": 60 * time.Second, "RejoinGrace": 60 * time.Second, "EndpointingDelay": 500 * time.Millisecond,
 		"EndpointingMin": 200 * time.Millisecond, "EndpointingMax": 3 * time.Second,
 		"InterruptThreshold": 500 * time.Millisecond, "ThinkingPause": 2500 * time.Millisecond, "FalseInterruptionTimeout": 2 * time.Second,
 		"AwayAfter": 20 * time.Second, "HearingTimeout": 5 * time.Second, "Addr": "127.0.0.1:8080", "ReviewerToken": "", "UsersFile": "", "SecretsKey": "",
@@ -370,7 +370,7 @@ func TestFileErrors(t *testing.T) {
 		want string // FILE is the path
 	}{
 		{"unknown key with its line", "time_scale: 1\n\nagent_name: x\nfavourite_colour: blue\n",
-			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, database_url, recordings_dir, record_audio, recording_retention, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, thinking_pause, false_interruption_timeout, away_after, hearing_timeout, addr, reviewer_token, users_file, secrets_key, token_ttl, link_ttl, public_url, webhook_urls, webhook_secret, smtp_url, brand_name, brand_logo, consent_text, consent_file, log_level`},
+			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, database_url, recordings_dir, record_audio, recording_retention, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, thinking_pause, false_interruption_timeout, away_after, hearing_timeout, addr, reviewer_token, users_file, secrets_key, token_ttl, link_ttl, public_url, webhook_urls, webhook_secret, smtp_url, brand_name, brand_logo, consent_text, consent_file, log_level, load_threshold, health_addr, pprof_addr`},
 		{"typo", "# settings\ntime_scael: 0.5\n", `FILE:2: unknown setting "time_scael": did you mean time_scale?`},
 		{"env name as key", "OPENAI_API_KEY: sk-test\n", `FILE:1: unknown setting "OPENAI_API_KEY": did you mean openai_api_key?`},
 		{"flag name as key", "time-scale: 0.5\n", `FILE:1: unknown setting "time-scale": did you mean time_scale?`},
@@ -826,5 +826,37 @@ func TestRecordAudio(t *testing.T) {
 				t.Errorf("RecordAudio = %v, want %v", c.RecordAudio, tt.want)
 			}
 		})
+	}
+}
+
+// TestListenSettings: the health address defaults to :8081 and turns off
+// with an empty flag or "off"; the profiler is off unless given; a bad
+// address names the setting.
+func TestListenSettings(t *testing.T) {
+	c, err, _ := load(t, nil, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ListenAddr(c.HealthAddr) != ":8081" || ListenAddr(c.PprofAddr) != "" {
+		t.Errorf("defaults: health %q, pprof %q; want :8081 and off", c.HealthAddr, c.PprofAddr)
+	}
+	c, err, _ = load(t, []string{"--health-addr", "", "--pprof", "127.0.0.1:6060"}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ListenAddr(c.HealthAddr) != "" || ListenAddr(c.PprofAddr) != "127.0.0.1:6060" {
+		t.Errorf("flags: health %q, pprof %q", c.HealthAddr, c.PprofAddr)
+	}
+	c, err, _ = load(t, nil, map[string]string{"VIVA_HEALTH_ADDR": "off"}, "")
+	if err != nil || ListenAddr(c.HealthAddr) != "" {
+		t.Errorf("VIVA_HEALTH_ADDR=off: %v, %v", c, err)
+	}
+	_, err, _ = load(t, nil, map[string]string{"VIVA_HEALTH_ADDR": "8081"}, "")
+	if err == nil || !strings.Contains(err.Error(), "VIVA_HEALTH_ADDR") || !strings.Contains(err.Error(), "host:port") {
+		t.Errorf("VIVA_HEALTH_ADDR=8081: %v, want an error naming it", err)
+	}
+	_, err, _ = load(t, []string{"--load-threshold", "1.5"}, nil, "")
+	if err == nil || !strings.Contains(err.Error(), "--load-threshold") {
+		t.Errorf("--load-threshold 1.5: %v, want an error naming it", err)
 	}
 }

@@ -76,8 +76,16 @@ type observerKey struct{}
 // WithObserver returns a context whose provider calls report their
 // incidents to observe. Providers are shared by every interview of a
 // worker, so the observer travels with each interview's calls rather than
-// in the providers' options.
+// in the providers' options. An observer ctx already carries (a worker's
+// metrics, say) still receives every incident, after observe.
 func WithObserver(ctx context.Context, observe Observer) context.Context {
+	if outer, _ := ctx.Value(observerKey{}).(Observer); outer != nil {
+		inner := observe
+		observe = func(inc Incident) {
+			inner(inc)
+			outer(inc)
+		}
+	}
 	return context.WithValue(ctx, observerKey{}, observe)
 }
 

@@ -26,3 +26,15 @@ func TestReport(t *testing.T) {
 		t.Errorf("observed %+v", got)
 	}
 }
+
+// TestObserversNest: an interview's observer and the worker's around it
+// both receive each incident, the inner one first.
+func TestObserversNest(t *testing.T) {
+	var order []string
+	ctx := WithObserver(t.Context(), func(i Incident) { order = append(order, "worker:"+string(i.Kind)) })
+	ctx = WithObserver(ctx, func(i Incident) { order = append(order, "interview:"+string(i.Kind)) })
+	Report(ctx, Incident{Provider: TTS, Kind: Fallback})
+	if len(order) != 2 || order[0] != "interview:fallback" || order[1] != "worker:fallback" {
+		t.Errorf("observers called %v, want the interview's then the worker's", order)
+	}
+}

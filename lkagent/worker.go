@@ -93,6 +93,52 @@ var (
 // errStopping ends a connection because the worker is stopping.
 var errStopping = errors.New("lkagent: stopping")
 
+// Why the worker declined a job LiveKit offered it, as logged and given to
+// Options.OnAvailability.
+const (
+	// DeclineNoID: the offer named no job.
+	DeclineNoID = "no_job_id"
+	// DeclineNotRoomJob: the job is not a room job.
+	DeclineNotRoomJob = "not_room_job"
+	// DeclineOtherAgent: the job was dispatched to another agent name.
+	DeclineOtherAgent = "other_agent_name"
+	// DeclineDraining: the worker is draining.
+	DeclineDraining = "draining"
+	// DeclineDuplicate: the worker already accepted the job.
+	DeclineDuplicate = "already_accepted"
+	// DeclineAtCapacity: the worker runs Options.MaxSessions jobs.
+	DeclineAtCapacity = "at_capacity"
+	// DeclineLoad: the worker's load is at or above
+	// Options.LoadThreshold.
+	DeclineLoad = "load_threshold"
+)
+
+// Status is the worker's standing with the LiveKit server, for health
+// checks.
+type Status int
+
+// The worker's statuses.
+const (
+	// StatusDisconnected: not registered with a server (starting, or
+	// reconnecting after the connection was lost); running jobs go on.
+	StatusDisconnected Status = iota
+	// StatusRegistered: registered and taking jobs.
+	StatusRegistered
+	// StatusDraining: stopping; no new jobs are taken.
+	StatusDraining
+)
+
+// String names the status: disconnected, registered or draining.
+func (s Status) String() string {
+	switch s {
+	case StatusRegistered:
+		return "registered"
+	case StatusDraining:
+		return "draining"
+	}
+	return "disconnected"
+}
+
 // Job is one dispatch assigned to this worker: a room to join.
 type Job struct {
 	// ID is LiveKit's job id (AJ_…).
@@ -171,13 +217,23 @@ type Options struct {
 	// cancels running jobs at once.
 	DrainTimeout time.Duration
 	// Load, when set, reports this worker's load in [0, 1] (for example its
-	// process's CPU share); at 1 the worker is full. The default is running
+	// process's CPU share); at LoadThreshold the worker is full. The default is running
 	// and promised jobs over MaxSessions. Never report whole-machine CPU: a
 	// busy neighbour would stop dispatch to an idle worker. It is called from
 	// the connection's goroutine and must not block. livekit-server stops
 	// dispatching to a node once every worker there reports at least its
 	// agents.target_load (0.7 by default).
 	Load func() float32
+	// LoadThreshold is the load at and above which the worker declines new
+	// jobs and reports itself full, so LiveKit offers them to another
+	// worker (LiveKit's agent frameworks default to 0.75 in production).
+	// Zero means 1: only a full worker declines.
+	LoadThreshold float32
+	// OnAvailability, when set, is told how the worker answered each job
+	// LiveKit offered it: accepted, or declined for reason (one of the
+	// Decline constants). It is called from the connection's goroutine and
+	// must not block; metrics count dispatches with it.
+	OnAvailability func(accepted bool, reason string)
 	// StatusInterval is how often load is reported besides on every change.
 	// Default DefaultStatusInterval.
 	StatusInterval time.Duration
@@ -204,6 +260,9 @@ func (o Options) Validate() error {
 	}
 	if o.DrainTimeout < 0 {
 		return fmt.Errorf("lkagent: drain timeout is %s: use a positive duration, or 0 to cancel running jobs at once", o.DrainTimeout)
+	}
+	if o.LoadThreshold < 0 || o.LoadThreshold > 1 {
+		return fmt.Errorf("lkagent: load threshold is %g: use a load between 0 and 1, such as 0.75, or 0 for 1", o.LoadThreshold)
 	}
 	if o.StatusInterval < 0 {
 		return fmt.Errorf("lkagent: status interval is %s: use a positive duration, or 0 for the default (%s)", o.StatusInterval, DefaultStatusInterval)
@@ -341,6 +400,37 @@ func (w *Worker) Draining() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.draining
+}
+
+// Status says whether the worker is registered with LiveKit and taking
+// jobs, draining, or disconnected.
+func (w *Worker) Status() Status {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.draining:
+		return StatusDraining
+	case w.tr != nil:
+		return StatusRegistered
+	}
+	return StatusDisconnected
+}
+
+// HealthHandler answers health checks as LiveKit's agent workers do: 200
+// "OK" while the worker is registered and taking jobs, 503 with the status
+// while it is draining or disconnected, so an orchestrator stops counting
+// on it (and restarts one that never comes back).
+func (w *Worker) HealthHandler() http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		rw.Header().Set("Cache-Control", "no-store")
+		if st := w.Status(); st != StatusRegistered {
+			rw.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = fmt.Fprintln(rw, st)
+			return
+		}
+		_, _ = fmt.Fprintln(rw, "OK")
+	})
 }
 
 // Run connects to the server, registers and serves jobs, reconnecting with
@@ -708,12 +798,20 @@ func (w *Worker) load() float32 {
 	return min(max(l, 0), 1)
 }
 
+// threshold is the load at which the worker declines jobs.
+func (w *Worker) threshold() float32 {
+	if w.opts.LoadThreshold > 0 {
+		return w.opts.LoadThreshold
+	}
+	return 1
+}
+
 // statusMessage reports load, job count and whether the worker is full.
 func (w *Worker) statusMessage() *livekit.WorkerMessage {
 	load := w.load()
 	w.mu.Lock()
 	n := len(w.jobs)
-	full := w.draining || n+len(w.reserved) >= w.opts.MaxSessions || load >= 1
+	full := w.draining || n+len(w.reserved) >= w.opts.MaxSessions || load >= w.threshold()
 	w.mu.Unlock()
 	status := livekit.WorkerStatus_WS_AVAILABLE
 	if full {
@@ -746,36 +844,38 @@ func (w *Worker) handle(m *livekit.ServerMessage) *livekit.WorkerMessage {
 func (w *Worker) answerAvailability(req *livekit.AvailabilityRequest) *livekit.WorkerMessage {
 	job := req.GetJob()
 	id := job.GetId()
-	var custom float32
-	if w.opts.Load != nil {
-		custom = w.load()
-	}
+	load := w.load()
 	w.mu.Lock()
 	_, running := w.jobs[id]
 	_, held := w.reserved[id]
 	reason := ""
 	switch {
 	case id == "":
-		reason = "job without id"
+		reason = DeclineNoID
 	case job.GetType() != livekit.JobType_JT_ROOM:
-		reason = "not a room job"
+		reason = DeclineNotRoomJob
 	case job.GetAgentName() != w.agentName:
-		reason = "dispatched to another agent name"
+		reason = DeclineOtherAgent
 	case w.draining:
-		reason = "draining"
+		reason = DeclineDraining
 	case running || held:
-		reason = "already accepted"
-	case len(w.jobs)+len(w.reserved) >= w.opts.MaxSessions || custom >= 1:
-		reason = "at capacity"
+		reason = DeclineDuplicate
+	case len(w.jobs)+len(w.reserved) >= w.opts.MaxSessions:
+		reason = DeclineAtCapacity
+	case load >= w.threshold():
+		reason = DeclineLoad
 	default:
 		w.reserved[id] = time.AfterFunc(w.reserveTimeout, func() { w.release(id) })
 	}
 	w.mu.Unlock()
+	if w.opts.OnAvailability != nil {
+		w.opts.OnAvailability(reason == "", reason)
+	}
 
 	resp := &livekit.AvailabilityResponse{JobId: id, Available: reason == ""}
 	log := w.log.With("job_id", id, "room", job.GetRoom().GetName())
 	if reason != "" {
-		log.Info("lkagent: declined job", "reason", reason)
+		log.Info("lkagent: declined job", "reason", reason, "load", load, "load_threshold", w.threshold())
 	} else {
 		log.Debug("lkagent: accepted job")
 		resp.ParticipantIdentity = agentIdentity(id)

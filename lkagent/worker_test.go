@@ -383,19 +383,23 @@ func TestAvailability(t *testing.T) {
 	publisher := roomJob("AJ_pub", "r")
 	publisher.Type = livekit.JobType_JT_PUBLISHER
 	tests := []struct {
-		name     string
-		max      int
-		running  int
-		load     func() float32
-		draining bool
-		job      *livekit.Job
-		want     bool
+		name      string
+		max       int
+		running   int
+		load      func() float32
+		threshold float32
+		draining  bool
+		job       *livekit.Job
+		want      bool
 	}{
 		{name: "free slot", max: 2, running: 1, job: roomJob("AJ_new", "r"), want: true},
 		{name: "at capacity", max: 2, running: 2, job: roomJob("AJ_new", "r"), want: false},
 		{name: "draining", max: 2, draining: true, job: roomJob("AJ_new", "r"), want: false},
 		{name: "custom load full", max: 5, load: func() float32 { return 1 }, job: roomJob("AJ_new", "r"), want: false},
 		{name: "custom load below one", max: 5, load: func() float32 { return 0.9 }, job: roomJob("AJ_new", "r"), want: true},
+		{name: "load at threshold", max: 5, threshold: 0.75, load: func() float32 { return 0.75 }, job: roomJob("AJ_new", "r"), want: false},
+		{name: "load below threshold", max: 5, threshold: 0.75, load: func() float32 { return 0.7 }, job: roomJob("AJ_new", "r"), want: true},
+		{name: "sessions over threshold", max: 4, running: 3, threshold: 0.75, job: roomJob("AJ_new", "r"), want: false},
 		{name: "other agent name", max: 2, job: other, want: false},
 		{name: "not a room job", max: 2, job: publisher, want: false},
 		{name: "already running", max: 3, running: 1, job: roomJob("AJ_0", "r"), want: false},
@@ -403,7 +407,7 @@ func TestAvailability(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				r := runConnected(t, Options{AgentName: testAgentName, MaxSessions: tc.max, Load: tc.load})
+				r := runConnected(t, Options{AgentName: testAgentName, MaxSessions: tc.max, Load: tc.load, LoadThreshold: tc.threshold})
 				for i := range tc.running {
 					assign(t, r.c, roomJob("AJ_"+string(rune('0'+i)), "room"), nil)
 					r.h.next(t)

@@ -82,6 +82,10 @@ type RunnerOptions struct {
 	// GenerateTimeout bounds one generation (default
 	// DefaultGenerateTimeout).
 	GenerateTimeout time.Duration
+	// OnReport, when set, is told the outcome of every attempt at a
+	// report once it is saved: nil for a report written, the error for
+	// an attempt that failed (metrics count them). It must not block.
+	OnReport func(err error)
 	// Owner names this Runner in the interviews' leases (default
 	// "report <host>:<pid>"); two Runners sharing a store need different
 	// owners.
@@ -99,6 +103,7 @@ type Runner struct {
 	gen      Generator
 	bp       func(string) (*stages.Blueprint, error)
 	hooks    Notifier
+	onReport func(error) // nil: outcomes are only logged
 	log      *slog.Logger
 	now      func() time.Time
 	poll     time.Duration
@@ -122,7 +127,7 @@ func NewRunner(opts RunnerOptions) (*Runner, error) {
 	if opts.PollInterval < 0 || opts.GenerateTimeout < 0 {
 		return nil, errors.New("reports: the poll interval and the generation timeout must not be negative")
 	}
-	r := &Runner{store: opts.Store, gen: opts.Generator, bp: opts.Blueprint, hooks: opts.Webhooks, log: opts.Logger,
+	r := &Runner{store: opts.Store, gen: opts.Generator, bp: opts.Blueprint, hooks: opts.Webhooks, onReport: opts.OnReport, log: opts.Logger,
 		now: opts.Now, poll: opts.PollInterval, backoff: opts.Backoff, timeout: opts.GenerateTimeout, owner: opts.Owner,
 		wake: make(chan struct{}, 1), settled: map[string]string{}}
 	if r.log == nil {
@@ -365,9 +370,15 @@ func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 		return nil
 	case genErr != nil:
 		log.Warn("reports: generating the report failed", "version", version, "attempts", saved.Report.Attempts, "err", saved.Report.Error)
+		if r.onReport != nil {
+			r.onReport(genErr)
+		}
 		return retry
 	}
 	log.Info("reports: report ready", "version", version, "by", writer(saved.Report))
+	if r.onReport != nil {
+		r.onReport(nil)
+	}
 	if r.hooks != nil {
 		r.hooks.Notify(webhooks.EventReportReady, saved)
 	}

@@ -147,7 +147,13 @@ func TestRunnerRetriesWithBackoff(t *testing.T) {
 		finished(t, s, "retry", interviews.StatusCompleted, 3)
 		gen := &scriptedGen{failures: 2}
 		hooks := &events{}
-		r := newRunner(t, RunnerOptions{Store: s, Generator: gen, Webhooks: hooks})
+		var outcomesMu sync.Mutex
+		var outcomes []bool // true: written
+		r := newRunner(t, RunnerOptions{Store: s, Generator: gen, Webhooks: hooks, OnReport: func(err error) {
+			outcomesMu.Lock()
+			outcomes = append(outcomes, err == nil)
+			outcomesMu.Unlock()
+		}})
 		t0 := time.Now()
 		start(t, r)
 		synctest.Wait()
@@ -198,6 +204,11 @@ func TestRunnerRetriesWithBackoff(t *testing.T) {
 		synctest.Wait()
 		if n := len(gen.Calls()); n != 3 {
 			t.Errorf("generator called %d times in all, want 3", n)
+		}
+		outcomesMu.Lock()
+		defer outcomesMu.Unlock()
+		if want := []bool{false, false, true}; !slices.Equal(outcomes, want) {
+			t.Errorf("OnReport outcomes (written?) = %v, want %v", outcomes, want)
 		}
 	})
 }

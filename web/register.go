@@ -583,6 +583,7 @@ func (s *Server) createRecord(ctx context.Context, v *validated) (*interviews.Re
 		}
 		return nil, fmt.Errorf("web: storing the new interview: %w", err)
 	}
+	s.metrics.InterviewCreated()
 	s.log.Info("web: interview registered", "interview_id", rec.ID, "created_by", rec.CreatedBy, "room", rec.Room, "blueprint", rec.Blueprint,
 		"has_resume", rec.ResumeText != "", "has_job_description", rec.JobDescription != "", "own_keys", !v.keys.Empty(),
 		"template", rec.Template, "has_brief", rec.Brief != "")

@@ -32,6 +32,7 @@ import (
 
 	"github.com/viva-interviews/viva/accounts"
 	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/lkagent/lkurl"
@@ -139,6 +140,13 @@ type Options struct {
 	// TimeScale is the worker's factor on every stage limit (default 1),
 	// so the room page shows the interview's true expected length.
 	TimeScale float64
+	// Metrics counts requests by route pattern and status code, their
+	// durations, and the interviews created; nil counts nothing.
+	Metrics *metrics.Web
+	// MetricsHandler, when set, is served at GET /metrics (the process's
+	// Prometheus metrics: counts and timings, no secrets or candidate
+	// data), without a sign-in so that Prometheus can scrape it.
+	MetricsHandler http.Handler
 }
 
 // Server serves the web app. Create one with New; it is safe for
@@ -171,6 +179,8 @@ type Server struct {
 	brand          brand
 	consent        consent
 	timeScale      float64
+	metrics        *metrics.Web // nil: nothing counted
+	metricsHandler http.Handler // nil: no /metrics
 
 	pages    map[string]*template.Template
 	roomPage *template.Template // nil when templates/room.html is absent
@@ -346,6 +356,8 @@ func New(opts Options) (*Server, error) {
 		consent:        consent,
 		timeScale:      opts.TimeScale,
 		csp:            contentSecurityPolicy(opts.LiveKitURL, brand.logoOrigin()),
+		metrics:        opts.Metrics,
+		metricsHandler: opts.MetricsHandler,
 		createLim:      newRateLimiter(opts.RateLimit, opts.Now),
 		loginLim:       newRateLimiter(opts.RateLimit, opts.Now),
 		sessions:       newSessionStore(sessionTTL, maxSessions, opts.Now),
@@ -408,6 +420,9 @@ func (s *Server) routes() http.Handler {
 	review := func(h http.HandlerFunc) http.HandlerFunc { return s.require(accounts.Review, h) }
 	mux.HandleFunc("GET /{$}", register(s.handleForm))
 	mux.HandleFunc("GET /healthz", s.handleHealth)
+	if s.metricsHandler != nil {
+		mux.Handle("GET "+MetricsPath, s.metricsHandler)
+	}
 	mux.Handle("GET /static/", s.staticHandler())
 
 	mux.Handle("POST /api/interviews", s.limited(s.createLim, register(s.handleCreate)))
@@ -453,7 +468,61 @@ func (s *Server) routes() http.Handler {
 		}
 	}
 	cop.SetDenyHandler(http.HandlerFunc(s.handleCrossOrigin))
-	return s.recoverPanics(s.securityHeaders(cop.Handler(mux)))
+	return s.observeRequests(mux, s.recoverPanics(s.securityHeaders(cop.Handler(mux))))
+}
+
+// MetricsPath is where Options.MetricsHandler is served.
+const MetricsPath = "/metrics"
+
+// observeRequests counts every request next answers by the route pattern
+// mux matched (never the path, which holds interview ids), with its status
+// code and duration.
+func (s *Server) observeRequests(mux *http.ServeMux, next http.Handler) http.Handler {
+	if s.metrics == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			_, pattern := mux.Handler(r)
+			s.metrics.Request(pattern, sw.code(), time.Since(start))
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// statusWriter remembers the status code of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+// WriteHeader records code and passes it on.
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Write passes b on; a response written without WriteHeader is a 200.
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// code is the response's status: 200 when nothing set one.
+func (w *statusWriter) code() int {
+	if w.status == 0 {
+		return http.StatusOK
+	}
+	return w.status
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {

@@ -108,6 +108,10 @@ type Options struct {
 	// QueueSize is how many events Notify holds for Run (default
 	// DefaultQueueSize); events beyond it are dropped and logged.
 	QueueSize int
+	// OnDelivery, when set, is told the outcome of every delivery of an
+	// event to one URL, once its retries are over (metrics count them).
+	// It must not block.
+	OnDelivery func(Delivery)
 }
 
 // Sender delivers events to the configured URLs. Create one with New; a
@@ -122,6 +126,7 @@ type Sender struct {
 	sleep      func(ctx context.Context, d time.Duration) error
 	maxElapsed time.Duration
 	queue      chan job
+	onDelivery func(Delivery)
 }
 
 // job is one event waiting for Run.
@@ -136,7 +141,7 @@ type job struct {
 func New(opts Options) (*Sender, error) {
 	var errs []error
 	s := &Sender{secret: []byte(opts.Secret), client: opts.Client, audit: opts.Audit, log: opts.Logger,
-		now: opts.Now, sleep: opts.Sleep, maxElapsed: opts.MaxElapsed}
+		now: opts.Now, sleep: opts.Sleep, maxElapsed: opts.MaxElapsed, onDelivery: opts.OnDelivery}
 	for _, raw := range opts.URLs {
 		raw = strings.TrimSpace(raw)
 		if raw == "" {
@@ -396,6 +401,9 @@ func (s *Sender) deliver(ctx context.Context, u *url.URL, event string, body []b
 	}
 	if d.Err != nil {
 		s.log.Warn("webhooks: delivery failed", "event", event, "host", u.Host, "status", d.StatusCode, "attempts", d.Attempts, "err", shortError(d.Err))
+	}
+	if s.onDelivery != nil {
+		s.onDelivery(d)
 	}
 	return d
 }

@@ -126,13 +126,17 @@ func TestSendRetriesThenDelivers(t *testing.T) {
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
 	clock := &fakeClock{now: t0}
-	s := newSender(t, clock, Options{URLs: []string{srv.URL + "/hooks/viva?token=abc"}})
+	var told []Delivery
+	s := newSender(t, clock, Options{URLs: []string{srv.URL + "/hooks/viva?token=abc"}, OnDelivery: func(d Delivery) { told = append(told, d) }})
 
 	ds := s.Send(context.Background(), EventReportReady, finishedRecord())
 	if len(ds) != 1 {
 		t.Fatalf("%d deliveries, want 1", len(ds))
 	}
 	d := ds[0]
+	if len(told) != 1 || !told[0].OK() || told[0].Event != EventReportReady || told[0].Attempts != 3 {
+		t.Errorf("OnDelivery told %+v, want the one delivery once its retries were over", told)
+	}
 	if !d.OK() || d.Attempts != 3 || d.StatusCode != http.StatusOK {
 		t.Fatalf("delivery = %+v, want accepted after 3 attempts", d)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/viva-interviews/viva/agent/tts"
 	"github.com/viva-interviews/viva/agent/voice"
 	"github.com/viva-interviews/viva/fsm"
+	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/lkagent"
@@ -101,6 +102,9 @@ type Sessions struct {
 	Recordings *recordings.Dir
 	// Logger is the worker's logger.
 	Logger *slog.Logger
+	// Metrics counts the interviews held, their turns and the latency of
+	// each phase, provider faults and record saves; nil counts nothing.
+	Metrics *metrics.Worker
 }
 
 // Engines are the model and speech engines one interview runs on.
@@ -256,6 +260,7 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 		log = slog.Default()
 	}
 	log = log.With("room", job.RoomName, "job", job.ID)
+	ctx = observeIncidents(ctx, s.Metrics)
 	ttl := s.LeaseTTL
 	if ttl <= 0 {
 		ttl = DefaultLeaseTTL
@@ -301,7 +306,11 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 	rec.Engines = &names
 	sess := &session{s: s, eng: eng, job: job, log: log, bp: bp,
 		ops: make(chan func(), 256), opsDone: make(chan struct{}), done: make(chan struct{})}
-	err = sess.run(ctx, rec)
+	s.Metrics.SessionStarted()
+	err = func() error {
+		defer s.Metrics.SessionEnded()
+		return sess.run(ctx, rec)
+	}()
 	// An interview that ended takes its own keys with it; one a new
 	// session may resume keeps them.
 	if ended := sess.final(); ended == nil || !ended.Resumable() {
@@ -516,7 +525,7 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	if wait <= 0 {
 		wait = DefaultCandidateTimeout
 	}
-	loop, err := agent.NewLoop(agent.Setup{Blueprint: ss.bp, Record: rec, Store: s.Store, TimeScale: s.TimeScale,
+	loop, err := agent.NewLoop(agent.Setup{Blueprint: ss.bp, Record: rec, Store: observeStore(s.Store, s.Metrics, rec), TimeScale: s.TimeScale,
 		NewLLM: ss.eng.NewLLM, Analyzer: ss.eng.Analyzer, Preemptive: ss.eng.Preemptive, Template: s.template(rec.Template, ss.log), Logger: ss.log},
 		agent.LoopOptions{JoinTimeout: wait, RejoinGrace: s.RejoinGrace,
 			HearingTimeout:           positiveOr(s.HearingTimeout, DefaultHearingTimeout),

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -23,10 +24,12 @@ import (
 	oaitts "github.com/viva-interviews/viva/agent/tts/openai"
 	"github.com/viva-interviews/viva/agent/worker"
 	"github.com/viva-interviews/viva/fsm"
+	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/internal/testrig/candidatebot"
 	"github.com/viva-interviews/viva/internal/testrig/fakedeepgram"
 	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 	"github.com/viva-interviews/viva/internal/testrig/lktest"
+	"github.com/viva-interviews/viva/internal/testrig/promscrape"
 	"github.com/viva-interviews/viva/internal/testrig/workertest"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
@@ -357,6 +360,10 @@ var fullAnswers = []string{
 func TestFullInterviewWithProviderFakes(t *testing.T) {
 	_, sessions := startFakes(t, fullAnswers, interviewerPolicy("Hello Ada, welcome to your interview."))
 	sessions.TimeScale = 0.2
+	reg := metrics.NewRegistry()
+	sessions.Metrics = metrics.NewWorker(reg)
+	scrape := httptest.NewServer(metrics.Handler(reg))
+	defer scrape.Close()
 	h := startHarness(t, sessions)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -428,6 +435,23 @@ func TestFullInterviewWithProviderFakes(t *testing.T) {
 	}
 	if measured == 0 {
 		t.Errorf("no agent turn carries end-to-end, LLM, TTS and endpointing metrics")
+	}
+	// The worker's /metrics counted the interview as it was saved.
+	m := promscrape.Get(t, scrape.URL)
+	if got := m.Sum("viva_turns_total", `role="agent"`); got != float64(agentTurns) {
+		t.Errorf("viva_turns_total{role=agent} = %g, want the record's %d agent turns", got, agentTurns)
+	}
+	if got := m.Sum("viva_turns_total", `role="candidate"`); got != float64(len(heard)) {
+		t.Errorf("viva_turns_total{role=candidate} = %g, want %d", got, len(heard))
+	}
+	for _, phase := range []string{metrics.PhaseEndOfUtterance, metrics.PhaseLLMFirstToken, metrics.PhaseTTSFirstByte, metrics.PhaseEndToEnd} {
+		if got := m.Sum("viva_turn_latency_seconds_count", `phase="`+phase+`"`); got < float64(measured) {
+			t.Errorf("viva_turn_latency_seconds_count{phase=%s} = %g, want at least %d", phase, got, measured)
+		}
+	}
+	if m.Sum("viva_record_saves_total") < float64(len(rec.Turns)) || m.Sum("viva_record_save_failures_total") != 0 {
+		t.Errorf("record saves %g (failures %g), want one at least per turn and none failed",
+			m.Sum("viva_record_saves_total"), m.Sum("viva_record_save_failures_total"))
 	}
 	// Captions: each under its speaker's identity, the candidate's on its microphone track.
 	var mine []string

@@ -21,6 +21,8 @@ import (
 	"github.com/viva-interviews/viva/agent/voice"
 	"github.com/viva-interviews/viva/agent/worker"
 	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/internal/metrics"
+	"github.com/viva-interviews/viva/internal/procload"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/lkagent"
@@ -37,8 +39,17 @@ func runAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return usageError("%v", err)
 	}
 	log := newLogger(stderr, cfg.LogLevel)
-	w, err := newWorker(cfg, log)
+	reg := metrics.NewRegistry()
+	w, err := newWorker(cfg, log, metrics.NewWorker(reg))
 	if err != nil {
+		return err
+	}
+	side := &sideServers{log: log}
+	defer side.stop()
+	if _, err := side.startPprof(cfg); err != nil {
+		return err
+	}
+	if _, err := side.startHealth(cfg, w, reg); err != nil {
 		return err
 	}
 	return runWorker(ctx, w, cfg, log)
@@ -65,8 +76,9 @@ func runWorker(ctx context.Context, w *lkagent.Worker, cfg *config.Config, log *
 	return <-done
 }
 
-// newWorker builds the worker and its sessions from the configuration.
-func newWorker(cfg *config.Config, log *slog.Logger) (*lkagent.Worker, error) {
+// newWorker builds the worker and its sessions from the configuration;
+// m counts what they do.
+func newWorker(cfg *config.Config, log *slog.Logger, m *metrics.Worker) (*lkagent.Worker, error) {
 	lksdk.SetLogger(worker.SDKLogger(log, ""))
 	store, err := openStore(cfg, log)
 	if err != nil {
@@ -104,12 +116,28 @@ func newWorker(cfg *config.Config, log *slog.Logger) (*lkagent.Worker, error) {
 		EnginesFor:     enginesFor(cfg, log),
 		RejoinGrace:    cfg.RejoinGrace,
 		Logger:         log,
+		Metrics:        m,
 	}
 	if sessions.Recordings, err = recordingsDir(cfg); err != nil {
 		return nil, err
 	}
-	return lkagent.New(lkagent.Options{URL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
-		AgentName: cfg.AgentName, MaxSessions: cfg.MaxSessions, DrainTimeout: cfg.DrainTimeout, Logger: log, Version: version}, sessions)
+	// The worker's load is the larger of its own process's CPU share and
+	// its interviews over the most it holds; above the threshold it
+	// declines, and LiveKit offers the interview to another worker.
+	var w *lkagent.Worker
+	meter, err := procload.New(procload.Options{Sessions: func() int { return w.Active() }, MaxSessions: cfg.MaxSessions})
+	if err != nil {
+		return nil, err
+	}
+	w, err = lkagent.New(lkagent.Options{URL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
+		AgentName: cfg.AgentName, MaxSessions: cfg.MaxSessions, DrainTimeout: cfg.DrainTimeout, Logger: log, Version: version,
+		Load: meter.Load, LoadThreshold: float32(cfg.LoadThreshold), OnAvailability: m.Dispatch}, sessions)
+	if err != nil {
+		return nil, err
+	}
+	m.WatchLoad(func() float64 { return float64(meter.Load()) }, meter.CPUShare)
+	m.WatchRegistered(func() bool { return w.Status() == lkagent.StatusRegistered })
+	return w, nil
 }
 
 // recordingsDir is where the worker records the interviews' audio: nil,

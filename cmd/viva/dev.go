@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/web"
 )
 
@@ -109,7 +110,19 @@ func runDev(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		cfg.ReviewerToken = randomToken(12)
 		generated = true
 	}
-	w, err := newWorker(cfg, log)
+	// The worker and the web app share one process, so one registry: the
+	// web app's /metrics and the health listener's show both.
+	reg := metrics.NewRegistry()
+	w, err := newWorker(cfg, log, metrics.NewWorker(reg))
+	if err != nil {
+		return err
+	}
+	side := &sideServers{log: log}
+	defer side.stop()
+	if _, err := side.startPprof(cfg); err != nil {
+		return err
+	}
+	healthAddr, err := side.startHealth(cfg, w, reg)
 	if err != nil {
 		return err
 	}
@@ -119,7 +132,7 @@ func runDev(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	errc := make(chan error, 2)
 	go func() { errc <- runWorker(ctx, w, cfg, log) }()
-	go func() { errc <- serveWeb(ctx, ln, cfg, log) }()
+	go func() { errc <- serveWeb(ctx, ln, cfg, log, reg) }()
 
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "\nviva is running.\n\n  Register a candidate:  %s/\n  Reviewer pages:        %s/review\n", url, url)
@@ -127,6 +140,10 @@ func runDev(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stdout, "  Reviewer password:     %s   (sign in with no email; set VIVA_REVIEWER_TOKEN to choose one)\n", cfg.ReviewerToken)
 	} else {
 		fmt.Fprintf(stdout, "  Reviewer password:     the VIVA_REVIEWER_TOKEN you set\n")
+	}
+	fmt.Fprintf(stdout, "  Metrics:               %s%s\n", url, web.MetricsPath)
+	if healthAddr != "" {
+		fmt.Fprintf(stdout, "  Worker health:         http://%s/\n", healthAddr)
 	}
 	fmt.Fprintf(stdout, "  Engines:               llm=%s stt=%s tts=%s\n  LiveKit:               %s\n\nPress Ctrl-C to stop.\n\n",
 		cfg.ResolvedLLM(), cfg.ResolvedSTT(), cfg.ResolvedTTS(), cfg.LiveKitURL)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/viva-interviews/viva/internal/testrig/promscrape"
 )
 
 // TestDevRunsTheWholeSystem starts `viva dev` as `make run` does: it starts
@@ -40,9 +42,9 @@ func TestDevRunsTheWholeSystem(t *testing.T) {
 	go func() {
 		defer pw.Close()
 		done <- run(ctx, []string{"dev", "--addr", "127.0.0.1:0", "--livekit-server", bin, "--livekit-port", strconv.Itoa(port),
-			"--data-dir", t.TempDir(), "--log-level", "warn"}, strings.NewReader(""), pw, io.Discard)
+			"--data-dir", t.TempDir(), "--log-level", "warn", "--health-addr", "127.0.0.1:0"}, strings.NewReader(""), pw, io.Discard)
 	}()
-	var url, password string
+	var url, password, health string
 	sc := bufio.NewScanner(pr)
 	go func() {
 		<-ctx.Done()
@@ -57,6 +59,9 @@ func TestDevRunsTheWholeSystem(t *testing.T) {
 		}
 		if v, ok := strings.CutPrefix(line, "Reviewer password:"); ok {
 			password = strings.Fields(v)[0]
+		}
+		if v, ok := strings.CutPrefix(line, "Worker health:"); ok {
+			health = strings.TrimSpace(v)
 		}
 		if strings.HasPrefix(line, "Engines:") {
 			if !strings.Contains(line, "llm=scripted stt=sphinx tts=flite") {
@@ -98,6 +103,22 @@ func TestDevRunsTheWholeSystem(t *testing.T) {
 		t.Fatalf("reviewer API with the printed password: %v %v", resp.Status, err)
 	}
 	resp.Body.Close()
+	// The worker's health check turns 200 once it has registered with
+	// LiveKit, and the web app's /metrics shows the worker and the web app
+	// of this one process.
+	if health == "" {
+		t.Fatal("viva dev printed no worker health address")
+	}
+	healthy := waitStatus(health, http.StatusOK, 10*time.Second)
+	if !healthy {
+		t.Errorf("the worker's health check at %s never answered 200", health)
+	}
+	m := promscrape.Get(t, url+"/metrics")
+	if m.Sum("viva_interviews_created_total") != 1 || m.Sum("viva_worker_registered") != 1 ||
+		m.Sum("viva_http_requests_total", `route="POST /api/interviews"`) != 2 {
+		t.Errorf("web app /metrics: created %g, worker registered %g, POST /api/interviews %g; want 1, 1, 2",
+			m.Sum("viva_interviews_created_total"), m.Sum("viva_worker_registered"), m.Sum("viva_http_requests_total", `route="POST /api/interviews"`))
+	}
 	// The LiveKit server it started answers on the chosen port.
 	if resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port)); err != nil {
 		t.Fatalf("livekit-server not reachable: %v", err)
@@ -145,5 +166,26 @@ func TestDevSecondInterruptStopsAtOnce(t *testing.T) {
 	first, atOnce := awaitStop(ctx, func() {}, errc, 2, func() <-chan os.Signal { return nil })
 	if atOnce || first != nil {
 		t.Errorf("awaitStop = %v, %v; want nil, false", first, atOnce)
+	}
+}
+
+// waitStatus asks url until it answers want, for up to timeout: the
+// process under test registers with LiveKit on its own time.
+func waitStatus(url string, want int, timeout time.Duration) bool {
+	poll := time.NewTicker(100 * time.Millisecond)
+	defer poll.Stop()
+	giveUp := time.After(timeout)
+	for {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == want {
+				return true
+			}
+		}
+		select {
+		case <-poll.C:
+		case <-giveUp:
+			return false
+		}
 	}
 }

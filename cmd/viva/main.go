@@ -202,6 +202,7 @@ const (
 	groupTurns    = "Turn-taking"
 	groupWeb      = "Web app"
 	groupAudio    = "Audio recordings"
+	groupOps      = "Health, metrics and profiling"
 	groupOther    = "Other settings"
 	groupCommand  = "Settings of this command"
 	groupChatOwns = "The candidate and files"
@@ -213,7 +214,8 @@ var settingGroups = []settingGroup{
 	{groupEngines, []string{"llm", "openai-base-url", "openai-model", "analysis-model", "llm-first-token-timeout", "llm-chunk-gap-timeout"}},
 	{groupSpeech, []string{"stt", "tts", "deepgram-model", "openai-stt-model", "openai-tts-model", "openai-tts-voice"}},
 	{groupGeneral, []string{"data-dir", "database-url", "time-scale", config.ConfigFlag, flagLogLevel}},
-	{groupLiveKit, []string{"livekit-url", "livekit-api-key", "agent-name", "max-sessions", "drain-timeout", "rejoin-grace"}},
+	{groupLiveKit, []string{"livekit-url", "livekit-api-key", "agent-name", "max-sessions", "load-threshold", "drain-timeout", "rejoin-grace"}},
+	{groupOps, []string{"health-addr", "pprof"}},
 	{groupTurns, []string{"endpointing-delay", "endpointing-min", "endpointing-max", "interrupt-threshold", "thinking-pause",
 		"false-interruption-timeout", "away-after", "hearing-timeout"}},
 	{groupWeb, []string{"addr", "users-file", "token-ttl", "link-ttl", "public-url", "webhook-urls", "brand-name", "brand-logo", "consent-text", "consent-file"}},

@@ -15,9 +15,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/viva-interviews/viva/agent/llm/openai"
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/internal/mail"
+	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/reports"
@@ -47,11 +50,19 @@ func runWeb(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w (is another viva web running? choose another address with --addr)", cfg.Addr, err)
 	}
-	return serveWeb(ctx, ln, cfg, log)
+	side := &sideServers{log: log}
+	defer side.stop()
+	if _, err := side.startPprof(cfg); err != nil {
+		ln.Close()
+		return err
+	}
+	return serveWeb(ctx, ln, cfg, log, metrics.NewRegistry())
 }
 
-// serveWeb serves the web app on ln until ctx ends.
-func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slog.Logger) error {
+// serveWeb serves the web app on ln until ctx ends; its metrics join reg,
+// which GET /metrics serves.
+func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slog.Logger, reg *prometheus.Registry) error {
+	webMetrics := metrics.NewWeb(reg)
 	store, err := openStore(cfg, log)
 	if err != nil {
 		return err
@@ -70,7 +81,8 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	if err != nil {
 		return err
 	}
-	hooks, err := webhooks.New(webhooks.Options{URLs: cfg.WebhookURLList(), Secret: cfg.WebhookSecret, Audit: store, Logger: log})
+	hooks, err := webhooks.New(webhooks.Options{URLs: cfg.WebhookURLList(), Secret: cfg.WebhookSecret, Audit: store, Logger: log,
+		OnDelivery: func(d webhooks.Delivery) { webMetrics.Webhook(d.Event, d.OK()) }})
 	if err != nil {
 		return err
 	}
@@ -85,7 +97,8 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	// The runner's events go to the webhooks and, with a mailer, a ready
 	// report also emails the candidate their feedback link.
 	events := &feedbackMail{next: hooks}
-	runner, err := reports.NewRunner(reports.RunnerOptions{Store: store, Generator: gen, Blueprint: installedBlueprint, Webhooks: events, Logger: log})
+	runner, err := reports.NewRunner(reports.RunnerOptions{Store: store, Generator: gen, Blueprint: installedBlueprint, Webhooks: events, Logger: log,
+		OnReport: webMetrics.Report})
 	if err != nil {
 		return err
 	}
@@ -97,7 +110,8 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 		AgentName: cfg.AgentName, ReviewerToken: cfg.ReviewerToken, TokenTTL: cfg.TokenTTL, LinkTTL: cfg.LinkTTL, RejoinGrace: cfg.RejoinGrace, PublicURL: cfg.PublicURL,
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Logger: log, Reports: runner, Webhooks: hooks, Mailer: mailer, FindBlueprint: installedBlueprint,
 		Recordings: recordings.At(cfg.ResolvedRecordingsDir()),
-		BrandName: cfg.BrandName, BrandLogo: cfg.BrandLogo, ConsentText: consentText, RecordsAudio: cfg.RecordAudio, TimeScale: cfg.TimeScale})
+		BrandName:  cfg.BrandName, BrandLogo: cfg.BrandLogo, ConsentText: consentText, RecordsAudio: cfg.RecordAudio, TimeScale: cfg.TimeScale,
+		Metrics: webMetrics, MetricsHandler: metrics.Handler(reg)})
 	if err != nil {
 		return err
 	}

@@ -420,10 +420,10 @@ func feed(ctx context.Context, start time.Time, sessions []*benchSession, first,
 // benchDisplay notes when the agent starts speaking.
 type benchDisplay benchSession
 
-func (d *benchDisplay) Caption(voice.Transcript)          {}
+func (d *benchDisplay) Caption(voice.Transcript)                {}
 func (d *benchDisplay) AgentCaption(string, string, bool, bool) {}
-func (d *benchDisplay) Thinking(bool)                     {}
-func (d *benchDisplay) StageEntered(agent.StageChange)    {}
+func (d *benchDisplay) Thinking(bool)                           {}
+func (d *benchDisplay) StageEntered(agent.StageChange)          {}
 func (d *benchDisplay) State(state string) {
 	if state != lkagent.StateSpeaking {
 		return
