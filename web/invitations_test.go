@@ -92,7 +92,7 @@ func TestLinkExpiresAtTTL(t *testing.T) {
 		t.Fatalf("expires_at %v, created %v", r.ExpiresAt, r.CreatedAt)
 	}
 	join := func() *httptest.ResponseRecorder {
-		return ts.do(httptest.NewRequest(http.MethodPost, "/api/interviews/"+id+"/join", nil))
+		return ts.do(httptest.NewRequest(http.MethodPost, "/api/interviews/"+id+"/join", strings.NewReader(ts.agree())))
 	}
 	ts.clock.Advance(48*time.Hour - time.Second)
 	if rec := join(); rec.Code != http.StatusOK {
@@ -142,7 +142,7 @@ func TestLinkTTLDefault(t *testing.T) {
 func TestOpenedAtOnce(t *testing.T) {
 	ts := newTestServer(t)
 	id := registerForm(t, ts)
-	ts.do(httptest.NewRequest(http.MethodPost, "/api/interviews/"+id+"/join", nil))
+	ts.do(httptest.NewRequest(http.MethodPost, "/api/interviews/"+id+"/join", strings.NewReader(ts.agree())))
 	if r, _ := ts.store.Get(id); r.OpenedAt != nil {
 		t.Fatal("the join endpoint marked the link opened")
 	}
