@@ -3,6 +3,7 @@ package voice
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -31,6 +32,32 @@ const (
 	maxGapFill = time.Second
 )
 
+// Silence by the wall clock (see SilenceClock).
+const (
+	// silenceFillAfter is how long an input waits, after the packet that
+	// ended the audio it last received, before it writes the silence
+	// elapsed since by the wall clock. It is longer than the jitter
+	// buffer's wait for a lost packet (60 ms in media-sdk) plus one 20 ms
+	// frame, so audio held back by loss recovery or a short network stall
+	// is not taken for silence, and shorter than DefaultMinSilence, so the
+	// end of speech is seen as soon as the pause is long enough: a sender
+	// with discontinuous transmission sends its next packet only ~400 ms
+	// later.
+	silenceFillAfter = 100 * time.Millisecond
+	// silenceFillHoldback is how far behind the wall clock the filled
+	// silence stays: a sender sends a frame's packet only once the frame
+	// is captured, so the last frame of elapsed time may still arrive as
+	// audio.
+	silenceFillHoldback = OpusFrameDuration
+	// silenceClockPeriod is how often a SilenceClock looks at its inputs:
+	// one VAD frame, the finest step the end of speech is seen in.
+	silenceClockPeriod = OpusFrameDuration
+	// rtpTicksPerSample is one 16 kHz sample on the 48 kHz RTP clock.
+	rtpTicksPerSample = OpusRTPClockHz / InputSampleRate
+	// maxGapFillTicks is maxGapFill on the RTP clock.
+	maxGapFillTicks = int32(OpusRTPClockHz * maxGapFill / time.Second)
+)
+
 // PCMTap sees mono PCM16 audio as it passes a point of the pipeline (the
 // candidate's decoded 16 kHz audio, or the agent's before encoding), for a
 // recording. It runs on the audio path: it must return quickly and must
@@ -54,7 +81,21 @@ type pcmWriter interface {
 // without decoding or voice activity detection, so its endpointing still
 // sees the pause.
 //
-// It is safe for one goroutine at a time (the track's reader).
+// On a SilenceClock, a pause reaches the Listener as it happens, not when
+// the sender's next packet arrives: a browser with discontinuous
+// transmission sends one tiny packet every ~400 ms while the candidate is
+// silent, which would make the end of each turn seen that much late.
+// Once no packet has come for silenceFillAfter, the clock writes the
+// silence elapsed so far, and keeps writing it as time passes (up to
+// maxGapFill: a sender silent for longer has stopped, not paused). A
+// packet arriving later counts what was written: only the rest of its gap
+// is written, a silence marker already covered writes nothing, and audio
+// that the wall clock already covered (it came later than the clock
+// allowed for) is not lost: it follows the silence, and the next pause
+// is shortened by as much.
+//
+// WritePacket is safe for one goroutine at a time (the track's reader);
+// the clock's writes are serialised with it.
 type OpusInput struct {
 	mu  sync.Mutex
 	dec *opus.Decoder
@@ -62,10 +103,22 @@ type OpusInput struct {
 	tap PCMTap
 	pcm [maxOpusPacketSamples16kHz]int16
 
-	// next is the RTP timestamp the next packet should carry; haveNext
-	// is false before the first packet.
-	next     uint32
-	haveNext bool
+	// now is the wall clock (its SilenceClock's); nil while the input is
+	// on no clock.
+	now   func() time.Time
+	clock *SilenceClock
+
+	// The input's place on the sender's timeline, in RTP ticks (48 kHz):
+	// heard is the end of the last packet received, heardAt when it
+	// arrived; written is how far audio and silence have been written, at
+	// least heard, further when the clock wrote silence. have is false
+	// before the first packet.
+	heard, written uint32
+	heardAt        time.Time
+	have           bool
+	// fillErr is the clock's first failed write, reported by the next
+	// WritePacket.
+	fillErr error
 }
 
 // NewOpusInput returns a decoder feeding l. tap, when not nil, sees every
@@ -87,42 +140,112 @@ func newOpusInput(out pcmWriter, tap PCMTap) (*OpusInput, error) {
 
 // WritePacket decodes one Opus packet whose RTP timestamp (48 kHz clock)
 // is rtpTimestamp and writes its audio, after any silence the gap since
-// the previous packet stands for. Packets older than the last one are
-// dropped. A Listener closed under it is not an error.
+// the previous packet stands for and the clock has not written yet.
+// Packets older than the last one are dropped. A Listener closed under it
+// is not an error; a write of the clock's that failed is reported here.
 func (in *OpusInput) WritePacket(payload []byte, rtpTimestamp uint32) error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if len(payload) == 0 {
 		return nil
 	}
-	dur := opusPacketDuration(payload)
-	if in.haveNext {
-		gap := time.Duration(int32(rtpTimestamp-in.next)) * time.Second / OpusRTPClockHz
+	fillErr := in.fillErr
+	in.fillErr = nil
+	dur := uint32(durationToSamples(opusPacketDuration(payload), OpusRTPClockHz))
+	if in.have {
+		d := int32(rtpTimestamp - in.heard)
 		switch {
-		case gap < 0 && -gap <= maxGapFill:
-			return nil // a late duplicate or reordered packet: already covered
-		case gap > 0 && gap <= maxGapFill:
-			if err := in.silence(int(durationToSamples(gap, InputSampleRate))); err != nil {
-				return err
+		case d < 0 && d >= -maxGapFillTicks:
+			return fillErr // a late duplicate or reordered packet: already covered
+		case d > maxGapFillTicks || d < 0:
+			in.written = rtpTimestamp // a restart, not a pause
+		default:
+			if gap := int32(rtpTimestamp - in.written); gap > 0 {
+				in.written = rtpTimestamp
+				if err := in.silence(ticksToSamples(gap)); err != nil {
+					return err
+				}
 			}
 		}
+	} else {
+		in.written = rtpTimestamp
 	}
-	in.next = rtpTimestamp + uint32(durationToSamples(dur, OpusRTPClockHz))
-	in.haveNext = true
+	end := rtpTimestamp + dur
+	in.heard, in.have = end, true
+	if in.now != nil {
+		in.heardAt = in.now()
+	}
+	var err error
 	if len(payload) <= dtxPacketBytes {
-		return in.silence(int(durationToSamples(dur, InputSampleRate)))
-	}
-	n, err := in.dec.Decode(payload, in.pcm[:])
-	if err != nil {
+		err = in.silenceUntil(end)
+	} else if n, derr := in.dec.Decode(payload, in.pcm[:]); derr != nil {
 		// A corrupt packet is lost audio, not the end of the stream.
-		return in.silence(int(durationToSamples(dur, InputSampleRate)))
+		err = in.silenceUntil(end)
+	} else {
+		// written is at least rtpTimestamp here: audio the clock covered
+		// with silence follows that silence.
+		in.written += dur
+		pcm := in.pcm[:n]
+		if in.tap != nil {
+			in.tap(pcm)
+		}
+		err = ignoreClosed(in.out.WriteSample(pcm))
 	}
-	pcm := in.pcm[:n]
-	if in.tap != nil {
-		in.tap(pcm)
+	if err == nil {
+		err = fillErr
 	}
-	return ignoreClosed(in.out.WriteSample(pcm))
+	return err
 }
+
+// silenceUntil writes silence up to end, unless it was written already.
+func (in *OpusInput) silenceUntil(end uint32) error {
+	n := int32(end - in.written)
+	if n <= 0 {
+		return nil
+	}
+	in.written = end
+	return in.silence(ticksToSamples(n))
+}
+
+// fillSilence writes, as of now, the silence of a sender that has sent
+// nothing for silenceFillAfter: the time elapsed since its last packet,
+// less silenceFillHoldback, up to maxGapFill, less what was written.
+func (in *OpusInput) fillSilence(now time.Time) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if !in.have || in.now == nil {
+		return
+	}
+	quiet := now.Sub(in.heardAt)
+	if quiet < silenceFillAfter {
+		return
+	}
+	span := durationToSamples(min(quiet-silenceFillHoldback, maxGapFill), OpusRTPClockHz)
+	n := int32(in.heard + uint32(span) - in.written)
+	n -= n % rtpTicksPerSample
+	if n <= 0 {
+		return
+	}
+	in.written += uint32(n)
+	if err := in.silence(ticksToSamples(n)); err != nil && in.fillErr == nil {
+		in.fillErr = err
+	}
+}
+
+// Close takes the input off its SilenceClock: its track has ended. Later
+// packets are still decoded.
+func (in *OpusInput) Close() {
+	in.mu.Lock()
+	c := in.clock
+	in.clock, in.now = nil, nil
+	in.mu.Unlock()
+	if c != nil {
+		c.remove(in)
+	}
+}
+
+// ticksToSamples converts a span of the RTP clock to 16 kHz samples.
+func ticksToSamples(ticks int32) int { return int(ticks) / rtpTicksPerSample }
 
 // silence writes n samples of silence.
 func (in *OpusInput) silence(n int) error {
@@ -137,6 +260,96 @@ func (in *OpusInput) silence(n int) error {
 		}
 	}
 	return ignoreClosed(in.out.WriteSilence(n))
+}
+
+// SilenceClock is one wall clock for the pauses of many OpusInputs: every
+// silenceClockPeriod it lets each input whose sender has sent nothing for
+// a while write the silence elapsed, on one goroutine, instead of a timer
+// per session (one worker holds a hundred sessions and more per core). It
+// runs only while some input is on it. The zero value is not usable; use
+// NewSilenceClock.
+type SilenceClock struct {
+	now func() time.Time
+
+	mu     sync.Mutex
+	inputs []*OpusInput
+	// stop ends the running goroutine (nil when none runs); it is closed
+	// when the last input leaves.
+	stop chan struct{}
+}
+
+// NewSilenceClock returns a clock with no inputs. now is its clock (nil:
+// time.Now); it must agree with the time package's timers, as
+// testing/synctest's fake clock does.
+func NewSilenceClock(now func() time.Time) *SilenceClock {
+	if now == nil {
+		now = time.Now
+	}
+	return &SilenceClock{now: now}
+}
+
+// Add puts in on the clock: from now on its pauses are written as they
+// happen. in.Close takes it off. An input is on one clock at most.
+func (c *SilenceClock) Add(in *OpusInput) {
+	in.mu.Lock()
+	if in.clock != nil {
+		in.mu.Unlock()
+		return
+	}
+	in.clock, in.now = c, c.now
+	if in.have {
+		in.heardAt = c.now()
+	}
+	in.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.inputs = append(c.inputs, in)
+	if c.stop == nil {
+		c.stop = make(chan struct{})
+		go c.run(c.stop)
+	}
+}
+
+// Inputs is how many inputs are on the clock.
+func (c *SilenceClock) Inputs() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.inputs)
+}
+
+func (c *SilenceClock) remove(in *OpusInput) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if i := slices.Index(c.inputs, in); i >= 0 {
+		c.inputs = slices.Delete(c.inputs, i, i+1)
+	}
+	if len(c.inputs) == 0 && c.stop != nil {
+		close(c.stop)
+		c.stop = nil
+	}
+}
+
+// run looks at every input each period until stop is closed.
+func (c *SilenceClock) run(stop <-chan struct{}) {
+	timer := time.NewTimer(silenceClockPeriod)
+	defer timer.Stop()
+	var batch []*OpusInput
+	for {
+		select {
+		case <-timer.C:
+		case <-stop:
+			return
+		}
+		c.mu.Lock()
+		batch = append(batch[:0], c.inputs...)
+		c.mu.Unlock()
+		now := c.now()
+		for _, in := range batch {
+			in.fillSilence(now)
+		}
+		clear(batch)
+		timer.Reset(silenceClockPeriod)
+	}
 }
 
 func ignoreClosed(err error) error {

@@ -1,9 +1,12 @@
 package voice
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"gopkg.in/hraban/opus.v2"
@@ -167,5 +170,186 @@ func TestVoiceActivityMarkedSilence(t *testing.T) {
 	a.fill(make([]int16, vadFrameSamples16kHz/2))
 	if _, err := a.classify(); err != nil || c.next != 1 {
 		t.Fatalf("half a frame of audio: %v, classifier asked %d times; want once", err, c.next)
+	}
+}
+
+// frameTicks is one 20 ms frame on the RTP clock.
+const frameTicks = OpusRTPClockHz / 50
+
+// dtxMarker is a silence marker as a DTX sender sends it: one byte, the
+// table of contents of one 20 ms SILK frame.
+var dtxMarker = []byte{0x08}
+
+// TestOpusInputDTXEndOfSpeech: a sender speaks, then sends one DTX packet
+// every 400 ms; on a SilenceClock the Listener sees the end of speech
+// within silenceFillAfter of when the pause is long enough, not when the
+// next DTX packet arrives, and the audio written by the time a packet
+// arrives is exactly the time elapsed on the sender's clock.
+func TestOpusInputDTXEndOfSpeech(t *testing.T) {
+	var ph float64
+	pcm := append(make([]int16, durationToSamples(300*time.Millisecond, InputSampleRate)),
+		voicedSignal(time.Second, &ph)...)
+	packets := encodeFrames(t, pcm, InputSampleRate)
+	const dtxEvery = 20 // frames: 400 ms
+	synctest.Test(t, func(t *testing.T) {
+		l := newTestListener(t, &testSTT{}, ListenerOptions{})
+		var tapped atomic.Int64
+		in, err := NewOpusInput(l, func(pcm []int16) { tapped.Add(int64(len(pcm))) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock := NewSilenceClock(nil)
+		clock.Add(in)
+		start := time.Now()
+		// Frame f's packet is sent once the frame is captured: at (f+1) × 20 ms.
+		sentAt := func(f int) time.Time { return start.Add(time.Duration(f+1) * OpusFrameDuration) }
+		lastAudio := len(packets) - 1
+		frames := lastAudio + 1 + 5*dtxEvery
+		fed := make(chan error, 1)
+		go func() {
+			defer close(fed)
+			for f := range frames {
+				time.Sleep(time.Until(sentAt(f)))
+				var p []byte
+				switch {
+				case f <= lastAudio:
+					p = packets[f]
+				case (f-lastAudio)%dtxEvery == 0:
+					p = dtxMarker
+				default:
+					continue
+				}
+				if err := in.WritePacket(p, uint32(f)*frameTicks); err != nil {
+					fed <- err
+					return
+				}
+				if want := int64(f+1) * int64(vadFrameSamples16kHz); tapped.Load() != want {
+					fed <- fmt.Errorf("after frame %d: %d samples written, want %d (the time elapsed)", f, tapped.Load(), want)
+					return
+				}
+			}
+		}()
+		var endSeen time.Time
+		for ev := range l.Events() {
+			if _, ok := ev.(SpeechEnded); ok {
+				endSeen = time.Now()
+				break
+			}
+		}
+		if err := <-fed; err != nil {
+			t.Fatal(err)
+		}
+		due := sentAt(lastAudio).Add(DefaultMinSilence)
+		if late := endSeen.Sub(due); endSeen.IsZero() || late > silenceFillAfter {
+			t.Errorf("end of speech seen %v after the pause reached %v, want within %v", late, DefaultMinSilence, silenceFillAfter)
+		}
+		in.Close()
+		if n := clock.Inputs(); n != 0 {
+			t.Errorf("%d inputs still on the clock after Close", n)
+		}
+	})
+}
+
+// TestOpusInputFillAccounting steps the wall clock by hand: the silence
+// written by the clock and by the packets that follow adds up to the time
+// elapsed, late packets of audio already heard are dropped, a DTX packet
+// the clock covered writes nothing, and audio the clock wrongly took for
+// silence (held up in the network) still reaches the Listener, the next
+// pause being shortened by as much.
+func TestOpusInputFillAccounting(t *testing.T) {
+	var ph float64
+	audio := encodeFrames(t, voicedSignal(200*time.Millisecond, &ph), InputSampleRate)
+	var w recordingWriter
+	in, err := newOpusInput(&w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Unix(1_000_000, 0)
+	now := start
+	in.now = func() time.Time { return now }
+	written := func() (n int) {
+		for _, s := range w.writes {
+			k, _ := strconv.Atoi(s[1:])
+			n += k
+		}
+		return n
+	}
+	const base = uint32(4_294_967_000) // the timestamps wrap around
+	// slot advances the wall clock to the end of frame f and runs the
+	// clock's fill.
+	slot := func(f int) {
+		now = start.Add(time.Duration(f+1) * OpusFrameDuration)
+		in.fillSilence(now)
+	}
+	send := func(f int, p []byte) {
+		t.Helper()
+		if err := in.WritePacket(p, base+uint32(f)*frameTicks); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantWritten := func(what string, frames int) {
+		t.Helper()
+		if got := written(); got != frames*vadFrameSamples16kHz {
+			t.Errorf("%s: %d samples written, want %d (%d frames); writes %v", what, got, frames*vadFrameSamples16kHz, frames, w.writes)
+		}
+	}
+
+	for f := range 5 { // speech, frames 0–4
+		slot(f)
+		send(f, audio[f])
+	}
+	for f := 5; f < 9; f++ {
+		slot(f) // 80 ms without a packet: not yet a pause
+	}
+	wantWritten("80 ms after the last packet", 5)
+	slot(9) // 100 ms: the clock writes the pause so far, less one frame
+	wantWritten("100 ms after the last packet", 9)
+	for f := 10; f <= 24; f++ {
+		slot(f)
+	}
+	send(24, dtxMarker) // the DTX packet 400 ms on
+	wantWritten("at the DTX packet", 25)
+	send(3, audio[3]) // a late duplicate: dropped
+	wantWritten("after a late duplicate", 25)
+
+	// Speech resumes, then its packets are held up in the network for
+	// 120 ms: the clock takes that for a pause and writes 80 ms.
+	slot(25)
+	send(25, audio[5])
+	for f := 26; f <= 30; f++ {
+		slot(f)
+	}
+	wantWritten("while speech is held up", 30)
+	for f := 26; f <= 30; f++ {
+		send(f, audio[f%len(audio)]) // they arrive at once: written after the silence
+	}
+	if got := w.writes[len(w.writes)-5:]; !slices.Equal(got, []string{"a320", "a320", "a320", "a320", "a320"}) {
+		t.Errorf("held-up audio: last writes %v, want it all", got)
+	}
+	send(28, audio[8]) // reordered after newer audio: dropped
+	wantWritten("after the held-up audio", 35)
+
+	// The next pause absorbs those 80 ms: the clock writes only what the
+	// time elapsed (less the frame held back) leaves. This pause's DTX
+	// packet is 80 ms late, and the clock has covered it already.
+	for f := 31; f <= 54; f++ {
+		slot(f)
+	}
+	send(50, dtxMarker)
+	wantWritten("at a DTX packet covered by the clock", 54)
+	slot(55)
+	send(55, audio[0]) // speech again: only the frame the clock held back is added
+	wantWritten("when speech resumes", 56)
+
+	// A sender that stops for good gets at most maxGapFill of silence.
+	for f := 56; f < 56+200; f++ {
+		slot(f)
+	}
+	wantWritten("long after the sender stopped", 56+int(maxGapFill/OpusFrameDuration))
+	in.Close()
+	n := written()
+	slot(300)
+	if written() != n {
+		t.Error("the clock wrote silence after Close")
 	}
 }

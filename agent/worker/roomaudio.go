@@ -26,6 +26,11 @@ var rtpTicksPerFrame = uint32(voice.OpusRTPClockHz * voice.OpusFrameDuration.Mil
 // sets no Sessions.Pacer. It has no goroutine while nobody speaks.
 var sharedPacer = sync.OnceValue(func() *voice.Pacer { return voice.NewPacer(nil) })
 
+// sharedSilenceClock writes the candidate's pauses for every session of
+// the process that sets no VoiceOptions.Silence. It has no goroutine
+// while no candidate track is open.
+var sharedSilenceClock = sync.OnceValue(func() *voice.SilenceClock { return voice.NewSilenceClock(nil) })
+
 // pacer is the clock that sends the sessions' audio.
 func (s *Sessions) pacer() *voice.Pacer {
 	if s.Pacer != nil {
@@ -93,8 +98,11 @@ func (h *micHandler) HandleRTP(hdr *rtp.Header, payload []byte) error {
 }
 
 // readMicrophone feeds the candidate's microphone track, in order through
-// a jitter buffer, to in until the track ends.
+// a jitter buffer, to in until the track ends, then closes in. While the
+// browser sends nothing (discontinuous transmission), in's silence clock
+// writes the pause.
 func readMicrophone(track *webrtc.TrackRemote, in *voice.OpusInput, log *slog.Logger) {
+	defer in.Close()
 	h := mediartp.HandleJitter(mediartp.NewNopCloser(&micHandler{in: in, log: log}))
 	if err := mediartp.HandleLoop(track, h); err != nil && !errors.Is(err, io.EOF) {
 		log.Debug("the candidate's microphone track ended", "err", err)

@@ -65,6 +65,10 @@ type VoiceOptions struct {
 	// Pacer sends the agent's audio; one is shared by every session of a
 	// process. Required.
 	Pacer *voice.Pacer
+	// Silence writes the candidate's pauses as they happen when the
+	// browser stops sending (discontinuous transmission); nil: the one
+	// clock every session of the process shares.
+	Silence *voice.SilenceClock
 	// Out carries the agent's encoded audio (the room's track). Required.
 	Out voice.PacketWriter
 	// Display shows captions, state and stage (nil: NoDisplay).
@@ -96,6 +100,10 @@ type Voice struct {
 	listener *voice.Listener
 	speaker  *voice.Speaker
 	playout  *voice.Playout
+	silence  *voice.SilenceClock
+
+	micMu sync.Mutex
+	mics  []*voice.OpusInput // the candidate's inputs (one per track it published), closed with the voice
 
 	inputs   chan agent.Input
 	done     chan struct{}
@@ -136,8 +144,12 @@ func NewVoice(ctx context.Context, opts VoiceOptions) (*Voice, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: starting speech recognition: %w", ErrSTT, err)
 	}
+	silence := opts.Silence
+	if silence == nil {
+		silence = sharedSilenceClock()
+	}
 	v := &Voice{log: log, display: display, segment: opts.Segment, candTap: opts.CandidateTap,
-		listener: listener, speaker: speaker, playout: playout,
+		listener: listener, speaker: speaker, playout: playout, silence: silence,
 		inputs: make(chan agent.Input, 64), done: make(chan struct{}), listened: make(chan struct{})}
 	go v.listen()
 	return v, nil
@@ -153,9 +165,18 @@ var (
 
 // NewCandidateInput returns a decoder of one candidate microphone track's
 // Opus packets into the listener; a candidate who rejoins brings a new
-// track and gets a new one.
+// track and gets a new one. Its pauses are written on the voice's silence
+// clock; Close it when its track ends (the voice's Close closes it too).
 func (v *Voice) NewCandidateInput() (*voice.OpusInput, error) {
-	return voice.NewOpusInput(v.listener, v.candTap)
+	in, err := voice.NewOpusInput(v.listener, v.candTap)
+	if err != nil {
+		return nil, err
+	}
+	v.micMu.Lock()
+	v.mics = append(v.mics, in)
+	v.micMu.Unlock()
+	v.silence.Add(in)
+	return in, nil
 }
 
 // Post hands an input to the loop (the room's own: joined, left, typed
@@ -174,6 +195,12 @@ func (v *Voice) Close() error {
 	var err error
 	v.closing.Do(func() {
 		close(v.done)
+		v.micMu.Lock()
+		for _, in := range v.mics {
+			in.Close()
+		}
+		v.mics = nil
+		v.micMu.Unlock()
 		err = v.listener.Close()
 		<-v.listened
 		v.speaker.Interrupt()
