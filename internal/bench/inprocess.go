@@ -59,10 +59,12 @@ type InProcessOptions struct {
 	// Window is the measured time (default DefaultInProcessWindow);
 	// Warmup runs before it (default DefaultInProcessWarmup).
 	Window, Warmup time.Duration
-	// DTX sends the candidate's pauses as a browser with discontinuous
-	// transmission does (a silence marker every 400 ms) instead of coded
-	// silence every 20 ms.
-	DTX bool
+	// CodedSilence sends the candidate's pauses as coded silence every
+	// 20 ms, as a sender without discontinuous transmission does. By
+	// default they are sent as a browser sends them (livekit-client
+	// publishes with DTX): a silence marker every 400 ms and nothing in
+	// between, the worker's silence clock writing the pause as it passes.
+	CodedSilence bool
 	// Listener is the template of each session's listener options.
 	Listener voice.ListenerOptions
 	// Logger receives the sessions' logs (default: discarded below
@@ -79,7 +81,8 @@ func InProcess(ctx context.Context, sessions int, window time.Duration) (Density
 // RunInProcess runs opts.Sessions spoken interviews in this process, the
 // worker's whole session pipeline minus WebRTC, and measures what they
 // cost: each candidate's recorded answer, Opus-coded once and replayed as
-// 20 ms packets, goes through the decoder the worker uses, the VAD and
+// 20 ms packets (and its pauses as a browser with discontinuous
+// transmission sends them, see CodedSilence), goes through the decoder the worker uses, the VAD and
 // endpointing, to the conversation loop and the scripted interviewer,
 // whose replies go through the speaker, the Opus encoder and the shared
 // pacing clock into a packet counter. The speech engines are stand-ins
@@ -102,7 +105,7 @@ func RunInProcess(ctx context.Context, opts InProcessOptions) (DensityRun, error
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	}
-	media, err := prepareMedia(opts.DTX)
+	media, err := prepareMedia(!opts.CodedSilence)
 	if err != nil {
 		return DensityRun{}, err
 	}
@@ -130,13 +133,14 @@ func RunInProcess(ctx context.Context, opts InProcessOptions) (DensityRun, error
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pacer := voice.NewPacer(nil)
+	silence := voice.NewSilenceClock(nil)
 	sessions := make([]*benchSession, opts.Sessions)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
 	start := time.Now()
 	for i := range sessions {
-		s, err := startSession(ctx, i, opts, bp, store, pacer, media, log)
+		s, err := startSession(ctx, i, opts, bp, store, pacer, silence, media, log)
 		if err != nil {
 			return DensityRun{}, err
 		}
@@ -326,7 +330,7 @@ type benchSession struct {
 }
 
 func startSession(ctx context.Context, i int, opts InProcessOptions, bp *stages.Blueprint, store interviews.Store,
-	pacer *voice.Pacer, m *benchMedia, log *slog.Logger) (*benchSession, error) {
+	pacer *voice.Pacer, silence *voice.SilenceClock, m *benchMedia, log *slog.Logger) (*benchSession, error) {
 	rec := &interviews.Record{
 		Candidate: interviews.Candidate{Name: "Bench Candidate " + strconv.Itoa(i), Email: fmt.Sprintf("bench%d@example.com", i), Role: "Backend engineer"},
 		Blueprint: bp.Name,
@@ -346,7 +350,7 @@ func startSession(ctx context.Context, i int, opts InProcessOptions, bp *stages.
 	s := &benchSession{loop: loop, phase: i * len(m.cycle) / opts.Sessions, log: log}
 	s.voice, err = agentworker.NewVoice(ctx, agentworker.VoiceOptions{
 		STT: answerSTT{}, TTS: &replayTTS{pcm: m.agentPCM, rateHz: m.agentRateHz},
-		Listener: opts.Listener, Pacer: pacer, Out: discard{}, Display: (*benchDisplay)(s),
+		Listener: opts.Listener, Pacer: pacer, Silence: silence, Out: discard{}, Display: (*benchDisplay)(s),
 		Segment: rec.ID, Logger: log,
 	})
 	if err != nil {

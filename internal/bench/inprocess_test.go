@@ -34,7 +34,9 @@ func TestRunInProcess(t *testing.T) {
 }
 
 // TestInProcessDensity measures the session counts in
-// VIVA_BENCH_SESSIONS (comma-separated), for profiling by hand:
+// VIVA_BENCH_SESSIONS (comma-separated), for profiling by hand; the
+// candidates pause as DTX senders do, or with coded silence when
+// VIVA_BENCH_CODED_SILENCE is set:
 //
 //	VIVA_BENCH_SESSIONS=50,100 go test ./internal/bench -run InProcessDensity -v -cpuprofile cpu.out
 func TestInProcessDensity(t *testing.T) {
@@ -42,13 +44,13 @@ func TestInProcessDensity(t *testing.T) {
 	if list == "" {
 		t.Skip("set VIVA_BENCH_SESSIONS to run")
 	}
-	dtx := os.Getenv("VIVA_BENCH_DTX") != ""
+	coded := os.Getenv("VIVA_BENCH_CODED_SILENCE") != ""
 	for _, f := range strings.Split(list, ",") {
 		n, err := strconv.Atoi(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		run, err := RunInProcess(t.Context(), InProcessOptions{Sessions: n, DTX: dtx})
+		run, err := RunInProcess(t.Context(), InProcessOptions{Sessions: n, CodedSilence: coded})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +58,7 @@ func TestInProcessDensity(t *testing.T) {
 		if run.ResponseMS != nil {
 			p50 = run.ResponseMS.P50
 		}
-		t.Logf("N=%d dtx=%v: %.2f ms CPU per session-second, %.2f MB RSS per session (%.0f MB), %d late frames, %d/%d turns unanswered, response p50 %.0f ms, machine %.0f%%",
-			n, dtx, run.CPUMSPerSessionS, run.RSSMBPerSession, run.RSSMB, run.LateFrames, run.UnansweredTurns, run.Turns, p50, 100*run.MachineCPU)
+		t.Logf("N=%d coded silence=%v: %.2f ms CPU per session-second, %.2f MB RSS per session (%.0f MB), %d late frames, %d/%d turns unanswered, response p50 %.0f ms, machine %.0f%%",
+			n, coded, run.CPUMSPerSessionS, run.RSSMBPerSession, run.RSSMB, run.LateFrames, run.UnansweredTurns, run.Turns, p50, 100*run.MachineCPU)
 	}
 }
