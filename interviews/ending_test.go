@@ -60,7 +60,7 @@ func TestSummaryInvitation(t *testing.T) {
 		{Status: StatusScheduled, RevokedAt: &past},
 		{Status: StatusInProgress, StartedAt: &past, ExpiresAt: &past},
 	} {
-		s := summarize(r)
+		s := Summarize(r)
 		if got, want := s.Invitation(now), r.Invitation(now); got != want {
 			t.Errorf("summary %s, record %s", got, want)
 		}

@@ -409,7 +409,9 @@ type Summary struct {
 	Revision string `json:"-"`
 }
 
-func summarize(r *Record) Summary {
+// Summarize returns the summary of r that a store keeps for List, without
+// the Revision (the store's) and the Duration (see Measure).
+func Summarize(r *Record) Summary {
 	s := Summary{
 		ID: r.ID, Room: r.Room, Candidate: r.Candidate, Blueprint: r.Blueprint,
 		Status: r.Status, FinalStage: r.FinalStage, CreatedAt: r.CreatedAt,
@@ -427,8 +429,9 @@ func summarize(r *Record) Summary {
 	return s
 }
 
-// decisionRank orders decisions for SortDecision; none comes last.
-func decisionRank(d DecisionKind) int {
+// DecisionRank orders decisions as SortDecision lists them: advance (0),
+// hold, reject, then none (3).
+func DecisionRank(d DecisionKind) int {
 	switch d {
 	case DecisionAdvance:
 		return 0
@@ -480,7 +483,7 @@ func (s *FileStore) List(opts ListOptions) (ListPage, error) {
 				return 1
 			}
 		case SortDecision:
-			if c := cmp.Compare(decisionRank(a.Decision), decisionRank(b.Decision)); c != 0 {
+			if c := cmp.Compare(DecisionRank(a.Decision), DecisionRank(b.Decision)); c != 0 {
 				return c
 			}
 		}
@@ -521,14 +524,6 @@ func (opts ListOptions) PageSize() (int, error) {
 // Measure sets s.Duration to how long the interview ran, up to now while
 // it is in progress: List calls it on every summary it returns.
 func (s *Summary) Measure() { s.Duration = duration(s.Status, s.StartedAt, s.EndedAt) }
-
-// Summarize returns the summary of r that a store keeps for List, without
-// the Revision (the store's) and the Duration (see Measure).
-func Summarize(r *Record) Summary { return summarize(r) }
-
-// DecisionRank orders decisions as SortDecision lists them: advance (0),
-// hold, reject, then none (3).
-func DecisionRank(d DecisionKind) int { return decisionRank(d) }
 
 // summaries returns a summary of every readable record in the directory,
 // reading only the files that changed since the last call.
@@ -592,7 +587,7 @@ func (s *FileStore) readSummary(name, id string) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	return summarize(r), nil
+	return Summarize(r), nil
 }
 
 // sameFile reports whether b is the file a was: every Save renames a new

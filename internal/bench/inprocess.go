@@ -167,7 +167,7 @@ func RunInProcess(ctx context.Context, opts InProcessOptions) (DensityRun, error
 		}()
 	}
 
-	if !sleepCtx(ctx, warmup) {
+	if !sleep(ctx, warmup) {
 		return DensityRun{}, ctx.Err()
 	}
 	pid := os.Getpid()
@@ -180,7 +180,7 @@ func RunInProcess(ctx context.Context, opts InProcessOptions) (DensityRun, error
 		return DensityRun{}, fmt.Errorf("bench: in process: %w", err)
 	}
 	late0, t0 := pacer.LateFrames(), time.Now()
-	if !sleepCtx(ctx, window) {
+	if !sleep(ctx, window) {
 		return DensityRun{}, ctx.Err()
 	}
 	cpu1, err := processCPU(pid)
@@ -229,17 +229,6 @@ func cmpOr(d, def time.Duration) time.Duration {
 		return d
 	}
 	return def
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // benchMedia is the audio every session shares, prepared once.

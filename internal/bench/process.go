@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,10 +8,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/viva-interviews/viva/internal/linelog"
 )
 
 // LiveKit credentials of livekit-server --dev.
@@ -32,10 +31,10 @@ const (
 )
 
 // child is a process the benchmark started, in its own process group, with
-// its output kept in a log file and in memory for waitLine.
+// its output kept in a log file and in memory to wait for its lines.
 type child struct {
 	cmd    *exec.Cmd
-	log    *lineLog
+	log    *linelog.Log
 	exited chan struct{}
 	err    error
 }
@@ -43,7 +42,7 @@ type child struct {
 // startChild runs argv with env added to this process's environment,
 // logging to logPath. The child is killed if this process dies.
 func startChild(argv []string, env []string, logPath string) (*child, error) {
-	log, err := newLineLog(logPath)
+	log, err := linelog.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
@@ -166,90 +165,4 @@ func freePorts() (signal, rtcTCP, rtcUDP int, err error) {
 	rtcUDP = u.LocalAddr().(*net.UDPAddr).Port
 	u.Close()
 	return signal, rtcTCP, rtcUDP, nil
-}
-
-// lineLog writes a process's output to a file and keeps its lines for
-// waitLine.
-type lineLog struct {
-	path string
-
-	mu      sync.Mutex
-	f       *os.File
-	partial []byte
-	lines   []string
-	changed chan struct{} // closed and replaced when a line arrives
-}
-
-func newLineLog(path string) (*lineLog, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("create log: %w", err)
-	}
-	return &lineLog{path: path, f: f, changed: make(chan struct{})}, nil
-}
-
-// Write implements io.Writer.
-func (l *lineLog) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.f != nil {
-		_, _ = l.f.Write(b)
-	}
-	l.partial = append(l.partial, b...)
-	added := false
-	for {
-		i := bytes.IndexByte(l.partial, '\n')
-		if i < 0 {
-			break
-		}
-		l.lines = append(l.lines, string(l.partial[:i]))
-		l.partial = l.partial[i+1:]
-		added = true
-	}
-	if added {
-		close(l.changed)
-		l.changed = make(chan struct{})
-	}
-	return len(b), nil
-}
-
-// Close closes the file.
-func (l *lineLog) Close() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.f != nil {
-		l.f.Close()
-		l.f = nil
-	}
-}
-
-// waitLine waits for a line holding every one of substrings; lines logged
-// before the call count.
-func (l *lineLog) waitLine(ctx context.Context, substrings ...string) error {
-	next := 0
-	for {
-		l.mu.Lock()
-		for ; next < len(l.lines); next++ {
-			if containsAll(l.lines[next], substrings) {
-				l.mu.Unlock()
-				return nil
-			}
-		}
-		changed := l.changed
-		l.mu.Unlock()
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return fmt.Errorf("no log line with %q in %s: %w", substrings, l.path, ctx.Err())
-		}
-	}
-}
-
-func containsAll(s string, subs []string) bool {
-	for _, sub := range subs {
-		if !strings.Contains(s, sub) {
-			return false
-		}
-	}
-	return true
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/livekit/protocol/livekit"
 
 	"github.com/viva-interviews/viva/agent/voice"
+	"github.com/viva-interviews/viva/internal/linelog"
 	"github.com/viva-interviews/viva/internal/testrig/candidatebot"
 	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 )
@@ -147,7 +148,7 @@ func (r *rig) startWorker(ctx context.Context) (*worker, error) {
 		case <-wctx.Done():
 		}
 	}()
-	if err := r.lk.log.waitLine(wctx, registeredLine, name); err != nil {
+	if _, err := r.lk.log.Wait(wctx, linelog.ContainsAll(registeredLine, name)); err != nil {
 		c.stop()
 		return nil, fmt.Errorf("bench: the worker did not register (its log: %s): %w", logPath, err)
 	}

@@ -14,7 +14,7 @@
 package lktest
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -31,6 +31,8 @@ import (
 	"github.com/livekit/protocol/auth"
 	"github.com/livekit/protocol/livekit"
 	lksdk "github.com/livekit/server-sdk-go/v2"
+
+	"github.com/viva-interviews/viva/internal/linelog"
 )
 
 const (
@@ -82,7 +84,7 @@ type process struct {
 	cmd     *exec.Cmd
 	exited  chan struct{}
 	waitErr error
-	log     *logSink
+	log     *linelog.Log
 }
 
 // Start runs livekit-server for the test and returns once it answers HTTP.
@@ -179,7 +181,7 @@ func (s *Server) launch() error {
 	n := len(s.procs)
 	s.mu.Unlock()
 	logPath := filepath.Join(s.dir, fmt.Sprintf("livekit-server-%d.log", n))
-	sink, err := newLogSink(logPath)
+	sink, err := linelog.Create(logPath)
 	if err != nil {
 		return err
 	}
@@ -259,7 +261,7 @@ func (s *Server) reportTail() {
 	s.mu.Unlock()
 	for i, p := range procs {
 		s.t.Logf("lktest: livekit-server run %d log (%s), last %d lines, cut at %d characters:\n%s",
-			i, p.log.path, tailLines, tailWidth, strings.Join(tail(p.log.Lines(), tailLines), "\n"))
+			i, p.log.Path(), tailLines, tailWidth, strings.Join(tail(p.log.Lines(), tailLines), "\n"))
 	}
 }
 
@@ -270,7 +272,7 @@ func (s *Server) LogPath() string {
 	if len(s.procs) == 0 {
 		return ""
 	}
-	return s.procs[len(s.procs)-1].log.path
+	return s.procs[len(s.procs)-1].log.Path()
 }
 
 // LogLines is a snapshot of the current (or last) process's log lines.
@@ -290,24 +292,19 @@ func (s *Server) LogLines() []string {
 func (s *Server) WaitLog(t testing.TB, timeout time.Duration, substrings ...string) string {
 	t.Helper()
 	s.mu.Lock()
-	var sink *logSink
+	var log *linelog.Log
 	if len(s.procs) > 0 {
-		sink = s.procs[len(s.procs)-1].log
+		log = s.procs[len(s.procs)-1].log
 	}
 	s.mu.Unlock()
-	if sink == nil {
+	if log == nil {
 		t.Fatalf("lktest: WaitLog before Start")
 	}
-	line, ok := sink.wait(timeout, func(l string) bool {
-		for _, sub := range substrings {
-			if !strings.Contains(l, sub) {
-				return false
-			}
-		}
-		return true
-	})
-	if !ok {
-		t.Fatalf("lktest: no server log line with %q within %s", substrings, timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	line, err := log.Wait(ctx, linelog.ContainsAll(substrings...))
+	if err != nil {
+		t.Fatalf("lktest: no server log line with %q within %s: %v", substrings, timeout, err)
 	}
 	return line
 }
@@ -458,96 +455,4 @@ func tail(lines []string, n int) []string {
 		out[i] = l
 	}
 	return out
-}
-
-// logSink writes the server's output to a file and keeps its lines in memory
-// for WaitLog.
-type logSink struct {
-	path string
-
-	mu      sync.Mutex
-	f       *os.File
-	partial []byte
-	lines   []string
-	changed chan struct{} // closed and replaced whenever a line arrives
-}
-
-func newLogSink(path string) (*logSink, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("create server log: %w", err)
-	}
-	return &logSink{path: path, f: f, changed: make(chan struct{})}, nil
-}
-
-// Write implements io.Writer for the process's stdout and stderr.
-func (l *logSink) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.f != nil {
-		_, _ = l.f.Write(b)
-	}
-	l.partial = append(l.partial, b...)
-	added := false
-	for {
-		i := bytes.IndexByte(l.partial, '\n')
-		if i < 0 {
-			break
-		}
-		l.lines = append(l.lines, string(l.partial[:i]))
-		l.partial = l.partial[i+1:]
-		added = true
-	}
-	if added {
-		close(l.changed)
-		l.changed = make(chan struct{})
-	}
-	return len(b), nil
-}
-
-// Close flushes a trailing partial line and closes the file.
-func (l *logSink) Close() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.partial) > 0 {
-		l.lines = append(l.lines, string(l.partial))
-		l.partial = nil
-		close(l.changed)
-		l.changed = make(chan struct{})
-	}
-	if l.f != nil {
-		l.f.Close()
-		l.f = nil
-	}
-}
-
-// Lines is a snapshot of the complete lines so far.
-func (l *logSink) Lines() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.lines...)
-}
-
-// wait returns the first line (from the beginning) that match accepts.
-func (l *logSink) wait(timeout time.Duration, match func(string) bool) (string, bool) {
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	next := 0
-	for {
-		l.mu.Lock()
-		for ; next < len(l.lines); next++ {
-			if match(l.lines[next]) {
-				line := l.lines[next]
-				l.mu.Unlock()
-				return line, true
-			}
-		}
-		changed := l.changed
-		l.mu.Unlock()
-		select {
-		case <-changed:
-		case <-timer.C:
-			return "", false
-		}
-	}
 }

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/livekit/protocol/livekit"
@@ -86,48 +85,6 @@ func TestFindBinaryMissingSaysHowToBuild(t *testing.T) {
 	}
 	if _, err := findBinary(root); err != nil {
 		t.Fatalf("findBinary(%s): %v", root, err)
-	}
-}
-
-func TestLogSinkWait(t *testing.T) {
-	tests := []struct {
-		name    string
-		writes  []string // written one by one, 1 s apart
-		want    string
-		found   bool
-		elapsed time.Duration
-	}{
-		{name: "already logged", writes: []string{"a\nworker registered x\n"}, want: "worker registered x", found: true},
-		{name: "logged later in pieces", writes: []string{"a\nwork", "er regis", "tered y\n"}, want: "worker registered y", found: true, elapsed: 2 * time.Second},
-		{name: "partial line does not count", writes: []string{"worker registered"}, found: false, elapsed: 5 * time.Second},
-		{name: "never logged", writes: []string{"other\n"}, found: false, elapsed: 5 * time.Second},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				sink, err := newLogSink(t.TempDir() + "/log")
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer sink.Close()
-				sink.Write([]byte(tc.writes[0]))
-				go func() {
-					for _, w := range tc.writes[1:] {
-						time.Sleep(time.Second)
-						sink.Write([]byte(w))
-					}
-				}()
-				start := time.Now()
-				line, ok := sink.wait(5*time.Second, func(l string) bool { return strings.Contains(l, "registered") })
-				if ok != tc.found || line != tc.want {
-					t.Fatalf("wait = %q, %v; want %q, %v", line, ok, tc.want, tc.found)
-				}
-				if got := time.Since(start); got != tc.elapsed {
-					t.Fatalf("wait took %s, want %s", got, tc.elapsed)
-				}
-				synctest.Wait()
-			})
-		})
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/viva-interviews/viva/internal/linelog"
 )
 
 const (
@@ -49,7 +51,7 @@ func StartRedis(t testing.TB) *Redis {
 			t.Cleanup(r.stop)
 			t.Cleanup(func() {
 				if t.Failed() {
-					t.Logf("lktest: redis-server log (%s), last %d lines:\n%s", r.proc.log.path, tailLines, strings.Join(tail(r.proc.log.Lines(), tailLines), "\n"))
+					t.Logf("lktest: redis-server log (%s), last %d lines:\n%s", r.proc.log.Path(), tailLines, strings.Join(tail(r.proc.log.Lines(), tailLines), "\n"))
 				}
 			})
 			return r
@@ -80,7 +82,7 @@ func launchRedis(bin, dir string, attempt int) (*Redis, error) {
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 
-	sink, err := newLogSink(filepath.Join(dir, fmt.Sprintf("redis-%d.log", attempt)))
+	sink, err := linelog.Create(filepath.Join(dir, fmt.Sprintf("redis-%d.log", attempt)))
 	if err != nil {
 		return nil, err
 	}
