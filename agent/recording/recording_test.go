@@ -332,3 +332,40 @@ func TestEncodeWholeFile(t *testing.T) {
 }
 
 func samplesInt(d time.Duration) int { return int(samples(d)) }
+
+// TestSilenceCostsOneEncoding: a pause between voices decodes as silence,
+// its frames past the first few are one repeated packet (no encoding), and
+// the voice after it comes back whole.
+func TestSilenceCostsOneEncoding(t *testing.T) {
+	tone := sine(SampleRateHz, 440, SampleRateHz/2, 8000) // 0.5 s
+	pcm := slices.Concat(tone, make([]int16, 2*SampleRateHz), tone)
+	var buf bytes.Buffer
+	if _, err := Encode(&buf, pcm); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Inspect(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 3 * time.Second; s.Duration() != want {
+		t.Fatalf("duration %v, want %v", s.Duration(), want)
+	}
+	// Frames 25–124 are the pause: from the fourth on, one packet.
+	pause := s.Packets[25+settledQuietFrames+1 : 125]
+	for i, p := range pause {
+		if !bytes.Equal(p, pause[0]) {
+			t.Fatalf("pause frame %d is coded anew", i)
+		}
+	}
+	out, err := s.Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(d time.Duration) int { return samplesInt(d) }
+	if r := rms(out[at(700*time.Millisecond):at(2400*time.Millisecond)]); r > 30 {
+		t.Errorf("the pause decodes at rms %.0f, want silence", r)
+	}
+	if r := rms(out[at(2600*time.Millisecond):at(2900*time.Millisecond)]); r < 4000 {
+		t.Errorf("the voice after the pause decodes at rms %.0f", r)
+	}
+}

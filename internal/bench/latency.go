@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/voice"
 	"github.com/viva-interviews/viva/internal/testrig/candidatebot"
 )
@@ -16,8 +17,10 @@ const (
 	// instead of waiting for it to end: every third turn.
 	bargeInEvery = 3
 	// bargeInAfter is how much of the reply the bot hears before talking
-	// over it.
-	bargeInAfter = 600 * time.Millisecond
+	// over it: past the cut-off window, within which the agent takes the
+	// candidate's voice as going on with their answer and stops at once,
+	// so the figure measures a barge-in, not a cut-off.
+	bargeInAfter = agent.DefaultCutOffWindow + 500*time.Millisecond
 	// InterruptThreshold is the worker's barge-in setting in the
 	// benchmarks (the product's default); the barge-in figure is counted
 	// from the candidate's onset plus it.

@@ -48,6 +48,9 @@ func startProviders(latency time.Duration) (*providers, error) {
 	}
 	fake.ScriptTranscripts(answers...)
 	fake.ChatFunc(interviewerPolicy)
+	// The reply's voice starts with its first frame, so the bot hears the
+	// agent's audio when it arrives, not after the voice's lead-in.
+	fake.SpeakSynthetic()
 	target, err := url.Parse(fake.URL)
 	if err != nil {
 		fake.Close()

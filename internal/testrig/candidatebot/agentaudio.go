@@ -26,6 +26,11 @@ const (
 	samplesPer20msAt16kHz = MicSampleRateHz / 50
 	// speakingWindow is how recent voiced audio must be for AgentSpeaking.
 	speakingWindow = 200 * time.Millisecond
+	// talkspurtGap is the arrival gap from which the agent's audio is a new
+	// talkspurt rather than a late one: a sender that sends nothing while
+	// silent (as viva's does between replies, and a DTX sender does) stops
+	// right after its last voiced frame.
+	talkspurtGap = time.Second
 	// spanJoinGap is the longest pause between voiced arrivals that one
 	// VoicedSpan bridges: the spacing of audio packets with room for jitter.
 	spanJoinGap = 100 * time.Millisecond
@@ -57,7 +62,8 @@ type AudioStats struct {
 	// voiced frames arrived; zero until one has.
 	FirstVoicedAt, LastVoicedAt time.Time
 	// LateFrames counts 20 ms frames missing from gaps in the arrival of
-	// agent audio while the agent speaks: a gap longer than 60 ms between
+	// agent audio while the agent speaks: a gap longer than 60 ms and
+	// shorter than a second (a longer one starts a new talkspurt) between
 	// two arrivals, the first within 200 ms of voiced audio and the second
 	// voiced, counts each 20 ms of it past the first. It is what a listener
 	// hears as a stutter (a pacing miss at the sender, or a delay on the
@@ -198,7 +204,7 @@ func (b *Bot) addAudio(now time.Time, samples16kHz, voicedFrames int) {
 	b.audio.Received += pcmDuration16kHz(samples16kHz)
 	last := b.lastArrival
 	b.lastArrival = now
-	if gap := now.Sub(last); voicedFrames > 0 && !last.IsZero() && gap > lateGap &&
+	if gap := now.Sub(last); voicedFrames > 0 && !last.IsZero() && gap > lateGap && gap < talkspurtGap &&
 		!b.audio.LastVoicedAt.IsZero() && last.Sub(b.audio.LastVoicedAt) < speakingWindow {
 		b.audio.LateFrames += int(gap/analysisFrame20ms) - 1
 	}

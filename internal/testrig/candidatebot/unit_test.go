@@ -225,7 +225,8 @@ func TestPublicationSIDHandlesTypedNil(t *testing.T) {
 
 // TestVoicedSpansAndLateFrames: voiced arrivals within 100 ms of each other
 // make one span; a gap longer than 60 ms inside agent speech counts the
-// 20 ms frames missing from it, a pause between utterances does not.
+// 20 ms frames missing from it, a pause between utterances does not, nor
+// does the silence of a sender that sends nothing between utterances.
 func TestVoicedSpansAndLateFrames(t *testing.T) {
 	b := newBot(Options{})
 	t0 := time.Now()
@@ -238,8 +239,11 @@ func TestVoicedSpansAndLateFrames(t *testing.T) {
 		b.addAudio(at(ms), samplesPer20msAt16kHz, 0) // silence after the utterance
 	}
 	b.addAudio(at(2000), samplesPer20msAt16kHz, 1) // the next utterance, after silence
+	// A sender that sends nothing between utterances: its next one, 3 s
+	// after its last voiced frame, is a new talkspurt, not late audio.
+	b.addAudio(at(5000), samplesPer20msAt16kHz, 1)
 	spans := b.VoicedSpans()
-	if len(spans) != 2 || !spans[0].Start.Equal(at(0)) || !spans[0].End.Equal(at(300)) || !spans[1].Start.Equal(at(2000)) {
+	if len(spans) != 3 || !spans[0].Start.Equal(at(0)) || !spans[0].End.Equal(at(300)) || !spans[1].Start.Equal(at(2000)) || !spans[2].Start.Equal(at(5000)) {
 		t.Fatalf("spans %+v", spans)
 	}
 	if got := b.AgentAudio().LateFrames; got != 4 {

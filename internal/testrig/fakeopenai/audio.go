@@ -88,6 +88,16 @@ func (s *Server) ScriptTranscripts(texts ...string) {
 	s.mu.Unlock()
 }
 
+// SpeakSynthetic makes /v1/audio/speech answer with the synthetic voiced
+// signal even when flite is installed: voiced from its first frame (flite
+// leads with about 250 ms of silence) and costing no synthesis, as a
+// benchmark of the agent's own latency and CPU wants.
+func (s *Server) SpeakSynthetic() {
+	s.mu.Lock()
+	s.audio.synthetic = true
+	s.mu.Unlock()
+}
+
 // FailSpeech makes the next speech requests fail, one per status given
 // (500, 503, 429…), with OpenAI's error body; later requests are served.
 func (s *Server) FailSpeech(statuses ...int) {
