@@ -16,49 +16,31 @@ import (
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 
+	"github.com/viva-interviews/viva/internal/testrig/browsertest"
 	"github.com/viva-interviews/viva/interviews"
 )
-
-// screenSizes are the widths the pages are checked at: a desktop and a
-// phone, in CSS pixels.
-var screenSizes = []struct {
-	name          string
-	width, height int64
-	mobile        bool
-}{{"desktop", 1280, 900, false}, {"phone", 390, 844, true}}
-
-// colourSchemes are the system preferences the pages follow.
-var colourSchemes = []string{"light", "dark"}
-
-// emulate sets the viewport and the colour scheme preference.
-func emulate(width, height int64, mobile bool, scheme string) chromedp.Tasks {
-	return chromedp.Tasks{
-		emulation.SetDeviceMetricsOverride(width, height, 1, mobile),
-		emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}),
-	}
-}
 
 // shotEverywhere saves a screenshot of the current page at every size in
 // both colour schemes, as name-size-scheme.png, checking that the page
 // follows the scheme and does not scroll sideways.
 func (b *reportBrowser) shotEverywhere(t *testing.T, name string) {
 	t.Helper()
-	for _, size := range screenSizes {
-		for _, scheme := range colourSchemes {
+	for _, size := range browsertest.ScreenSizes {
+		for _, scheme := range browsertest.ColourSchemes {
 			var dark, overflow bool
-			b.run(t, name+" "+size.name+" "+scheme, emulate(size.width, size.height, size.mobile, scheme),
+			b.run(t, name+" "+size.Name+" "+scheme, browsertest.Emulate(size, scheme),
 				chromedp.Evaluate(`(() => {
 				  const [r, g, bl] = getComputedStyle(document.body).backgroundColor.match(/\d+/g).map(Number);
 				  return r + g + bl < 200;
 				})()`, &dark),
 				chromedp.Evaluate(`document.documentElement.scrollWidth > document.documentElement.clientWidth + 1`, &overflow))
 			if dark != (scheme == "dark") {
-				t.Errorf("%s at %s: the page does not follow the %s preference", name, size.name, scheme)
+				t.Errorf("%s at %s: the page does not follow the %s preference", name, size.Name, scheme)
 			}
 			if overflow {
-				t.Errorf("%s at %s: the page scrolls sideways", name, size.name)
+				t.Errorf("%s at %s: the page scrolls sideways", name, size.Name)
 			}
-			b.shot(t, fmt.Sprintf("%s-%s-%s", name, size.name, scheme))
+			b.shot(t, fmt.Sprintf("%s-%s-%s", name, size.Name, scheme))
 		}
 	}
 	b.run(t, "reset the emulation", emulation.ClearDeviceMetricsOverride(), emulation.SetEmulatedMedia().WithFeatures(nil))

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/livekit/protocol/livekit"
 
+	"github.com/viva-interviews/viva/internal/testrig/browsertest"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/web"
 )
@@ -20,31 +20,18 @@ import (
 // e2eBrand is the company name the room experience test configures.
 const e2eBrand = "Example Corp"
 
-// Screen sizes the screenshots are taken at.
-var (
-	desktopSize = [2]int64{1280, 860}
-	phoneSize   = [2]int64{390, 844}
-)
-
-// colorScheme emulates the system's light or dark preference.
-func colorScheme(scheme string) chromedp.Action {
-	return emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}})
-}
-
-// shotEverywhere saves the page at desktop and phone width, light and
-// dark, then leaves it at the desktop size in light.
+// shotEverywhere saves the page at every screen size in both colour
+// schemes (browsertest.ScreenSizes, ColourSchemes), then leaves it at the desktop size
+// in light.
 func (b *browser) shotEverywhere(t *testing.T, name string) {
 	t.Helper()
-	for _, size := range []struct {
-		name string
-		wh   [2]int64
-	}{{"desktop", desktopSize}, {"phone", phoneSize}} {
-		for _, scheme := range []string{"light", "dark"} {
-			b.step(t, "emulate "+size.name+" "+scheme, chromedp.EmulateViewport(size.wh[0], size.wh[1]), colorScheme(scheme))
-			b.shot(t, name+"-"+size.name+"-"+scheme)
+	for _, size := range browsertest.ScreenSizes {
+		for _, scheme := range browsertest.ColourSchemes {
+			b.step(t, "emulate "+size.Name+" "+scheme, browsertest.Emulate(size, scheme))
+			b.shot(t, name+"-"+size.Name+"-"+scheme)
 		}
 	}
-	b.step(t, "back to desktop light", chromedp.EmulateViewport(desktopSize[0], desktopSize[1]), colorScheme("light"))
+	b.step(t, "back to desktop light", browsertest.Emulate(browsertest.Desktop, "light"))
 }
 
 // micMuted asks livekit-server whether the candidate's published
@@ -120,7 +107,7 @@ func TestBrowserRoomExperience(t *testing.T) {
 	var stages []string
 	var joinDisabled bool
 	b.step(t, "open the join page",
-		chromedp.EmulateViewport(desktopSize[0], desktopSize[1]),
+		browsertest.Emulate(browsertest.Desktop, "light"),
 		chromedp.Navigate(created.JoinURL+"?raw=1"),
 		chromedp.WaitVisible(`#join`, chromedp.ByID),
 		chromedp.Title(&title),
@@ -146,9 +133,9 @@ func TestBrowserRoomExperience(t *testing.T) {
 	}
 	var darkBackground string
 	b.step(t, "dark mode follows the system",
-		colorScheme("dark"),
+		browsertest.PrefersColourScheme("dark"),
 		chromedp.Evaluate(`getComputedStyle(document.body).backgroundColor`, &darkBackground),
-		colorScheme("light"),
+		browsertest.PrefersColourScheme("light"),
 	)
 	if darkBackground != "rgb(15, 20, 25)" {
 		t.Errorf("the page's background in dark mode is %s, want rgb(15, 20, 25)", darkBackground)
