@@ -9,6 +9,7 @@ import (
 	"time"
 
 	lksdk "github.com/livekit/server-sdk-go/v2"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/viva-interviews/viva/agent/llm/openai"
 	"github.com/viva-interviews/viva/agent/stt"
@@ -39,20 +40,31 @@ func runAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return usageError("%v", err)
 	}
 	log := newLogger(stderr, cfg.LogLevel)
-	reg := metrics.NewRegistry()
-	w, err := newWorker(cfg, log, metrics.NewWorker(reg))
+	w, side, _, err := startWorker(cfg, log, metrics.NewRegistry())
 	if err != nil {
 		return err
 	}
-	side := &sideServers{log: log}
 	defer side.stop()
-	if _, err := side.startPprof(cfg); err != nil {
-		return err
-	}
-	if _, err := side.startHealth(cfg, w, reg); err != nil {
-		return err
-	}
 	return runWorker(ctx, w, cfg, log)
+}
+
+// startWorker makes the worker, its metrics in reg, and starts its side
+// listeners (profiler, health); it returns the health address ("" when
+// off). The caller stops side when the worker is done.
+func startWorker(cfg *config.Config, log *slog.Logger, reg *prometheus.Registry) (w *lkagent.Worker, side *sideServers, healthAddr string, err error) {
+	w, err = newWorker(cfg, log, metrics.NewWorker(reg))
+	if err != nil {
+		return nil, nil, "", err
+	}
+	side = &sideServers{log: log}
+	if _, err = side.startPprof(cfg); err == nil {
+		healthAddr, err = side.startHealth(cfg, w, reg)
+	}
+	if err != nil {
+		side.stop()
+		return nil, nil, "", err
+	}
+	return w, side, healthAddr, nil
 }
 
 // runWorker runs w until ctx ends, then drains it.

@@ -113,19 +113,11 @@ func runDev(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	// The worker and the web app share one process, so one registry: the
 	// web app's /metrics and the health listener's show both.
 	reg := metrics.NewRegistry()
-	w, err := newWorker(cfg, log, metrics.NewWorker(reg))
+	w, side, healthAddr, err := startWorker(cfg, log, reg)
 	if err != nil {
 		return err
 	}
-	side := &sideServers{log: log}
 	defer side.stop()
-	if _, err := side.startPprof(cfg); err != nil {
-		return err
-	}
-	healthAddr, err := side.startHealth(cfg, w, reg)
-	if err != nil {
-		return err
-	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w (choose another address with --addr)", cfg.Addr, err)
