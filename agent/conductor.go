@@ -6,6 +6,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/viva-interviews/viva/agent/analysis"
 	"github.com/viva-interviews/viva/agent/llm"
+	"github.com/viva-interviews/viva/agent/tool"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
@@ -52,12 +54,29 @@ type Options struct {
 	// endpointing delay runs (Prefetch). Only for a model whose calls
 	// change nothing (a remote model, not the scripted interviewer).
 	Preemptive bool
+	// Filler is said once in a turn whose model has said nothing for
+	// FillerAfter (default DefaultFiller after DefaultFillerAfter; "-" says
+	// nothing). It is never part of the reply: not in the model's history,
+	// the analysis or the turn's text (the record keeps it in Turn.Filler).
+	Filler      string
+	FillerAfter time.Duration
 	// Resume continues an interview a previous session started (its
 	// machine resumed with fsm.Machine.Resume): the conversation so far is
 	// read back from the record, and the loop opens with Resume instead of
 	// Greet.
 	Resume bool
 }
+
+// Defaults of Options.
+const (
+	// DefaultFiller is what the interviewer says while the model is slow to
+	// answer.
+	DefaultFiller = "Give me a moment."
+	// DefaultFillerAfter is how long the candidate waits in silence for a
+	// turn's first words before the filler is said: longer than a healthy
+	// model's first token, short enough not to feel like a dropped call.
+	DefaultFillerAfter = 2500 * time.Millisecond
+)
 
 // Conductor runs the turns of one interview. Its methods may be called
 // from several goroutines; at most one turn generates at a time (a new turn
@@ -79,6 +98,9 @@ type Conductor struct {
 	current *Reply
 
 	resuming bool // opens with Resume, not Greet
+
+	filler      string
+	fillerAfter time.Duration
 
 	preemptive bool
 	preMu      sync.Mutex
@@ -118,6 +140,10 @@ func New(opts Options) (*Conductor, error) {
 	}
 	if c.maxHist <= 0 {
 		c.maxHist = 60
+	}
+	c.filler, c.fillerAfter = cmp.Or(opts.Filler, DefaultFiller), cmp.Or(opts.FillerAfter, DefaultFillerAfter)
+	if c.filler == "-" {
+		c.filler = ""
 	}
 	if opts.Resume {
 		c.resuming = true
@@ -407,6 +433,8 @@ type Reply struct {
 	firstToken time.Duration
 	preempted  bool   // the first model call was generated before the turn ended
 	fallback   string // the engine that stood in for the model, if one did
+	calls      int    // model calls the turn made
+	filler     string // what was said while the model was slow, before the reply
 	startedAt  time.Time
 	err        error
 
@@ -471,7 +499,7 @@ func (r *Reply) Delivered(d Delivery) {
 	if d.StartedAt.IsZero() {
 		d.StartedAt = d.EndedAt
 	}
-	text := strings.TrimSpace(d.Text)
+	text, filler := withoutFiller(strings.TrimSpace(d.Text), r.filler)
 
 	var spokenIDs []string
 	for _, id := range r.asked {
@@ -515,7 +543,7 @@ func (r *Reply) Delivered(d Delivery) {
 		_ = c.rec.Update(func(rec *interviews.Record) {
 			rec.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: r.stage, Text: text,
 				Source: r.source, StartedAt: d.StartedAt, EndedAt: d.EndedAt, Interrupted: d.Interrupted,
-				QuestionIDs: spokenIDs, Metrics: metrics, Fallback: r.fallback})
+				QuestionIDs: spokenIDs, Metrics: metrics, Fallback: r.fallback, Filler: filler})
 		})
 	}
 	// The interview ends by state: the closing utterance has been delivered.
@@ -534,6 +562,21 @@ func (r *Reply) Delivered(d Delivery) {
 		}
 		c.Finish(interviews.StatusCompleted, endedBy)
 	}
+}
+
+// withoutFiller splits the filler said before a reply off the delivered
+// text; filler is what of it was said.
+func withoutFiller(delivered, filler string) (text, said string) {
+	if filler == "" {
+		return delivered, ""
+	}
+	if rest, ok := strings.CutPrefix(delivered, filler); ok {
+		return strings.TrimSpace(rest), filler
+	}
+	if strings.HasPrefix(filler, delivered) {
+		return "", delivered // cut off while the filler played
+	}
+	return delivered, ""
 }
 
 // questionDelivered decides whether a registered question reached the
@@ -577,15 +620,42 @@ func (r *Reply) generate(ctx context.Context) {
 	defer r.cancel()
 	r.startedAt = c.now()
 	var out strings.Builder
-	emit := func(s string) {
-		if s == "" {
-			return
-		}
-		out.WriteString(s)
+	// emitMu orders the reply's words and the filler's: the filler is said
+	// only while nothing else has been, once a turn.
+	var emitMu sync.Mutex
+	said := false
+	send := func(s string) {
 		select {
 		case r.deltas <- s:
 		case <-ctx.Done():
 		}
+	}
+	emit := func(s string) {
+		if s == "" {
+			return
+		}
+		emitMu.Lock()
+		defer emitMu.Unlock()
+		said = true
+		out.WriteString(s)
+		send(s)
+	}
+	if c.filler != "" && r.fixed == "" {
+		t := time.AfterFunc(c.fillerAfter, func() {
+			emitMu.Lock()
+			defer emitMu.Unlock()
+			if !said && ctx.Err() == nil {
+				said = true
+				r.filler = c.filler
+				send(c.filler + " ")
+			}
+		})
+		defer func() {
+			t.Stop()
+			emitMu.Lock() // a filler being said finishes before the deltas close
+			said = true
+			emitMu.Unlock()
+		}()
 	}
 	if r.fixed != "" {
 		emit(r.fixed)
@@ -610,6 +680,14 @@ func (r *Reply) generate(ctx context.Context) {
 
 // converse runs the model and its tool calls for up to c.rounds rounds;
 // out holds what the turn has said so far and emit says more.
+//
+// A reply takes one model call in the common case: the model's text (a
+// short acknowledgement) streams at once, and a question it asks with
+// ask_question is registered and, once accepted, said word for word after
+// that text, so no second call is needed to speak it. Another call is made
+// only when the model must learn something first: a refused tool call, a
+// stage just entered (its instructions), a phase evaluation, or a reply
+// that has said nothing yet.
 func (r *Reply) converse(ctx context.Context, out *strings.Builder, emit func(string)) {
 	c := r.c
 	for round := 0; round < c.rounds; round++ {
@@ -634,6 +712,7 @@ func (r *Reply) converse(ctx context.Context, out *strings.Builder, emit func(st
 			req := llm.Request{Messages: c.prompt(out.String()), Tools: tools, Suggestions: c.suggestions()}
 			resp, err = c.llm.Complete(ctx, req, emit)
 		}
+		r.calls++
 		if round == 0 {
 			r.firstToken = resp.FirstToken
 		}
@@ -651,16 +730,104 @@ func (r *Reply) converse(ctx context.Context, out *strings.Builder, emit func(st
 			break
 		}
 		results := make([]llm.Message, 0, len(resp.ToolCalls))
+		var step toolStep
 		for _, tc := range resp.ToolCalls {
-			content := tooling{c}.call(tc, &r.asked)
+			res := tooling{c}.call(tc, &r.asked)
+			step.add(c, tc, res)
+			content := res.JSON()
 			c.log.Debug("tool call", "tool", tc.Name, "result", content)
 			results = append(results, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: content})
 		}
+		// The message keeps the calls only: what the turn said reaches the
+		// history once, as delivered (Delivered).
 		c.mu.Lock()
-		c.history = append(c.history, llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls})
+		c.history = append(c.history, llm.Message{Role: llm.RoleAssistant, ToolCalls: resp.ToolCalls})
 		c.history = append(c.history, results...)
 		c.mu.Unlock()
+		if say := step.held(resp.Text); say != "" {
+			if t := out.String(); t != "" && !strings.HasSuffix(t, " ") {
+				emit(" ")
+			}
+			emit(say)
+		}
+		if !step.needsModel(strings.TrimSpace(out.String()) != "") {
+			break
+		}
 	}
+}
+
+// toolStep is what one model response's tool calls settled: the accepted
+// question to say, and whether the model must be asked again.
+type toolStep struct {
+	question string // the accepted question's text
+	ack      string // an acknowledgement due before it
+	refused  bool   // a call was refused or invalid: the model must choose again
+	moved    bool   // the interview entered another stage
+	phase    bool   // a phase evaluation the model must read
+}
+
+// add notes one executed call.
+func (s *toolStep) add(c *Conductor, tc llm.ToolCall, res tool.Result) {
+	switch stages.ToolName(tc.Name) {
+	case stages.ToolAskQuestion:
+		if !res.OK {
+			s.refused = true
+			return
+		}
+		if q, ok := questionByID(c.machine.Questions(), res.QuestionID); ok {
+			s.question = strings.TrimSpace(q.Text)
+		}
+		if res.Acknowledge != "" {
+			s.ack = res.Acknowledge
+		}
+	case stages.ToolTransitionStage, stages.ToolEndInterview:
+		if res.OK {
+			s.moved = true
+		} else {
+			s.refused = true
+		}
+	case stages.ToolEvaluatePhase:
+		s.phase = true
+	default:
+		if !res.OK {
+			s.refused = true
+		}
+	}
+}
+
+// held is what the turn says after the model's text: the accepted
+// question (with an acknowledgement due), unless the text already says it.
+func (s *toolStep) held(text string) string {
+	if s.question == "" {
+		return ""
+	}
+	var parts []string
+	if s.ack != "" && !strings.Contains(normalize(text), normalize(s.ack)) {
+		parts = append(parts, s.ack)
+	}
+	if !saysQuestion(text, s.question) {
+		parts = append(parts, s.question)
+	}
+	return strings.Join(parts, " ")
+}
+
+// needsModel reports whether the reply needs another model call: nothing
+// asked and either nothing said, a refusal or evaluation to read, or a new
+// stage whose instructions the model has not seen.
+func (s *toolStep) needsModel(said bool) bool {
+	if s.question != "" {
+		return false
+	}
+	return !said || s.refused || s.moved || s.phase
+}
+
+// saysQuestion reports whether text (a model's message) already carries
+// question, so it is not said twice.
+func saysQuestion(text, question string) bool {
+	if strings.TrimSpace(text) == "" {
+		return false
+	}
+	return strings.Contains(normalize(text), normalize(question)) || fsm.Similarity(question, lastSentences(text, 2)) >= 0.6
 }
 
 // prompt assembles the messages for one model call: the system prompt

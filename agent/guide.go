@@ -578,6 +578,35 @@ func (g *guide) spoken(q stages.Question) {
 	})
 }
 
+// declined notes that the candidate declined to answer q: what it asked
+// for (a rubric field, a gap, a backlog item) is settled as unknown and
+// not asked again.
+func (g *guide) declined(q stages.Question) {
+	_ = g.rec.Update(func(r *interviews.Record) { settleDeclined(r, q) })
+}
+
+// settleDeclined marks what q asked for unknown (a backlog item
+// answered), so a declined answer is respected, not pressed.
+func settleDeclined(r *interviews.Record, q stages.Question) {
+	t := q.Context.Targets
+	if t.Field != "" {
+		if it, ok := rubricItem(r, t.Field); ok && it.Status == interviews.StatusOpen {
+			it.Status = interviews.StatusUnknown
+		}
+	}
+	for i := range r.Gaps {
+		gp := &r.Gaps[i]
+		if gp.Status == interviews.StatusOpen && (gp.ID == q.Context.Ref || t.Skill != "" && strings.EqualFold(gp.Skill, t.Skill) && gp.Attribute == t.Attribute) {
+			gp.Status = interviews.StatusUnknown
+		}
+	}
+	for i := range r.Backlog {
+		if b := &r.Backlog[i]; b.Status == interviews.StatusOpen && b.FollowsUp != "" && b.FollowsUp == q.ID {
+			b.Status = interviews.StatusDropped
+		}
+	}
+}
+
 // followUps counts the follow-ups asked of question id (withdrawn ones
 // excepted); the guide allows stages.DefaultFollowUps.
 func followUps(qs []stages.Question, id string) int {
@@ -731,6 +760,9 @@ func (g *guide) apply(turnSeq int, q stages.Question, res analysis.AnswerResult)
 				}
 				filledGap = filledGap || (strings.EqualFold(f.Skill, q.Context.Targets.Skill) && f.Attribute == q.Context.Targets.Attribute)
 			}
+		}
+		if res.Declined {
+			settleDeclined(r, q)
 		}
 		// What the question asked for and did not get: a rubric field the
 		// candidate could not or would not give after a probe, a gap

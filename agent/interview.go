@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/viva-interviews/viva/agent/analysis"
 	"github.com/viva-interviews/viva/agent/llm"
@@ -36,6 +37,10 @@ type Setup struct {
 	// (see Options.Preemptive): only for a model whose calls change
 	// nothing.
 	Preemptive bool
+	// Filler and FillerAfter are what is said while the model is slow (see
+	// Options.Filler).
+	Filler      string
+	FillerAfter time.Duration
 	// OnEvent, when set, also receives every state machine event, after the
 	// record has been updated (the voice session shows stage changes).
 	OnEvent func(fsm.Event)
@@ -90,5 +95,5 @@ func NewInterview(s Setup) (*Conductor, error) {
 	}
 	recorder.QuestionsFrom(m.Questions)
 	return New(Options{LLM: s.NewLLM(m, bp, profile), Machine: m, Recorder: recorder, Profile: profile, Logger: log, Resume: resume,
-		Template: s.Template, Analyzer: s.Analyzer, Preemptive: s.Preemptive})
+		Template: s.Template, Analyzer: s.Analyzer, Preemptive: s.Preemptive, Filler: s.Filler, FillerAfter: s.FillerAfter})
 }

@@ -120,12 +120,12 @@ func (r *soakRig) close() {
 }
 
 // newLLM wraps the shared OpenAI client with the scripted interviewer as
-// production does (cmd/viva's llmFactory), with the apology and cooldown
-// on the soak's time scale.
+// production does (cmd/viva's llmFactory), with the cooldown on the soak's
+// time scale.
 func (r *soakRig) newLLM(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client {
 	return llm.WithFallback(r.model, scripted.New(m, bp, p), llm.FallbackOptions{
 		Primary: soakPrimary, Secondary: soakSecondary,
-		ApologyAfter: r.opts.scaled(llm.DefaultApologyAfter), Cooldown: r.opts.scaled(llm.DefaultCooldown),
+		Cooldown: r.opts.scaled(llm.DefaultCooldown),
 	})
 }
 
@@ -177,7 +177,7 @@ func (r *soakRig) round(tb testing.TB, ctx context.Context, round int) soakRound
 		}
 		ids[i] = rec.ID
 		l, err := NewLoop(Setup{Blueprint: stages.Default(), Record: rec, Store: r.store, TimeScale: r.opts.TimeScale,
-			NewLLM: r.newLLM, Logger: r.log.With("interview_id", rec.ID)}, LoopOptions{})
+			NewLLM: r.newLLM, FillerAfter: r.opts.scaled(DefaultFillerAfter), Logger: r.log.With("interview_id", rec.ID)}, LoopOptions{})
 		if err != nil {
 			tb.Fatalf("interview %d: %v", i, err)
 		}

@@ -19,9 +19,9 @@ type tooling struct {
 	c *Conductor
 }
 
-// call runs one tool call and returns the JSON text for the model. The
+// call runs one tool call and returns its result for the model. The
 // questions registered are appended to asked.
-func (t tooling) call(tc llm.ToolCall, asked *[]string) string {
+func (t tooling) call(tc llm.ToolCall, asked *[]string) tool.Result {
 	res := t.dispatch(tc, asked)
 	m := t.c.machine
 	if res.Stage == "" {
@@ -30,7 +30,7 @@ func (t tooling) call(tc llm.ToolCall, asked *[]string) string {
 			res.StageTitle = st.Title
 		}
 	}
-	return res.JSON()
+	return res
 }
 
 func (t tooling) dispatch(tc llm.ToolCall, asked *[]string) tool.Result {
@@ -47,7 +47,7 @@ func (t tooling) dispatch(tc llm.ToolCall, asked *[]string) tool.Result {
 	case tool.AskQuestion:
 		return t.ask(a, asked)
 	case tool.AssessResponse:
-		return t.assess(a.DepthScore, a.KeyPoints)
+		return t.assess(a)
 	case tool.EndInterview:
 		return t.end(a.Reason)
 	case tool.EvaluatePhase:
@@ -142,15 +142,18 @@ func (t tooling) ask(a tool.AskQuestion, asked *[]string) tool.Result {
 	return res
 }
 
-func (t tooling) assess(score int, points []string) tool.Result {
+func (t tooling) assess(a tool.AssessResponse) tool.Result {
 	c := t.c
-	if score < 1 || score > 5 {
-		return tool.Result{Error: fmt.Sprintf("depth_score %d is out of range: use 1 (superficial) to 5 (expert)", score), Next: fmt.Sprintf("call %s again", stages.ToolAssessResponse)}
-	}
+	score := a.DepthScore
 	var guidance string
 	switch {
+	case a.Declined:
+		score = 0
+		guidance = "the candidate declined to answer: respect that, do not press or ask again, and move on to a different topic"
+	case score < 1 || score > 5:
+		return tool.Result{Error: fmt.Sprintf("depth_score %d is out of range: use 1 (superficial) to 5 (expert)", score), Next: fmt.Sprintf("call %s again", stages.ToolAssessResponse)}
 	case score <= 2:
-		guidance = "the answer was thin: follow up and ask for a concrete example"
+		guidance = "the answer was thin: follow up once for a concrete example, then move on"
 	case score == 3:
 		guidance = "a solid answer: go deeper on one point it made, or move on if time is short"
 	default:
@@ -158,14 +161,14 @@ func (t tooling) assess(score int, points []string) tool.Result {
 	}
 	m := c.machine
 	stage := m.Stage()
-	qid := ""
-	for _, q := range m.Questions() {
-		if q.Stage == stage && q.Spoken() {
-			qid = q.ID
+	var q stages.Question
+	for _, sq := range m.Questions() {
+		if sq.Stage == stage && sq.Spoken() && !sq.Withdrawn {
+			q = sq
 		}
 	}
-	kp := make([]string, 0, len(points))
-	for _, p := range points {
+	kp := make([]string, 0, len(a.KeyPoints))
+	for _, p := range a.KeyPoints {
 		if p = strings.TrimSpace(p); p != "" {
 			kp = append(kp, p)
 		}
@@ -173,9 +176,12 @@ func (t tooling) assess(score int, points []string) tool.Result {
 	now := c.now()
 	_ = c.rec.Update(func(rec *interviews.Record) {
 		rec.Assessments = append(rec.Assessments, interviews.Assessment{
-			QuestionID: qid, Stage: stage, DepthScore: score, KeyPoints: kp, Guidance: guidance, At: now,
+			QuestionID: q.ID, Stage: stage, DepthScore: score, KeyPoints: kp, Guidance: guidance, Declined: a.Declined, At: now,
 		})
 	})
+	if a.Declined && q.ID != "" {
+		c.guide.declined(q)
+	}
 	return tool.Result{OK: true, Progress: c.progress(), Next: guidance + "; " + c.urgency(false)}
 }
 

@@ -320,6 +320,10 @@ type Turn struct {
 	// Fallback names the engine that wrote an interviewer turn in place of
 	// the failing model ("scripted"); empty when the model wrote it.
 	Fallback string `json:"fallback,omitempty"`
+	// Filler is what the interviewer said before an agent turn while the
+	// model was slow to answer ("Give me a moment."); it is not part of
+	// Text.
+	Filler string `json:"filler,omitempty"`
 }
 
 // TurnMetrics are per-turn latency figures in milliseconds, measured on the
@@ -408,6 +412,10 @@ type Assessment struct {
 	// Guidance is what the interviewer was told to do next (follow up, go
 	// deeper, move on).
 	Guidance string `json:"guidance,omitempty"`
+	// Declined is true when the candidate declined to answer (would rather
+	// not say, confidential, did not know); DepthScore is then 0 and the
+	// answer weighs in no average.
+	Declined bool `json:"declined,omitempty"`
 	// At is when the assessment was made.
 	At time.Time `json:"at"`
 }
@@ -850,7 +858,7 @@ func (r *Record) Validate() error {
 		}
 	}
 	for i, a := range r.Assessments {
-		if a.DepthScore < 1 || a.DepthScore > 5 {
+		if a.DepthScore < 0 || a.DepthScore > 5 || a.DepthScore == 0 && !a.Declined {
 			bad("assessment %d has depth score %d: use 1 to 5", i+1, a.DepthScore)
 		}
 		if a.QuestionID != "" && !qids[a.QuestionID] {

@@ -72,11 +72,11 @@ func fullRecord() *Record {
 		StartedAt: at(1), EndedAt: at(3), Interrupted: true, QuestionIDs: []string{"q1"},
 		Metrics: &TurnMetrics{EndOfUtteranceMs: 500, STTFinalMs: 120, LLMFirstTokenMs: 300, TTSFirstByteMs: 90, EndToEndMs: 1010,
 			EndpointingRule: EndpointingFinished, EndpointingDelayMs: 300, BackchannelsIgnored: 1, FalseInterruptionsResumed: 1},
-		Fallback: "scripted",
+		Fallback: "scripted", Filler: "Give me a moment.",
 	})
 	r.AppendTurn(Turn{Role: RoleCandidate, Stage: "greeting", Text: "Fine.", Source: "text", StartedAt: at(4), EndedAt: at(5)})
 	r.Assessments = append(r.Assessments, Assessment{
-		QuestionID: "q1", Stage: "greeting", DepthScore: 2, KeyPoints: []string{"fine"}, Guidance: "move on", At: at(6),
+		QuestionID: "q1", Stage: "greeting", DepthScore: 2, KeyPoints: []string{"fine"}, Guidance: "move on", Declined: true, At: at(6),
 	})
 	r.Template, r.Brief = "fullstack-senior", "# Handover\n- The billing job"
 	r.Skills = []Skill{{Name: "Go", Sources: []string{"resume"}, Duration: "3 years", Depth: "wrote a scheduler", Autonomy: "chose the design",
@@ -171,8 +171,9 @@ func TestValidate(t *testing.T) {
 		{"turn refers to unknown question", func(r *Record) { r.Turns[0].QuestionIDs = []string{"q9"} }, []string{`turn 1 refers to unknown question "q9"`}},
 		{"NaN metric", func(r *Record) { r.Turns[0].Metrics.EndToEndMs = math.NaN() }, []string{"turn 1 has a metric that is not a finite number"}},
 		{"infinite metric", func(r *Record) { r.Turns[0].Metrics.STTFinalMs = math.Inf(1) }, []string{"not a finite number"}},
-		{"depth 0", func(r *Record) { r.Assessments[0].DepthScore = 0 }, []string{"assessment 1 has depth score 0: use 1 to 5"}},
+		{"depth 0", func(r *Record) { r.Assessments[0].DepthScore, r.Assessments[0].Declined = 0, false }, []string{"assessment 1 has depth score 0: use 1 to 5"}},
 		{"depth 6", func(r *Record) { r.Assessments[0].DepthScore = 6 }, []string{"depth score 6"}},
+		{"declined, not judged", func(r *Record) { r.Assessments[0].DepthScore, r.Assessments[0].Declined = 0, true }, nil},
 		{"depth 5", func(r *Record) { r.Assessments[0].DepthScore = 5 }, nil},
 		{"assessment without question", func(r *Record) { r.Assessments[0].QuestionID = "" }, nil},
 		{"assessment of unknown question", func(r *Record) { r.Assessments[0].QuestionID = "q7" }, []string{`assessment 1 refers to unknown question "q7"`}},

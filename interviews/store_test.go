@@ -337,7 +337,7 @@ func TestRecordFile(t *testing.T) {
 	}
 
 	bad := r.Clone()
-	bad.Assessments[0].DepthScore = 0
+	bad.Assessments[0].DepthScore = 9
 	if err := s.Save(bad); err == nil {
 		t.Fatal("Save of an invalid record succeeded")
 	}

@@ -439,7 +439,7 @@ func technicalDepth(v *view) (float64, string) {
 	var why []string
 	depth, n := 0, 0
 	for _, a := range v.rec.Assessments {
-		if a.DepthScore >= 1 && a.DepthScore <= 5 {
+		if !a.Declined && a.DepthScore >= 1 && a.DepthScore <= 5 {
 			depth += a.DepthScore
 			n++
 		}

@@ -27,11 +27,13 @@ type TransitionStage struct {
 	Reason string `json:"reason" desc:"Why the current stage is complete."`
 }
 
-// AskQuestion registers a question before it is said.
+// AskQuestion asks the candidate a question: it is registered and, once
+// accepted, said word for word after the text of the same reply.
 type AskQuestion struct {
-	Question  string `json:"question" desc:"The question exactly as you will say it."`
+	Question  string `json:"question" desc:"The question, exactly as the candidate should hear it. It is said for you after your message's text."`
 	Purpose   string `json:"purpose,omitempty" desc:"What the question is meant to find out."`
-	Ref       string `json:"ref,omitempty" desc:"The id of the suggested question it comes from ([id] or ref in your instructions), if any."`
+	Ref       string `json:"ref,omitempty" desc:"The ref of the suggested question it comes from (the [id] or ref in your instructions), if any."`
+	Targets   string `json:"targets,omitempty" desc:"When it comes from no suggestion: the skill or topic it probes (for example PostgreSQL, or why this role)."`
 	FollowsUp string `json:"follows_up,omitempty" desc:"The id of the earlier question this one follows up, if any."`
 }
 
@@ -39,6 +41,7 @@ type AskQuestion struct {
 type AssessResponse struct {
 	DepthScore int      `json:"depth_score" minimum:"1" maximum:"5" desc:"1 = superficial, 3 = solid, 5 = expert depth."`
 	KeyPoints  []string `json:"key_points" desc:"The main points the answer made."`
+	Declined   bool     `json:"declined,omitempty" desc:"True when the candidate declined to answer (would rather not say, confidential, does not know)."`
 }
 
 // EvaluatePhase asks how complete the current design phase is.
@@ -77,11 +80,11 @@ var specs = map[stages.ToolName]spec{
 		args:        TransitionStage{},
 	},
 	stages.ToolAskQuestion: {
-		description: "Register the question you are about to ask, before you say it. Returns progress in the stage and what to do next; refuses a question that repeats an earlier one. Call once per question, then say the question in your reply.",
+		description: "Ask the candidate a question. It is registered and then said for you, word for word, right after the text of your message: do not write the question in your message text (at most one short sentence before it, such as a brief acknowledgement of the answer). Refused, with the reason, when it repeats an earlier question; then nothing of it is said and you choose another. At most one per reply, as your last call.",
 		args:        AskQuestion{},
 	},
 	stages.ToolAssessResponse: {
-		description: "Record how deep the candidate's last answer was. Returns guidance: follow up, go deeper, or move on.",
+		description: "Record how deep the candidate's last answer was, or that they declined to answer. Call it in the same reply as your next question.",
 		args:        AssessResponse{},
 	},
 	stages.ToolEvaluatePhase: {

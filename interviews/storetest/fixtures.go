@@ -110,11 +110,11 @@ func fullRecord() *interviews.Record {
 		StartedAt: at(1), EndedAt: at(3), Interrupted: true, QuestionIDs: []string{"q1"},
 		Metrics: &interviews.TurnMetrics{EndOfUtteranceMs: 500, STTFinalMs: 120, LLMFirstTokenMs: 300, TTSFirstByteMs: 90, EndToEndMs: 1010,
 			EndpointingRule: interviews.EndpointingFinished, EndpointingDelayMs: 300, BackchannelsIgnored: 1, FalseInterruptionsResumed: 1},
-		Fallback: "scripted",
+		Fallback: "scripted", Filler: "Give me a moment.",
 	})
 	r.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: "greeting", Text: "Fine.", Source: "text", StartedAt: at(4), EndedAt: at(5)})
 	r.Assessments = append(r.Assessments, interviews.Assessment{
-		QuestionID: "q1", Stage: "greeting", DepthScore: 2, KeyPoints: []string{"fine"}, Guidance: "move on", At: at(6),
+		QuestionID: "q1", Stage: "greeting", DepthScore: 2, KeyPoints: []string{"fine"}, Guidance: "move on", Declined: true, At: at(6),
 	})
 	r.Template, r.Brief = "fullstack-senior", "# Handover\n- The billing job"
 	r.Skills = []interviews.Skill{{Name: "Go", Sources: []string{"resume"}, Duration: "3 years", Depth: "wrote a scheduler", Autonomy: "chose the design",

@@ -148,7 +148,7 @@ func testSaveGetRoundTrip(t *testing.T, open Opener) {
 	}
 
 	bad := r.Clone()
-	bad.Assessments[0].DepthScore = 0
+	bad.Assessments[0].DepthScore = 9
 	if err := s.Save(bad); err == nil {
 		t.Fatal("Save of an invalid record succeeded")
 	}

@@ -47,11 +47,12 @@ type Interviewer struct {
 	greeted   bool            // the greeting has been said
 	refused   map[string]bool // question texts refused as repeats
 	lastAsked string          // text of the last question asked
+	calledOn  map[string]bool // stages where the candidate was invited to add something
 }
 
 // New returns a scripted interviewer for the blueprint the machine runs.
 func New(view View, bp *stages.Blueprint, p stages.Profile) *Interviewer {
-	return &Interviewer{view: view, bp: bp, profile: p, ChunkWords: 3, refused: map[string]bool{}}
+	return &Interviewer{view: view, bp: bp, profile: p, ChunkWords: 3, refused: map[string]bool{}, calledOn: map[string]bool{}}
 }
 
 // Name identifies the engine in logs and records.
@@ -129,7 +130,8 @@ func (s *Interviewer) decide(req llm.Request) llm.Response {
 			}
 			q := ask.Question
 			if res[i].OK {
-				return llm.Response{Text: s.speak(stage, q)}
+				// The conductor has said the question: nothing to add.
+				return llm.Response{}
 			}
 			s.refused[strings.ToLower(q)] = true
 			if !noTools {
@@ -197,10 +199,25 @@ func (s *Interviewer) hasSpokenQuestion() bool {
 	return false
 }
 
-// ask registers the next question of the stage: the guide's suggestion,
-// else the next bank question not yet asked, else a follow-up on the last
-// answer.
+// ask asks the next question of the stage: the guide's suggestion, else
+// the next bank question not yet asked, else a follow-up on the answers.
+// The response's text is what comes before the question (the greeting, a
+// stage's acknowledgement); the conductor says the question itself once
+// the machine has accepted it. When nothing is left to ask, the stage
+// moves on.
 func (s *Interviewer) ask(req llm.Request, stage, lastAnswer string) llm.Response {
+	resp := s.pick(req, stage, lastAnswer)
+	if len(resp.ToolCalls) == 0 && resp.Text == "" {
+		return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.TransitionStage{Reason: "nothing left to ask in this stage"})}}
+	}
+	if len(resp.ToolCalls) > 0 {
+		resp.Text = s.preface(stage)
+	}
+	return resp
+}
+
+// pick chooses the question ask asks.
+func (s *Interviewer) pick(req llm.Request, stage, lastAnswer string) llm.Response {
 	for _, sg := range req.Suggestions {
 		if text := strings.TrimSpace(sg.Text); text != "" && !s.refused[strings.ToLower(text)] {
 			s.lastAsked = text
@@ -227,9 +244,33 @@ func (s *Interviewer) ask(req llm.Request, stage, lastAnswer string) llm.Respons
 			return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.AskQuestion{Question: text, Purpose: bq.Purpose, Ref: bq.ID})}}
 		}
 	}
-	text := s.followUp(lastAnswer)
+	answers := []string{lastAnswer}
+	if len(req.Messages) > 0 {
+		answers = append(answers, userTexts(req.Messages)...)
+	}
+	text := s.followUp(answers...)
+	if text == "" {
+		if s.gateOpen() || s.calledOn[stage] {
+			return llm.Response{}
+		}
+		// The stage still needs time, and every question of it has been
+		// asked: give the candidate room to add something, once.
+		s.calledOn[stage] = true
+		return llm.Response{Text: s.preface(stage) + "Take your time. Is there anything you would like to add to what you have told me so far?"}
+	}
 	s.lastAsked = text
 	return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.AskQuestion{Question: text, Purpose: "follow up on the last answer", FollowsUp: lastID})}}
+}
+
+// userTexts are the candidate's messages, latest first.
+func userTexts(msgs []llm.Message) []string {
+	var out []string
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleUser {
+			out = append(out, msgs[i].Content)
+		}
+	}
+	return out
 }
 
 // askPhase asks about the first point a phase evaluation found missing
@@ -277,14 +318,17 @@ var genericFollowUps = []string{
 	"What was the biggest obstacle, and how did you get past it?",
 }
 
-// followUp makes a question about the most salient word of the answer that
-// has not been refused as a repeat.
-func (s *Interviewer) followUp(answer string) string {
-	for _, topic := range salient(answer) {
-		for _, t := range followUpTemplates {
-			q := fmt.Sprintf(t, topic)
-			if !s.refused[strings.ToLower(q)] {
-				return q
+// followUp makes a question about the most salient word of the answers
+// (the latest first) that has not been refused as a repeat; "" when every
+// one it could make has been.
+func (s *Interviewer) followUp(answers ...string) string {
+	for _, answer := range answers {
+		for _, topic := range salient(answer) {
+			for _, t := range followUpTemplates {
+				q := fmt.Sprintf(t, topic)
+				if !s.refused[strings.ToLower(q)] {
+					return q
+				}
 			}
 		}
 	}
@@ -293,12 +337,16 @@ func (s *Interviewer) followUp(answer string) string {
 			return q
 		}
 	}
-	return fmt.Sprintf("Is there anything else about your work you would like to tell me? (%d)", len(s.refused))
+	return ""
 }
 
-// speak is the text said with a question: the greeting before the first
-// one, the stage acknowledgement when the stage changed since it last spoke.
-func (s *Interviewer) speak(stage, question string) string {
+// speak is preface then question.
+func (s *Interviewer) speak(stage, question string) string { return s.preface(stage) + question }
+
+// preface is the text said before a question: the greeting before the
+// first one, the stage acknowledgement when the stage changed since it
+// last spoke; it ends with a space when not empty.
+func (s *Interviewer) preface(stage string) string {
 	var b strings.Builder
 	switch {
 	case !s.greeted && s.bp.KnowledgeCapture():
@@ -312,7 +360,6 @@ func (s *Interviewer) speak(stage, question string) string {
 	}
 	s.greeted = true
 	s.spokeIn = stage
-	b.WriteString(question)
 	return b.String()
 }
 
