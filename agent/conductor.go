@@ -233,7 +233,9 @@ func (c *Conductor) Respond(ctx context.Context, in CandidateTurn) *Reply {
 	// interview now, after the candidate has answered the last question;
 	// this answer is analysed beside the reply, never before it.
 	c.guide.takeExit()
-	if text != "" {
+	// The candidate's own questions at the closing are recorded, not
+	// analysed as answers.
+	if text != "" && stage != c.lastStage() {
 		c.guide.answered(seq, text, stage)
 	}
 	return c.turn(ctx, &in, in.Source)
@@ -548,7 +550,7 @@ func (r *Reply) Delivered(d Delivery) {
 	}
 	// The interview ends by state: the closing utterance has been delivered.
 	m := c.machine
-	if !d.Interrupted && text != "" && m.Stage() == c.lastStage() && r.err == nil && (r.fixed == "" || r.goOn) {
+	if !d.Interrupted && text != "" && m.Stage() == c.lastStage() && r.err == nil && (r.fixed == "" || r.goOn) && c.closingDone(text) {
 		if _, err := m.Force(stages.Done, "closing delivered"); err != nil {
 			c.log.Warn("ending the interview failed", "err", err)
 		}
@@ -845,17 +847,19 @@ func (c *Conductor) promptFor(spoken string, takeAck bool) []llm.Message {
 	if p, err := bp.PersonaPrompt(c.profile); err == nil {
 		sys.WriteString(p)
 	}
-	sys.WriteString("\n\nThis is a spoken conversation: answer in short, natural sentences, one question at a time, with no lists, markdown or emoji. ")
 	stage := m.Stage()
-	if st, _, ok := bp.Stage(stage); ok {
-		sys.WriteString(toolGuidance(st.OfferedTools()))
+	st, _, ok := bp.Stage(stage)
+	if ok {
+		if g := toolGuidance(c.stageTools()); g != "" {
+			sys.WriteString("\n\n" + g)
+		}
 	}
 	sys.WriteString("\n\n")
-	if st, _, ok := bp.Stage(stage); ok {
+	if ok {
 		fmt.Fprintf(&sys, "Current stage: %s (%s).\n", st.Title, stage)
 		sys.WriteString(c.stageInstructions(stage))
 		sys.WriteString("\n")
-		if len(st.Questions) > 0 {
+		if len(st.Questions) > 0 && stage != c.lastStage() {
 			fmt.Fprintf(&sys, "Suggested questions for this stage (pass the [id] as ref to %s when you ask one):\n", stages.ToolAskQuestion)
 			asked := map[string]bool{}
 			for _, q := range m.Questions() {
@@ -874,11 +878,19 @@ func (c *Conductor) promptFor(spoken string, takeAck bool) []llm.Message {
 				sys.WriteString("\n" + b)
 			}
 		}
-		fmt.Fprintf(&sys, "\nProgress: %s. %s.\n", c.progress(), c.urgency(false))
+		if stage != c.lastStage() {
+			fmt.Fprintf(&sys, "\nProgress: %s. %s.\n", c.progress(), c.urgency(false))
+			if next := c.nextStage(); next != "" {
+				fmt.Fprintf(&sys, "After this stage comes: %s.\n", next)
+			}
+		}
 	}
 	if takeAck {
 		if ack, ok := m.TakeAck(); ok {
-			fmt.Fprintf(&sys, "\nThe interview has just moved to this stage %s. Begin your reply by saying, once: %q Then continue with this stage.\n", c.whyMoved(), ack)
+			if why := c.whyMoved(); why != "" {
+				fmt.Fprintf(&sys, "\nThe interview has just moved to this stage %s.", why)
+			}
+			fmt.Fprintf(&sys, "\nBegin your reply by saying, once: %q Then continue with this stage.\n", ack)
 		}
 	}
 	if spoken != "" {
@@ -920,13 +932,40 @@ func (c *Conductor) suggestions() []llm.Suggestion {
 }
 
 // whyMoved says, for the prompt, why the interview just changed stage:
-// the previous stage ran out of time, or the interview has what it needs.
+// the previous stage ran out of time, the interview has what it needs, or
+// the candidate asked to stop; "" for the first stage and a move the
+// model asked for.
 func (c *Conductor) whyMoved() string {
 	trs := c.machine.Transitions()
-	if len(trs) > 0 && strings.HasPrefix(trs[len(trs)-1].Reason, "exit: ") {
-		return "because the interview has found out what it needed"
+	if len(trs) == 0 {
+		return ""
 	}
-	return "because the previous stage ran out of time"
+	tr := trs[len(trs)-1]
+	switch {
+	case tr.From == "":
+		return ""
+	case strings.HasPrefix(tr.Reason, "exit: "):
+		return "because the interview has found out what it needed"
+	case strings.HasPrefix(tr.Reason, "candidate_request: "):
+		return "because the candidate asked to stop"
+	case tr.Forced && tr.Reason == "deadline":
+		return "because the previous stage ran out of time"
+	}
+	return ""
+}
+
+// nextStage names the stage after the current one on the path, with its
+// title; "" at the last.
+func (c *Conductor) nextStage() string {
+	path := c.machine.Path()
+	i := slices.Index(path, c.machine.Stage())
+	if i < 0 || i+1 >= len(path) {
+		return ""
+	}
+	if st, _, ok := c.bp.Stage(path[i+1]); ok {
+		return st.Title
+	}
+	return path[i+1]
 }
 
 // Drop forgets a reply the candidate cut off by going on with their

@@ -165,9 +165,15 @@ func TestGuideAsksRubricAndExitsWhenCovered(t *testing.T) {
 		time.Sleep(time.Minute) // the intro's own minimum time still holds
 		reply := answer(t, c, "Happy to go on.")
 		trs := c.Machine().Transitions()
-		if len(trs) < 2 || trs[len(trs)-2].To != "closing" || trs[len(trs)-2].Reason != "exit: "+interviews.ExitAssessment {
+		if len(trs) < 1 || trs[len(trs)-1].To != "closing" || trs[len(trs)-1].Reason != "exit: "+interviews.ExitAssessment {
 			t.Fatalf("transitions %+v after the rubric was covered, want a move to the closing by the exit (reply %q)", trs, reply)
 		}
+		// The closing invites the candidate's own questions; the goodbye
+		// after their answer ends the interview.
+		if !strings.HasSuffix(reply, "?") {
+			t.Fatalf("closing %q does not invite the candidate's questions", reply)
+		}
+		reply = answer(t, c, "No, that's all from me, thank you.")
 		select {
 		case <-c.Ended():
 		default:

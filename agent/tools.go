@@ -91,9 +91,9 @@ func (c *Conductor) enteredResult(tr fsm.Transition) tool.Result {
 	res.StageTitle = st.Title
 	res.Instructions = c.stageInstructions(tr.To)
 	if tr.To == c.lastStage() {
-		res.Next = "deliver your closing remarks now: thank the candidate, say what happens next, and ask nothing more"
+		res.Next = "follow the closing instructions now"
 	} else {
-		res.Next = "acknowledge the move briefly, then register and ask the first question of this stage"
+		res.Next = fmt.Sprintf("acknowledge the move briefly, then ask the first question of this stage with %s", stages.ToolAskQuestion)
 	}
 	return res
 }
@@ -134,7 +134,7 @@ func (t tooling) ask(a tool.AskQuestion, asked *[]string) tool.Result {
 		return tool.Result{Error: err.Error(), Next: fmt.Sprintf("call %s with the question's text", stages.ToolAskQuestion)}
 	}
 	*asked = append(*asked, q.ID)
-	res := tool.Result{OK: true, QuestionID: q.ID, Progress: c.progressAsking(), Next: c.urgency(true)}
+	res := tool.Result{OK: true, QuestionID: q.ID, Progress: c.progress(), Next: "the question is said now; " + c.urgency(true)}
 	if ack, ok := m.TakeAck(); ok {
 		res.Acknowledge = ack
 		res.Next = "first say the acknowledgement, then ask the question. " + res.Next
@@ -220,39 +220,58 @@ func (t tooling) end(reason string) tool.Result {
 	return res
 }
 
-// progress describes the current stage's gates and clock.
+// progress describes the current stage's gates and clock, one count
+// everywhere: questions the candidate has heard in the stage.
 func (c *Conductor) progress() string {
 	st := c.machine.Status()
-	return fmt.Sprintf("stage %d of %d (%s): %d of at least %d questions asked; %.0f%% of the stage time left (%s)",
-		st.Index+1, st.Count, st.Stage, st.Spoken, st.MinQuestions, st.RemainingPct, st.Remaining.Round(time.Second))
+	var b strings.Builder
+	fmt.Fprintf(&b, "stage %d of %d (%s): %d %s asked", st.Index+1, st.Count, st.Stage, st.Spoken, plural(st.Spoken, "question", "questions"))
+	if st.MinQuestions > 0 {
+		fmt.Fprintf(&b, " (at least %d before moving on)", st.MinQuestions)
+	}
+	fmt.Fprintf(&b, "; %s spent", st.Elapsed.Round(time.Second))
+	if st.MinTime > 0 {
+		fmt.Fprintf(&b, " (at least %s before moving on)", st.MinTime.Round(time.Second))
+	}
+	fmt.Fprintf(&b, "; %s left (%.0f%% of the stage's time)", st.Remaining.Round(time.Second), st.RemainingPct)
+	return b.String()
 }
 
-// progressAsking is progress counting the question being asked now.
-func (c *Conductor) progressAsking() string {
-	st := c.machine.Status()
-	return fmt.Sprintf("stage %d of %d (%s): this is question %d of at least %d; %.0f%% of the stage time left (%s)",
-		st.Index+1, st.Count, st.Stage, st.Spoken+1, st.MinQuestions, st.RemainingPct, st.Remaining.Round(time.Second))
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
-// urgency is the ladder of what to do next given the stage's gates and
-// clock. asking is true when a question is being asked now (it will count
-// once spoken).
+// urgency is what to do next given the stage's gates and clock. asking is
+// true when a question is being asked now (it will count once spoken).
+// "You may move on" is said only when both minimums are met, so a
+// transition_stage the line invites is never refused.
 func (c *Conductor) urgency(asking bool) string {
 	st := c.machine.Status()
 	spoken := st.Spoken
 	if asking {
 		spoken++
 	}
-	switch {
-	case st.RemainingPct <= 10:
-		return fmt.Sprintf("time is critical: after this answer call %s", stages.ToolTransitionStage)
-	case st.RemainingPct <= 25:
-		return "time is low: wrap this stage up after this answer"
-	case spoken < st.MinQuestions:
-		return fmt.Sprintf("minimum not met: keep asking questions in this stage (%d more needed)", st.MinQuestions-spoken)
-	default:
-		return fmt.Sprintf("minimum met: consider calling %s once the candidate has answered", stages.ToolTransitionStage)
+	var missing []string
+	if n := st.MinQuestions - spoken; n > 0 {
+		missing = append(missing, fmt.Sprintf("%d more %s", n, plural(n, "question", "questions")))
 	}
+	if d := st.MinTime - st.Elapsed; d > 0 {
+		missing = append(missing, fmt.Sprintf("about %s more", d.Round(time.Second)))
+	}
+	switch {
+	case len(missing) > 0 && st.RemainingPct <= 25:
+		return "time is low: ask your last question of this stage; the interview moves on by itself when the time is up"
+	case len(missing) > 0:
+		return "stay in this stage: it needs " + strings.Join(missing, " and ")
+	case st.RemainingPct <= 10:
+		return fmt.Sprintf("time is nearly up: call %s in this reply", stages.ToolTransitionStage)
+	case st.RemainingPct <= 25:
+		return fmt.Sprintf("time is low: wrap this stage up and call %s soon", stages.ToolTransitionStage)
+	}
+	return fmt.Sprintf("the stage's minimums are met: you may call %s once its goals are covered", stages.ToolTransitionStage)
 }
 
 // stageInstructions renders a stage's instructions for the profile.
@@ -267,27 +286,64 @@ func (c *Conductor) stageInstructions(stage string) string {
 
 func (c *Conductor) lastStage() string { return c.last }
 
-// offeredTools are the schemas of the tools the current stage offers.
+// offeredTools are the schemas of the tools the current stage offers;
+// the closing offers none (it asks nothing and moves nowhere).
 func (c *Conductor) offeredTools() []llm.Tool {
-	st, _, ok := c.bp.Stage(c.machine.Stage())
-	if !ok {
+	return tool.Definitions(c.stageTools())
+}
+
+// stageTools are the tools the current stage offers: none in the last.
+func (c *Conductor) stageTools() []stages.ToolName {
+	stage := c.machine.Stage()
+	st, _, ok := c.bp.Stage(stage)
+	if !ok || stage == c.lastStage() {
 		return nil
 	}
-	return tool.Definitions(st.OfferedTools())
+	return st.OfferedTools()
+}
+
+// closingQuestions is how many of the candidate's own questions the
+// closing answers before its goodbye ends the interview.
+const closingQuestions = 2
+
+// closingDone reports whether text, delivered in the last stage, ends the
+// interview: a closing that asks nothing (the goodbye), or any after the
+// candidate has asked closingQuestions questions. A closing that invites
+// their questions waits for them.
+func (c *Conductor) closingDone(text string) bool {
+	if c.bp.KnowledgeCapture() {
+		return true
+	}
+	n := 0
+	c.rec.View(func(r *interviews.Record) {
+		for _, t := range r.Turns {
+			if t.Role == interviews.RoleCandidate && t.Stage == c.lastStage() {
+				n++
+			}
+		}
+	})
+	return n >= closingQuestions || !asksSomething(text)
+}
+
+// asksSomething reports whether an utterance ends with a question to the
+// candidate.
+func asksSomething(text string) bool {
+	return strings.HasSuffix(strings.TrimRight(strings.TrimSpace(text), " \"'”’)"), "?")
 }
 
 // guidance tells the model how to use each tool, in the system prompt.
 var guidance = map[stages.ToolName]string{
-	stages.ToolAskQuestion:     "register every question with %s before you say it",
-	stages.ToolAssessResponse:  "record your judgement of each answer with %s",
-	stages.ToolTransitionStage: "move on with %s when the stage's goals are met",
+	stages.ToolAskQuestion: "To ask a question, call %s with its exact words (and the ref of the suggestion it comes from, or what it targets): it is said for you right after your message's text, so do not write the question in your message; write at most one short sentence before it, such as a brief acknowledgement of the answer. Ask one question per reply.",
+	stages.ToolAssessResponse: "In the same reply, record your judgement of the candidate's last answer with %s; when they declined to answer (would rather not say, confidential, do not know), set declined, respect it and move to another topic without pressing.",
+	stages.ToolEvaluatePhase:  "Call %s when you think the design phase is covered, then work on the gaps it names or move on.",
+	stages.ToolTransitionStage: "Move on with %s when the progress line says you may and the stage's goals are covered; you may ask the next stage's first question in the same reply. If it is refused, follow the reason it gives.",
+	stages.ToolEndInterview:    "Call %s only if the candidate clearly asks to stop.",
 }
 
 // guidanceOrder is the order of guidance in the prompt.
-var guidanceOrder = []stages.ToolName{stages.ToolAskQuestion, stages.ToolAssessResponse, stages.ToolTransitionStage}
+var guidanceOrder = []stages.ToolName{stages.ToolAskQuestion, stages.ToolAssessResponse, stages.ToolEvaluatePhase, stages.ToolTransitionStage, stages.ToolEndInterview}
 
-// toolGuidance is the prompt's sentence on the tools offered: "Register
-// every question with ask_question before you say it; …".
+// toolGuidance is the prompt's paragraph on the tools offered, said once.
 func toolGuidance(offered []stages.ToolName) string {
 	var parts []string
 	for _, n := range guidanceOrder {
@@ -295,9 +351,5 @@ func toolGuidance(offered []stages.ToolName) string {
 			parts = append(parts, fmt.Sprintf(guidance[n], n))
 		}
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	s := strings.Join(parts, "; ") + "."
-	return strings.ToUpper(s[:1]) + s[1:]
+	return strings.Join(parts, " ")
 }

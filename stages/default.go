@@ -69,7 +69,7 @@ func Default() *Blueprint {
 				Title: "Welcome",
 				Instructions: `This is the greeting, the first moment of the interview.
 Welcome {{.Name}} warmly and introduce yourself by name as the interviewer{{with .Role}} for the {{.}} role{{end}}.
-In one or two sentences, explain how it works: a short introduction, then questions about their experience, then a moment at the end for next steps.
+In one or two sentences, explain how it works: a short introduction, then questions about their experience, then a moment at the end for their own questions.
 Your one question here is whether they can hear you clearly and are ready to begin.
 As soon as they confirm, call transition_stage. Do not ask about their background yet.`,
 				Limit:           60 * time.Second,
@@ -167,11 +167,11 @@ When you have covered enough ground, or time is running low, call transition_sta
 			{
 				Name:  "closing",
 				Title: "Closing",
-				Instructions: `This is the closing. The questions are over: do not ask anything more and do not call ask_question.
-Thank {{.Name}} for their time and mention one thing from the conversation you appreciated.
-Tell them what happens next: the hiring team will review the interview and get back to them about the next steps.
-Say goodbye warmly, in three short sentences at most. The interview ends by itself when you finish speaking.`,
-				Limit:           45 * time.Second,
+				Instructions: `This is the closing. Ask no more interview questions and do not call ask_question.
+Thank {{.Name}} for their time, mention one thing from the conversation you appreciated, and ask whether they have any questions for you about the role or the next steps.
+Answer their questions only from the job description; when it does not say, tell them honestly that the hiring team will follow up. Never invent details about the company, the team, pay or the process.
+When they have no more questions, tell them what happens next (the hiring team will review the interview and get back to them) and say goodbye warmly. The interview ends when you finish that goodbye.`,
+				Limit:           90 * time.Second,
 				MinQuestions:    0,
 				Acknowledgement: "Thank you. That brings us to the end of our questions, so let's wrap up.",
 				Keywords:        []string{"thanks", "next steps", "goodbye"},

@@ -77,9 +77,11 @@ func TestPersonaPrompt(t *testing.T) {
 				RoleFocus("data"), LevelExpectations("senior"),
 				"Job description, for your reference only", fullProfile.JobDescription,
 				"Résumé summary, for your reference only", fullProfile.ResumeSummary,
-				"ask_question", "transition_stage", "one question",
+				"one question",
 			},
-			nil},
+			// How to use the tools is said once, by the conductor, for the
+			// tools the stage offers.
+			[]string{"ask_question", "transition_stage"}},
 		{"default without job description or résumé", "", bareProfile,
 			[]string{"interview with Jo Park for the Backend engineer role, at mid level.", RoleFocus("backend")},
 			[]string{"Job description", "Résumé", "\n\n\n"}},

@@ -25,7 +25,7 @@ func TestDefaultTimings(t *testing.T) {
 		{"greeting", 60 * time.Second, 0, 1, 2},
 		{"intro", 120 * time.Second, 30 * time.Second, 2, 5},
 		{"experience", 240 * time.Second, 45 * time.Second, 5, 9},
-		{"closing", 45 * time.Second, 0, 0, 0},
+		{"closing", 90 * time.Second, 0, 0, 0},
 	}
 	if len(b.Stages) != len(want) {
 		t.Fatalf("Default() has %d stages; want %d", len(b.Stages), len(want))

@@ -268,10 +268,16 @@ func interviewerPolicy(greeting string) func(fakeopenai.Request) fakeopenai.Repl
 	}
 	var mu sync.Mutex
 	next := 0
+	// A question is one response: the greeting (first) as text, the
+	// question in ask_question, which viva says once it is accepted.
 	ask := func() fakeopenai.Reply {
 		q := questions[next%len(questions)]
+		text := ""
+		if next == 0 {
+			text = greeting
+		}
 		next++
-		return fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{Name: "ask_question", Arguments: fmt.Sprintf(`{"question":%q}`, q)}}}
+		return fakeopenai.Reply{Text: text, ToolCalls: []fakeopenai.ToolCall{{Name: "ask_question", Arguments: fmt.Sprintf(`{"question":%q}`, q)}}}
 	}
 	closing := fakeopenai.Reply{Text: "Thank you for your time today. The team will be in touch soon. Goodbye!"}
 	return func(req fakeopenai.Request) fakeopenai.Reply {
@@ -307,16 +313,6 @@ func interviewerPolicy(greeting string) func(fakeopenai.Request) fakeopenai.Repl
 					if !ok {
 						return ask()
 					}
-					var a struct{ Question string }
-					_ = json.Unmarshal([]byte(call.Arguments), &a)
-					text := a.Question
-					if greeting != "" && next == 1 {
-						text = greeting + " " + text
-					}
-					if ack, _ := r["acknowledge"].(string); ack != "" {
-						text = ack + " " + text
-					}
-					return fakeopenai.Reply{Text: text}
 				}
 			}
 			return ask()

@@ -115,7 +115,7 @@ func (s *Interviewer) decide(req llm.Request) llm.Response {
 				return s.ask(req, stage, lastUser(msgs))
 			case stages.ToolTransitionStage, stages.ToolEndInterview:
 				if r.OK && s.isFinal(r.Stage) {
-					return llm.Response{Text: s.closing()}
+					return llm.Response{Text: s.closing(lastUser(msgs))}
 				}
 				if r.OK && !noTools {
 					return s.ask(req, stage, "")
@@ -139,7 +139,7 @@ func (s *Interviewer) decide(req llm.Request) llm.Response {
 			}
 		}
 		if final {
-			return llm.Response{Text: s.closing()}
+			return llm.Response{Text: s.closing(lastUser(msgs))}
 		}
 		if noTools {
 			return llm.Response{Text: s.speak(stage, s.lastAsked)}
@@ -148,7 +148,7 @@ func (s *Interviewer) decide(req llm.Request) llm.Response {
 	}
 
 	if final {
-		return llm.Response{Text: s.closing()}
+		return llm.Response{Text: s.closing(lastUser(msgs))}
 	}
 	if noTools {
 		return llm.Response{Text: s.speak(stage, "Could you tell me a little more about that?")}
@@ -363,21 +363,91 @@ func (s *Interviewer) preface(stage string) string {
 	return b.String()
 }
 
-func (s *Interviewer) closing() string {
+// closing is what the interviewer says in the last stage: first thanks and
+// an invitation to ask their own questions, then (after their reply) an
+// answer from the job description and the goodbye. A knowledge capture
+// says goodbye at once.
+func (s *Interviewer) closing(lastAnswer string) string {
 	var b strings.Builder
 	stage := s.view.Stage()
-	if stage != s.spokeIn {
+	first := stage != s.spokeIn
+	if first {
 		if ack := s.bp.AcknowledgementFor(stage, s.profile); ack != "" {
 			b.WriteString(ack + " ")
 		}
 	}
 	s.spokeIn = stage
+	name := firstName(s.profile.Name)
 	if s.bp.KnowledgeCapture() {
-		fmt.Fprintf(&b, "Thank you, %s. What you shared will save your colleagues a lot of guesswork. A summary of our conversation, organised by topic, will be written up for the team. Goodbye!", firstName(s.profile.Name))
+		fmt.Fprintf(&b, "Thank you, %s. What you shared will save your colleagues a lot of guesswork. A summary of our conversation, organised by topic, will be written up for the team. Goodbye!", name)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "Thank you for your time today, %s. It was a pleasure to hear about your work. The hiring team will review our conversation and get back to you soon. Goodbye!", firstName(s.profile.Name))
+	if first {
+		fmt.Fprintf(&b, "Thank you for your time today, %s. It was a pleasure to hear about your work. Before we finish, do you have any questions for me about the role or the next steps?", name)
+		return b.String()
+	}
+	if isQuestion(lastAnswer) {
+		if answer := fromJobDescription(s.profile.JobDescription, lastAnswer); answer != "" {
+			fmt.Fprintf(&b, "Good question. The job description says: %s ", answer)
+		} else {
+			b.WriteString("That's a good question, and I don't have the answer here; the hiring team will follow up with you on it. ")
+		}
+	}
+	b.WriteString("The hiring team will review our conversation and get back to you soon. Thank you again, and goodbye!")
 	return b.String()
+}
+
+// isQuestion reports whether the candidate asked something.
+func isQuestion(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if strings.Contains(s, "?") {
+		return true
+	}
+	for _, w := range []string{"what ", "how ", "when ", "who ", "which ", "is there", "are there", "do you", "does ", "can i", "could you tell", "i was wondering", "i'd like to know", "i would like to know"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// fromJobDescription is the job description's sentence that best answers
+// question (sharing at least two content words with it), or "": the
+// interviewer answers from what the company wrote, never invents.
+func fromJobDescription(jd, question string) string {
+	words := map[string]bool{}
+	for _, w := range salientWords(question) {
+		words[w] = true
+	}
+	best, bestN := "", 1
+	for _, line := range strings.FieldsFunc(jd, func(r rune) bool { return r == '\n' || r == '.' || r == ';' }) {
+		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "-*•#0123456789. "))
+		n := 0
+		for _, w := range salientWords(line) {
+			if words[w] {
+				n++
+			}
+		}
+		if n > bestN && len(line) < 300 {
+			best, bestN = line, n
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return strings.TrimRight(best, ".") + "."
+}
+
+// salientWords are the lower-case words of s of four letters or more that
+// are not stop words.
+func salientWords(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len(w) >= 4 && !stopWords[w] {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // assess scores an answer: longer answers that touch the stage's and the
