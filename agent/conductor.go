@@ -60,6 +60,9 @@ type Options struct {
 	// the analysis or the turn's text (the record keeps it in Turn.Filler).
 	Filler      string
 	FillerAfter time.Duration
+	// Clock is the interview's clock, the machine's too; nil means
+	// time.Now.
+	Clock func() time.Time
 	// Resume continues an interview a previous session started (its
 	// machine resumed with fsm.Machine.Resume): the conversation so far is
 	// read back from the record, and the loop opens with Resume instead of
@@ -101,6 +104,7 @@ type Conductor struct {
 
 	filler      string
 	fillerAfter time.Duration
+	clock       func() time.Time
 
 	preemptive bool
 	preMu      sync.Mutex
@@ -125,7 +129,7 @@ func New(opts Options) (*Conductor, error) {
 	c := &Conductor{
 		llm: opts.LLM, machine: opts.Machine, rec: opts.Recorder, profile: opts.Profile,
 		log: opts.Logger, rounds: opts.MaxToolRounds, maxHist: opts.MaxHistory,
-		ended: make(chan struct{}), preemptive: opts.Preemptive,
+		ended: make(chan struct{}), preemptive: opts.Preemptive, clock: opts.Clock,
 	}
 	if c.log == nil {
 		c.log = slog.Default()
@@ -176,7 +180,12 @@ func (c *Conductor) Ended() <-chan struct{} { return c.ended }
 // EndedEarly reports whether the candidate asked to stop (end_interview).
 func (c *Conductor) EndedEarly() bool { return c.endedEarly.Load() }
 
-func (c *Conductor) now() time.Time { return time.Now() }
+func (c *Conductor) now() time.Time {
+	if c.clock != nil {
+		return c.clock()
+	}
+	return time.Now()
+}
 
 // Greet starts the interview (the machine enters its first stage, the
 // record becomes in progress) and runs the first agent turn, which needs no
@@ -184,9 +193,9 @@ func (c *Conductor) now() time.Time { return time.Now() }
 func (c *Conductor) Greet(ctx context.Context) *Reply {
 	now := c.now()
 	_ = c.rec.Update(func(rec *interviews.Record) { rec.Start(now) })
-	c.guide.prepare(ctx)
+	read := c.guide.prepare(ctx)
 	c.machine.Start()
-	return c.turn(ctx, nil, "greeting")
+	return c.startAfter(ctx, nil, "greeting", "", false, read)
 }
 
 // CandidateTurn is what the candidate said, with how it was measured.
@@ -297,7 +306,7 @@ func (c *Conductor) Resume(ctx context.Context) (*Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.guide.prepare(ctx)
+	c.guide.prepare(ctx)()
 	c.log.Info("resuming the interview from its saved state", "stage", c.machine.Stage(), "questions", len(c.machine.Questions()))
 	return c.welcomeBack(ctx, "resume"), nil
 }
@@ -354,6 +363,12 @@ func (c *Conductor) start(ctx context.Context, in *CandidateTurn, source, fixed 
 // startThenGoOn is start, and with goOn the model goes on after the fixed
 // text in the same turn.
 func (c *Conductor) startThenGoOn(ctx context.Context, in *CandidateTurn, source, fixed string, goOn bool) *Reply {
+	return c.startAfter(ctx, in, source, fixed, goOn, nil)
+}
+
+// startAfter is startThenGoOn; after, when set, runs once the turn's
+// model calls are done (before Wait returns).
+func (c *Conductor) startAfter(ctx context.Context, in *CandidateTurn, source, fixed string, goOn bool, after func()) *Reply {
 	c.mu.Lock()
 	if prev := c.current; prev != nil {
 		prev.Cancel()
@@ -363,7 +378,7 @@ func (c *Conductor) startThenGoOn(ctx context.Context, in *CandidateTurn, source
 	}
 	tctx, cancel := context.WithCancel(ctx)
 	r := &Reply{
-		c: c, cancel: cancel, source: source, stage: c.machine.Stage(), fixed: fixed, goOn: goOn,
+		c: c, cancel: cancel, source: source, stage: c.machine.Stage(), fixed: fixed, goOn: goOn, after: after,
 		deltas: make(chan string, 64), generated: make(chan struct{}),
 	}
 	if in != nil {
@@ -425,6 +440,8 @@ type Reply struct {
 	// goOn makes a turn that opens with fixed text go on with the model
 	// (a welcome back followed by the next question).
 	goOn bool
+	// after runs once generation is done, before generated closes.
+	after func()
 
 	deltas    chan string
 	generated chan struct{}
@@ -618,6 +635,9 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 func (r *Reply) generate(ctx context.Context) {
 	c := r.c
 	defer close(r.generated)
+	if r.after != nil {
+		defer r.after()
+	}
 	defer close(r.deltas)
 	defer r.cancel()
 	r.startedAt = c.now()
@@ -785,6 +805,9 @@ func (s *toolStep) add(c *Conductor, tc llm.ToolCall, res tool.Result) {
 	case stages.ToolTransitionStage, stages.ToolEndInterview:
 		if res.OK {
 			s.moved = true
+			if res.Acknowledge != "" {
+				s.ack = res.Acknowledge
+			}
 		} else {
 			s.refused = true
 		}
@@ -880,8 +903,12 @@ func (c *Conductor) promptFor(spoken string, takeAck bool) []llm.Message {
 		}
 		if stage != c.lastStage() {
 			fmt.Fprintf(&sys, "\nProgress: %s. %s.\n", c.progress(), c.urgency(false))
-			if next := c.nextStage(); next != "" {
-				fmt.Fprintf(&sys, "After this stage comes: %s.\n", next)
+			if next, title := c.nextStage(); next != "" {
+				fmt.Fprintf(&sys, "After this stage comes: %s.", title)
+				if s, ok := c.firstQuestion(next); ok && c.machine.Gate() == nil {
+					fmt.Fprintf(&sys, " If you move on now, ask its first question in the same reply, after %s: %q (ref %q).", stages.ToolTransitionStage, s.Text, s.Context.Ref)
+				}
+				sys.WriteString("\n")
 			}
 		}
 	}
@@ -954,18 +981,45 @@ func (c *Conductor) whyMoved() string {
 	return ""
 }
 
-// nextStage names the stage after the current one on the path, with its
+// nextStage is the stage after the current one on the path, and its
 // title; "" at the last.
-func (c *Conductor) nextStage() string {
+func (c *Conductor) nextStage() (name, title string) {
 	path := c.machine.Path()
 	i := slices.Index(path, c.machine.Stage())
 	if i < 0 || i+1 >= len(path) {
-		return ""
+		return "", ""
 	}
-	if st, _, ok := c.bp.Stage(path[i+1]); ok {
-		return st.Title
+	name = path[i+1]
+	if st, _, ok := c.bp.Stage(name); ok {
+		return name, st.Title
 	}
-	return path[i+1]
+	return name, name
+}
+
+// firstQuestion is what stage would ask first: the guide's suggestion in
+// a guided stage, else its first bank question not asked yet. The last
+// stage asks nothing.
+func (c *Conductor) firstQuestion(stage string) (suggestion, bool) {
+	if stage == c.lastStage() {
+		return suggestion{}, false
+	}
+	if c.bp.Guided(stage) {
+		return c.guide.next(stage)
+	}
+	st, _, ok := c.bp.Stage(stage)
+	if !ok {
+		return suggestion{}, false
+	}
+	asked := map[string]bool{}
+	for _, q := range c.machine.Questions() {
+		asked[q.Context.Ref] = true
+	}
+	for _, bq := range st.Questions {
+		if text, err := bq.Render(c.profile); err == nil && !asked[bq.ID] {
+			return suggestion{Text: text, Context: bankContext(bq)}, true
+		}
+	}
+	return suggestion{}, false
 }
 
 // Drop forgets a reply the candidate cut off by going on with their

@@ -86,12 +86,14 @@ func newGuide(bp *stages.Blueprint, tpl *stages.Template, an analysis.Analyzer, 
 	}
 }
 
-// prepare sets the record up for guidance: the rubric's fields, the
-// template's name, and — beside the greeting — the skills and gaps of the
-// résumé and job description and a knowledge capture's backlog. A resumed
-// interview keeps what its record holds. Analyses run with ctx's values
-// (its incident observer) but only finish stops them.
-func (g *guide) prepare(ctx context.Context) {
+// prepare sets the record up for guidance: the rubric's fields and the
+// template's name at once; it returns the start of the reading of the
+// résumé and job description for skills and gaps and of a knowledge
+// capture's brief for its backlog, which the caller runs once the
+// greeting's model call is done, so the greeting never waits on it. A
+// resumed interview keeps what its record holds. Analyses run with ctx's
+// values (its incident observer) but only finish stops them.
+func (g *guide) prepare(ctx context.Context) (read func()) {
 	g.mu.Lock()
 	g.cancel()
 	g.ctx, g.cancel = context.WithCancel(context.WithoutCancel(ctx))
@@ -113,32 +115,34 @@ func (g *guide) prepare(ctx context.Context) {
 	})
 	if !needSkills && !needBacklog {
 		close(g.ready)
-		return
+		return func() {}
 	}
-	g.wg.Go(func() {
-		defer close(g.ready)
-		if needSkills {
-			skills, err := g.an.Skills(g.ctx, resume, jd)
-			if err != nil {
-				g.log.Warn("reading the résumé and job description for skills failed", "err", err)
-			} else {
-				_ = g.rec.Update(func(r *interviews.Record) { r.Skills = skills; r.Gaps = gapsOf(skills) })
-			}
-		}
-		if needBacklog {
-			items, err := g.an.Backlog(g.ctx, brief)
-			if err != nil {
-				g.log.Warn("turning the brief into questions failed", "err", err)
-				return
-			}
-			_ = g.rec.Update(func(r *interviews.Record) {
-				for _, it := range items {
-					it.Origin, it.Status = interviews.OriginBrief, interviews.StatusOpen
-					addBacklog(r, it)
+	return func() {
+		g.wg.Go(func() {
+			defer close(g.ready)
+			if needSkills {
+				skills, err := g.an.Skills(g.ctx, resume, jd)
+				if err != nil {
+					g.log.Warn("reading the résumé and job description for skills failed", "err", err)
+				} else {
+					_ = g.rec.Update(func(r *interviews.Record) { r.Skills = skills; r.Gaps = gapsOf(skills) })
 				}
-			})
-		}
-	})
+			}
+			if needBacklog {
+				items, err := g.an.Backlog(g.ctx, brief)
+				if err != nil {
+					g.log.Warn("turning the brief into questions failed", "err", err)
+					return
+				}
+				_ = g.rec.Update(func(r *interviews.Record) {
+					for _, it := range items {
+						it.Origin, it.Status = interviews.OriginBrief, interviews.StatusOpen
+						addBacklog(r, it)
+					}
+				})
+			}
+		})
+	}
 }
 
 // gapsOf lists the unknown attributes of the skills worth probing: the
@@ -301,8 +305,9 @@ func (g *guide) candidates(stage string) []suggestion {
 			}
 		}
 		if g.tpl != nil && !g.bp.KnowledgeCapture() {
+			job := jobText(r)
 			for _, tq := range g.tpl.Questions {
-				if !free(tq.ID, 1) || g.skip(r, tq) {
+				if !free(tq.ID, 1) || g.skip(r, tq) || !fitsJob(tq.Context.Targets.Category, job) {
 					continue
 				}
 				c := tq.Context.Clone()
@@ -312,19 +317,62 @@ func (g *guide) candidates(stage string) []suggestion {
 		}
 	})
 	byTopic := func(list []suggestion) []suggestion { return continuing(list, lastAnswer) }
+	var out []suggestion
 	if stage != g.mainStage() {
 		// Before the main stage the guide asks only for what this stage is
 		// for (its rubric fields) and follows up what it heard.
-		return slices.Concat(follow, byTopic(p0), rubric)
+		out = slices.Concat(follow, byTopic(p0), rubric)
+	} else {
+		// The main stage probes the job's required skills first, taking
+		// turns with the stage's rubric fields and the role template's
+		// questions, so none crowds the others out: whichever has been
+		// asked least comes first.
+		lists := [][]suggestion{gapsP0, rubric, tpl}
+		asked := []int{kinds[stages.KindGap], kinds[stages.KindRubric] + kinds[stages.KindBank], kinds[stages.KindTemplate]}
+		order := []int{0, 1, 2}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(asked[a], asked[b]) })
+		out = slices.Concat(follow, byTopic(p0), interleave(lists[order[0]], lists[order[1]], lists[order[2]]), gapsP1, byTopic(p1))
 	}
-	// The main stage alternates the template's questions with the job's
-	// gaps, so neither crowds the other out: whichever has been asked less
-	// comes first.
-	first, second := tpl, gapsP0
-	if kinds[stages.KindTemplate] > kinds[stages.KindGap] {
-		first, second = gapsP0, tpl
+	// Never what has been asked already, whatever ref it came from: the
+	// machine would refuse it as a repeat.
+	return slices.DeleteFunc(out, func(s suggestion) bool {
+		return slices.ContainsFunc(qs, func(q stages.Question) bool {
+			return !q.Withdrawn && fsm.Similarity(s.Text, q.Text) >= fsm.RepeatThreshold
+		})
+	})
+}
+
+// jobText is what the interview knows of the job: the role and its
+// description, in lower case.
+func jobText(r *interviews.Record) string {
+	return strings.ToLower(r.Candidate.Role + "\n" + r.JobDescription)
+}
+
+// specialties are the areas a role template's section may be about, with
+// the words that show a job asks for them.
+var specialties = map[string][]string{
+	"frontend": {"frontend", "front-end", "front end", "react", "vue", "angular", "css", "browser", "web app", "ui ", "user interface", "full-stack", "full stack", "fullstack"},
+	"mobile":   {"mobile", "ios", "android", "swift", "kotlin", "react native", "flutter"},
+	"backend":  {"backend", "back-end", "back end", "api", "server", "service", "full-stack", "full stack", "fullstack"},
+	"data":     {"data", "database", "sql", "postgres", "storage", "pipeline", "kafka", "warehouse"},
+}
+
+// fitsJob reports whether a template section (category) fits the job: a
+// section about a specialty (Frontend, Mobile, …) fits only a job whose
+// role or description names it; general sections always fit, and so does
+// every section when nothing is known of the job.
+func fitsJob(category, job string) bool {
+	if strings.TrimSpace(job) == "" {
+		return true
 	}
-	return slices.Concat(follow, byTopic(p0), rubric, interleave(first, second), gapsP1, byTopic(p1))
+	cat := strings.ToLower(category)
+	for area, words := range specialties {
+		if !strings.Contains(cat, area) {
+			continue
+		}
+		return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(job, w) })
+	}
+	return true
 }
 
 // mainStage is the last guided stage of the interview's path: where gaps,
@@ -339,18 +387,21 @@ func (g *guide) mainStage() string {
 	return main
 }
 
-// interleave merges a and b, one from each in turn.
-func interleave(a, b []suggestion) []suggestion {
-	out := make([]suggestion, 0, len(a)+len(b))
-	for i := 0; i < max(len(a), len(b)); i++ {
-		if i < len(a) {
-			out = append(out, a[i])
+// interleave merges the lists, one from each in turn.
+func interleave(lists ...[]suggestion) []suggestion {
+	var out []suggestion
+	for i := 0; ; i++ {
+		more := false
+		for _, l := range lists {
+			if i < len(l) {
+				out = append(out, l[i])
+				more = true
+			}
 		}
-		if i < len(b) {
-			out = append(out, b[i])
+		if !more {
+			return out
 		}
 	}
-	return out
 }
 
 func backlogKind(origin string) stages.QuestionKind {

@@ -41,6 +41,9 @@ type Setup struct {
 	// Options.Filler).
 	Filler      string
 	FillerAfter time.Duration
+	// Clock is the state machine's clock (its gates and deadlines); nil
+	// means time.Now.
+	Clock func() time.Time
 	// OnEvent, when set, also receives every state machine event, after the
 	// record has been updated (the voice session shows stage changes).
 	OnEvent func(fsm.Event)
@@ -81,7 +84,7 @@ func NewInterview(s Setup) (*Conductor, error) {
 		record, extra := onEvent, s.OnEvent
 		onEvent = func(ev fsm.Event) { record(ev); extra(ev) }
 	}
-	m, err := fsm.New(bp, fsm.Options{TimeScale: s.TimeScale, Profile: profile, OnEvent: onEvent})
+	m, err := fsm.New(bp, fsm.Options{TimeScale: s.TimeScale, Profile: profile, OnEvent: onEvent, Now: s.Clock})
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
@@ -95,5 +98,5 @@ func NewInterview(s Setup) (*Conductor, error) {
 	}
 	recorder.QuestionsFrom(m.Questions)
 	return New(Options{LLM: s.NewLLM(m, bp, profile), Machine: m, Recorder: recorder, Profile: profile, Logger: log, Resume: resume,
-		Template: s.Template, Analyzer: s.Analyzer, Preemptive: s.Preemptive, Filler: s.Filler, FillerAfter: s.FillerAfter})
+		Template: s.Template, Analyzer: s.Analyzer, Preemptive: s.Preemptive, Filler: s.Filler, FillerAfter: s.FillerAfter, Clock: s.Clock})
 }
