@@ -333,9 +333,9 @@ func asksSomething(text string) bool {
 
 // guidance tells the model how to use each tool, in the system prompt.
 var guidance = map[stages.ToolName]string{
-	stages.ToolAskQuestion: "To ask a question, call %s with its exact words (and the ref of the suggestion it comes from, or what it targets): it is said for you right after your message's text, so do not write the question in your message; write at most one short sentence before it, such as a brief acknowledgement of the answer. Ask one question per reply.",
-	stages.ToolAssessResponse: "In the same reply, record your judgement of the candidate's last answer with %s; when they declined to answer (would rather not say, confidential, do not know), set declined, respect it and move to another topic without pressing.",
-	stages.ToolEvaluatePhase:  "Call %s when you think the design phase is covered, then work on the gaps it names or move on.",
+	stages.ToolAskQuestion:     "To ask a question, call %s with its exact words (and the ref of the suggestion it comes from, or what it targets): it is said for you right after your message's text, so do not write the question in your message; write at most one short sentence before it, such as a brief acknowledgement of the answer. Ask one question per reply.",
+	stages.ToolAssessResponse:  "In the same reply, record your judgement of the candidate's last answer with %s; when they declined to answer (would rather not say, confidential, do not know), set declined, respect it and move to another topic without pressing.",
+	stages.ToolEvaluatePhase:   "Call %s when you think the design phase is covered, then work on the gaps it names or move on.",
 	stages.ToolTransitionStage: "Move on with %s when the progress line says you may and the stage's goals are covered; you may ask the next stage's first question in the same reply. If it is refused, follow the reason it gives.",
 	stages.ToolEndInterview:    "Call %s only if the candidate clearly asks to stop.",
 }
