@@ -579,6 +579,86 @@ func (g *guide) resolve(ref string) (stages.QuestionContext, bool) {
 	return stages.QuestionContext{}, false
 }
 
+// attributeCues are words that show which skill attribute a question
+// asks about.
+var attributeCues = map[string][]string{
+	"duration":                {"how long", "years", "since when", "when did you start", "first start"},
+	"depth":                   {"complex", "inside out", "deep", "hardest", "most advanced"},
+	"scale":                   {"scale", "how big", "users", "traffic", "volume", "throughput", "how many"},
+	"autonomy":                {"decide", "decision", "your call", "choose", "chose", "own", "lead"},
+	"production_vs_prototype": {"production", "prototype", "ship", "real users", "customers"},
+	"constraints":             {"constraint", "deadline", "budget", "legacy", "limits"},
+}
+
+// infer is the context of a question the model asked without a ref: the
+// suggestion it asks in its own words, else the open gap of the skill it
+// names (targets, or the question itself) and the attribute it asks
+// about, else the rubric field it targets. ok is false for a question
+// that targets nothing the guide tracks.
+func (g *guide) infer(stage, question, targets string) (stages.QuestionContext, bool) {
+	for _, s := range g.candidates(stage) {
+		if fsm.Similarity(question, s.Text) >= 0.5 {
+			return s.Context, true
+		}
+	}
+	about := strings.ToLower(targets + " " + question)
+	var qc stages.QuestionContext
+	found := false
+	g.rec.View(func(r *interviews.Record) {
+		for _, gp := range r.Gaps {
+			if gp.Status != interviews.StatusOpen || !mentions(about, gp.Skill) {
+				continue
+			}
+			c := stages.QuestionContext{Kind: stages.KindGap, Ref: gp.ID, Priority: gp.Priority, Targets: stages.Targets{Skill: gp.Skill, Attribute: gp.Attribute}}
+			if !found {
+				qc, found = c, true // the skill's first open gap, unless one matches the attribute
+			}
+			if slices.ContainsFunc(attributeCues[gp.Attribute], func(cue string) bool { return strings.Contains(about, cue) }) {
+				qc = c
+				return
+			}
+		}
+		if found {
+			return
+		}
+		for _, f := range g.bp.Rubric {
+			it, ok := rubricItem(r, f.ID)
+			if !ok || it.Status != interviews.StatusOpen {
+				continue
+			}
+			if t := strings.ToLower(strings.TrimSpace(targets)); t != "" && (t == f.ID || strings.Contains(t, strings.ToLower(f.Label))) ||
+				f.Question != "" && fsm.Similarity(question, f.Question) >= 0.5 {
+				qc, found = stages.QuestionContext{Kind: stages.KindRubric, Ref: rubricRef + f.ID, Targets: stages.Targets{Field: f.ID}}, true
+				return
+			}
+		}
+	})
+	return qc, found
+}
+
+// mentions reports whether text (lower case) names skill as a word.
+func mentions(text, skill string) bool {
+	s := strings.ToLower(strings.TrimSpace(skill))
+	if s == "" {
+		return false
+	}
+	for i := 0; ; {
+		k := strings.Index(text[i:], s)
+		if k < 0 {
+			return false
+		}
+		start, end := i+k, i+k+len(s)
+		before := start == 0 || !isWordByte(text[start-1])
+		after := end == len(text) || !isWordByte(text[end])
+		if before && after {
+			return true
+		}
+		i = end
+	}
+}
+
+func isWordByte(b byte) bool { return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' }
+
 // refuse notes that the question suggested from ref repeats one already
 // asked: the guide suggests it no more (its answer is, in effect, known).
 func (g *guide) refuse(ref string) {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -520,6 +521,39 @@ func TestDeclinedRubricFieldBecomesUnknown(t *testing.T) {
 		for _, q2 := range c.Machine().Questions() {
 			if q2.ID != q.ID && q2.Context.Targets.Field == "current_role" {
 				t.Errorf("current_role asked again after it became unknown: %q", q2.Text)
+			}
+		}
+	})
+}
+
+// TestModelsOwnQuestionCountsAsAProbe: a question the model asks in its own
+// words, without a ref, still probes what it is about: the open gap of the
+// skill it names and the attribute it asks for, or the rubric field it
+// targets; the guide then suggests it no more.
+func TestModelsOwnQuestionCountsAsAProbe(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		an := &tableAnalyzer{skills: []interviews.Skill{
+			{Name: "Kafka", Sources: []string{"job_required"}}, {Name: "Go", Sources: []string{"job_required"}}}}
+		c, _ := guidedInterview(t, rubricBlueprint(), an, "Kafka and Go.")
+		deliver(t, c.Greet(t.Context()))
+		c.guide.wg.Wait()
+		if _, err := c.Machine().Force("experience", "test"); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			question, targets string
+			want              stages.Targets
+		}{
+			{"How big was the Kafka setup you ran, in messages a day?", "", stages.Targets{Skill: "Kafka", Attribute: "scale"}},
+			{"And for how many years have you written it?", "Go", stages.Targets{Skill: "Go", Attribute: "duration"}},
+			{"So what do you do these days?", "current role", stages.Targets{Field: "current_role"}},
+		} {
+			var asked []string
+			args := fmt.Sprintf(`{"question":%q,"targets":%q}`, tc.question, tc.targets)
+			res := tooling{c}.call(llm.ToolCall{ID: "x", Name: string(stages.ToolAskQuestion), Arguments: args}, &asked)
+			q, ok := questionByID(c.Machine().Questions(), res.QuestionID)
+			if !res.OK || !ok || q.Context.Targets.Skill != tc.want.Skill || q.Context.Targets.Attribute != tc.want.Attribute || q.Context.Targets.Field != tc.want.Field {
+				t.Errorf("%q (targets %q) → %+v, context %+v; want targets %+v", tc.question, tc.targets, res, q.Context, tc.want)
 			}
 		}
 	})

@@ -106,7 +106,12 @@ func (t tooling) ask(a tool.AskQuestion, asked *[]string) tool.Result {
 		return tool.Result{Error: "the interview is closing: ask nothing more", Next: "deliver your closing remarks"}
 	}
 	qc := stages.QuestionContext{Kind: stages.KindFree, Note: a.Purpose}
-	if ctx, ok := c.guide.resolve(a.Ref); ok {
+	ctx, ok := c.guide.resolve(a.Ref)
+	if !ok && a.FollowsUp == "" && c.bp.Guided(m.Stage()) {
+		// A question of the model's own: what it probes still counts.
+		ctx, ok = c.guide.infer(m.Stage(), text, a.Targets)
+	}
+	if ok {
 		qc = ctx
 		if qc.Note == "" {
 			qc.Note = a.Purpose
