@@ -233,10 +233,14 @@ func (c *Conductor) Respond(ctx context.Context, in CandidateTurn) *Reply {
 		in.Source = SourceText
 	}
 	stage := c.machine.Stage()
+	aside := ""
+	if stage == c.lastStage() && !c.bp.KnowledgeCapture() {
+		aside = interviews.AsideQuestion
+	}
 	var seq int
 	_ = c.rec.Update(func(rec *interviews.Record) {
 		seq = rec.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: stage, Text: text,
-			Source: in.Source, StartedAt: in.StartedAt, EndedAt: in.EndedAt}).Seq
+			Source: in.Source, StartedAt: in.StartedAt, EndedAt: in.EndedAt, Aside: aside}).Seq
 	})
 	// An exit decided by the analysis of earlier answers closes the
 	// interview now, after the candidate has answered the last question;
@@ -1075,7 +1079,7 @@ func (c *Conductor) Repeat(ctx context.Context, in CandidateTurn) (*Reply, bool)
 	stage := c.machine.Stage()
 	_ = c.rec.Update(func(rec *interviews.Record) {
 		rec.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: stage, Text: text,
-			Source: in.Source, StartedAt: in.StartedAt, EndedAt: in.EndedAt})
+			Source: in.Source, StartedAt: in.StartedAt, EndedAt: in.EndedAt, Aside: interviews.AsideRepeat})
 		rec.CountTurnTaking(func(tt *interviews.TurnTaking) { tt.Repeats++ })
 	})
 	return c.start(ctx, &in, "repeat", RepeatPrefix+q), true

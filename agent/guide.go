@@ -1039,7 +1039,7 @@ func (g *guide) checkExit() {
 	var ex *interviews.Exit
 	var in analysis.MissingInput
 	g.rec.View(func(r *interviews.Record) {
-		turns := r.CandidateTurns()
+		turns := r.AnswerTurns()
 		if g.bp.KnowledgeCapture() {
 			ex = g.captureExit(r, turns)
 			return
@@ -1183,7 +1183,7 @@ func (g *guide) takeExit() bool {
 		// capture never asks past it.
 		if rounds := g.rounds(); rounds >= g.bp.Exit.CaptureRounds() {
 			g.rec.View(func(r *interviews.Record) {
-				ex = &interviews.Exit{Reason: interviews.ExitRoundCap, Coverage: captureCoverage(r), Turns: r.CandidateTurns(), At: time.Now()}
+				ex = &interviews.Exit{Reason: interviews.ExitRoundCap, Coverage: captureCoverage(r), Turns: r.AnswerTurns(), At: time.Now()}
 			})
 		}
 	}
@@ -1211,7 +1211,7 @@ func (g *guide) takeExit() bool {
 		return false
 	}
 	_ = g.rec.Update(func(r *interviews.Record) {
-		ex.Turns, ex.At = r.CandidateTurns(), time.Now() // as it was taken, not as it was decided
+		ex.Turns, ex.At = r.AnswerTurns(), time.Now() // as it was taken, not as it was decided
 		r.Exit = ex
 	})
 	return true
@@ -1310,7 +1310,7 @@ func (g *guide) finish(endedBy interviews.EndReason) {
 			return
 		}
 		cov, _, required := coverage(r)
-		turns := r.CandidateTurns()
+		turns := r.AnswerTurns()
 		reason := string(endedBy)
 		switch {
 		case g.bp.KnowledgeCapture():

@@ -280,6 +280,17 @@ func TestLoopRepeatsQuestion(t *testing.T) {
 		if tt := turnTaking(l); tt.Repeats != 1 {
 			t.Errorf("turn taking %+v", tt)
 		}
+		// The request is kept as said, and is not an answer.
+		rec := flushed(t, l.Conductor())
+		var asides []string
+		for _, tr := range rec.Turns {
+			if tr.Aside != "" {
+				asides = append(asides, tr.Aside+": "+tr.Text)
+			}
+		}
+		if len(asides) != 1 || asides[0] != "repeat: Sorry, could you repeat the question?" || rec.AnswerTurns() != 1 {
+			t.Errorf("asides %q, %d answers; want the request as a repeat and one answer", asides, rec.AnswerTurns())
+		}
 		ft.send(InputEnded{})
 		if err := ended(t, done); err != nil {
 			t.Fatal(err)

@@ -320,11 +320,21 @@ type Turn struct {
 	// Fallback names the engine that wrote an interviewer turn in place of
 	// the failing model ("scripted"); empty when the model wrote it.
 	Fallback string `json:"fallback,omitempty"`
+	// Aside says what a candidate turn was when it was not an answer:
+	// AsideRepeat (a request to hear the question again) or AsideQuestion
+	// (the candidate's own question at the closing). Empty for an answer.
+	Aside string `json:"aside,omitempty"`
 	// Filler is what the interviewer said before an agent turn while the
 	// model was slow to answer ("Give me a moment."); it is not part of
 	// Text.
 	Filler string `json:"filler,omitempty"`
 }
+
+// Asides (Turn.Aside).
+const (
+	AsideRepeat   = "repeat"
+	AsideQuestion = "own_question"
+)
 
 // TurnMetrics are per-turn latency figures in milliseconds, measured on the
 // agent turn that answered a candidate turn. Zero means not measured.
@@ -491,6 +501,18 @@ func (r *Record) CandidateTurns() int {
 	n := 0
 	for _, t := range r.Turns {
 		if t.Role == RoleCandidate {
+			n++
+		}
+	}
+	return n
+}
+
+// AnswerTurns counts the candidate's turns that answered a question: asides
+// (a request to repeat, their own questions at the closing) left out.
+func (r *Record) AnswerTurns() int {
+	n := 0
+	for _, t := range r.Turns {
+		if t.Role == RoleCandidate && t.Aside == "" {
 			n++
 		}
 	}

@@ -131,7 +131,7 @@ func newView(in Input) *view {
 			}
 			continue
 		}
-		if t.Role != interviews.RoleCandidate || strings.TrimSpace(t.Text) == "" {
+		if t.Role != interviews.RoleCandidate || strings.TrimSpace(t.Text) == "" || t.Aside != "" {
 			continue
 		}
 		a := &answer{turn: t, questionID: lastAsked, analysis: analyses[t.Seq], words: wordCount(t.Text), norm: normalized(t.Text)}

@@ -43,7 +43,7 @@ func Due(r *interviews.Record) bool {
 	case interviews.StatusCompleted:
 		return true
 	case interviews.StatusCandidateLeft:
-		return r.CandidateTurns() >= MinAnswers && r.RejoinUntil == nil
+		return r.AnswerTurns() >= MinAnswers && r.RejoinUntil == nil
 	}
 	return false
 }

@@ -588,7 +588,7 @@ type detailSummary struct {
 func (s *Server) summarize(rec *interviews.Record, live bool) detailSummary {
 	sum := detailSummary{
 		Outcome: statusLabel(rec.Status), OutcomeClass: statusClass(rec.Status),
-		Answers: rec.CandidateTurns(), Duration: rec.Duration(),
+		Answers: rec.AnswerTurns(), Duration: rec.Duration(),
 	}
 	switch {
 	case live && rec.Status == interviews.StatusCandidateLeft:

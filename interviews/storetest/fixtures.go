@@ -110,7 +110,7 @@ func fullRecord() *interviews.Record {
 		StartedAt: at(1), EndedAt: at(3), Interrupted: true, QuestionIDs: []string{"q1"},
 		Metrics: &interviews.TurnMetrics{EndOfUtteranceMs: 500, STTFinalMs: 120, LLMFirstTokenMs: 300, TTSFirstByteMs: 90, EndToEndMs: 1010,
 			EndpointingRule: interviews.EndpointingFinished, EndpointingDelayMs: 300, BackchannelsIgnored: 1, FalseInterruptionsResumed: 1},
-		Fallback: "scripted", Filler: "Give me a moment.",
+		Fallback: "scripted", Filler: "Give me a moment.", Aside: "repeat",
 	})
 	r.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: "greeting", Text: "Fine.", Source: "text", StartedAt: at(4), EndedAt: at(5)})
 	r.Assessments = append(r.Assessments, interviews.Assessment{
