@@ -863,10 +863,14 @@ func (g *guide) apply(turnSeq int, q stages.Question, res analysis.AnswerResult)
 			switch {
 			case f.Field != "":
 				it, ok := rubricItem(r, f.Field)
-				if !ok || it.Status == interviews.StatusCovered {
+				asked := f.Field == q.Context.Targets.Field
+				conf := res.Confidence.Score()
+				// Stronger later evidence replaces weaker: more confidence,
+				// or as confident and in answer to a question asking for it.
+				if !ok || it.Status == interviews.StatusCovered && (conf < it.Confidence || conf == it.Confidence && !asked) {
 					continue
 				}
-				it.Status, it.Value, it.Evidence, it.By = interviews.StatusCovered, f.Value, f.Evidence, res.By
+				it.Status, it.Value, it.Evidence, it.By, it.Confidence = interviews.StatusCovered, f.Value, f.Evidence, res.By, conf
 				if q.ID != "" && !slices.Contains(it.QuestionIDs, q.ID) {
 					it.QuestionIDs = append(it.QuestionIDs, q.ID)
 				}

@@ -558,3 +558,31 @@ func TestModelsOwnQuestionCountsAsAProbe(t *testing.T) {
 		}
 	})
 }
+
+// TestStrongerEvidenceReplacesWeaker: a rubric field filled from a vague
+// answer is replaced by a later, more confident answer, with its words as
+// the evidence; a less confident later mention leaves it as it was.
+func TestStrongerEvidenceReplacesWeaker(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		an := &tableAnalyzer{results: map[string]analysis.AnswerResult{
+			"Oh, you know, computers and things.": {Confidence: interviews.ConfidenceLow,
+				Fills: []analysis.Fill{{Field: "current_role", Value: "something with computers", Evidence: "computers and things"}}},
+			"Eight years. I lead the payments platform team at Acme.": {Confidence: interviews.ConfidenceHigh,
+				Fills: []analysis.Fill{{Field: "years_experience", Value: "8 years", Evidence: "Eight years."},
+					{Field: "current_role", Value: "payments platform lead at Acme", Evidence: "I lead the payments platform team at Acme."}}},
+			"I sometimes code.": {Confidence: interviews.ConfidenceLow,
+				Fills: []analysis.Fill{{Field: "current_role", Value: "codes sometimes", Evidence: "I sometimes code."}}},
+		}}
+		c, _ := guidedInterview(t, rubricBlueprint(), an, "")
+		deliver(t, c.Greet(t.Context()))
+		answer(t, c, "Yes, I can hear you and I'm ready.")
+		answer(t, c, "Oh, you know, computers and things.")
+		answer(t, c, "Eight years. I lead the payments platform team at Acme.")
+		answer(t, c, "I sometimes code.")
+		rec := flushed(t, c)
+		it, _ := rubricItem(rec, "current_role")
+		if it.Value != "payments platform lead at Acme" || it.Evidence != "I lead the payments platform team at Acme." || it.Confidence != interviews.ConfidenceHigh.Score() {
+			t.Errorf("current_role %+v, want the confident later answer", it)
+		}
+	})
+}

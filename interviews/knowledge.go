@@ -162,6 +162,10 @@ type RubricItem struct {
 	Probes int `json:"probes,omitempty"`
 	// By is what filled it.
 	By By `json:"by,omitempty"`
+	// Confidence (0–1) is how sure the analysis was of Value; a later
+	// answer that gives it with more confidence, or as the answer to a
+	// question asking for it, replaces it.
+	Confidence float64 `json:"confidence,omitempty"`
 }
 
 // Answer is the analysis of one candidate answer.

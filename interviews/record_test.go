@@ -83,7 +83,7 @@ func fullRecord() *Record {
 		Scale: "2 million users", Constraints: "legacy API", ProductionVsPrototype: "production", Evidence: []string{"3 years"}, Confidence: 0.9, By: ByRules}}
 	r.Gaps = []Gap{{ID: "g1", Skill: "Go", Attribute: "duration", Priority: stages.P0, Status: StatusResolved, Probes: 1, QuestionIDs: []string{"q1"}}}
 	r.Rubric = []RubricItem{{ID: "mood", Label: "Mood", Required: true, Status: StatusCovered, Value: "fine", Evidence: "Fine.",
-		QuestionIDs: []string{"q1"}, Probes: 1, By: ByLLM}}
+		QuestionIDs: []string{"q1"}, Probes: 1, By: ByLLM, Confidence: 0.9}}
 	r.Answers = []Answer{{QuestionID: "q1", TurnSeq: 2, Confidence: ConfidenceLow, ConfidenceScore: 0.3, Facts: []string{"Is fine."}, By: ByRules, At: at(6)}}
 	r.Backlog = []BacklogItem{{ID: "b1", Text: "Why fine?", Priority: stages.P1, Origin: OriginFollowUp, Topic: "mood", FollowsUp: "q1",
 		Status: StatusAsked, QuestionID: "q2", By: ByRules}}

@@ -121,7 +121,7 @@ func fullRecord() *interviews.Record {
 		Scale: "2 million users", Constraints: "legacy API", ProductionVsPrototype: "production", Evidence: []string{"3 years"}, Confidence: 0.9, By: interviews.ByRules}}
 	r.Gaps = []interviews.Gap{{ID: "g1", Skill: "Go", Attribute: "duration", Priority: stages.P0, Status: interviews.StatusResolved, Probes: 1, QuestionIDs: []string{"q1"}}}
 	r.Rubric = []interviews.RubricItem{{ID: "mood", Label: "Mood", Required: true, Status: interviews.StatusCovered, Value: "fine", Evidence: "Fine.",
-		QuestionIDs: []string{"q1"}, Probes: 1, By: interviews.ByLLM}}
+		QuestionIDs: []string{"q1"}, Probes: 1, By: interviews.ByLLM, Confidence: 0.9}}
 	r.Answers = []interviews.Answer{{QuestionID: "q1", TurnSeq: 2, Confidence: interviews.ConfidenceLow, ConfidenceScore: 0.3, Facts: []string{"Is fine."}, By: interviews.ByRules, At: at(6)}}
 	r.Backlog = []interviews.BacklogItem{{ID: "b1", Text: "Why fine?", Priority: stages.P1, Origin: interviews.OriginFollowUp, Topic: "mood", FollowsUp: "q1",
 		Status: interviews.StatusAsked, QuestionID: "q2", By: interviews.ByRules}}
