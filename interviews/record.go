@@ -288,9 +288,13 @@ type StageVisit struct {
 	// Forced is true when the stage was entered because the previous one's
 	// deadline passed, not because the interviewer asked to move on.
 	Forced bool `json:"forced"`
-	// Reason says why the stage was entered (the interviewer's reason or
-	// "deadline").
+	// Reason is the reason of the transition that entered the stage (the
+	// interviewer's words for leaving the previous one, "deadline",
+	// "exit: …", "candidate_request: …").
 	Reason string `json:"reason,omitempty"`
+	// ExitReason is why the interview left this stage: the reason of the
+	// transition that left it; empty while it is current.
+	ExitReason string `json:"exit_reason,omitempty"`
 }
 
 // Turn is one utterance by one speaker.
@@ -492,6 +496,7 @@ func (r *Record) AppendTurn(t Turn) *Turn {
 func (r *Record) EnterStage(name, title string, at time.Time, forced bool, reason string) {
 	if n := len(r.Stages); n > 0 && r.Stages[n-1].LeftAt == nil {
 		r.Stages[n-1].LeftAt = &at
+		r.Stages[n-1].ExitReason = reason
 	}
 	r.Stages = append(r.Stages, StageVisit{Name: name, Title: title, EnteredAt: at, Forced: forced, Reason: reason})
 }

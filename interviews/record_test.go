@@ -275,9 +275,9 @@ func TestStageLifecycle(t *testing.T) {
 	r.Finish(StatusFailed, EndedWorkerStopped, at(300)) // the first ending stays
 
 	want := []StageVisit{
-		{Name: "greeting", Title: "Welcome", EnteredAt: at(0), LeftAt: ptr(at(60)), Reason: "start"},
-		{Name: "intro", Title: "Introduction", EnteredAt: at(60), LeftAt: ptr(at(200)), Forced: true, Reason: "deadline"},
-		{Name: "experience", Title: "Experience", EnteredAt: at(200), LeftAt: ptr(at(250)), Reason: "gates met"},
+		{Name: "greeting", Title: "Welcome", EnteredAt: at(0), LeftAt: ptr(at(60)), Reason: "start", ExitReason: "deadline"},
+		{Name: "intro", Title: "Introduction", EnteredAt: at(60), LeftAt: ptr(at(200)), Forced: true, Reason: "deadline", ExitReason: "gates met"},
+		{Name: "experience", Title: "Experience", EnteredAt: at(200), LeftAt: ptr(at(250)), Reason: "gates met", ExitReason: "closing delivered"},
 		{Name: "done", EnteredAt: at(250), LeftAt: ptr(at(260)), Reason: "closing delivered"},
 	}
 	if !reflect.DeepEqual(r.Stages, want) {

@@ -420,7 +420,7 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 		}
 		p.Groups = append(p.Groups, stageGroup{
 			Name: v.Name, Title: title, EnteredAt: &v.EnteredAt, LeftAt: v.LeftAt,
-			Forced: v.Forced, Reason: v.Reason, Recorded: true, ReasonLabel: stageReasonLabel(v.Reason),
+			Forced: v.Forced, Reason: v.Reason, Recorded: true, ReasonLabel: stageReasonLabel(v.Reason, v.ExitReason),
 		})
 	}
 	// group returns the index of the group for something said or done in
@@ -633,10 +633,39 @@ const (
 	stageReasonExitPrefix = "exit: "
 )
 
-// stageReasonLabel says in words why a stage was entered; empty when the
-// page has nothing to add (the first stage, a timer's move, which its
-// badge shows).
-func stageReasonLabel(reason string) string {
+// stageReasonLabel says in words why a stage was entered (resumed, the
+// candidate asked to stop, the interview had what it needed) and why the
+// interviewer left it (its own words, on the stage they are about); empty
+// when the page has nothing to add (the first stage, a timer's move,
+// which its badge shows).
+func stageReasonLabel(entered, left string) string {
+	in := enteredLabel(entered)
+	if ownWords(entered) {
+		in = ""
+	}
+	out := ""
+	if left = strings.TrimSpace(left); ownWords(left) {
+		out = "The interviewer moved on: " + left
+	}
+	if in != "" && out != "" {
+		return in + ". " + out
+	}
+	return in + out
+}
+
+// ownWords reports whether a transition's reason is the interviewer's own
+// words rather than one the interview writes itself.
+func ownWords(reason string) bool {
+	reason = strings.TrimSpace(reason)
+	switch reason {
+	case "", stageReasonStart, stageReasonDeadline, stageReasonClosing, stageReasonResume:
+		return false
+	}
+	return !strings.HasPrefix(reason, stageReasonStopPrefix) && !strings.HasPrefix(reason, stageReasonExitPrefix)
+}
+
+// enteredLabel says in words why a stage was entered.
+func enteredLabel(reason string) string {
 	reason = strings.TrimSpace(reason)
 	switch reason {
 	case "", stageReasonStart, stageReasonDeadline, stageReasonClosing:

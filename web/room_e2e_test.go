@@ -125,7 +125,7 @@ func TestBrowserRoomExperience(t *testing.T) {
 			t.Errorf("the notice %q lacks %q", consentText, want)
 		}
 	}
-	if length != "8 minutes" || strings.Join(stages, "|") != "Welcome|Introduction|Your experience|Closing" {
+	if length != "9 minutes" || strings.Join(stages, "|") != "Welcome|Introduction|Your experience|Closing" {
 		t.Errorf("expected length %q, stages %q", length, stages)
 	}
 	if !joinDisabled {

@@ -189,7 +189,7 @@ func TestRoomPagePlanAndBrand(t *testing.T) {
 	for _, want := range []string{
 		"<title>Your interview for Engineer · Example Corp</title>",
 		`<img class="brand-logo" src="/brand/logo"`, `<span class="brand-name">Example Corp</span>`,
-		"Your interview with Example Corp takes about <strong id=\"expected-length\">4 minutes</strong>, in 4 parts:",
+		"Your interview with Example Corp takes about <strong id=\"expected-length\">5 minutes</strong>, in 4 parts:",
 		"<li>Welcome</li><li>Introduction</li><li>Your experience</li><li>Closing</li>",
 		`<script type="application/json" id="room-plan">{"stages":[{"name":"greeting","title":"Welcome","limit_ms":30000}`,
 		`href="/static/favicon.svg"`, "A person at Example Corp reviews",
