@@ -905,6 +905,9 @@ func (c *Conductor) promptFor(spoken string, takeAck bool) []llm.Message {
 				sys.WriteString("\n" + b)
 			}
 		}
+		if stage == c.lastStage() && !c.bp.Exit.Graceful() {
+			sys.WriteString("\nKeep the closing to a brief thank-you and goodbye: ask nothing, not even whether they have questions.\n")
+		}
 		if stage != c.lastStage() {
 			fmt.Fprintf(&sys, "\nProgress: %s. %s.\n", c.progress(), c.urgency(false))
 			if next, title := c.nextStage(); next != "" {
@@ -975,6 +978,8 @@ func (c *Conductor) whyMoved() string {
 	switch {
 	case tr.From == "":
 		return ""
+	case tr.Reason == "exit: "+interviews.ExitMaxTurns:
+		return "because the interview has reached its length: tell the candidate, in a few words, that this is why it ends here"
 	case strings.HasPrefix(tr.Reason, "exit: "):
 		return "because the interview has found out what it needed"
 	case strings.HasPrefix(tr.Reason, "candidate_request: "):

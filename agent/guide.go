@@ -490,9 +490,38 @@ func rubricQuestion(f stages.RubricField, n int) string {
 		q = fmt.Sprintf("Could you tell me about %s?", strings.ToLower(f.Label))
 	}
 	if n > 0 {
-		return fmt.Sprintf("I'd still like to hear about one thing: %s, in a sentence or two?", strings.ToLower(f.Label))
+		return fmt.Sprintf("I'd still like to hear a little more about %s. Could you tell me in a sentence or two?", secondPerson(f.Label))
 	}
 	return q
+}
+
+// secondPerson turns a rubric label written about the candidate ("A
+// project they are proud of") into words said to them ("a project you
+// are proud of").
+func secondPerson(label string) string {
+	words := strings.Fields(label)
+	for i, w := range words {
+		lw := strings.ToLower(w)
+		switch lw {
+		case "they":
+			words[i] = "you"
+		case "their":
+			words[i] = "your"
+		case "them":
+			words[i] = "you"
+		case "themselves":
+			words[i] = "yourself"
+		default:
+			if i == 0 {
+				words[i] = lw
+			}
+		}
+	}
+	s := strings.Join(words, " ")
+	if !strings.HasPrefix(s, "a ") && !strings.HasPrefix(s, "an ") && !strings.HasPrefix(s, "the ") && !strings.HasPrefix(s, "why ") && !strings.HasPrefix(s, "how ") && !strings.HasPrefix(s, "your ") {
+		s = "your " + s
+	}
+	return s
 }
 
 func questionByID(qs []stages.Question, id string) (stages.Question, bool) {
@@ -1003,8 +1032,9 @@ func (g *guide) phase(stage string) interviews.Phase {
 	return ph
 }
 
-// coverage is the share of the required rubric fields covered, and of
-// those covered or unknown (no longer blocking).
+// coverage is the share of what the interview must find out that is
+// covered, and of that covered or unknown (no longer blocking): the
+// required rubric fields and the gaps of the job's required skills (P0).
 func coverage(r *interviews.Record) (covered, settled float64, required int) {
 	var c, s int
 	for _, it := range r.Rubric {
@@ -1014,6 +1044,19 @@ func coverage(r *interviews.Record) (covered, settled float64, required int) {
 		required++
 		switch it.Status {
 		case interviews.StatusCovered:
+			c++
+			s++
+		case interviews.StatusUnknown:
+			s++
+		}
+	}
+	for _, gp := range r.Gaps {
+		if gp.Priority != stages.P0 {
+			continue
+		}
+		required++
+		switch gp.Status {
+		case interviews.StatusResolved:
 			c++
 			s++
 		case interviews.StatusUnknown:
@@ -1176,20 +1219,34 @@ func (g *guide) rounds() int {
 }
 
 // takeExit moves the interview to its closing stage when an exit has been
-// decided, and records it; it reports whether it did.
+// decided, and records it; it reports whether it did. The interview's
+// length (exit_conditions.max_turns) is a hard cap: reached, the
+// interview closes whatever is still open. Any other exit waits until the
+// interview has reached its main stage, so no stage the candidate was told
+// of is skipped.
 func (g *guide) takeExit() bool {
 	g.mu.Lock()
 	ex := g.exit
 	g.exit = nil
 	g.mu.Unlock()
+	var answers int
+	g.rec.View(func(r *interviews.Record) { answers = r.AnswerTurns() })
 	if ex == nil && g.bp.KnowledgeCapture() {
 		// The round cap needs no analysis: it is counted now, so the
 		// capture never asks past it.
 		if rounds := g.rounds(); rounds >= g.bp.Exit.CaptureRounds() {
 			g.rec.View(func(r *interviews.Record) {
-				ex = &interviews.Exit{Reason: interviews.ExitRoundCap, Coverage: captureCoverage(r), Turns: r.AnswerTurns(), At: time.Now()}
+				ex = &interviews.Exit{Reason: interviews.ExitRoundCap, Coverage: captureCoverage(r), Turns: answers, At: time.Now()}
 			})
 		}
+	}
+	hard := false
+	if !g.bp.KnowledgeCapture() && answers >= g.bp.Exit.Turns() {
+		g.rec.View(func(r *interviews.Record) {
+			cov, _, _ := coverage(r)
+			ex = &interviews.Exit{Reason: interviews.ExitMaxTurns, Coverage: cov, Turns: answers, At: time.Now()}
+		})
+		hard = true
 	}
 	if ex == nil || g.m.Done() {
 		return false
@@ -1199,16 +1256,29 @@ func (g *guide) takeExit() bool {
 	if g.m.Stage() == last {
 		return false
 	}
-	// The stage's own minimums still hold: until they are met the exit
-	// waits, decided, for the next answer.
-	if _, err := g.m.AdvanceTo(last, "exit: "+ex.Reason); err != nil {
+	keep := func() {
+		g.mu.Lock()
+		if g.exit == nil {
+			g.exit = ex
+		}
+		g.mu.Unlock()
+	}
+	if !hard && g.bp.Index(g.m.Stage()) < g.bp.Index(g.mainStage()) {
+		keep()
+		return false
+	}
+	var err error
+	if hard {
+		_, err = g.m.Force(last, "exit: "+ex.Reason)
+	} else {
+		// The stage's own minimums still hold: until they are met the
+		// exit waits, decided, for the next answer.
+		_, err = g.m.AdvanceTo(last, "exit: "+ex.Reason)
+	}
+	if err != nil {
 		var gate *fsm.GateError
 		if errors.As(err, &gate) {
-			g.mu.Lock()
-			if g.exit == nil {
-				g.exit = ex
-			}
-			g.mu.Unlock()
+			keep()
 			return false
 		}
 		g.log.Warn("closing the interview early failed", "err", err)

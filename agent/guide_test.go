@@ -164,10 +164,19 @@ func TestGuideAsksRubricAndExitsWhenCovered(t *testing.T) {
 		// The analysis of the last answer ran beside the reply, which
 		// asked one more question; the exit is taken at the next answer.
 		time.Sleep(time.Minute) // the intro's own minimum time still holds
-		reply := answer(t, c, "Happy to go on.")
+		// The exit waits for the stage the candidate was told of (their
+		// experience), then is taken once its own minimums are met.
+		var reply string
+		for range 8 {
+			if c.Machine().Stage() == "closing" {
+				break
+			}
+			reply = answer(t, c, "Happy to go on.")
+			time.Sleep(time.Minute)
+		}
 		trs := c.Machine().Transitions()
-		if len(trs) < 1 || trs[len(trs)-1].To != "closing" || trs[len(trs)-1].Reason != "exit: "+interviews.ExitAssessment {
-			t.Fatalf("transitions %+v after the rubric was covered, want a move to the closing by the exit (reply %q)", trs, reply)
+		if len(trs) < 2 || trs[len(trs)-2].To != "experience" || trs[len(trs)-1].To != "closing" || trs[len(trs)-1].Reason != "exit: "+interviews.ExitAssessment {
+			t.Fatalf("transitions %+v after the rubric was covered, want the experience stage, then a move to the closing by the exit (reply %q)", trs, reply)
 		}
 		// The closing invites the candidate's own questions; the goodbye
 		// after their answer ends the interview.
@@ -585,4 +594,48 @@ func TestStrongerEvidenceReplacesWeaker(t *testing.T) {
 			t.Errorf("current_role %+v, want the confident later answer", it)
 		}
 	})
+}
+
+// TestInterviewLengthIsAHardCap: exit_conditions.max_turns closes the
+// interview at that many answers whatever is still open, through the
+// closing; with graceful_closing false the closing is a goodbye that asks
+// nothing and ends the interview.
+func TestInterviewLengthIsAHardCap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		bp := rubricBlueprint()
+		graceful := false
+		bp.Exit.MaxTurns, bp.Exit.GracefulClosing = 3, &graceful
+		c, _ := guidedInterview(t, bp, &tableAnalyzer{}, "")
+		deliver(t, c.Greet(t.Context()))
+		answer(t, c, "Yes, I can hear you.")
+		answer(t, c, "I'd rather keep this short.")
+		reply := answer(t, c, "Still here.")
+		if st := c.Machine().Stage(); st != "closing" && st != stages.Done {
+			t.Fatalf("stage %s after 3 answers, want the closing", st)
+		}
+		select {
+		case <-c.Ended():
+		default:
+			t.Fatalf("the closing %q did not end the interview", reply)
+		}
+		if strings.HasSuffix(reply, "?") {
+			t.Errorf("closing %q asks something, want a goodbye", reply)
+		}
+		rec := flushed(t, c)
+		if rec.Exit == nil || rec.Exit.Reason != interviews.ExitMaxTurns || rec.Exit.Coverage == 1 {
+			t.Errorf("exit %+v, want max_turns with what is open counted", rec.Exit)
+		}
+	})
+}
+
+// TestSecondAskIsSaidToTheCandidate: a rubric field asked again is asked
+// in the second person.
+func TestSecondAskIsSaidToTheCandidate(t *testing.T) {
+	got := rubricQuestion(stages.RubricField{Label: "A project they are proud of", Question: "Which project are you proudest of?"}, 1)
+	if want := "I'd still like to hear a little more about a project you are proud of. Could you tell me in a sentence or two?"; got != want {
+		t.Errorf("second ask %q, want %q", got, want)
+	}
+	if got := rubricQuestion(stages.RubricField{Label: "Years of experience"}, 1); !strings.Contains(got, "your years of experience") {
+		t.Errorf("second ask %q", got)
+	}
 }

@@ -316,7 +316,7 @@ const closingQuestions = 2
 // candidate has asked closingQuestions questions. A closing that invites
 // their questions waits for them.
 func (c *Conductor) closingDone(text string) bool {
-	if c.bp.KnowledgeCapture() {
+	if c.bp.KnowledgeCapture() || !c.bp.Exit.Graceful() {
 		return true
 	}
 	n := 0

@@ -382,7 +382,7 @@ func (s *Interviewer) closing(lastAnswer string) string {
 		fmt.Fprintf(&b, "Thank you, %s. What you shared will save your colleagues a lot of guesswork. A summary of our conversation, organised by topic, will be written up for the team. Goodbye!", name)
 		return b.String()
 	}
-	if first {
+	if first && s.bp.Exit.Graceful() {
 		fmt.Fprintf(&b, "Thank you for your time today, %s. It was a pleasure to hear about your work. Before we finish, do you have any questions for me about the role or the next steps?", name)
 		return b.String()
 	}
