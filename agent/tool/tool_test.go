@@ -11,12 +11,12 @@ import (
 )
 
 // TestSchemas: the schemas generated from the argument types are the ones
-// the model has always been offered.
+// the model is offered.
 func TestSchemas(t *testing.T) {
 	want := map[stages.ToolName]string{
 		stages.ToolTransitionStage: `{"type":"object","properties":{"reason":{"type":"string","description":"Why the current stage is complete."}},"required":["reason"],"additionalProperties":false}`,
-		stages.ToolAskQuestion:     `{"type":"object","properties":{"question":{"type":"string","description":"The question exactly as you will say it."},"purpose":{"type":"string","description":"What the question is meant to find out."},"ref":{"type":"string","description":"The id of the suggested question it comes from ([id] or ref in your instructions), if any."},"follows_up":{"type":"string","description":"The id of the earlier question this one follows up, if any."}},"required":["question"],"additionalProperties":false}`,
-		stages.ToolAssessResponse:  `{"type":"object","properties":{"depth_score":{"type":"integer","minimum":1,"maximum":5,"description":"1 = superficial, 3 = solid, 5 = expert depth."},"key_points":{"type":"array","items":{"type":"string"},"description":"The main points the answer made."}},"required":["depth_score","key_points"],"additionalProperties":false}`,
+		stages.ToolAskQuestion:     `{"type":"object","properties":{"question":{"type":"string","description":"The question, exactly as the candidate should hear it. It is said for you after your message's text."},"purpose":{"type":"string","description":"What the question is meant to find out."},"ref":{"type":"string","description":"The ref of the suggested question it comes from (the [id] or ref in your instructions), if any."},"targets":{"type":"string","description":"When it comes from no suggestion: the skill or topic it probes (for example PostgreSQL, or why this role)."},"follows_up":{"type":"string","description":"The id of the earlier question this one follows up, if any."}},"required":["question"],"additionalProperties":false}`,
+		stages.ToolAssessResponse:  `{"type":"object","properties":{"depth_score":{"type":"integer","minimum":1,"maximum":5,"description":"1 = superficial, 3 = solid, 5 = expert depth."},"key_points":{"type":"array","items":{"type":"string"},"description":"The main points the answer made."},"declined":{"type":"boolean","description":"True when the candidate declined to answer (would rather not say, confidential, does not know)."}},"required":["depth_score","key_points"],"additionalProperties":false}`,
 		stages.ToolEndInterview:    `{"type":"object","properties":{"reason":{"type":"string","description":"What the candidate said."}},"required":["reason"],"additionalProperties":false}`,
 	}
 	defs := Definitions(stages.Tools)
