@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -276,3 +277,62 @@ func TestKnowledgeCaptureEndsWithASummary(t *testing.T) {
 		t.Logf("exit %+v; topics %q", rec.Exit, titles)
 	})
 }
+
+// TestOfflineInterviewerNeverRepeatsItself: offline, every built-in
+// blueprint runs to its end with answers that fit and with answers that
+// say little (the scripted interviewer runs out of its own questions):
+// no interviewer turn is said twice, no question is numbered or repeated,
+// and every question speaks to the candidate, not about them.
+func TestOfflineInterviewerNeverRepeatsItself(t *testing.T) {
+	terse := func(stages.Question) string { return "Yes." }
+	for _, name := range stages.BuiltinNames() {
+		for _, tc := range []struct {
+			how    string
+			answer func(stages.Question) string
+		}{{"fitting answers", fittingAnswer}, {"terse answers", terse}} {
+			t.Run(name+"/"+tc.how, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					bp, err := stages.Builtin(name)
+					if err != nil {
+						t.Fatal(err)
+					}
+					c := interview(t, bp, nil, func(r *interviews.Record) {
+						r.ResumeText = "Senior engineer. Go and PostgreSQL at Acme for six years."
+						r.JobDescription = "Requirements:\n- Go\n- PostgreSQL"
+						r.Brief = "The billing service and its nightly reconciliation job."
+					})
+					converse(t, c, tc.answer, 15*time.Second, 120)
+					rec := flushed(t, c)
+					said := map[string]bool{}
+					for _, tr := range rec.Turns {
+						if tr.Role != interviews.RoleAgent {
+							continue
+						}
+						if said[tr.Text] {
+							t.Errorf("said twice: %q", tr.Text)
+						}
+						said[tr.Text] = true
+						if numbered.MatchString(tr.Text) {
+							t.Errorf("a numbered filler: %q", tr.Text)
+						}
+					}
+					asked := map[string]bool{}
+					for _, q := range rec.Questions {
+						if asked[q.Text] {
+							t.Errorf("asked twice: %q", q.Text)
+						}
+						asked[q.Text] = true
+						if thirdPerson.MatchString(q.Text) {
+							t.Errorf("asked about the candidate, not to them: %q", q.Text)
+						}
+					}
+				})
+			})
+		}
+	}
+}
+
+var (
+	numbered    = regexp.MustCompile(`\(\d+\)`)
+	thirdPerson = regexp.MustCompile(`\b(they are|they were|their own|they have)\b`)
+)
