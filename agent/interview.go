@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/viva-interviews/viva/agent/analysis"
@@ -64,6 +65,11 @@ func NewInterview(s Setup) (*Conductor, error) {
 	rec := s.Record
 	if rec.Blueprint == "" {
 		rec.Blueprint = s.Blueprint.Name
+	}
+	// The interviewer reads the résumé as a summary of roles, figures
+	// and skills, made here from the text the record keeps.
+	if strings.TrimSpace(rec.ResumeText) != "" {
+		rec.ResumeSummary = analysis.ResumeSummary(rec.ResumeText)
 	}
 	// The interviewer says the name only as plain words; the record keeps
 	// it as typed.
