@@ -930,13 +930,24 @@ func (c *Conductor) promptFor(spoken string, takeAck bool) []llm.Message {
 	if spoken != "" {
 		fmt.Fprintf(&sys, "\nYou have already said in this turn: %q. Do not repeat it.\n", spoken)
 	}
+	if bp.KnowledgeCapture() {
+		var brief string
+		c.rec.View(func(r *interviews.Record) { brief = strings.TrimSpace(r.Brief) })
+		if brief != "" {
+			fmt.Fprintf(&sys, "\nWhat this hand-over is about (the brief you were given):\n%s\n", clipRunes(brief, maxBriefPrompt))
+		}
+	}
 	c.mu.Lock()
 	hist := c.history
 	if len(hist) > c.maxHist {
+		dropped := hist[:len(hist)-c.maxHist]
 		hist = hist[len(hist)-c.maxHist:]
 		// Never start with tool results whose call was cut off.
 		for len(hist) > 0 && hist[0].Role == llm.RoleTool {
 			hist = hist[1:]
+		}
+		if earlier := c.earlierQuestions(dropped); len(earlier) > 0 {
+			fmt.Fprintf(&sys, "\nEarlier in this interview, no longer shown below, you asked: %s\n", strings.Join(earlier, " | "))
 		}
 	}
 	msgs := make([]llm.Message, 0, len(hist)+1)
@@ -944,6 +955,39 @@ func (c *Conductor) promptFor(spoken string, takeAck bool) []llm.Message {
 	msgs = append(msgs, hist...)
 	c.mu.Unlock()
 	return msgs
+}
+
+// maxBriefPrompt bounds the brief shown to a knowledge capture's
+// interviewer, in characters.
+const maxBriefPrompt = 2000
+
+// clipRunes cuts s to n runes, marking the cut.
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// earlierQuestions are the questions said in the dropped part of the
+// history (what the candidate heard), so the model does not ask them
+// again; what it learned from them is in the guide's brief.
+func (c *Conductor) earlierQuestions(dropped []llm.Message) []string {
+	var said strings.Builder
+	for _, m := range dropped {
+		if m.Role == llm.RoleAssistant {
+			said.WriteString(normalize(m.Content) + " ")
+		}
+	}
+	text := said.String()
+	var out []string
+	for _, q := range c.machine.Questions() {
+		if q.Spoken() && !q.Withdrawn && strings.Contains(text, normalize(q.Text)) {
+			out = append(out, strings.TrimSpace(q.Text))
+		}
+	}
+	return out
 }
 
 // maxSuggestions is how many of the guide's next questions a model request

@@ -803,6 +803,10 @@ func (g *guide) answered(turnSeq int, text, stage string) {
 		}
 	}
 	refs := targetRefs(q)
+	if tq, ok := g.templateQuestion(q.Context.Ref); ok && q.Context.Kind == stages.KindTemplate {
+		// What a good answer covers reaches the analysis with the question.
+		q.Expected, q.SkipIf = tq.Expected, tq.SkipIf
+	}
 	in := analysis.AnswerInput{Question: q, Answer: text, Stage: stage}
 	if st, _, ok := g.bp.Stage(stage); ok {
 		in.Keywords = append(slices.Clone(st.Keywords), q.Keywords...)
@@ -860,6 +864,19 @@ func (g *guide) answered(turnSeq int, text, stage string) {
 		}
 		g.checkExit()
 	})
+}
+
+// templateQuestion is the role template's question with id ref.
+func (g *guide) templateQuestion(ref string) (stages.Question, bool) {
+	if g.tpl == nil || ref == "" {
+		return stages.Question{}, false
+	}
+	for _, tq := range g.tpl.Questions {
+		if tq.ID == ref {
+			return tq, true
+		}
+	}
+	return stages.Question{}, false
 }
 
 // targetRefs are the refs an answer to q settles: the gap, rubric field
@@ -1318,7 +1335,7 @@ func (g *guide) brief(stage string) string {
 		}
 		for _, gp := range r.Gaps {
 			if gp.Status == interviews.StatusOpen && len(missing) < 8 {
-				missing = append(missing, fmt.Sprintf("%s — %s", gp.Skill, strings.ReplaceAll(gp.Attribute, "_", " ")))
+				missing = append(missing, gapInWords(gp.Skill, gp.Attribute))
 			}
 		}
 		n := len(r.Answers)
@@ -1339,8 +1356,35 @@ func (g *guide) brief(stage string) string {
 	if s, ok := g.next(stage); ok {
 		fmt.Fprintf(&b, "Ask next, in your own words to fit the conversation: %q (%s). Call %s with ref %q when you ask it.\n",
 			s.Text, describeContext(s.Context), stages.ToolAskQuestion, s.Context.Ref)
+		if tq, ok := g.templateQuestion(s.Context.Ref); ok {
+			if e := strings.Join(strings.Fields(tq.Expected), " "); e != "" {
+				fmt.Fprintf(&b, "A good answer to it covers: %s\n", e)
+			}
+			if skip := strings.Join(strings.Fields(tq.SkipIf), " "); skip != "" {
+				fmt.Fprintf(&b, "Skip it, and ask something else, if: %s\n", skip)
+			}
+		}
 	}
 	return b.String()
+}
+
+// gapInWords says what a gap leaves unknown, as a reader would put it.
+func gapInWords(skill, attr string) string {
+	switch attr {
+	case "duration":
+		return "how long they have used " + skill
+	case "depth":
+		return "the most complex thing they built with " + skill
+	case "scale":
+		return "the scale of their " + skill + " work"
+	case "autonomy":
+		return "which " + skill + " decisions were theirs"
+	case "production_vs_prototype":
+		return "whether their " + skill + " work ran in production"
+	case "constraints":
+		return "what constrained their " + skill + " work"
+	}
+	return skill + ": " + strings.ReplaceAll(attr, "_", " ")
 }
 
 // describeContext says in words what a question is for.
@@ -1348,7 +1392,7 @@ func describeContext(c stages.QuestionContext) string {
 	t := c.Targets
 	switch c.Kind {
 	case stages.KindGap:
-		return fmt.Sprintf("probing a gap: %s — %s", t.Skill, strings.ReplaceAll(t.Attribute, "_", " "))
+		return "a skill the job needs: " + gapInWords(t.Skill, t.Attribute)
 	case stages.KindRubric:
 		return "a rubric field still open: " + t.Field
 	case stages.KindTemplate:

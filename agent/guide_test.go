@@ -639,3 +639,54 @@ func TestSecondAskIsSaidToTheCandidate(t *testing.T) {
 		t.Errorf("second ask %q", got)
 	}
 }
+
+// TestPromptCarriesTheContextThatMatters: the template's expected answer
+// and its "Skip if" reach the model with the suggestion; a knowledge
+// capture's interviewer reads the brief; questions whose turns fell out of
+// the history window are still listed, so they are not asked again.
+func TestPromptCarriesTheContextThatMatters(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tpl, err := stages.BuiltinTemplate("fullstack-senior")
+		if err != nil {
+			t.Fatal(err)
+		}
+		setup, _ := testSetup(t, 1, scriptedLLM)
+		setup.Blueprint, setup.Template = rubricBlueprint(), tpl
+		c, err := NewInterview(setup)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateLeft)
+		c.maxHist = 4
+		deliver(t, c.Greet(t.Context()))
+		for _, a := range answers[:4] {
+			answer(t, c, a)
+		}
+		if _, err := c.Machine().Force("experience", "test"); err != nil {
+			t.Fatal(err)
+		}
+		sys := c.prompt("")[0].Content
+		for _, want := range []string{"A good answer to it covers: ", "Earlier in this interview, no longer shown below, you asked: "} {
+			if !strings.Contains(sys, want) {
+				t.Errorf("system prompt lacks %q:\n%s", want, sys)
+			}
+		}
+
+		kc, err := stages.Builtin(stages.KnowledgeCaptureName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		setup, _ = testSetup(t, 1, scriptedLLM)
+		setup.Blueprint = kc
+		setup.Record.Brief = "Hand over the billing service: the nightly reconciliation job and who to call when it fails."
+		c2, err := NewInterview(setup)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c2.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateLeft)
+		c2.Machine().Start()
+		if sys := c2.prompt("")[0].Content; !strings.Contains(sys, setup.Record.Brief) {
+			t.Errorf("the capture's prompt lacks the brief:\n%s", sys)
+		}
+	})
+}
