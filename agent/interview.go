@@ -58,6 +58,11 @@ func NewInterview(s Setup) (*Conductor, error) {
 	if s.Blueprint == nil || s.Record == nil || s.NewLLM == nil {
 		return nil, fmt.Errorf("agent: Setup needs Blueprint, Record and NewLLM")
 	}
+	if s.Template != nil {
+		if err := s.Blueprint.TakesTemplate(); err != nil {
+			return nil, fmt.Errorf("agent: role template %q: %w", s.Template.Name, err)
+		}
+	}
 	log := s.Logger
 	if log == nil {
 		log = slog.Default()

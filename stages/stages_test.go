@@ -386,3 +386,20 @@ func ExampleBlueprint_NextStage() {
 	fmt.Println(Done)
 	// Output: greeting → intro → experience → closing → done
 }
+
+// TestTakesTemplate: a role template fits a blueprint with a guided stage;
+// system design and knowledge capture refuse it, saying what to do.
+func TestTakesTemplate(t *testing.T) {
+	if err := Default().TakesTemplate(); err != nil {
+		t.Errorf("default: %v", err)
+	}
+	for _, name := range []string{SystemDesignName, KnowledgeCaptureName} {
+		b, err := Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.TakesTemplate(); err == nil || !strings.Contains(err.Error(), "leave the template out") {
+			t.Errorf("%s: %v, want a refusal saying what to do", name, err)
+		}
+	}
+}

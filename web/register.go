@@ -374,6 +374,9 @@ func (s *Server) validate(ctx context.Context, sub *submission) (*validated, fie
 			errs[fieldTemplate] = "Choose one of the role templates offered: " + strings.Join(s.templateNames(), ", ")
 		}
 	}
+	if i := slices.IndexFunc(s.blueprints, func(b blueprintOption) bool { return b.Name == in.Blueprint }); in.Template != "" && errs[fieldTemplate] == "" && i >= 0 && s.blueprints[i].NoTemplate != "" {
+		errs[fieldTemplate] = "The " + s.blueprints[i].Title + " plan asks no role template's questions: leave the template empty, or choose another plan"
+	}
 	v.template = in.Template
 
 	s.validateBrief(sub, errs)

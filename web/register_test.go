@@ -459,6 +459,12 @@ func TestCreateWithTemplateAndBrief(t *testing.T) {
 		t.Error("the API sends the brief")
 	}
 
+	// A plan that asks no template's questions refuses one, saying so.
+	refused := ts.postJSON("/api/interviews", map[string]string{"name": "Ada Lovelace", "role": "Engineer", "blueprint": "system-design", "template": "fullstack-senior"})
+	if refused.Code != http.StatusUnprocessableEntity && refused.Code != http.StatusBadRequest || !strings.Contains(refused.Body.String(), "asks no role template") {
+		t.Errorf("a template with the system design plan: %d %s", refused.Code, refused.Body)
+	}
+
 	form := ts.resultPage(t, ts.postForm(t, validForm("blueprint", "capture"), formFile{"brief_file", "handover.md", []byte("\uFEFF# Billing\n- Who owns the invoices?\n")}))
 	if form.Code != http.StatusOK {
 		t.Fatalf("uploaded brief: status %d: %s", form.Code, form.Body)

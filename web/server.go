@@ -202,6 +202,9 @@ type blueprintOption struct {
 	// KnowledgeCapture is true for a plan that records what a person
 	// knows from a brief: the form then requires the brief.
 	KnowledgeCapture bool
+	// NoTemplate says why the plan asks no role template's questions;
+	// empty when it does.
+	NoTemplate string
 }
 
 // TemplateChoice is a role template offered in the registration form.
@@ -274,7 +277,7 @@ func New(opts Options) (*Server, error) {
 		if slices.ContainsFunc(blueprints, func(b blueprintOption) bool { return b.Name == name }) {
 			continue
 		}
-		blueprints = append(blueprints, blueprintOption{Name: name, Title: blueprintTitle(name), KnowledgeCapture: knowledgeCapture(name)})
+		blueprints = append(blueprints, blueprintOption{Name: name, Title: blueprintTitle(name), KnowledgeCapture: knowledgeCapture(name), NoTemplate: noTemplate(name)})
 	}
 	if i := slices.IndexFunc(blueprints, func(b blueprintOption) bool { return b.Name == "default" }); i > 0 {
 		d := blueprints[i]
@@ -371,6 +374,19 @@ func New(opts Options) (*Server, error) {
 
 // blueprintTitle is the human name of a blueprint: its title when it is
 // built in, else its name.
+// noTemplate says why the built-in blueprint name asks no role
+// template's questions; empty when it does.
+func noTemplate(name string) string {
+	b, err := stages.Builtin(name)
+	if err != nil {
+		return ""
+	}
+	if err := b.TakesTemplate(); err != nil {
+		return strings.TrimPrefix(err.Error(), "stages: ")
+	}
+	return ""
+}
+
 func blueprintTitle(name string) string {
 	if b, err := stages.Builtin(name); err == nil && b.Title != "" {
 		return b.Title

@@ -25,11 +25,14 @@ var (
 	achievementVerb = regexp.MustCompile(`(?i)\b(led|built|cut|reduced|increased|grew|migrated|launched|shipped|designed|scaled|saved|improved|delivered|owned|created|automated|mentored)\b`)
 	figure          = regexp.MustCompile(`\d`)
 	sentenceEnd     = regexp.MustCompile(`[.;!?]\s+`)
+	// yearsOf is a length of experience ("eight years of Go", "5+ years").
+	yearsOf = regexp.MustCompile(`(?i)\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)\+?\s+years?\b`)
 )
 
 // ResumeSummary is what an interviewer needs of a résumé, in plain words
-// and without markup: the roles held (latest first as written), up to
-// three achievements that carry a figure, and the technologies named.
+// and without markup: the roles held (latest first as written; else its
+// headline), its length of experience, up to three achievements that
+// carry a figure, and the technologies named.
 // It reads the text as it is; it never invents. Empty text gives "".
 func ResumeSummary(text string) string {
 	var lines []string
@@ -40,11 +43,19 @@ func ResumeSummary(text string) string {
 			lines = append(lines, l)
 		}
 	}
-	var roles, achievements []string
+	var roles, achievements, experience []string
+	headline := ""
 	seen := map[string]bool{}
 	for _, l := range lines {
 		for _, s := range splitSentences(l) {
+			if headline == "" && titleWord.MatchString(s) && len(strings.Fields(s)) <= 8 && !strings.Contains(s, "@") {
+				headline = s
+			}
 			switch {
+			case len(experience) < 2 && yearsOf.MatchString(s) && !yearRange.MatchString(s):
+				if !seen[s] {
+					experience, seen[s] = append(experience, clipWords(s, 25)), true
+				}
 			case len(roles) < maxSummaryRoles && titleWord.MatchString(s) && (yearRange.MatchString(s) || strings.Contains(strings.ToLower(s), " at ")) && len(strings.Fields(s)) <= 16:
 				s = firstClause(s)
 				if !seen[s] {
@@ -64,9 +75,15 @@ func ResumeSummary(text string) string {
 		}
 		skills = append(skills, m.name)
 	}
+	if len(roles) == 0 && headline != "" {
+		roles = []string{headline}
+	}
 	var b strings.Builder
 	if len(roles) > 0 {
 		b.WriteString("Roles: " + strings.Join(roles, "; ") + ". ")
+	}
+	if len(experience) > 0 {
+		b.WriteString("Experience: " + strings.Join(trimDots(experience), "; ") + ". ")
 	}
 	if len(achievements) > 0 {
 		b.WriteString("Achievements: " + strings.Join(trimDots(achievements), "; ") + ". ")

@@ -159,6 +159,9 @@ func (in chatInputs) apply(ctx context.Context, rec *interviews.Record, bp *stag
 		if err != nil {
 			return nil, usageError("--%s: %v", flagTemplate, strings.TrimPrefix(err.Error(), "stages: "))
 		}
+		if err := bp.TakesTemplate(); err != nil {
+			return nil, usageError("--%s %s: %v", flagTemplate, *in.template, err)
+		}
 		tpl, rec.Template = t, t.Name
 	}
 	if *in.resume != "" {
