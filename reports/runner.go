@@ -14,7 +14,6 @@ import (
 
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
-	"github.com/viva-interviews/viva/webhooks"
 )
 
 // Runner defaults, applied by NewRunner to zero RunnerOptions fields.
@@ -50,11 +49,6 @@ func (notDueError) Error() string {
 // NotDue marks the error as ErrNotDue.
 func (notDueError) NotDue() bool { return true }
 
-// Notifier tells hiring systems about an event (a *webhooks.Sender).
-type Notifier interface {
-	Notify(event string, rec *interviews.Record)
-}
-
 // RunnerOptions configures a Runner. Store and Generator are required.
 type RunnerOptions struct {
 	// Store holds the records; the Runner writes their report and audit
@@ -68,7 +62,7 @@ type RunnerOptions struct {
 	Blueprint func(name string) (*stages.Blueprint, error)
 	// Webhooks receives interview.completed and report.ready; nil sends
 	// nothing.
-	Webhooks Notifier
+	Webhooks interviews.Notifier
 	// Logger receives the Runner's logs (default slog.Default()).
 	Logger *slog.Logger
 	// Now is the clock of the records' times (default time.Now).
@@ -102,7 +96,7 @@ type Runner struct {
 	store    interviews.Store
 	gen      Generator
 	bp       func(string) (*stages.Blueprint, error)
-	hooks    Notifier
+	hooks    interviews.Notifier
 	onReport func(error) // nil: outcomes are only logged
 	log      *slog.Logger
 	now      func() time.Time
@@ -150,9 +144,6 @@ func NewRunner(opts RunnerOptions) (*Runner, error) {
 		r.owner = "report " + host + ":" + strconv.Itoa(os.Getpid())
 	}
 	r.leaseTTL = r.timeout + leaseMargin
-	if n, ok := r.hooks.(*webhooks.Sender); ok && n == nil {
-		r.hooks = nil // a nil *Sender in the interface
-	}
 	return r, nil
 }
 
@@ -316,7 +307,7 @@ func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 		return nil
 	}
 	if first && r.hooks != nil {
-		r.hooks.Notify(webhooks.EventInterviewCompleted, rec)
+		r.hooks.Notify(interviews.EventInterviewCompleted, rec)
 	}
 	version := rec.Report.Version
 
@@ -380,7 +371,7 @@ func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 		r.onReport(nil)
 	}
 	if r.hooks != nil {
-		r.hooks.Notify(webhooks.EventReportReady, saved)
+		r.hooks.Notify(interviews.EventReportReady, saved)
 	}
 	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/viva-interviews/viva/interviews"
-	"github.com/viva-interviews/viva/webhooks"
 )
 
 // ReportRequester regenerates an interview's report in the background (a
@@ -20,12 +19,6 @@ import (
 // gets no report, and with interviews.ErrNotFound for an unknown one.
 type ReportRequester interface {
 	Request(id, who string) error
-}
-
-// EventNotifier tells hiring systems about an event, in the background (a
-// *webhooks.Sender).
-type EventNotifier interface {
-	Notify(event string, rec *interviews.Record)
 }
 
 // MaxDecisionNoteLen bounds a decision's note, in characters.
@@ -94,7 +87,7 @@ func (s *Server) recordDecision(ctx context.Context, id, who string, d interview
 	}
 	s.log.Info("web: decision recorded", "interview_id", id, "user", who, "decision", string(d))
 	if s.webhooks != nil {
-		s.webhooks.Notify(webhooks.EventDecisionRecorded, rec)
+		s.webhooks.Notify(interviews.EventDecisionRecorded, rec)
 	}
 	return rec, nil
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/reports"
-	"github.com/viva-interviews/viva/webhooks"
 )
 
 // notifySpy records the events the server sends.
@@ -107,7 +106,7 @@ func TestDecisionAPI(t *testing.T) {
 		rec.Audit[0].Detail != "advance: Strong system design. Clear trade-offs." || rec.Audit[0].ReportVersion != 3 || rec.Audit[1].Detail != "hold" {
 		t.Errorf("audit = %+v", rec.Audit)
 	}
-	if want := []string{webhooks.EventDecisionRecorded + " done1", webhooks.EventDecisionRecorded + " done1"}; fmt.Sprint(spy.events) != fmt.Sprint(want) {
+	if want := []string{interviews.EventDecisionRecorded + " done1", interviews.EventDecisionRecorded + " done1"}; fmt.Sprint(spy.events) != fmt.Sprint(want) {
 		t.Errorf("events = %v, want %v", spy.events, want)
 	}
 

@@ -114,7 +114,7 @@ type Options struct {
 	Reports ReportRequester
 	// Webhooks tells hiring systems about reviewers' decisions (a
 	// *webhooks.Sender); nil tells nobody.
-	Webhooks EventNotifier
+	Webhooks interviews.Notifier
 	// FindBlueprint returns the blueprint an interview record names, to
 	// read its settings (candidate feedback); default stages.Builtin.
 	FindBlueprint func(name string) (*stages.Blueprint, error)
@@ -171,8 +171,8 @@ type Server struct {
 	log            *slog.Logger
 	now            func() time.Time
 	secureCookies  bool
-	reports        ReportRequester // nil: reports are not regenerated here
-	webhooks       EventNotifier   // nil: no webhooks
+	reports        ReportRequester     // nil: reports are not regenerated here
+	webhooks       interviews.Notifier // nil: no webhooks
 	mailer         Mailer
 	recordings     *recordings.Dir // nil: no recordings are played
 	findBlueprint  func(name string) (*stages.Blueprint, error)

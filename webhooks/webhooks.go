@@ -31,17 +31,6 @@ import (
 	"github.com/viva-interviews/viva/interviews"
 )
 
-// The events a hiring system receives.
-const (
-	// EventInterviewCompleted: an interview ended and will get a report
-	// (it completed, or the candidate left after answering enough).
-	EventInterviewCompleted = "interview.completed"
-	// EventReportReady: the interview's feedback report is ready.
-	EventReportReady = "report.ready"
-	// EventDecisionRecorded: a reviewer recorded a decision.
-	EventDecisionRecorded = "decision.recorded"
-)
-
 // The headers of every delivery. HeaderSignature is
 // SignaturePrefix + hex(HMAC-SHA256(secret, timestamp + "." + body)), where
 // timestamp is HeaderTimestamp's value: unix seconds.
@@ -308,12 +297,12 @@ func NewPayload(event string, rec *interviews.Record, at time.Time) Payload {
 		Blueprint: rec.Blueprint, Status: rec.Status, EndedBy: rec.EndedBy,
 	}}
 	switch event {
-	case EventReportReady:
+	case interviews.EventReportReady:
 		if r := rec.Report; r != nil {
 			p.Data.Report = &ReportSummary{Version: r.Version, Basic: r.Basic, Model: r.Model,
 				OverallScore: r.OverallScore, Headline: r.Headline, Competencies: r.Competencies}
 		}
-	case EventDecisionRecorded:
+	case interviews.EventDecisionRecorded:
 		if n := len(rec.Decisions); n > 0 {
 			d := rec.Decisions[n-1]
 			p.Data.Decision = &d

@@ -56,6 +56,13 @@ var rules = []rule{
 		roots:     []string{"./agent/llm", "./agent/llm/openai/...", "./agent/stt/...", "./agent/tts/..."},
 		forbidden: []string{"./agent", "./interviews/...", "./fsm/...", "./stages/...", "./web/...", "./config/..."},
 	},
+	{
+		// The events an interview raises are the domain's words
+		// (interviews.Event…); webhooks is one way of delivering them.
+		name:      "reports know the interview's events, not how they are delivered",
+		roots:     []string{"./reports/..."},
+		forbidden: []string{"./webhooks/..."},
+	},
 }
 
 // pkg is one package as `go list -json` describes it.
@@ -220,6 +227,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		openai    = module + "/agent/llm/openai"
 		incident  = module + "/incident"
 		records   = module + "/interviews"
+		reports   = module + "/reports"
+		webhooks  = module + "/webhooks"
 		lksdk     = "github.com/livekit/server-sdk-go/v2"
 		lkproto   = "github.com/livekit/protocol/livekit"
 		webrtc    = "github.com/pion/webrtc/v4"
@@ -238,6 +247,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		lksdk:     {lkproto, webrtc},
 		openai:    {incident},
 		records:   {incident, stagesPkg},
+		reports:   {records},
+		webhooks:  {records},
 	}
 	with := func(edit func(graph)) graph {
 		g := graph{}
@@ -280,6 +291,10 @@ func TestRulesCatchViolations(t *testing.T) {
 		{name: "an engine records its own faults in the record", rule: 2,
 			g:    with(func(g graph) { g[openai] = append(g[openai], records) }),
 			want: []string{openai + " → " + records}},
+		{name: "reports clean", rule: 3, g: clean},
+		{name: "reports take event names from webhooks", rule: 3,
+			g:    with(func(g graph) { g[reports] = append(g[reports], webhooks) }),
+			want: []string{reports + " → " + webhooks}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
