@@ -63,6 +63,18 @@ var rules = []rule{
 		roots:     []string{"./reports/..."},
 		forbidden: []string{"./webhooks/..."},
 	},
+	{
+		// Ground-floor helpers build on the standard library and each
+		// other; what talks to a model (structured output) lives with the
+		// engines in agent/llm. The benchmark and the test rigs under
+		// internal/ are not ground floor and are left out here.
+		name: "ground-floor helpers import nothing of viva above them",
+		roots: []string{"./internal/atomicfile", "./internal/linelog", "./internal/mail", "./internal/metrics",
+			"./internal/openaiapi", "./internal/procload", "./internal/sandbox", "./internal/typo",
+			"./internal/utf8cut", "./internal/wav"},
+		forbidden: []string{"./..."},
+		allowed:   []string{"./internal/..."},
+	},
 }
 
 // pkg is one package as `go list -json` describes it.
@@ -224,6 +236,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		lkagent   = module + "/lkagent"
 		lkurl     = module + "/lkagent/lkurl"
 		wav       = module + "/internal/wav"
+		llmPkg    = module + "/agent/llm"
 		openai    = module + "/agent/llm/openai"
 		incident  = module + "/incident"
 		records   = module + "/interviews"
@@ -249,6 +262,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		records:   {incident, stagesPkg},
 		reports:   {records},
 		webhooks:  {records},
+		wav:       nil,
+		llmPkg:    nil,
 	}
 	with := func(edit func(graph)) graph {
 		g := graph{}
@@ -295,6 +310,10 @@ func TestRulesCatchViolations(t *testing.T) {
 		{name: "reports take event names from webhooks", rule: 3,
 			g:    with(func(g graph) { g[reports] = append(g[reports], webhooks) }),
 			want: []string{reports + " → " + webhooks}},
+		{name: "ground floor clean", rule: 4, g: clean},
+		{name: "a ground-floor helper talks to a model", rule: 4,
+			g:    with(func(g graph) { g[wav] = []string{llmPkg} }),
+			want: []string{wav + " → " + llmPkg}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
