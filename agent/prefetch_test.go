@@ -54,7 +54,7 @@ func newPrefetchRig(t testing.TB, preemptive bool, ttft time.Duration) *prefetch
 		t.Fatal(err)
 	}
 	rec := &interviews.Record{Candidate: interviews.Candidate{Name: "Ada Lovelace", Role: "Backend engineer", Level: "senior"}}
-	if err := store.Create(rec); err != nil {
+	if err := store.Create(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
 	c, err := NewInterview(Setup{Blueprint: stages.Default(), Record: rec, Store: store, Preemptive: preemptive,

@@ -172,7 +172,7 @@ func (r *soakRig) round(tb testing.TB, ctx context.Context, round int) soakRound
 	for i := range out {
 		name := candidateName(round, i)
 		rec := &interviews.Record{Candidate: interviews.Candidate{Name: name, Role: "Backend engineer", Level: "senior"}}
-		if err := r.store.Create(rec); err != nil {
+		if err := r.store.Create(ctx, rec); err != nil {
 			tb.Fatalf("creating interview %d: %v", i, err)
 		}
 		ids[i] = rec.ID
@@ -194,7 +194,7 @@ func (r *soakRig) round(tb testing.TB, ctx context.Context, round int) soakRound
 	wg.Wait()
 	elapsed := time.Since(start)
 	for i := range out {
-		out[i].saved, out[i].getErr = r.store.Get(ids[i])
+		out[i].saved, out[i].getErr = r.store.Get(ctx, ids[i])
 	}
 	return soakRound{interviews: out, elapsed: elapsed}
 }

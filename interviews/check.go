@@ -1,6 +1,7 @@
 package interviews
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -46,7 +47,7 @@ var probeData = make([]byte, 4<<10)
 // disk stops it with a message saying what to do, instead of a worker that
 // registers and then loses every interview it takes. It fails with an error
 // wrapping ErrNotWritable or ErrFull.
-func (s *FileStore) CheckWritable() error {
+func (s *FileStore) CheckWritable(ctx context.Context) error {
 	if err := s.vol.probe(s.dir); err != nil {
 		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
 			return fmt.Errorf("%w: %s has no space left (%v): free some space %s", ErrFull, s.dir, err, dataDirHelp)

@@ -26,7 +26,7 @@ func TestCheckWritable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CheckWritable(); err != nil {
+		if err := s.CheckWritable(t.Context()); err != nil {
 			t.Fatalf("CheckWritable on a fresh directory: %v", err)
 		}
 		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
@@ -42,7 +42,7 @@ func TestCheckWritable(t *testing.T) {
 		if err := os.Remove(dir); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CheckWritable(); !errors.Is(err, ErrNotWritable) {
+		if err := s.CheckWritable(t.Context()); !errors.Is(err, ErrNotWritable) {
 			t.Fatalf("CheckWritable = %v, want ErrNotWritable", err)
 		}
 	})
@@ -59,7 +59,7 @@ func TestCheckWritable(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = os.Chmod(dir, 0o750) })
-		if err := s.CheckWritable(); !errors.Is(err, ErrNotWritable) {
+		if err := s.CheckWritable(t.Context()); !errors.Is(err, ErrNotWritable) {
 			t.Fatalf("CheckWritable = %v, want ErrNotWritable", err)
 		}
 	})
@@ -82,7 +82,7 @@ func TestCheckWritable(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.vol = tc.vol
-			err = s.CheckWritable()
+			err = s.CheckWritable(t.Context())
 			if !errors.Is(err, tc.want) || (err == nil) != (tc.want == nil) {
 				t.Fatalf("CheckWritable = %v, want %v", err, tc.want)
 			}

@@ -111,18 +111,18 @@ func TestDispatchOpen(t *testing.T) {
 	registered := &Record{Candidate: Candidate{Name: "Grace Hopper", Role: "Compiler engineer"}, Blueprint: "system-design"}
 	finished := &Record{Candidate: Candidate{Name: "Done", Role: "Engineer"}, Blueprint: stages.DefaultName}
 	for _, r := range []*Record{registered, finished} {
-		if err := store.Create(r); err != nil {
+		if err := store.Create(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	finished.Start(finished.CreatedAt)
 	finished.Finish(StatusCompleted, EndedClosingDelivered, finished.CreatedAt)
-	if err := store.Save(finished); err != nil {
+	if err := store.Save(t.Context(), finished); err != nil {
 		t.Fatal(err)
 	}
 
 	t.Run("registered", func(t *testing.T) {
-		rec, bp, err := Dispatch{InterviewID: registered.ID}.Open(store, "room-1", nil)
+		rec, bp, err := Dispatch{InterviewID: registered.ID}.Open(t.Context(), store, "room-1", nil)
 		if err != nil || rec.ID != registered.ID || rec.Room != "room-1" || bp.Name != "system-design" {
 			t.Fatalf("Open = %+v, %v, %v", rec, bp, err)
 		}
@@ -132,7 +132,7 @@ func TestDispatchOpen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec, bp, err := d.Open(store, "room-2", nil)
+		rec, bp, err := d.Open(t.Context(), store, "room-2", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +140,7 @@ func TestDispatchOpen(t *testing.T) {
 		if rec.Candidate != want || rec.Room != "room-2" || bp.Name != stages.DefaultName || rec.Blueprint != stages.DefaultName || rec.Status != StatusScheduled {
 			t.Errorf("Open = %+v, blueprint %s", rec, bp.Name)
 		}
-		if saved, err := store.Get(rec.ID); err != nil || saved.Candidate != want {
+		if saved, err := store.Get(t.Context(), rec.ID); err != nil || saved.Candidate != want {
 			t.Errorf("stored %+v, %v", saved, err)
 		}
 	})
@@ -155,17 +155,17 @@ func TestDispatchOpen(t *testing.T) {
 		{"invalid", Dispatch{}, "names no interview"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before, _ := store.List(ListOptions{})
-			_, _, err := tc.d.Open(store, "room-x", nil)
+			before, _ := store.List(t.Context(), ListOptions{})
+			_, _, err := tc.d.Open(t.Context(), store, "room-x", nil)
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Fatalf("Open = %v, want an error containing %q", err, tc.err)
 			}
-			if after, _ := store.List(ListOptions{}); after.Total != before.Total {
+			if after, _ := store.List(t.Context(), ListOptions{}); after.Total != before.Total {
 				t.Errorf("a refused dispatch stored a record: %d → %d", before.Total, after.Total)
 			}
 		})
 	}
-	if _, _, err := (Dispatch{InterviewID: "nosuchinterview"}).Open(store, "r", nil); !errors.Is(err, ErrNotFound) {
+	if _, _, err := (Dispatch{InterviewID: "nosuchinterview"}).Open(t.Context(), store, "r", nil); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown interview: %v, want it to wrap ErrNotFound", err)
 	}
 }
@@ -195,7 +195,7 @@ func TestDispatchBlueprintIsANameNotAPath(t *testing.T) {
 		}
 		loaded := false
 		d := Dispatch{Candidate: &Candidate{Name: "Ada", Role: "x"}, Blueprint: bp}
-		_, _, err = d.Open(nil, "room", func(string) (*stages.Blueprint, error) { loaded = true; return stages.Default(), nil })
+		_, _, err = d.Open(t.Context(), nil, "room", func(string) (*stages.Blueprint, error) { loaded = true; return stages.Default(), nil })
 		if err == nil || loaded {
 			t.Errorf("blueprint %q: Open = %v, loader called: %v", bp, err, loaded)
 		}

@@ -1,6 +1,7 @@
 package interviews
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,15 +48,15 @@ type Leaser interface {
 	// AcquireLease gives owner the lease of interview id for ttl. It fails
 	// with ErrLeaseHeld when another owner's lease has not expired; the
 	// same owner acquiring again renews.
-	AcquireLease(id, owner string, ttl time.Duration) (LeaseInfo, error)
+	AcquireLease(ctx context.Context, id, owner string, ttl time.Duration) (LeaseInfo, error)
 	// RenewLease extends owner's lease by ttl from now; ErrLeaseLost when
 	// the lease is no longer owner's.
-	RenewLease(id, owner string, ttl time.Duration) (LeaseInfo, error)
+	RenewLease(ctx context.Context, id, owner string, ttl time.Duration) (LeaseInfo, error)
 	// ReleaseLease gives the lease up; releasing a lease no longer held
 	// by owner does nothing.
-	ReleaseLease(id, owner string) error
+	ReleaseLease(ctx context.Context, id, owner string) error
 	// Lease returns the interview's lease, and false when it has none.
-	Lease(id string) (LeaseInfo, bool, error)
+	Lease(ctx context.Context, id string) (LeaseInfo, bool, error)
 }
 
 var _ Leaser = (*FileStore)(nil)
@@ -74,7 +75,7 @@ func (s *FileStore) clock() time.Time {
 // AcquireLease implements Leaser. The lease file is written whole and
 // renamed into place while an advisory lock on the data directory's lock
 // file is held, so two processes on the host never both win.
-func (s *FileStore) AcquireLease(id, owner string, ttl time.Duration) (LeaseInfo, error) {
+func (s *FileStore) AcquireLease(ctx context.Context, id, owner string, ttl time.Duration) (LeaseInfo, error) {
 	var got LeaseInfo
 	err := s.withLease(id, func(cur LeaseInfo, held bool) (*LeaseInfo, error) {
 		now := s.clock()
@@ -91,7 +92,7 @@ func (s *FileStore) AcquireLease(id, owner string, ttl time.Duration) (LeaseInfo
 }
 
 // RenewLease implements Leaser.
-func (s *FileStore) RenewLease(id, owner string, ttl time.Duration) (LeaseInfo, error) {
+func (s *FileStore) RenewLease(ctx context.Context, id, owner string, ttl time.Duration) (LeaseInfo, error) {
 	var got LeaseInfo
 	err := s.withLease(id, func(cur LeaseInfo, held bool) (*LeaseInfo, error) {
 		if !held || cur.Owner != owner {
@@ -107,7 +108,7 @@ func (s *FileStore) RenewLease(id, owner string, ttl time.Duration) (LeaseInfo, 
 }
 
 // ReleaseLease implements Leaser.
-func (s *FileStore) ReleaseLease(id, owner string) error {
+func (s *FileStore) ReleaseLease(ctx context.Context, id, owner string) error {
 	err := s.withLease(id, func(cur LeaseInfo, held bool) (*LeaseInfo, error) {
 		if !held || cur.Owner != owner {
 			return nil, nil
@@ -121,7 +122,7 @@ func (s *FileStore) ReleaseLease(id, owner string) error {
 }
 
 // Lease implements Leaser.
-func (s *FileStore) Lease(id string) (LeaseInfo, bool, error) {
+func (s *FileStore) Lease(ctx context.Context, id string) (LeaseInfo, bool, error) {
 	if !ValidID(id) {
 		return LeaseInfo{}, false, fmt.Errorf("interviews: lease of %q: %w", id, ErrNotFound)
 	}
@@ -193,7 +194,7 @@ const sweepLeaseTTL = time.Minute
 // ended_by worker_crashed, dated by its last activity. A record a live
 // lease holds is left alone. It returns the ids it ended; viva agent and
 // viva web call it at start.
-func (s *FileStore) SweepCrashed() ([]string, error) {
+func (s *FileStore) SweepCrashed(ctx context.Context) ([]string, error) {
 	all, err := s.summaries()
 	if err != nil {
 		return nil, fmt.Errorf("interviews: sweep: %w", err)
@@ -204,7 +205,7 @@ func (s *FileStore) SweepCrashed() ([]string, error) {
 		if sum.Status != StatusInProgress {
 			continue
 		}
-		ok, err := EndCrashed(s, sum.ID)
+		ok, err := EndCrashed(ctx, s, sum.ID)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -222,15 +223,15 @@ func (s *FileStore) SweepCrashed() ([]string, error) {
 // provider keys are deleted. It reports whether it ended the interview; a
 // live lease or another status leaves it alone. Every Store's SweepCrashed
 // calls it for each interview in progress.
-func EndCrashed(s Store, id string) (bool, error) {
-	if _, err := s.AcquireLease(id, SweepOwner, sweepLeaseTTL); err != nil {
+func EndCrashed(ctx context.Context, s Store, id string) (bool, error) {
+	if _, err := s.AcquireLease(ctx, id, SweepOwner, sweepLeaseTTL); err != nil {
 		if errors.Is(err, ErrLeaseHeld) {
 			return false, nil // a live session holds it
 		}
 		return false, fmt.Errorf("interviews: sweep %s: %w", id, err)
 	}
-	defer func() { _ = s.ReleaseLease(id, SweepOwner) }()
-	rec, err := s.Get(id)
+	defer func() { _ = s.ReleaseLease(ctx, id, SweepOwner) }()
+	rec, err := s.Get(ctx, id)
 	if err != nil {
 		return false, fmt.Errorf("interviews: sweep: %w", err)
 	}
@@ -239,11 +240,11 @@ func EndCrashed(s Store, id string) (bool, error) {
 	}
 	rec.Finish(StatusFailed, EndedWorkerCrashed, rec.LastActivity())
 	rec.Error = "the process running the interview stopped without saving an ending"
-	if err := s.Save(rec); err != nil {
+	if err := s.Save(ctx, rec); err != nil {
 		return false, fmt.Errorf("interviews: sweep: %w", err)
 	}
 	// The interview is over: its own provider keys go with it.
-	if err := s.DeleteKeys(id); err != nil {
+	if err := s.DeleteKeys(ctx, id); err != nil {
 		return true, fmt.Errorf("interviews: sweep: %w", err)
 	}
 	return true, nil

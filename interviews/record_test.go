@@ -576,10 +576,10 @@ func TestRecordCreatedBy(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.CreatedBy = "recruiter@example.com"
-	if err := store.Create(r); err != nil {
+	if err := store.Create(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
-	got, err := store.Get(r.ID)
+	got, err := store.Get(t.Context(), r.ID)
 	if err != nil || got.CreatedBy != r.CreatedBy {
 		t.Errorf("stored created_by %q, %v", got.CreatedBy, err)
 	}

@@ -1,6 +1,7 @@
 package interviews
 
 import (
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
@@ -131,12 +132,12 @@ func (s *FileStore) KeepsKeys() bool { return s.sealer != nil }
 
 // PutKeys seals k for the interview id and writes it to <id>.keys (mode
 // 0600, atomically), replacing any keys it had. Empty keys delete the file.
-func (s *FileStore) PutKeys(id string, k Keys) error {
+func (s *FileStore) PutKeys(ctx context.Context, id string, k Keys) error {
 	if !ValidID(id) {
 		return fmt.Errorf("interviews: put keys of %q: %w", id, ErrNotFound)
 	}
 	if k.Empty() {
-		return s.DeleteKeys(id)
+		return s.DeleteKeys(ctx, id)
 	}
 	if s.sealer == nil {
 		return ErrNoSecretsKey
@@ -158,7 +159,7 @@ func (s *FileStore) PutKeys(id string, k Keys) error {
 // Keys opens the provider keys of the interview id: ErrNoKeys when it has
 // none, ErrNoSecretsKey when the store has no secrets key, ErrSealBroken
 // when the file does not open with it.
-func (s *FileStore) Keys(id string) (Keys, error) {
+func (s *FileStore) Keys(ctx context.Context, id string) (Keys, error) {
 	if !ValidID(id) {
 		return Keys{}, fmt.Errorf("interviews: keys of %q: %w", id, ErrNotFound)
 	}
@@ -185,7 +186,7 @@ func (s *FileStore) Keys(id string) (Keys, error) {
 
 // HasKeys reports whether the interview id has provider keys stored,
 // without opening them.
-func (s *FileStore) HasKeys(id string) bool {
+func (s *FileStore) HasKeys(ctx context.Context, id string) bool {
 	if !ValidID(id) {
 		return false
 	}
@@ -195,7 +196,7 @@ func (s *FileStore) HasKeys(id string) bool {
 
 // DeleteKeys removes the provider keys of the interview id; having none is
 // not an error. Interviews drop their keys when they end.
-func (s *FileStore) DeleteKeys(id string) error {
+func (s *FileStore) DeleteKeys(ctx context.Context, id string) error {
 	if !ValidID(id) {
 		return fmt.Errorf("interviews: delete keys of %q: %w", id, ErrNotFound)
 	}

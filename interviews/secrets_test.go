@@ -98,12 +98,12 @@ func TestKeysNeverPrinted(t *testing.T) {
 func TestStoreKeysFiles(t *testing.T) {
 	s := openStore(t)
 	r := newRecord("iv1", "Ada", "x", StatusScheduled, time.Now().UTC())
-	if err := s.Create(r); err != nil {
+	if err := s.Create(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	k := Keys{OpenAI: "sk-proj-0123456789abcdefghij", Deepgram: "0123456789abcdef0123456789abcdef01234567"}
 	s.SetSealer(testSealer(t, 7))
-	if err := s.PutKeys("iv1", k); err != nil {
+	if err := s.PutKeys(t.Context(), "iv1", k); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(s.Dir(), "iv1"+keysExt)
@@ -116,7 +116,7 @@ func TestStoreKeysFiles(t *testing.T) {
 	}
 	// No file in the store — record, keys, lease or leftover — holds a key
 	// in clear.
-	if err := s.Save(r); err != nil {
+	if err := s.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	_ = filepath.WalkDir(s.Dir(), func(p string, d fs.DirEntry, err error) error {
@@ -131,7 +131,7 @@ func TestStoreKeysFiles(t *testing.T) {
 		}
 		return nil
 	})
-	if page, err := s.List(ListOptions{}); err != nil || page.Total != 1 {
+	if page, err := s.List(t.Context(), ListOptions{}); err != nil || page.Total != 1 {
 		t.Errorf("List with a keys file = %+v, %v; want the one record", page, err)
 	}
 
@@ -140,7 +140,7 @@ func TestStoreKeysFiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(s.Dir(), "iv2"+keysExt), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Keys("iv2"); !errors.Is(err, ErrSealBroken) {
+	if _, err := s.Keys(t.Context(), "iv2"); !errors.Is(err, ErrSealBroken) {
 		t.Errorf("Keys of a copied file = %v, want ErrSealBroken", err)
 	}
 	// Another secrets key does not open it either.
@@ -149,7 +149,7 @@ func TestStoreKeysFiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(other.Dir(), "iv1"+keysExt), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := other.Keys("iv1"); !errors.Is(err, ErrSealBroken) {
+	if _, err := other.Keys(t.Context(), "iv1"); !errors.Is(err, ErrSealBroken) {
 		t.Errorf("Keys under another secrets key = %v, want ErrSealBroken", err)
 	}
 }

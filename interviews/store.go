@@ -3,6 +3,7 @@ package interviews
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"crypto/rand"
 	"encoding/base32"
 	"encoding/json"
@@ -76,31 +77,38 @@ func ValidID(id string) bool {
 // machine), and the PostgreSQL store of interviews/postgres, which workers
 // on several machines and the web app share. Every method is safe for
 // concurrent use, also across processes sharing the backend.
+//
+// Every method that reads or writes takes the caller's context: a
+// backend that talks to a server (PostgreSQL) stops waiting when ctx ends
+// and returns its error; the file store finishes what it starts (its
+// operations are local and short). A caller that must write after its own
+// context has ended — the record on every exit path — passes
+// context.WithoutCancel of it.
 type Store interface {
 	// Create stores a new record. It assigns r.ID (NewID) when empty,
 	// r.CreatedAt when zero and StatusScheduled when r.Status is empty,
 	// then validates and writes r. ErrExists when the id is taken.
-	Create(r *Record) error
+	Create(ctx context.Context, r *Record) error
 	// Save validates and writes the whole record, replacing the stored one.
-	Save(r *Record) error
+	Save(ctx context.Context, r *Record) error
 	// Get reads one record; ErrNotFound when there is none.
-	Get(id string) (*Record, error)
+	Get(ctx context.Context, id string) (*Record, error)
 	// List returns one page of summaries, filtered and ordered as asked.
-	List(opts ListOptions) (ListPage, error)
+	List(ctx context.Context, opts ListOptions) (ListPage, error)
 	// Update reads the record, applies change and writes the result, with
 	// no other Update or Save of the record in between (in any process).
 	// An error from change leaves the record as it was.
-	Update(id string, change func(*Record) error) (*Record, error)
+	Update(ctx context.Context, id string, change func(*Record) error) (*Record, error)
 	// Leaser grants one session at a time the right to run an interview.
 	Leaser
 	// SweepCrashed ends the interviews whose session died (in_progress
 	// with a lapsed lease) and returns their ids.
-	SweepCrashed() ([]string, error)
+	SweepCrashed(ctx context.Context) ([]string, error)
 	// KeyKeeper keeps the candidate-provided provider keys, sealed.
 	KeyKeeper
 	// CheckWritable reports, with what to do, why records cannot be
 	// written (a read-only or full disk, a database refusing writes).
-	CheckWritable() error
+	CheckWritable(ctx context.Context) error
 	// Locate says where the record of id is kept, for people: a file
 	// path, or the database and id.
 	Locate(id string) string
@@ -112,13 +120,13 @@ type KeyKeeper interface {
 	// KeepsKeys reports whether the store can keep keys (has a Sealer).
 	KeepsKeys() bool
 	// PutKeys seals and stores k for interview id.
-	PutKeys(id string, k Keys) error
+	PutKeys(ctx context.Context, id string, k Keys) error
 	// Keys returns interview id's keys; ErrNoKeys when there are none.
-	Keys(id string) (Keys, error)
+	Keys(ctx context.Context, id string) (Keys, error)
 	// HasKeys reports whether interview id has keys stored.
-	HasKeys(id string) bool
+	HasKeys(ctx context.Context, id string) bool
 	// DeleteKeys removes interview id's keys; no keys is not an error.
-	DeleteKeys(id string) error
+	DeleteKeys(ctx context.Context, id string) error
 }
 
 var _ Store = (*FileStore)(nil)
@@ -198,7 +206,7 @@ func (s *FileStore) Path(id string) (string, error) {
 // Create stores a new record. It assigns r.ID (NewID) when empty, r.CreatedAt
 // when zero and StatusScheduled when r.Status is empty, then validates and
 // writes r. It fails with ErrExists when a record with r's id is present.
-func (s *FileStore) Create(r *Record) error {
+func (s *FileStore) Create(ctx context.Context, r *Record) error {
 	if r.ID == "" {
 		r.ID = NewID()
 	}
@@ -232,7 +240,7 @@ func (s *FileStore) Create(r *Record) error {
 // <id>.json, and the directory is synced. Saves of one id are serialised;
 // the last one wins whole. Save only reads r: a record shared between
 // goroutines should be saved as a Clone taken under the owner's lock.
-func (s *FileStore) Save(r *Record) error {
+func (s *FileStore) Save(ctx context.Context, r *Record) error {
 	data, err := encode(r)
 	if err != nil {
 		return fmt.Errorf("interviews: save: %w", err)
@@ -294,7 +302,7 @@ func (s *FileStore) lock(id string) (unlock func()) {
 // the id is unknown or not valid, and with an error naming the file when
 // the file cannot be decoded. A record may be read while its interview is
 // in progress: Get sees the last complete Save.
-func (s *FileStore) Get(id string) (*Record, error) {
+func (s *FileStore) Get(ctx context.Context, id string) (*Record, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("interviews: get %q: %w", id, ErrNotFound)
 	}
@@ -446,7 +454,7 @@ func DecisionRank(d DecisionKind) int {
 // List returns the interviews that match opts, newest first (by CreatedAt,
 // then by id), one page at a time. Files that cannot be decoded are skipped
 // and logged by file name; temporary files left by a crash are ignored.
-func (s *FileStore) List(opts ListOptions) (ListPage, error) {
+func (s *FileStore) List(ctx context.Context, opts ListOptions) (ListPage, error) {
 	limit, err := opts.PageSize()
 	if err != nil {
 		return ListPage{}, err
@@ -610,7 +618,7 @@ const updateLockName = ".update.lock"
 // written; the id cannot be changed. It returns a copy of the record as
 // written. A Save from a session that holds the interview's lease still
 // replaces the record whole: update only records no live session writes.
-func (s *FileStore) Update(id string, change func(*Record) error) (*Record, error) {
+func (s *FileStore) Update(ctx context.Context, id string, change func(*Record) error) (*Record, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("interviews: update %q: %w", id, ErrNotFound)
 	}
@@ -621,7 +629,7 @@ func (s *FileStore) Update(id string, change func(*Record) error) (*Record, erro
 		return nil, fmt.Errorf("interviews: update %s: locking the records: %w", id, err)
 	}
 	defer unlockFile()
-	r, err := s.Get(id)
+	r, err := s.Get(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("interviews: update: %w", err)
 	}

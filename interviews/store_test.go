@@ -3,6 +3,7 @@ package interviews
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,7 +52,7 @@ func runWriter(dir string, pauseAt int) error {
 	if err != nil {
 		return err
 	}
-	r, err := s.Get(killRecordID)
+	r, err := s.Get(context.Background(), killRecordID)
 	if errors.Is(err, ErrNotFound) {
 		r = &Record{
 			ID:         killRecordID,
@@ -59,7 +60,7 @@ func runWriter(dir string, pauseAt int) error {
 			Blueprint:  "default",
 			ResumeText: strings.Repeat("COBOL compilers and nanoseconds. ", 3<<10), // ~100 KB, the most a record holds
 		}
-		if err := s.Create(r); err != nil {
+		if err := s.Create(context.Background(), r); err != nil {
 			return err
 		}
 		r.Start(time.Now())
@@ -81,7 +82,7 @@ func runWriter(dir string, pauseAt int) error {
 		}
 		now := time.Now()
 		r.AppendTurn(Turn{Role: role, Stage: "greeting", Text: fmt.Sprintf("turn %d", next), StartedAt: now, EndedAt: now})
-		if err := s.Save(r); err != nil {
+		if err := s.Save(context.Background(), r); err != nil {
 			return err
 		}
 		fmt.Println(next)
@@ -143,7 +144,7 @@ func checkKilledRecord(t *testing.T, dir string, want int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.Get(killRecordID)
+	r, err := s.Get(t.Context(), killRecordID)
 	if err != nil {
 		t.Fatalf("Get after kill: %v", err)
 	}
@@ -158,7 +159,7 @@ func checkKilledRecord(t *testing.T, dir string, want int) {
 			t.Fatalf("turn %d after kill = %+v", i+1, turn)
 		}
 	}
-	page, err := s.List(ListOptions{})
+	page, err := s.List(t.Context(), ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestKillMidInterviewLeavesValidRecord(t *testing.T) {
 			// saved.
 			got := n
 			if s, err := Open(dir); err == nil {
-				if r, err := s.Get(killRecordID); err == nil && len(r.Turns) == n+1 {
+				if r, err := s.Get(t.Context(), killRecordID); err == nil && len(r.Turns) == n+1 {
 					got = n + 1
 				}
 			}
@@ -289,7 +290,7 @@ func TestInvalidIDsAreRejected(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"../x", "", "X", "ABC", "a/b", "..", ".x"} {
-		if _, err := s.Get(id); !errors.Is(err, ErrNotFound) {
+		if _, err := s.Get(t.Context(), id); !errors.Is(err, ErrNotFound) {
 			t.Errorf("Get(%q) = %v, want ErrNotFound", id, err)
 		}
 		if _, err := s.Path(id); !errors.Is(err, ErrNotFound) {
@@ -298,11 +299,11 @@ func TestInvalidIDsAreRejected(t *testing.T) {
 		r := newRecord("x", "A", "r", StatusScheduled, t0)
 		r.ID = id
 		if id != "" { // Create assigns an id when empty
-			if err := s.Create(r); err == nil {
+			if err := s.Create(t.Context(), r); err == nil {
 				t.Errorf("Create with id %q succeeded", id)
 			}
 		}
-		if err := s.Save(r); err == nil || !strings.Contains(err.Error(), "invalid id") {
+		if err := s.Save(t.Context(), r); err == nil || !strings.Contains(err.Error(), "invalid id") {
 			t.Errorf("Save with id %q = %v, want an invalid id error", id, err)
 		}
 	}
@@ -321,7 +322,7 @@ func TestInvalidIDsAreRejected(t *testing.T) {
 func TestRecordFile(t *testing.T) {
 	s := openStore(t)
 	r := fullRecord()
-	if err := s.Save(r); err != nil {
+	if err := s.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	path, err := s.Path(r.ID)
@@ -338,10 +339,10 @@ func TestRecordFile(t *testing.T) {
 
 	bad := r.Clone()
 	bad.Assessments[0].DepthScore = 0
-	if err := s.Save(bad); err == nil {
+	if err := s.Save(t.Context(), bad); err == nil {
 		t.Fatal("Save of an invalid record succeeded")
 	}
-	if got, _ := s.Get(r.ID); got.Assessments[0].DepthScore != 2 {
+	if got, _ := s.Get(t.Context(), r.ID); got.Assessments[0].DepthScore != 2 {
 		t.Fatal("a refused Save changed the stored record")
 	}
 }
@@ -354,13 +355,13 @@ func TestAtomicWrite(t *testing.T) {
 	if err := os.WriteFile(leftover, []byte(`{"id":"atomic","candid`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	page, err := s.List(ListOptions{})
+	page, err := s.List(t.Context(), ListOptions{})
 	if err != nil || page.Total != 0 {
 		t.Fatalf("List with only a temporary file = %+v, %v", page, err)
 	}
 	for i := range 5 {
 		r.AppendTurn(Turn{Role: RoleCandidate, Text: fmt.Sprint("answer ", i)})
-		if err := s.Save(r); err != nil {
+		if err := s.Save(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 		data, err := os.ReadFile(filepath.Join(s.Dir(), "atomic.json"))
@@ -386,7 +387,7 @@ func TestAtomicWrite(t *testing.T) {
 	if want := []string{".atomic.json.tmp-123456", "atomic.json"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("files after saves = %v, want %v (Save leaves no temporary files of its own)", names, want)
 	}
-	page, err = s.List(ListOptions{})
+	page, err = s.List(t.Context(), ListOptions{})
 	if err != nil || page.Total != 1 || page.Items[0].Turns != 5 {
 		t.Fatalf("List = %+v, %v", page, err)
 	}
@@ -394,7 +395,7 @@ func TestAtomicWrite(t *testing.T) {
 
 func TestCorruptFile(t *testing.T) {
 	s := openStore(t)
-	if err := s.Save(newRecord("good", "A", "Engineer", StatusScheduled, t0)); err != nil {
+	if err := s.Save(t.Context(), newRecord("good", "A", "Engineer", StatusScheduled, t0)); err != nil {
 		t.Fatal(err)
 	}
 	corrupt := map[string]string{
@@ -416,7 +417,7 @@ func TestCorruptFile(t *testing.T) {
 	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
 	defer slog.SetDefault(old)
 
-	page, err := s.List(ListOptions{})
+	page, err := s.List(t.Context(), ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,7 +434,7 @@ func TestCorruptFile(t *testing.T) {
 	}
 	// A second List does not log the same unchanged files again.
 	logs.Reset()
-	if _, err := s.List(ListOptions{}); err != nil {
+	if _, err := s.List(t.Context(), ListOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if logs.Len() != 0 {
@@ -441,7 +442,7 @@ func TestCorruptFile(t *testing.T) {
 	}
 
 	for _, id := range []string{"broken", "wrongid", "badtype", "notjson", "emptyish"} {
-		_, err := s.Get(id)
+		_, err := s.Get(t.Context(), id)
 		if err == nil || errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), filepath.Join(s.Dir(), id+".json")) {
 			t.Errorf("Get(%s) = %v, want an error naming the file", id, err)
 		}
@@ -462,11 +463,11 @@ func TestListSeesRemovedFiles(t *testing.T) {
 		newRecord("f6", "Ada Yonath", "Chemist", StatusCompleted, at(50)),
 	}
 	for _, r := range recs {
-		if err := s.Save(r); err != nil {
+		if err := s.Save(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if page, err := s.List(ListOptions{}); err != nil || page.Total != len(recs) {
+	if page, err := s.List(t.Context(), ListOptions{}); err != nil || page.Total != len(recs) {
 		t.Fatalf("List = %+v, %v", page, err)
 	}
 	ids := func(p ListPage) []string {
@@ -479,13 +480,13 @@ func TestListSeesRemovedFiles(t *testing.T) {
 	t.Run("sees updates and removals", func(t *testing.T) {
 		r := recs[2].Clone()
 		r.AppendTurn(Turn{Role: RoleAgent, Text: "hello"})
-		if err := s.Save(r); err != nil {
+		if err := s.Save(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.Remove(filepath.Join(s.Dir(), "d4.json")); err != nil {
 			t.Fatal(err)
 		}
-		page, err := s.List(ListOptions{})
+		page, err := s.List(t.Context(), ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -510,7 +511,7 @@ func TestConcurrentSaveLeavesNoFiles(t *testing.T) {
 		r := newRecord("shared", fmt.Sprintf("writer %d", w), "Engineer", StatusInProgress, t0)
 		wg.Go(func() {
 			for range saves {
-				if err := s.Save(r); err != nil {
+				if err := s.Save(t.Context(), r); err != nil {
 					t.Error(err)
 				}
 			}

@@ -192,7 +192,7 @@ func (r *Runner) scan(ctx context.Context) time.Time {
 		}
 	}
 	for offset := 0; ctx.Err() == nil; offset += interviews.MaxListLimit {
-		page, err := r.store.List(interviews.ListOptions{Offset: offset, Limit: interviews.MaxListLimit})
+		page, err := r.store.List(ctx, interviews.ListOptions{Offset: offset, Limit: interviews.MaxListLimit})
 		if err != nil {
 			r.log.Error("reports: listing interviews", "err", err)
 			return next
@@ -222,7 +222,7 @@ func (r *Runner) consider(ctx context.Context, id, stamp string) *time.Time {
 	if settled {
 		return nil
 	}
-	rec, err := r.store.Get(id)
+	rec, err := r.store.Get(ctx, id)
 	if err != nil {
 		if !errors.Is(err, interviews.ErrNotFound) {
 			r.log.Error("reports: reading an interview", "interview_id", id, "err", err)
@@ -265,7 +265,7 @@ func (r *Runner) due(rec *interviews.Record) (now bool, retry *time.Time) {
 // the retry time it scheduled, if any.
 func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 	log := r.log.With("interview_id", id)
-	if _, err := r.store.AcquireLease(id, r.owner, r.leaseTTL); err != nil {
+	if _, err := r.store.AcquireLease(ctx, id, r.owner, r.leaseTTL); err != nil {
 		if errors.Is(err, interviews.ErrLeaseHeld) {
 			log.Debug("reports: the interview is held by another session; trying later", "err", err)
 		} else {
@@ -274,7 +274,7 @@ func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 		return nil
 	}
 	defer func() {
-		if err := r.store.ReleaseLease(id, r.owner); err != nil {
+		if err := r.store.ReleaseLease(ctx, id, r.owner); err != nil {
 			log.Error("reports: releasing the interview's lease", "err", err)
 		}
 	}()
@@ -282,7 +282,7 @@ func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 	// Under the lease, read again: another runner may have written the
 	// report since the scan.
 	first := false
-	rec, err := r.store.Update(id, func(rec *interviews.Record) error {
+	rec, err := r.store.Update(ctx, id, func(rec *interviews.Record) error {
 		if work, _ := r.due(rec); !work {
 			return errUnchanged
 		}
@@ -295,7 +295,7 @@ func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 	})
 	switch {
 	case errors.Is(err, errUnchanged):
-		if rec, err = r.store.Get(id); err != nil {
+		if rec, err = r.store.Get(ctx, id); err != nil {
 			log.Error("reports: reading the interview", "err", err)
 			return nil
 		}
@@ -325,7 +325,7 @@ func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 		}
 	}
 	var retry *time.Time
-	saved, err := r.store.Update(id, func(rec *interviews.Record) error {
+	saved, err := r.store.Update(ctx, id, func(rec *interviews.Record) error {
 		rep := rec.Report
 		if rep == nil || rep.Version != version || rep.Status != interviews.ReportPending {
 			return errUnchanged // a regeneration was requested meanwhile
@@ -432,8 +432,8 @@ func shortError(err error) string {
 // the audit list as by who. It wakes Run and returns at once; ErrNotDue
 // when the interview gets no report, interviews.ErrNotFound for an
 // unknown id.
-func (r *Runner) Request(id, who string) error {
-	_, err := r.store.Update(id, func(rec *interviews.Record) error {
+func (r *Runner) Request(ctx context.Context, id, who string) error {
+	_, err := r.store.Update(ctx, id, func(rec *interviews.Record) error {
 		if !Due(rec) {
 			return ErrNotDue
 		}

@@ -303,7 +303,7 @@ func (s *system) record(t *testing.T, id string, timeout time.Duration, what str
 	deadline := time.Now().Add(timeout)
 	var last *interviews.Record
 	for {
-		if rec, err := s.store.Get(id); err == nil {
+		if rec, err := s.store.Get(t.Context(), id); err == nil {
 			last = rec
 			if done(rec) {
 				return rec
@@ -828,7 +828,7 @@ func TestBrowserInterview(t *testing.T) {
 
 	// 8. What the interview learned shows with the timeline: the same
 	// interview, with a rubric as answer analysis fills it.
-	learned, err := sys.store.Get(id)
+	learned, err := sys.store.Get(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -839,7 +839,7 @@ func TestBrowserInterview(t *testing.T) {
 		{ID: "years_experience", Label: "Years of experience", Required: true, Status: interviews.StatusOpen},
 	}
 	learned.Exit = &interviews.Exit{Reason: interviews.ExitMaxTurns, Coverage: 0.5, Turns: 30}
-	if err := sys.store.Create(learned); err != nil {
+	if err := sys.store.Create(t.Context(), learned); err != nil {
 		t.Fatal(err)
 	}
 	var rubric string

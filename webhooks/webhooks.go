@@ -67,7 +67,7 @@ const (
 // Auditor appends a delivery's outcome to the record it concerns;
 // interviews.Store is one.
 type Auditor interface {
-	Update(id string, change func(*interviews.Record) error) (*interviews.Record, error)
+	Update(ctx context.Context, id string, change func(*interviews.Record) error) (*interviews.Record, error)
 }
 
 // Options configures a Sender. With no URLs the Sender does nothing.
@@ -499,18 +499,18 @@ func (s *Sender) Run(ctx context.Context) {
 			}
 			wg.Go(func() {
 				defer func() { <-slots }()
-				s.record(j, s.sendBody(ctx, j.event, j.body))
+				s.record(context.WithoutCancel(ctx), j, s.sendBody(ctx, j.event, j.body))
 			})
 		}
 	}
 }
 
 // record appends the outcomes of a job's deliveries to its record's audit.
-func (s *Sender) record(j job, ds []Delivery) {
+func (s *Sender) record(ctx context.Context, j job, ds []Delivery) {
 	if s.audit == nil {
 		return
 	}
-	_, err := s.audit.Update(j.id, func(r *interviews.Record) error {
+	_, err := s.audit.Update(ctx, j.id, func(r *interviews.Record) error {
 		for _, d := range ds {
 			r.Audit = append(r.Audit, d.AuditEntry(j.reportVersion))
 		}

@@ -250,8 +250,8 @@ type auditSpy struct {
 	recorded chan string
 }
 
-func (a auditSpy) Update(id string, change func(*interviews.Record) error) (*interviews.Record, error) {
-	r, err := a.Store.Update(id, change)
+func (a auditSpy) Update(ctx context.Context, id string, change func(*interviews.Record) error) (*interviews.Record, error) {
+	r, err := a.Store.Update(ctx, id, change)
 	a.recorded <- id
 	return r, err
 }
@@ -265,7 +265,7 @@ func TestRunDeliversInBackground(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := finishedRecord()
-	if err := store.Save(rec); err != nil {
+	if err := store.Save(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
 	flaky := &receiver{t: t, statuses: []int{http.StatusInternalServerError}}
@@ -288,7 +288,7 @@ func TestRunDeliversInBackground(t *testing.T) {
 	cancel()
 	<-done
 
-	got, err := store.Get(rec.ID)
+	got, err := store.Get(ctx, rec.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,11 +91,11 @@ func (h *harness) record(t *testing.T, ctx context.Context, room string, done fu
 	t.Helper()
 	var last *interviews.Record
 	for ctx.Err() == nil {
-		page, err := h.store.List(interviews.ListOptions{})
+		page, err := h.store.List(ctx, interviews.ListOptions{})
 		if err == nil {
 			for _, s := range page.Items {
 				if s.Room == room {
-					if rec, err := h.store.Get(s.ID); err == nil {
+					if rec, err := h.store.Get(ctx, s.ID); err == nil {
 						last = rec
 						if done(rec) {
 							return rec
@@ -582,7 +582,7 @@ func TestBadDispatchMetadataFailsCleanly(t *testing.T) {
 	defer cancel()
 	_, _ = h.join(t, ctx, map[string]string{"nonsense": "1"})
 	h.lk.WaitLog(t, 30*time.Second, "dispatch metadata")
-	page, err := h.store.List(interviews.ListOptions{})
+	page, err := h.store.List(ctx, interviews.ListOptions{})
 	if err != nil || page.Total != 0 {
 		t.Errorf("records after a rejected job: %d (%v)", page.Total, err)
 	}

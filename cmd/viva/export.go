@@ -63,7 +63,7 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 func exportRecords(ctx context.Context, src interviews.Store, dst *interviews.FileStore, st interviews.Status) (int, error) {
 	n := 0
 	for offset := 0; ; {
-		page, err := src.List(interviews.ListOptions{Status: st, Offset: offset, Limit: interviews.MaxListLimit})
+		page, err := src.List(ctx, interviews.ListOptions{Status: st, Offset: offset, Limit: interviews.MaxListLimit})
 		if err != nil {
 			return n, err
 		}
@@ -71,14 +71,14 @@ func exportRecords(ctx context.Context, src interviews.Store, dst *interviews.Fi
 			if err := ctx.Err(); err != nil {
 				return n, err
 			}
-			r, err := src.Get(sum.ID)
+			r, err := src.Get(ctx, sum.ID)
 			if errors.Is(err, interviews.ErrNotFound) {
 				continue
 			}
 			if err != nil {
 				return n, err
 			}
-			if err := dst.Save(r); err != nil {
+			if err := dst.Save(ctx, r); err != nil {
 				return n, err
 			}
 			n++

@@ -63,7 +63,7 @@ func runWeb(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 // which GET /metrics serves.
 func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slog.Logger, reg *prometheus.Registry) error {
 	webMetrics := metrics.NewWeb(reg)
-	store, err := openStore(cfg, log)
+	store, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return err
 	}

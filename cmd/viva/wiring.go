@@ -102,18 +102,18 @@ func installedTemplates() ([]web.TemplateChoice, error) {
 // records can be saved there, with the secrets key (when set) that seals
 // interviews' own provider keys: an unwritable store stops viva at start
 // instead of losing the interviews it would take. Close it with closeStore.
-func openStore(cfg *config.Config, log *slog.Logger) (interviews.Store, error) {
+func openStore(ctx context.Context, cfg *config.Config, log *slog.Logger) (interviews.Store, error) {
 	store, err := openBackend(cfg, log)
 	if err != nil {
 		return nil, err
 	}
-	if err := store.CheckWritable(); err != nil {
+	if err := store.CheckWritable(ctx); err != nil {
 		closeStore(store)
 		return nil, err
 	}
 	// Interviews a dead process left in progress are over unless a live
 	// session holds them: the reviewer list must not call them running.
-	swept, err := store.SweepCrashed()
+	swept, err := store.SweepCrashed(ctx)
 	if len(swept) > 0 {
 		log.Warn("interviews left in progress by a stopped process were saved as failed (worker_crashed); a new dispatch resumes them",
 			"count", len(swept), "interview_ids", swept)

@@ -325,7 +325,7 @@ func startSession(ctx context.Context, i int, opts InProcessOptions, bp *stages.
 		Blueprint: bp.Name,
 	}
 	rec.Candidate.Normalize()
-	if err := store.Create(rec); err != nil {
+	if err := store.Create(ctx, rec); err != nil {
 		return nil, fmt.Errorf("bench: in process: creating a record: %w", err)
 	}
 	log = log.With("interview_id", rec.ID)
