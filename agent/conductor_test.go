@@ -17,6 +17,7 @@ import (
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -24,7 +25,7 @@ import (
 // its record created in a temporary store.
 func testSetup(t *testing.T, scale float64, newLLM func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client) (Setup, interviews.Store) {
 	t.Helper()
-	store, err := interviews.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

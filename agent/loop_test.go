@@ -12,6 +12,7 @@ import (
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -434,7 +435,7 @@ func TestLoopClosed(t *testing.T) {
 // welcoming the candidate back with the last question they heard.
 func TestLoopResumesAfterCrash(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store, err := interviews.Open(t.TempDir())
+		store, err := filestore.Open(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -49,7 +50,7 @@ func newPrefetchRig(t testing.TB, preemptive bool, ttft time.Duration) *prefetch
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := interviews.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

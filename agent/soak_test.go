@@ -27,6 +27,7 @@ import (
 	"github.com/viva-interviews/viva/incident"
 	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -106,7 +107,7 @@ func newSoakRig(tb testing.TB, opts soakOptions, piped bool) *soakRig {
 		tb.Fatal(err)
 	}
 	r.model = model
-	if r.store, err = interviews.Open(tb.TempDir()); err != nil {
+	if r.store, err = filestore.Open(tb.TempDir()); err != nil {
 		r.close()
 		tb.Fatal(err)
 	}

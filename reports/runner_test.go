@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/webhooks"
 )
 
@@ -77,7 +78,7 @@ func (e *events) Got() []string {
 
 func openStore(t *testing.T) interviews.Store {
 	t.Helper()
-	s, err := interviews.Open(filepath.Join(t.TempDir(), "interviews"))
+	s, err := filestore.Open(filepath.Join(t.TempDir(), "interviews"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,6 +39,7 @@ import (
 	"github.com/viva-interviews/viva/internal/testrig/workertest"
 	"github.com/viva-interviews/viva/internal/wav"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/stages"
 	"github.com/viva-interviews/viva/web"
 )
@@ -112,7 +113,7 @@ func startSystemWith(t *testing.T, grace time.Duration, edit func(*web.Options))
 		t.Fatalf("pocketsphinx: %v", err)
 	}
 	lk := lktest.Start(t)
-	store, err := interviews.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 )
 
 // TestJoinNeedsConsent: the first join needs the candidate's agreement to
@@ -263,7 +264,7 @@ func TestFavicon(t *testing.T) {
 // testOptions are minimal valid Options, edited, for tests of New's checks.
 func testOptions(t *testing.T, edit func(*Options)) Options {
 	t.Helper()
-	store, err := interviews.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

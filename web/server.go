@@ -219,7 +219,7 @@ func New(opts Options) (*Server, error) {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("web: "+format, args...)) }
 	if opts.Store == nil {
-		bad("no interview store: open one with interviews.Open(dataDir)")
+		bad("no interview store: open one with filestore.Open(dataDir) or postgres.Open(ctx, url)")
 	}
 	var clientURL string
 	if lk, err := lkurl.Parse(opts.LiveKitURL); err != nil {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 )
 
 const testSecret = "a-webhook-secret-of-32-characters"
@@ -260,7 +261,7 @@ func (a auditSpy) Update(ctx context.Context, id string, change func(*interviews
 // Run to every URL, and each outcome lands in the record's audit list;
 // stopping Run stops it.
 func TestRunDeliversInBackground(t *testing.T) {
-	store, err := interviews.Open(filepath.Join(t.TempDir(), "interviews"))
+	store, err := filestore.Open(filepath.Join(t.TempDir(), "interviews"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/viva-interviews/viva/agent/worker"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/lkagent"
 )
 
@@ -17,7 +18,7 @@ import (
 // that brings its own keys.
 func keysStore(t *testing.T, sealed bool) (interviews.Store, *interviews.Record) {
 	t.Helper()
-	store, err := interviews.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/viva-interviews/viva/internal/testrig/lktest"
 	"github.com/viva-interviews/viva/internal/testrig/workertest"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/lkagent"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -42,7 +43,7 @@ func startCrashingWorker(t *testing.T, lk *lktest.Server, agentName string, h lk
 // as a process running at that time would see it.
 func openStore(t *testing.T, dir string, at time.Time) interviews.Store {
 	t.Helper()
-	s, err := interviews.Open(dir)
+	s, err := filestore.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestResumeAfterWorkerCrash(t *testing.T) {
 	sessions.LeaseTTL = leaseTTL
 	lk := lktest.Start(t)
 	dir := t.TempDir()
-	store, err := interviews.Open(dir)
+	store, err := filestore.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

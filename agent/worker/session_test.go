@@ -32,6 +32,7 @@ import (
 	"github.com/viva-interviews/viva/internal/testrig/promscrape"
 	"github.com/viva-interviews/viva/internal/testrig/workertest"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/stages"
 
 	"github.com/livekit/protocol/livekit"
@@ -50,7 +51,7 @@ type harness struct {
 func startHarness(t *testing.T, sessions *worker.Sessions) *harness {
 	t.Helper()
 	lk := lktest.Start(t)
-	store, err := interviews.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/internal/testrig/pgtest"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 )
 
 // exportFixture stores three interviews, one completed, in s.
@@ -101,7 +102,7 @@ func TestExportFromPostgres(t *testing.T) {
 func TestExportByStatus(t *testing.T) {
 	t.Setenv("VIVA_DATABASE_URL", "")
 	src := t.TempDir()
-	store, err := interviews.Open(src)
+	store, err := filestore.Open(src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,9 +138,9 @@ func TestExportUsageErrors(t *testing.T) {
 	}
 }
 
-func openExported(t *testing.T, dir string) *interviews.FileStore {
+func openExported(t *testing.T, dir string) *filestore.Store {
 	t.Helper()
-	s, err := interviews.Open(dir)
+	s, err := filestore.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

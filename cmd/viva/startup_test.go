@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/stages"
 	"github.com/viva-interviews/viva/web"
 )
@@ -38,7 +39,7 @@ func TestStartRefusesUnusableDataDir(t *testing.T) {
 	}
 	dirs := map[string]string{"inside a file": filepath.Join(file, "interviews")}
 	// /sys refuses new files even to root, where directory modes do not.
-	if s, err := interviews.Open("/sys"); err == nil && errors.Is(s.CheckWritable(t.Context()), interviews.ErrNotWritable) {
+	if s, err := filestore.Open("/sys"); err == nil && errors.Is(s.CheckWritable(t.Context()), interviews.ErrNotWritable) {
 		dirs["read-only"] = "/sys"
 	}
 	for name, dir := range dirs {
@@ -99,7 +100,7 @@ func TestDispatchNamesInstalledBlueprints(t *testing.T) {
 		}
 	}
 
-	store, err := interviews.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/interviews/postgres"
 	"github.com/viva-interviews/viva/stages"
 	"github.com/viva-interviews/viva/web"
@@ -142,7 +143,7 @@ func openBackend(cfg *config.Config, log *slog.Logger) (interviews.Store, error)
 		log.Info("interview records are kept in PostgreSQL", "database", pg.Where())
 		store = pg
 	} else {
-		fs, err := interviews.Open(cfg.DataDir)
+		fs, err := filestore.Open(cfg.DataDir)
 		if err != nil {
 			return nil, fmt.Errorf("opening the data directory: %w", err)
 		}

@@ -24,6 +24,7 @@ import (
 	agentworker "github.com/viva-interviews/viva/agent/worker"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/lkagent"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -118,7 +119,7 @@ func RunInProcess(ctx context.Context, opts InProcessOptions) (DensityRun, error
 		return DensityRun{}, fmt.Errorf("bench: in process: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	store, err := interviews.Open(dir)
+	store, err := filestore.Open(dir)
 	if err != nil {
 		return DensityRun{}, fmt.Errorf("bench: in process: %w", err)
 	}

@@ -6,7 +6,9 @@
 // own subpackages, so another project can reuse it; engines know nothing of
 // interviews; and imports point down the floors (reports take the
 // interview's event names from interviews, never from webhooks; the
-// ground-floor helpers in internal/ import nothing of viva above them). The test
-// reads the real import graph with `go list -deps -json`; a broken rule
-// fails it with the chain of imports that breaks it.
+// ground-floor helpers in internal/ import nothing of viva above them; the
+// interview domain knows no storage backend: interviews/filestore and
+// interviews/postgres are adapters beside it). The test reads the real
+// import graph with `go list -deps -json`; a broken rule fails it with the
+// chain of imports that breaks it.
 package layout

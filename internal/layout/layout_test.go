@@ -75,6 +75,13 @@ var rules = []rule{
 		forbidden: []string{"./..."},
 		allowed:   []string{"./internal/..."},
 	},
+	{
+		// The domain holds the Store interface; the file store and
+		// PostgreSQL are adapters beside it that the binary wires.
+		name:      "the interview domain knows no storage backend",
+		roots:     []string{"./interviews"},
+		forbidden: []string{"./interviews/filestore/...", "./interviews/postgres/...", "github.com/jackc/..."},
+	},
 }
 
 // pkg is one package as `go list -json` describes it.
@@ -237,6 +244,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		lkurl     = module + "/lkagent/lkurl"
 		wav       = module + "/internal/wav"
 		llmPkg    = module + "/agent/llm"
+		fileStore = module + "/interviews/filestore"
 		openai    = module + "/agent/llm/openai"
 		incident  = module + "/incident"
 		records   = module + "/interviews"
@@ -264,6 +272,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		webhooks:  {records},
 		wav:       nil,
 		llmPkg:    nil,
+		fileStore: {records},
 	}
 	with := func(edit func(graph)) graph {
 		g := graph{}
@@ -293,6 +302,7 @@ func TestRulesCatchViolations(t *testing.T) {
 				scripted + " → " + stagesPkg + " → " + lkproto,
 				fsmPkg + " → " + stagesPkg + " → " + lkproto,
 				records + " → " + stagesPkg + " → " + lkproto,
+				fileStore + " → " + records + " → " + stagesPkg + " → " + lkproto,
 				stagesPkg + " → " + lkproto,
 			}},
 		{name: "protocol package clean", rule: 1, g: clean},
@@ -314,6 +324,10 @@ func TestRulesCatchViolations(t *testing.T) {
 		{name: "a ground-floor helper talks to a model", rule: 4,
 			g:    with(func(g graph) { g[wav] = []string{llmPkg} }),
 			want: []string{wav + " → " + llmPkg}},
+		{name: "domain clean", rule: 5, g: clean},
+		{name: "the domain opens its own files", rule: 5,
+			g:    with(func(g graph) { g[records] = append(g[records], fileStore) }),
+			want: []string{records + " → " + fileStore}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

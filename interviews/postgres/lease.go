@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -143,15 +142,10 @@ func (s *Store) PutKeys(ctx context.Context, id string, k interviews.Keys) error
 	if k.Empty() {
 		return s.DeleteKeys(ctx, id)
 	}
-	if s.sealer == nil {
-		return interviews.ErrNoSecretsKey
-	}
-	plain, err := json.Marshal(k)
+	sealed, err := s.sealer.SealKeys(id, k)
 	if err != nil {
 		return fmt.Errorf("interviews: put keys of %s: %w", id, err)
 	}
-	sealed := s.sealer.Seal(id, plain)
-	clear(plain)
 	ctx, cancel := opContext(ctx)
 	defer cancel()
 	if _, err := s.pool.Exec(ctx, `INSERT INTO interview_keys (id, sealed) VALUES ($1, $2)
@@ -176,17 +170,10 @@ func (s *Store) Keys(ctx context.Context, id string) (interviews.Keys, error) {
 		return interviews.Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, interviews.ErrNoKeys)
 	case err != nil:
 		return interviews.Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, err)
-	case s.sealer == nil:
-		return interviews.Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, interviews.ErrNoSecretsKey)
 	}
-	plain, err := s.sealer.Open(id, sealed)
+	k, err := s.sealer.OpenKeys(id, sealed)
 	if err != nil {
 		return interviews.Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, err)
-	}
-	defer clear(plain)
-	var k interviews.Keys
-	if err := json.Unmarshal(plain, &k); err != nil {
-		return interviews.Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, interviews.ErrSealBroken)
 	}
 	return k, nil
 }

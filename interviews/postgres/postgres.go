@@ -309,15 +309,7 @@ func (rw row) args(id string) []any {
 
 // Create implements interviews.Store: ErrExists when the id is taken.
 func (s *Store) Create(ctx context.Context, r *interviews.Record) error {
-	if r.ID == "" {
-		r.ID = interviews.NewID()
-	}
-	if r.CreatedAt.IsZero() {
-		r.CreatedAt = time.Now().UTC().Round(0)
-	}
-	if r.Status == "" {
-		r.Status = interviews.StatusScheduled
-	}
+	r.PrepareCreate(time.Now())
 	rw, err := encode(r)
 	if err != nil {
 		return fmt.Errorf("interviews: create: %w", err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/interviews/recordings"
 )
 
@@ -79,7 +80,7 @@ func TestFileIsRenamedOnlyWhenCommitted(t *testing.T) {
 // TestSweep deletes what retention says, marks the entries, and removes
 // the temporary files crashed sessions left, on an injected clock.
 func TestSweep(t *testing.T) {
-	store, err := interviews.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -163,7 +163,7 @@ func testInvalidIDs(t *testing.T, open Opener) {
 		if _, err := s.Get(t.Context(), id); !errors.Is(err, interviews.ErrNotFound) {
 			t.Errorf("Get(%q) = %v, want ErrNotFound", id, err)
 		}
-		r := newRecord("x", "A", "r", interviews.StatusScheduled, t0)
+		r := NewRecord("x", "A", "r", interviews.StatusScheduled, t0)
 		r.ID = id
 		if id != "" { // Create assigns an id when empty
 			if err := s.Create(t.Context(), r); err == nil {
@@ -188,12 +188,12 @@ func testInvalidIDs(t *testing.T, open Opener) {
 // listFixture is the records of the List tests.
 func listFixture() []*interviews.Record {
 	return []*interviews.Record{
-		newRecord("a1", "Ada Lovelace", "Backend Engineer", interviews.StatusCompleted, at(100)),
-		newRecord("b2", "Alan Turing", "Data Scientist", interviews.StatusCandidateLeft, at(300)),
-		newRecord("c3", "Grace Hopper", "Engineering Manager", interviews.StatusInProgress, at(200)),
-		newRecord("d4", "Linus", "backend engineer", interviews.StatusScheduled, at(400)),
-		newRecord("e5", "Barbara Liskov", "Staff Engineer", interviews.StatusFailed, at(200)), // same time as c3
-		newRecord("f6", "Ada Yonath", "Chemist", interviews.StatusCompleted, at(50)),
+		NewRecord("a1", "Ada Lovelace", "Backend Engineer", interviews.StatusCompleted, at(100)),
+		NewRecord("b2", "Alan Turing", "Data Scientist", interviews.StatusCandidateLeft, at(300)),
+		NewRecord("c3", "Grace Hopper", "Engineering Manager", interviews.StatusInProgress, at(200)),
+		NewRecord("d4", "Linus", "backend engineer", interviews.StatusScheduled, at(400)),
+		NewRecord("e5", "Barbara Liskov", "Staff Engineer", interviews.StatusFailed, at(200)), // same time as c3
+		NewRecord("f6", "Ada Yonath", "Chemist", interviews.StatusCompleted, at(50)),
 	}
 }
 
@@ -210,8 +210,8 @@ func testList(t *testing.T, open Opener) {
 	recs := listFixture()
 	// Names and roles with LIKE's wildcards are matched as text.
 	recs = append(recs,
-		newRecord("g7", "Per%cent", "R_D", interviews.StatusScheduled, at(10)),
-		newRecord("h8", `Back\slash`, "RxD", interviews.StatusScheduled, at(5)))
+		NewRecord("g7", "Per%cent", "R_D", interviews.StatusScheduled, at(10)),
+		NewRecord("h8", `Back\slash`, "RxD", interviews.StatusScheduled, at(5)))
 	for _, r := range recs {
 		if err := s.Save(t.Context(), r); err != nil {
 			t.Fatal(err)
@@ -282,7 +282,7 @@ func testList(t *testing.T, open Opener) {
 func testListPageSizes(t *testing.T, open Opener) {
 	big := open(Options{})
 	for i := range interviews.MaxListLimit + 5 {
-		if err := big.Save(t.Context(), newRecord(fmt.Sprintf("r%03d", i), "N", "R", interviews.StatusScheduled, at(i))); err != nil {
+		if err := big.Save(t.Context(), NewRecord(fmt.Sprintf("r%03d", i), "N", "R", interviews.StatusScheduled, at(i))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -387,7 +387,7 @@ func testListSeesChanges(t *testing.T, open Opener) {
 
 func testConcurrentSave(t *testing.T, open Opener) {
 	s := open(Options{})
-	base := newRecord("shared", "A", "Engineer", interviews.StatusInProgress, t0)
+	base := NewRecord("shared", "A", "Engineer", interviews.StatusInProgress, t0)
 	if err := s.Save(t.Context(), base); err != nil {
 		t.Fatal(err)
 	}
@@ -463,7 +463,7 @@ func testConcurrentSave(t *testing.T, open Opener) {
 // handles, each append a decision and an audit entry; none is lost.
 func testUpdateConcurrent(t *testing.T, open Opener) {
 	s, other := open(Options{}), open(Options{})
-	if err := s.Save(t.Context(), newRecord("upd", "Ada", "Engineer", interviews.StatusCompleted, t0)); err != nil {
+	if err := s.Save(t.Context(), NewRecord("upd", "Ada", "Engineer", interviews.StatusCompleted, t0)); err != nil {
 		t.Fatal(err)
 	}
 	const writers = 8
@@ -506,7 +506,7 @@ func testUpdateConcurrent(t *testing.T, open Opener) {
 // record and an unknown id write nothing.
 func testUpdateRefusals(t *testing.T, open Opener) {
 	s := open(Options{})
-	orig := newRecord("upd", "Ada", "Engineer", interviews.StatusCompleted, t0)
+	orig := NewRecord("upd", "Ada", "Engineer", interviews.StatusCompleted, t0)
 	if err := s.Save(t.Context(), orig); err != nil {
 		t.Fatal(err)
 	}
@@ -552,7 +552,7 @@ func testUpdateRefusals(t *testing.T, open Opener) {
 // testUpdateReturnsCopy: the record Update returns is what was stored.
 func testUpdateReturnsCopy(t *testing.T, open Opener) {
 	s := open(Options{})
-	if err := s.Save(t.Context(), newRecord("upd", "Ada", "Engineer", interviews.StatusCompleted, t0)); err != nil {
+	if err := s.Save(t.Context(), NewRecord("upd", "Ada", "Engineer", interviews.StatusCompleted, t0)); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Update(t.Context(), "upd", func(r *interviews.Record) error {
@@ -694,12 +694,12 @@ func testSweepCrashed(t *testing.T, open Opener) {
 	clk := newClock()
 	s := open(Options{Now: clk.Now})
 	created := clk.Now().Add(-time.Hour)
-	crashed := newRecord("crashed", "Ada", "x", interviews.StatusInProgress, created)
+	crashed := NewRecord("crashed", "Ada", "x", interviews.StatusInProgress, created)
 	crashed.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: "greeting", Text: "Hello", StartedAt: created.Add(2 * time.Minute), EndedAt: created.Add(3 * time.Minute)})
-	expired := newRecord("expired", "Bob", "x", interviews.StatusInProgress, created)
-	live := newRecord("live", "Cy", "x", interviews.StatusInProgress, created)
-	done := newRecord("done", "Di", "x", interviews.StatusCompleted, created)
-	sched := newRecord("sched", "Ed", "x", interviews.StatusScheduled, created)
+	expired := NewRecord("expired", "Bob", "x", interviews.StatusInProgress, created)
+	live := NewRecord("live", "Cy", "x", interviews.StatusInProgress, created)
+	done := NewRecord("done", "Di", "x", interviews.StatusCompleted, created)
+	sched := NewRecord("sched", "Ed", "x", interviews.StatusScheduled, created)
 	for _, r := range []*interviews.Record{crashed, expired, live, done, sched} {
 		if err := s.Create(t.Context(), r); err != nil {
 			t.Fatal(err)
@@ -765,7 +765,7 @@ func sealer(t *testing.T, fill byte) *interviews.Sealer {
 // secrets key they do not open.
 func testKeys(t *testing.T, open Opener) {
 	plain := open(Options{})
-	r := newRecord("iv1", "Ada", "x", interviews.StatusScheduled, time.Now().UTC())
+	r := NewRecord("iv1", "Ada", "x", interviews.StatusScheduled, time.Now().UTC())
 	if err := plain.Create(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
@@ -854,7 +854,7 @@ func testSweepDeletesKeys(t *testing.T, open Opener) {
 	s := open(Options{Now: clk.Now, Sealer: sealer(t, 3)})
 	created := clk.Now().Add(-time.Hour)
 	for _, id := range []string{"crashed", "live"} {
-		if err := s.Create(t.Context(), newRecord(id, "Ada", "x", interviews.StatusInProgress, created)); err != nil {
+		if err := s.Create(t.Context(), NewRecord(id, "Ada", "x", interviews.StatusInProgress, created)); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.PutKeys(t.Context(), id, interviews.Keys{OpenAI: "sk-0123456789abcdefghij"}); err != nil {
@@ -882,7 +882,7 @@ func testCheckWritableAndLocate(t *testing.T, open Opener) {
 	if err := s.CheckWritable(t.Context()); err != nil {
 		t.Fatalf("CheckWritable on a fresh store = %v", err)
 	}
-	if err := s.Create(t.Context(), newRecord("here", "Ada", "x", interviews.StatusScheduled, t0)); err != nil {
+	if err := s.Create(t.Context(), NewRecord("here", "Ada", "x", interviews.StatusScheduled, t0)); err != nil {
 		t.Fatal(err)
 	}
 	if where := s.Locate("here"); !strings.Contains(where, "here") {
