@@ -17,6 +17,7 @@ import (
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -24,12 +25,12 @@ import (
 // its record created in a temporary store.
 func testSetup(t *testing.T, scale float64, newLLM func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client) (Setup, interviews.Store) {
 	t.Helper()
-	store, err := interviews.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := &interviews.Record{Candidate: interviews.Candidate{Name: "Ada Lovelace", Role: "Backend engineer", Level: "senior"}}
-	if err := store.Create(rec); err != nil {
+	if err := store.Create(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
 	return Setup{Blueprint: stages.Default(), Record: rec, Store: store, TimeScale: scale, NewLLM: newLLM}, store
@@ -126,7 +127,7 @@ func TestScriptedInterviewCompletes(t *testing.T) {
 		default:
 			t.Fatalf("interview did not end; stage %s", c.Machine().Stage())
 		}
-		rec, err := store.Get(flushed(t, c).ID)
+		rec, err := store.Get(ctx, flushed(t, c).ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,7 +227,7 @@ func TestDeadlineForcesAndAcknowledgesOnce(t *testing.T) {
 		if got := strings.Join(seen, ","); !strings.HasPrefix(got, "intro,experience,closing") {
 			t.Errorf("forced transitions %s", got)
 		}
-		rec, _ := store.Get(flushed(t, c).ID)
+		rec, _ := store.Get(ctx, flushed(t, c).ID)
 		if rec.Status != interviews.StatusCompleted {
 			t.Errorf("status %s, want completed", rec.Status)
 		}
@@ -305,7 +306,7 @@ func TestToolLoopWithOpenAI(t *testing.T) {
 	if err := json.Unmarshal([]byte(results[transitionID]), &tr); err != nil || !tr.OK || tr.Stage != "intro" || tr.Acknowledge == "" {
 		t.Errorf("transition result %s (err %v)", results[transitionID], err)
 	}
-	rec, _ := store.Get(flushed(t, c).ID)
+	rec, _ := store.Get(ctx, flushed(t, c).ID)
 	if len(rec.Assessments) != 1 || rec.Assessments[0].DepthScore != 2 || rec.Assessments[0].QuestionID != "q1" {
 		t.Errorf("assessments %+v", rec.Assessments)
 	}
@@ -372,7 +373,7 @@ func TestNewTurnCancelsStale(t *testing.T) {
 	if got := deliver(t, fast); got != "Sorry, go on." {
 		t.Errorf("fresh turn said %q", got)
 	}
-	rec, _ := store.Get(flushed(t, c).ID)
+	rec, _ := store.Get(ctx, flushed(t, c).ID)
 	var agentTurns int
 	for _, turn := range rec.Turns {
 		if turn.Role == interviews.RoleAgent {
@@ -398,7 +399,7 @@ func TestInterruptedQuestionNotCounted(t *testing.T) {
 		if n := c.Machine().Spoken("greeting"); n != 0 {
 			t.Errorf("%d questions counted from an interrupted greeting, want 0", n)
 		}
-		rec, _ := store.Get(flushed(t, c).ID)
+		rec, _ := store.Get(ctx, flushed(t, c).ID)
 		last := rec.Turns[len(rec.Turns)-1]
 		if !last.Interrupted || last.Text != "Hello Ada, and thank you" {
 			t.Errorf("saved turn %+v", last)
@@ -422,7 +423,7 @@ func TestLeaveAndRejoin(t *testing.T) {
 		last := qs[len(qs)-1].Text
 
 		c.Leave(time.Minute)
-		saved, err := store.Get(flushed(t, c).ID)
+		saved, err := store.Get(ctx, flushed(t, c).ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -541,7 +542,7 @@ func TestRecordQuestionsAreTheMachineLog(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, store := newTestInterview(t, 1, scriptedLLM)
 		deliver(t, c.Greet(t.Context()))
-		rec, err := store.Get(flushed(t, c).ID)
+		rec, err := store.Get(t.Context(), flushed(t, c).ID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -434,12 +435,12 @@ func TestLoopClosed(t *testing.T) {
 // welcoming the candidate back with the last question they heard.
 func TestLoopResumesAfterCrash(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store, err := interviews.Open(t.TempDir())
+		store, err := filestore.Open(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
 		rec := &interviews.Record{Candidate: interviews.Candidate{Name: "Ada Lovelace", Role: "Backend engineer", Level: "senior"}}
-		if err := store.Create(rec); err != nil {
+		if err := store.Create(t.Context(), rec); err != nil {
 			t.Fatal(err)
 		}
 		ctx, crash := context.WithCancel(t.Context())
@@ -460,23 +461,23 @@ func TestLoopResumesAfterCrash(t *testing.T) {
 			t.Fatal(err)
 		}
 		// What a killed worker leaves behind: the record as last saved.
-		left, err := store.Get(rec.ID)
+		left, err := store.Get(ctx, rec.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		crash()
 		<-done
-		if err := store.Save(left); err != nil {
+		if err := store.Save(ctx, left); err != nil {
 			t.Fatal(err)
 		}
 		if left.Status != interviews.StatusInProgress || len(left.Questions) == 0 {
 			t.Fatalf("the crashed record is %s with %d questions; the test needs a question asked", left.Status, len(left.Questions))
 		}
-		if swept, err := store.SweepCrashed(); err != nil || len(swept) != 1 {
+		if swept, err := store.SweepCrashed(ctx); err != nil || len(swept) != 1 {
 			t.Fatalf("sweep = %v, %v", swept, err)
 		}
 
-		saved, err := store.Get(rec.ID)
+		saved, err := store.Get(ctx, rec.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -515,7 +516,7 @@ func TestLoopResumesAfterCrash(t *testing.T) {
 		if err := l2.Conductor().Recorder().Close(); err != nil {
 			t.Fatalf("a save of the resumed interview failed: %v", err)
 		}
-		final, err := store.Get(rec.ID)
+		final, err := store.Get(ctx, rec.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -49,12 +50,12 @@ func newPrefetchRig(t testing.TB, preemptive bool, ttft time.Duration) *prefetch
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := interviews.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := &interviews.Record{Candidate: interviews.Candidate{Name: "Ada Lovelace", Role: "Backend engineer", Level: "senior"}}
-	if err := store.Create(rec); err != nil {
+	if err := store.Create(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
 	c, err := NewInterview(Setup{Blueprint: stages.Default(), Record: rec, Store: store, Preemptive: preemptive,

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -14,9 +15,10 @@ import (
 
 // RecordSaver writes a whole record atomically, so a crash never leaves a
 // half-written one; interviews.Store is one. Save may be slow (it syncs to
-// disk): the Recorder never calls it on a turn's path.
+// disk): the Recorder never calls it on a turn's path, and calls it with a
+// context that is never cancelled (see writer.save).
 type RecordSaver interface {
-	Save(rec *interviews.Record) error
+	Save(ctx context.Context, rec *interviews.Record) error
 }
 
 // Retry policy of a failing save: the snapshot is tried saveAttempts times,
@@ -276,7 +278,9 @@ func (w *writer) save(rec *interviews.Record) error {
 		if attempt > 1 && w.superseded() {
 			return nil
 		}
-		if err = w.saver.Save(rec); err == nil {
+		// Its own context: the record is saved on every way out, also
+		// after the session's context has ended; the store bounds a save.
+		if err = w.saver.Save(context.Background(), rec); err == nil {
 			return nil
 		}
 		w.mu.Lock()

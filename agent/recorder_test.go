@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"log/slog"
 	"strings"
@@ -29,7 +30,7 @@ type fakeSaver struct {
 
 var errDiskFull = errors.New("disk full")
 
-func (f *fakeSaver) Save(rec *interviews.Record) error {
+func (f *fakeSaver) Save(_ context.Context, rec *interviews.Record) error {
 	if f.entered != nil {
 		f.entered <- struct{}{}
 	}

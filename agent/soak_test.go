@@ -27,6 +27,7 @@ import (
 	"github.com/viva-interviews/viva/incident"
 	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -106,7 +107,7 @@ func newSoakRig(tb testing.TB, opts soakOptions, piped bool) *soakRig {
 		tb.Fatal(err)
 	}
 	r.model = model
-	if r.store, err = interviews.Open(tb.TempDir()); err != nil {
+	if r.store, err = filestore.Open(tb.TempDir()); err != nil {
 		r.close()
 		tb.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func (r *soakRig) round(tb testing.TB, ctx context.Context, round int) soakRound
 	for i := range out {
 		name := candidateName(round, i)
 		rec := &interviews.Record{Candidate: interviews.Candidate{Name: name, Role: "Backend engineer", Level: "senior"}}
-		if err := r.store.Create(rec); err != nil {
+		if err := r.store.Create(ctx, rec); err != nil {
 			tb.Fatalf("creating interview %d: %v", i, err)
 		}
 		ids[i] = rec.ID
@@ -194,7 +195,7 @@ func (r *soakRig) round(tb testing.TB, ctx context.Context, round int) soakRound
 	wg.Wait()
 	elapsed := time.Since(start)
 	for i := range out {
-		out[i].saved, out[i].getErr = r.store.Get(ids[i])
+		out[i].saved, out[i].getErr = r.store.Get(ctx, ids[i])
 	}
 	return soakRound{interviews: out, elapsed: elapsed}
 }

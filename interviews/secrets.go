@@ -7,12 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
-	"path/filepath"
-
-	"github.com/viva-interviews/viva/internal/atomicfile"
 )
 
 // SecretsKeySize is the length in bytes of the key that seals provider
@@ -85,6 +80,38 @@ func (s *Sealer) Open(id string, sealed []byte) ([]byte, error) {
 	return plain, nil
 }
 
+// SealKeys seals k for the interview id, as a Store keeps it;
+// ErrNoSecretsKey when there is no Sealer (s is nil).
+func (s *Sealer) SealKeys(id string, k Keys) ([]byte, error) {
+	if s == nil {
+		return nil, ErrNoSecretsKey
+	}
+	plain, err := json.Marshal(k)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(plain)
+	return s.Seal(id, plain), nil
+}
+
+// OpenKeys opens what SealKeys made for the same id: ErrNoSecretsKey when
+// there is no Sealer (s is nil), ErrSealBroken when it does not open.
+func (s *Sealer) OpenKeys(id string, sealed []byte) (Keys, error) {
+	if s == nil {
+		return Keys{}, ErrNoSecretsKey
+	}
+	plain, err := s.Open(id, sealed)
+	if err != nil {
+		return Keys{}, err
+	}
+	defer clear(plain)
+	var k Keys
+	if err := json.Unmarshal(plain, &k); err != nil {
+		return Keys{}, ErrSealBroken
+	}
+	return k, nil
+}
+
 // Keys are an interview's own provider keys, entered by the recruiter and
 // used by the worker instead of its configured ones. They are kept sealed
 // beside the record, never in it, and never printed: String, GoString and
@@ -115,94 +142,3 @@ func (k Keys) GoString() string { return k.String() }
 
 // LogValue is String, so a logged Keys shows no key.
 func (k Keys) LogValue() slog.Value { return slog.StringValue(k.String()) }
-
-// keysExt ends the file name of an interview's sealed keys: "<id>.keys",
-// beside the record.
-const keysExt = ".keys"
-
-// SetSealer gives the store the secrets key's Sealer, so that it can keep
-// provider keys (PutKeys, Keys); without one they are refused with
-// ErrNoSecretsKey. Call it before the store is shared.
-func (s *FileStore) SetSealer(sl *Sealer) { s.sealer = sl }
-
-// KeepsKeys reports whether the store can keep provider keys: it has a
-// secrets key.
-func (s *FileStore) KeepsKeys() bool { return s.sealer != nil }
-
-// PutKeys seals k for the interview id and writes it to <id>.keys (mode
-// 0600, atomically), replacing any keys it had. Empty keys delete the file.
-func (s *FileStore) PutKeys(id string, k Keys) error {
-	if !ValidID(id) {
-		return fmt.Errorf("interviews: put keys of %q: %w", id, ErrNotFound)
-	}
-	if k.Empty() {
-		return s.DeleteKeys(id)
-	}
-	if s.sealer == nil {
-		return ErrNoSecretsKey
-	}
-	plain, err := json.Marshal(k)
-	if err != nil {
-		return fmt.Errorf("interviews: put keys of %s: %w", id, err)
-	}
-	sealed := s.sealer.Seal(id, plain)
-	clear(plain)
-	unlock := s.lock(id + keysExt)
-	defer unlock()
-	if err := atomicfile.Write(filepath.Join(s.dir, id+keysExt), sealed, atomicfile.Options{Perm: 0o600}); err != nil {
-		return fmt.Errorf("interviews: put keys of %s: %w", id, err)
-	}
-	return nil
-}
-
-// Keys opens the provider keys of the interview id: ErrNoKeys when it has
-// none, ErrNoSecretsKey when the store has no secrets key, ErrSealBroken
-// when the file does not open with it.
-func (s *FileStore) Keys(id string) (Keys, error) {
-	if !ValidID(id) {
-		return Keys{}, fmt.Errorf("interviews: keys of %q: %w", id, ErrNotFound)
-	}
-	sealed, err := os.ReadFile(filepath.Join(s.dir, id+keysExt))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, ErrNoKeys)
-	case err != nil:
-		return Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, err)
-	case s.sealer == nil:
-		return Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, ErrNoSecretsKey)
-	}
-	plain, err := s.sealer.Open(id, sealed)
-	if err != nil {
-		return Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, err)
-	}
-	defer clear(plain)
-	var k Keys
-	if err := json.Unmarshal(plain, &k); err != nil {
-		return Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, ErrSealBroken)
-	}
-	return k, nil
-}
-
-// HasKeys reports whether the interview id has provider keys stored,
-// without opening them.
-func (s *FileStore) HasKeys(id string) bool {
-	if !ValidID(id) {
-		return false
-	}
-	_, err := os.Lstat(filepath.Join(s.dir, id+keysExt))
-	return err == nil
-}
-
-// DeleteKeys removes the provider keys of the interview id; having none is
-// not an error. Interviews drop their keys when they end.
-func (s *FileStore) DeleteKeys(id string) error {
-	if !ValidID(id) {
-		return fmt.Errorf("interviews: delete keys of %q: %w", id, ErrNotFound)
-	}
-	unlock := s.lock(id + keysExt)
-	defer unlock()
-	if err := os.Remove(filepath.Join(s.dir, id+keysExt)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("interviews: delete keys of %s: %w", id, err)
-	}
-	return atomicfile.SyncDir(s.dir)
-}

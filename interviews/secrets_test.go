@@ -4,13 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 func testSealer(t *testing.T, fill byte) *Sealer {
@@ -88,68 +84,5 @@ func TestKeysNeverPrinted(t *testing.T) {
 	}
 	if !strings.Contains(k.String(), "openai:set") || !strings.Contains(Keys{}.String(), "deepgram:unset") {
 		t.Errorf("String = %q", k.String())
-	}
-}
-
-// TestStoreKeysFiles: keys are stored sealed in <id>.keys (0600), and no
-// file holds them in clear; a keys file copied to another interview does
-// not open (the rest of the keys' behaviour is in the store conformance
-// suite).
-func TestStoreKeysFiles(t *testing.T) {
-	s := openStore(t)
-	r := newRecord("iv1", "Ada", "x", StatusScheduled, time.Now().UTC())
-	if err := s.Create(r); err != nil {
-		t.Fatal(err)
-	}
-	k := Keys{OpenAI: "sk-proj-0123456789abcdefghij", Deepgram: "0123456789abcdef0123456789abcdef01234567"}
-	s.SetSealer(testSealer(t, 7))
-	if err := s.PutKeys("iv1", k); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(s.Dir(), "iv1"+keysExt)
-	info, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if mode := info.Mode().Perm(); mode != 0o600 {
-		t.Errorf("keys file mode = %v, want 0600", mode)
-	}
-	// No file in the store — record, keys, lease or leftover — holds a key
-	// in clear.
-	if err := s.Save(r); err != nil {
-		t.Fatal(err)
-	}
-	_ = filepath.WalkDir(s.Dir(), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, _ := os.ReadFile(p)
-		for _, secret := range []string{k.OpenAI, k.Deepgram} {
-			if bytes.Contains(data, []byte(secret)) {
-				t.Errorf("%s holds a key in clear", filepath.Base(p))
-			}
-		}
-		return nil
-	})
-	if page, err := s.List(ListOptions{}); err != nil || page.Total != 1 {
-		t.Errorf("List with a keys file = %+v, %v; want the one record", page, err)
-	}
-
-	// A keys file copied to another interview does not open there.
-	data, _ := os.ReadFile(path)
-	if err := os.WriteFile(filepath.Join(s.Dir(), "iv2"+keysExt), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Keys("iv2"); !errors.Is(err, ErrSealBroken) {
-		t.Errorf("Keys of a copied file = %v, want ErrSealBroken", err)
-	}
-	// Another secrets key does not open it either.
-	other := openStore(t)
-	other.SetSealer(testSealer(t, 8))
-	if err := os.WriteFile(filepath.Join(other.Dir(), "iv1"+keysExt), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := other.Keys("iv1"); !errors.Is(err, ErrSealBroken) {
-		t.Errorf("Keys under another secrets key = %v, want ErrSealBroken", err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/agent/llm"
-	st "github.com/viva-interviews/viva/internal/structured"
+	st "github.com/viva-interviews/viva/agent/llm/structured"
 	"github.com/viva-interviews/viva/internal/utf8cut"
 	"github.com/viva-interviews/viva/interviews"
 )

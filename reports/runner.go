@@ -14,7 +14,6 @@ import (
 
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
-	"github.com/viva-interviews/viva/webhooks"
 )
 
 // Runner defaults, applied by NewRunner to zero RunnerOptions fields.
@@ -50,11 +49,6 @@ func (notDueError) Error() string {
 // NotDue marks the error as ErrNotDue.
 func (notDueError) NotDue() bool { return true }
 
-// Notifier tells hiring systems about an event (a *webhooks.Sender).
-type Notifier interface {
-	Notify(event string, rec *interviews.Record)
-}
-
 // RunnerOptions configures a Runner. Store and Generator are required.
 type RunnerOptions struct {
 	// Store holds the records; the Runner writes their report and audit
@@ -68,7 +62,7 @@ type RunnerOptions struct {
 	Blueprint func(name string) (*stages.Blueprint, error)
 	// Webhooks receives interview.completed and report.ready; nil sends
 	// nothing.
-	Webhooks Notifier
+	Webhooks interviews.Notifier
 	// Logger receives the Runner's logs (default slog.Default()).
 	Logger *slog.Logger
 	// Now is the clock of the records' times (default time.Now).
@@ -102,7 +96,7 @@ type Runner struct {
 	store    interviews.Store
 	gen      Generator
 	bp       func(string) (*stages.Blueprint, error)
-	hooks    Notifier
+	hooks    interviews.Notifier
 	onReport func(error) // nil: outcomes are only logged
 	log      *slog.Logger
 	now      func() time.Time
@@ -150,9 +144,6 @@ func NewRunner(opts RunnerOptions) (*Runner, error) {
 		r.owner = "report " + host + ":" + strconv.Itoa(os.Getpid())
 	}
 	r.leaseTTL = r.timeout + leaseMargin
-	if n, ok := r.hooks.(*webhooks.Sender); ok && n == nil {
-		r.hooks = nil // a nil *Sender in the interface
-	}
 	return r, nil
 }
 
@@ -201,7 +192,7 @@ func (r *Runner) scan(ctx context.Context) time.Time {
 		}
 	}
 	for offset := 0; ctx.Err() == nil; offset += interviews.MaxListLimit {
-		page, err := r.store.List(interviews.ListOptions{Offset: offset, Limit: interviews.MaxListLimit})
+		page, err := r.store.List(ctx, interviews.ListOptions{Offset: offset, Limit: interviews.MaxListLimit})
 		if err != nil {
 			r.log.Error("reports: listing interviews", "err", err)
 			return next
@@ -231,7 +222,7 @@ func (r *Runner) consider(ctx context.Context, id, stamp string) *time.Time {
 	if settled {
 		return nil
 	}
-	rec, err := r.store.Get(id)
+	rec, err := r.store.Get(ctx, id)
 	if err != nil {
 		if !errors.Is(err, interviews.ErrNotFound) {
 			r.log.Error("reports: reading an interview", "interview_id", id, "err", err)
@@ -274,7 +265,7 @@ func (r *Runner) due(rec *interviews.Record) (now bool, retry *time.Time) {
 // the retry time it scheduled, if any.
 func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 	log := r.log.With("interview_id", id)
-	if _, err := r.store.AcquireLease(id, r.owner, r.leaseTTL); err != nil {
+	if _, err := r.store.AcquireLease(ctx, id, r.owner, r.leaseTTL); err != nil {
 		if errors.Is(err, interviews.ErrLeaseHeld) {
 			log.Debug("reports: the interview is held by another session; trying later", "err", err)
 		} else {
@@ -283,7 +274,7 @@ func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 		return nil
 	}
 	defer func() {
-		if err := r.store.ReleaseLease(id, r.owner); err != nil {
+		if err := r.store.ReleaseLease(ctx, id, r.owner); err != nil {
 			log.Error("reports: releasing the interview's lease", "err", err)
 		}
 	}()
@@ -291,7 +282,7 @@ func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 	// Under the lease, read again: another runner may have written the
 	// report since the scan.
 	first := false
-	rec, err := r.store.Update(id, func(rec *interviews.Record) error {
+	rec, err := r.store.Update(ctx, id, func(rec *interviews.Record) error {
 		if work, _ := r.due(rec); !work {
 			return errUnchanged
 		}
@@ -304,7 +295,7 @@ func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 	})
 	switch {
 	case errors.Is(err, errUnchanged):
-		if rec, err = r.store.Get(id); err != nil {
+		if rec, err = r.store.Get(ctx, id); err != nil {
 			log.Error("reports: reading the interview", "err", err)
 			return nil
 		}
@@ -316,7 +307,7 @@ func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 		return nil
 	}
 	if first && r.hooks != nil {
-		r.hooks.Notify(webhooks.EventInterviewCompleted, rec)
+		r.hooks.Notify(interviews.EventInterviewCompleted, rec)
 	}
 	version := rec.Report.Version
 
@@ -334,7 +325,7 @@ func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 		}
 	}
 	var retry *time.Time
-	saved, err := r.store.Update(id, func(rec *interviews.Record) error {
+	saved, err := r.store.Update(ctx, id, func(rec *interviews.Record) error {
 		rep := rec.Report
 		if rep == nil || rep.Version != version || rep.Status != interviews.ReportPending {
 			return errUnchanged // a regeneration was requested meanwhile
@@ -380,7 +371,7 @@ func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 		r.onReport(nil)
 	}
 	if r.hooks != nil {
-		r.hooks.Notify(webhooks.EventReportReady, saved)
+		r.hooks.Notify(interviews.EventReportReady, saved)
 	}
 	return nil
 }
@@ -441,8 +432,8 @@ func shortError(err error) string {
 // the audit list as by who. It wakes Run and returns at once; ErrNotDue
 // when the interview gets no report, interviews.ErrNotFound for an
 // unknown id.
-func (r *Runner) Request(id, who string) error {
-	_, err := r.store.Update(id, func(rec *interviews.Record) error {
+func (r *Runner) Request(ctx context.Context, id, who string) error {
+	_, err := r.store.Update(ctx, id, func(rec *interviews.Record) error {
 		if !Due(rec) {
 			return ErrNotDue
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/webhooks"
 )
 
@@ -77,7 +78,7 @@ func (e *events) Got() []string {
 
 func openStore(t *testing.T) interviews.Store {
 	t.Helper()
-	s, err := interviews.Open(filepath.Join(t.TempDir(), "interviews"))
+	s, err := filestore.Open(filepath.Join(t.TempDir(), "interviews"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func finished(t *testing.T, s interviews.Store, id string, status interviews.Sta
 		r.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Text: fmt.Sprintf("Answer %d.", i), StartedAt: start, EndedAt: start})
 	}
 	r.Finish(status, interviews.EndedClosingDelivered, start.Add(20*time.Minute))
-	if err := s.Save(r); err != nil {
+	if err := s.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -122,7 +123,7 @@ func start(t *testing.T, r *Runner) {
 
 func get(t *testing.T, s interviews.Store, id string) *interviews.Record {
 	t.Helper()
-	r, err := s.Get(id)
+	r, err := s.Get(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +232,7 @@ func TestRunnerGivesUp(t *testing.T) {
 		if n := len(gen.Calls()); n != 4 {
 			t.Errorf("generator called %d times, want 4", n)
 		}
-		if err := r.Request("fails", "rev@example.com"); err != nil {
+		if err := r.Request(t.Context(), "fails", "rev@example.com"); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()
@@ -268,7 +269,7 @@ func TestRunnerRegenerates(t *testing.T) {
 			t.Fatalf("report = %+v", first.Report)
 		}
 		time.Sleep(time.Minute)
-		if err := r.Request("regen", "rev@example.com"); err != nil {
+		if err := r.Request(t.Context(), "regen", "rev@example.com"); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()
@@ -289,11 +290,11 @@ func TestRunnerRegenerates(t *testing.T) {
 			if rec := get(t, s, id); rec.Report != nil {
 				t.Errorf("%s got a report: %+v", id, rec.Report)
 			}
-			if err := r.Request(id, "rev@example.com"); !errors.Is(err, ErrNotDue) {
+			if err := r.Request(t.Context(), id, "rev@example.com"); !errors.Is(err, ErrNotDue) {
 				t.Errorf("Request(%s) = %v, want ErrNotDue", id, err)
 			}
 		}
-		if err := r.Request("nosuch", "rev@example.com"); !errors.Is(err, interviews.ErrNotFound) {
+		if err := r.Request(t.Context(), "nosuch", "rev@example.com"); !errors.Is(err, interviews.ErrNotFound) {
 			t.Errorf("Request(nosuch) = %v, want ErrNotFound", err)
 		}
 	})
@@ -338,7 +339,7 @@ func TestRunnerWaitsForTheSession(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := openStore(t)
 		finished(t, s, "held", interviews.StatusCompleted, 3)
-		if _, err := s.AcquireLease("held", "worker w1", time.Minute); err != nil {
+		if _, err := s.AcquireLease(t.Context(), "held", "worker w1", time.Minute); err != nil {
 			t.Fatal(err)
 		}
 		gen := &scriptedGen{}
@@ -349,7 +350,7 @@ func TestRunnerWaitsForTheSession(t *testing.T) {
 		if rec := get(t, s, "held"); rec.Report != nil || len(gen.Calls()) != 0 {
 			t.Fatalf("a report was started while the session held the interview: %+v", rec.Report)
 		}
-		if err := s.ReleaseLease("held", "worker w1"); err != nil {
+		if err := s.ReleaseLease(t.Context(), "held", "worker w1"); err != nil {
 			t.Fatal(err)
 		}
 		r.Wake()
@@ -357,7 +358,7 @@ func TestRunnerWaitsForTheSession(t *testing.T) {
 		if rec := get(t, s, "held"); rec.Report == nil || rec.Report.Status != interviews.ReportReady {
 			t.Fatalf("report after the session ended = %+v", rec.Report)
 		}
-		if _, held, _ := s.Lease("held"); held {
+		if _, held, _ := s.Lease(t.Context(), "held"); held {
 			t.Error("the runner kept the interview's lease")
 		}
 	})

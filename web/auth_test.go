@@ -117,7 +117,7 @@ func TestRegistrationRecordsItsCreator(t *testing.T) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+testReviewerToken)
 	shared := decodeJSON[tokenResponse](t, ts.do(req).Body).ID
-	page, err := ts.store.List(interviews.ListOptions{})
+	page, err := ts.store.List(t.Context(), interviews.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestRegistrationRecordsItsCreator(t *testing.T) {
 		t.Fatalf("%d records", len(page.Items))
 	}
 	for _, s := range page.Items {
-		r, err := ts.store.Get(s.ID)
+		r, err := ts.store.Get(t.Context(), s.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

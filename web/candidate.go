@@ -108,7 +108,7 @@ func (s *Server) lookupJoinable(w http.ResponseWriter, r *http.Request, asJSON b
 		}
 		s.renderCandidateMessage(w, r, status, title, msg)
 	}
-	rec, err := s.store.Get(r.PathValue("id"))
+	rec, err := s.store.Get(r.Context(), r.PathValue("id"))
 	switch {
 	case errors.Is(err, interviews.ErrNotFound):
 		fail(http.StatusNotFound, "Interview not found", msgUnknownInterview)
@@ -125,7 +125,7 @@ func (s *Server) lookupJoinable(w http.ResponseWriter, r *http.Request, asJSON b
 		return nil
 	}
 	if !asJSON {
-		s.markOpened(rec)
+		s.markOpened(r.Context(), rec)
 	}
 	return rec
 }
@@ -221,7 +221,7 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		given := s.consent.record(s.now())
-		rec, err = s.store.Update(rec.ID, func(r *interviews.Record) error {
+		rec, err = s.store.Update(r.Context(), rec.ID, func(r *interviews.Record) error {
 			r.Consent = given
 			return nil
 		})
@@ -234,7 +234,7 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 	if rec.Room == "" {
 		// Registered without a room (viva chat) and not started: give it one.
 		rec.Room = RoomName(rec.Candidate.Name)
-		if err := s.store.Save(rec); err != nil {
+		if err := s.store.Save(r.Context(), rec); err != nil {
 			s.log.Error("web: giving an interview a room", "interview_id", rec.ID, "err", err)
 			s.serverError(w, r)
 			return

@@ -13,19 +13,19 @@ func TestRoomPage(t *testing.T) {
 	ts := newTestServer(t)
 	open := registerJSON(t, ts, map[string]string{"name": "Ada Lovelace", "role": "Backend engineer"})
 	running := registerJSON(t, ts, map[string]string{"name": "Grace Hopper", "role": "Compiler engineer"})
-	r, _ := ts.store.Get(running.ID)
+	r, _ := ts.store.Get(t.Context(), running.ID)
 	r.Start(ts.clock.Now())
 	r.EnterStage("intro", "Introduction", ts.clock.Now(), false, "")
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	ended := map[interviews.Status]string{}
 	for _, st := range []interviews.Status{interviews.StatusCompleted, interviews.StatusCandidateLeft, interviews.StatusFailed} {
 		resp := registerJSON(t, ts, map[string]string{"name": "Done " + string(st), "role": "Engineer"})
-		r, _ := ts.store.Get(resp.ID)
+		r, _ := ts.store.Get(t.Context(), resp.ID)
 		r.Start(ts.clock.Now())
 		r.Finish(st, "test", ts.clock.Now().Add(time.Minute))
-		if err := ts.store.Save(r); err != nil {
+		if err := ts.store.Save(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 		ended[st] = resp.ID

@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/viva-interviews/viva/interviews"
-	"github.com/viva-interviews/viva/webhooks"
 )
 
 // ReportRequester regenerates an interview's report in the background (a
@@ -19,13 +18,7 @@ import (
 // NotDue method returns true (reports.ErrNotDue) for an interview that
 // gets no report, and with interviews.ErrNotFound for an unknown one.
 type ReportRequester interface {
-	Request(id, who string) error
-}
-
-// EventNotifier tells hiring systems about an event, in the background (a
-// *webhooks.Sender).
-type EventNotifier interface {
-	Notify(event string, rec *interviews.Record)
+	Request(ctx context.Context, id, who string) error
 }
 
 // MaxDecisionNoteLen bounds a decision's note, in characters.
@@ -67,7 +60,7 @@ func (s *Server) recordDecision(ctx context.Context, id, who string, d interview
 	if n := utf8.RuneCountInString(note); n > MaxDecisionNoteLen {
 		return nil, &requestError{http.StatusUnprocessableEntity, fmt.Sprintf("The note has %s characters; shorten it to at most %s.", thousands(n), thousands(MaxDecisionNoteLen))}
 	}
-	rec, err := s.store.Update(id, func(rec *interviews.Record) error {
+	rec, err := s.store.Update(ctx, id, func(rec *interviews.Record) error {
 		if !rec.Status.Finished() {
 			return errNotEnded
 		}
@@ -94,7 +87,7 @@ func (s *Server) recordDecision(ctx context.Context, id, who string, d interview
 	}
 	s.log.Info("web: decision recorded", "interview_id", id, "user", who, "decision", string(d))
 	if s.webhooks != nil {
-		s.webhooks.Notify(webhooks.EventDecisionRecorded, rec)
+		s.webhooks.Notify(interviews.EventDecisionRecorded, rec)
 	}
 	return rec, nil
 }
@@ -106,7 +99,7 @@ func (s *Server) requestReport(ctx context.Context, id, who string) error {
 	if s.reports == nil {
 		return &requestError{http.StatusServiceUnavailable, "This server does not write reports. Ask the administrator to run viva web, which writes them."}
 	}
-	err := s.reports.Request(id, who)
+	err := s.reports.Request(ctx, id, who)
 	switch {
 	case notDue(err):
 		return &requestError{http.StatusConflict, "This interview gets no report: only interviews that completed, or that the candidate left after answering at least three questions, have one."}
@@ -178,7 +171,7 @@ func (s *Server) handleAPIReport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp := reportResponse{Status: interviews.ReportPending}
-	if rec, err := s.store.Get(id); err == nil && rec.Report != nil {
+	if rec, err := s.store.Get(r.Context(), id); err == nil && rec.Report != nil {
 		resp = reportResponse{Status: rec.Report.Status, Version: rec.Report.Version}
 	}
 	s.writeJSON(w, http.StatusAccepted, resp)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/reports"
-	"github.com/viva-interviews/viva/webhooks"
 )
 
 // notifySpy records the events the server sends.
@@ -36,8 +35,8 @@ type requestSpy struct {
 	got   []string
 }
 
-func (r *requestSpy) Request(id, who string) error {
-	rec, err := r.store.Get(id)
+func (r *requestSpy) Request(ctx context.Context, id, who string) error {
+	rec, err := r.store.Get(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -62,7 +61,7 @@ func saveFinished(t *testing.T, store interviews.Store, id string, status interv
 		r.Finish(status, interviews.EndedClosingDelivered, at.Add(20*time.Minute))
 		r.Report = &interviews.Report{Status: interviews.ReportReady, Version: 3, OverallScore: 70}
 	}
-	if err := store.Save(r); err != nil {
+	if err := store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -96,7 +95,7 @@ func TestDecisionAPI(t *testing.T) {
 	if resp := ts.postAs("/api/interviews/done1/decision", testAdmin, `{"decision":"hold"}`); resp.Code != http.StatusCreated {
 		t.Fatalf("second decision: %d %s", resp.Code, resp.Body)
 	}
-	rec, err := ts.store.Get("done1")
+	rec, err := ts.store.Get(t.Context(), "done1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +106,7 @@ func TestDecisionAPI(t *testing.T) {
 		rec.Audit[0].Detail != "advance: Strong system design. Clear trade-offs." || rec.Audit[0].ReportVersion != 3 || rec.Audit[1].Detail != "hold" {
 		t.Errorf("audit = %+v", rec.Audit)
 	}
-	if want := []string{webhooks.EventDecisionRecorded + " done1", webhooks.EventDecisionRecorded + " done1"}; fmt.Sprint(spy.events) != fmt.Sprint(want) {
+	if want := []string{interviews.EventDecisionRecorded + " done1", interviews.EventDecisionRecorded + " done1"}; fmt.Sprint(spy.events) != fmt.Sprint(want) {
 		t.Errorf("events = %v, want %v", spy.events, want)
 	}
 
@@ -137,7 +136,7 @@ func TestDecisionAPI(t *testing.T) {
 	if resp := ts.do(req); resp.Code != http.StatusUnsupportedMediaType {
 		t.Errorf("a form body: %d, want 415", resp.Code)
 	}
-	if rec, _ := ts.store.Get("done1"); len(rec.Decisions) != 2 {
+	if rec, _ := ts.store.Get(t.Context(), "done1"); len(rec.Decisions) != 2 {
 		t.Errorf("refused requests changed the decisions: %+v", rec.Decisions)
 	}
 }
@@ -156,7 +155,7 @@ func TestConcurrentDecisionsKept(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	rec, err := ts.store.Get("both")
+	rec, err := ts.store.Get(t.Context(), "both")
 	if err != nil {
 		t.Fatal(err)
 	}

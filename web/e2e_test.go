@@ -39,6 +39,7 @@ import (
 	"github.com/viva-interviews/viva/internal/testrig/workertest"
 	"github.com/viva-interviews/viva/internal/wav"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/stages"
 	"github.com/viva-interviews/viva/web"
 )
@@ -112,7 +113,7 @@ func startSystemWith(t *testing.T, grace time.Duration, edit func(*web.Options))
 		t.Fatalf("pocketsphinx: %v", err)
 	}
 	lk := lktest.Start(t)
-	store, err := interviews.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +304,7 @@ func (s *system) record(t *testing.T, id string, timeout time.Duration, what str
 	deadline := time.Now().Add(timeout)
 	var last *interviews.Record
 	for {
-		if rec, err := s.store.Get(id); err == nil {
+		if rec, err := s.store.Get(t.Context(), id); err == nil {
 			last = rec
 			if done(rec) {
 				return rec
@@ -828,7 +829,7 @@ func TestBrowserInterview(t *testing.T) {
 
 	// 8. What the interview learned shows with the timeline: the same
 	// interview, with a rubric as answer analysis fills it.
-	learned, err := sys.store.Get(id)
+	learned, err := sys.store.Get(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -839,7 +840,7 @@ func TestBrowserInterview(t *testing.T) {
 		{ID: "years_experience", Label: "Years of experience", Required: true, Status: interviews.StatusOpen},
 	}
 	learned.Exit = &interviews.Exit{Reason: interviews.ExitMaxTurns, Coverage: 0.5, Turns: 30}
-	if err := sys.store.Create(learned); err != nil {
+	if err := sys.store.Create(t.Context(), learned); err != nil {
 		t.Fatal(err)
 	}
 	var rubric string

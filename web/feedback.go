@@ -59,7 +59,7 @@ func (s *Server) handleFeedback(w http.ResponseWriter, r *http.Request) {
 	notFound := func() {
 		s.render(w, r, http.StatusNotFound, "message.html", messagePage{view: view{Title: "Feedback not found", Candidate: true}, Message: msgNoFeedback})
 	}
-	rec, err := s.store.Get(r.PathValue("id"))
+	rec, err := s.store.Get(r.Context(), r.PathValue("id"))
 	switch {
 	case errors.Is(err, interviews.ErrNotFound):
 		notFound()
@@ -140,7 +140,7 @@ func (s *Server) NotifyFeedbackReady(ctx context.Context, rec *interviews.Record
 		entry.Action, entry.Detail = interviews.AuditFeedbackEmailFail, "to "+rec.Candidate.Email+": "+cut(sendErr.Error(), auditDetailLen)
 		s.log.Warn("web: emailing a candidate their feedback failed", "interview_id", rec.ID, "err", sendErr)
 	}
-	if _, err := s.store.Update(rec.ID, func(r *interviews.Record) error {
+	if _, err := s.store.Update(ctx, rec.ID, func(r *interviews.Record) error {
 		r.Audit = append(r.Audit, entry)
 		return nil
 	}); err != nil {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/accounts"
-	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 )
 
 const (
@@ -62,7 +62,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 type testServer struct {
 	*Server
 	h     http.Handler
-	store *interviews.FileStore
+	store *filestore.Store
 	clock *fakeClock
 	logs  *syncBuffer
 	// users holds the test users (testAdmin, testRecruiter, testReviewer).
@@ -91,7 +91,7 @@ func (s *syncBuffer) String() string {
 
 func newTestServer(t *testing.T, edit ...func(*Options)) *testServer {
 	t.Helper()
-	store, err := interviews.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

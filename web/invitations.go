@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -94,10 +95,10 @@ func invitationsURL(state string, page int) string {
 }
 
 // allSummaries reads every interview's summary, newest first.
-func (s *Server) allSummaries() ([]interviews.Summary, error) {
+func (s *Server) allSummaries(ctx context.Context) ([]interviews.Summary, error) {
 	var all []interviews.Summary
 	for {
-		page, err := s.store.List(interviews.ListOptions{Offset: len(all), Limit: interviews.MaxListLimit})
+		page, err := s.store.List(ctx, interviews.ListOptions{Offset: len(all), Limit: interviews.MaxListLimit})
 		if err != nil {
 			return nil, fmt.Errorf("web: listing interviews: %w", err)
 		}
@@ -120,7 +121,7 @@ func (s *Server) handleInvitations(w http.ResponseWriter, r *http.Request) {
 	if p, err := strconv.Atoi(q.Get("page")); err == nil && p > 1 {
 		pageNo = p
 	}
-	all, err := s.allSummaries()
+	all, err := s.allSummaries(r.Context())
 	if err != nil {
 		s.log.Error("web: listing invitations", "err", err)
 		s.serverError(w, r)
@@ -173,7 +174,7 @@ func (s *Server) handleInvitation(w http.ResponseWriter, r *http.Request) {
 		view: view{Title: title, SignedIn: true},
 		ID:   rec.ID, Room: rec.Room, JoinURL: join, Candidate: rec.Candidate,
 		Blueprint: blueprintTitle(rec.Blueprint), MailTo: mailTo(rec.Candidate, join),
-		HasResume: rec.ResumeText != "", HasJD: rec.JobDescription != "", OwnKeys: s.store.HasKeys(rec.ID),
+		HasResume: rec.ResumeText != "", HasJD: rec.JobDescription != "", OwnKeys: s.store.HasKeys(r.Context(), rec.ID),
 		Template: s.templateTitle(rec.Template), HasBrief: rec.Brief != "",
 		State: invitationLabel(st), StateClass: invitationClass(st), ExpiresAt: rec.ExpiresAt,
 		Revoked: rec.RevokedAt != nil, ReissuedAs: rec.ReissuedAs, ReissuedFrom: rec.ReissuedFrom,
@@ -204,7 +205,7 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxSmallBody)
 	_ = r.ParseForm() // only the optional "back" field is read
 	who := reviewerOf(r)
-	_, err := s.store.Update(id, func(rec *interviews.Record) error {
+	_, err := s.store.Update(r.Context(), id, func(rec *interviews.Record) error {
 		if rec.RevokedAt != nil {
 			return nil
 		}
@@ -237,7 +238,7 @@ func (s *Server) handleReissue(w http.ResponseWriter, r *http.Request) {
 	newID := interviews.NewID()
 	at := s.now().UTC().Round(0)
 	var revokedNow bool
-	old, err := s.store.Update(id, func(rec *interviews.Record) error {
+	old, err := s.store.Update(r.Context(), id, func(rec *interviews.Record) error {
 		switch {
 		case rec.ReissuedAs != "":
 			return errReissued
@@ -263,9 +264,9 @@ func (s *Server) handleReissue(w http.ResponseWriter, r *http.Request) {
 		ReissuedFrom: old.ID,
 		Audit:        []interviews.AuditEntry{{At: at, Who: who, Action: interviews.AuditInvitationReissued, Detail: "re-issued from " + old.ID}},
 	}
-	if err := s.createReissued(rec); err != nil {
+	if err := s.createReissued(r.Context(), rec); err != nil {
 		// Undo the first half, so the recruiter can try again.
-		_, uerr := s.store.Update(id, func(o *interviews.Record) error {
+		_, uerr := s.store.Update(r.Context(), id, func(o *interviews.Record) error {
 			o.ReissuedAs = ""
 			if revokedNow {
 				o.RevokedAt, o.RevokedBy = nil, ""
@@ -282,17 +283,17 @@ func (s *Server) handleReissue(w http.ResponseWriter, r *http.Request) {
 
 // createReissued stores the new interview of a re-issue, with the
 // original's provider keys when it has them.
-func (s *Server) createReissued(rec *interviews.Record) error {
-	keys, err := s.store.Keys(rec.ReissuedFrom)
+func (s *Server) createReissued(ctx context.Context, rec *interviews.Record) error {
+	keys, err := s.store.Keys(ctx, rec.ReissuedFrom)
 	hasKeys := err == nil && !keys.Empty()
 	if hasKeys {
-		if err := s.store.PutKeys(rec.ID, keys); err != nil {
+		if err := s.store.PutKeys(ctx, rec.ID, keys); err != nil {
 			return fmt.Errorf("web: copying the interview keys to %s: %w", rec.ID, err)
 		}
 	}
-	if err := s.store.Create(rec); err != nil {
+	if err := s.store.Create(ctx, rec); err != nil {
 		if hasKeys {
-			_ = s.store.DeleteKeys(rec.ID)
+			_ = s.store.DeleteKeys(ctx, rec.ID)
 		}
 		return fmt.Errorf("web: storing the re-issued interview: %w", err)
 	}
@@ -316,11 +317,11 @@ func (s *Server) invitationFailed(w http.ResponseWriter, r *http.Request, id, ti
 
 // markOpened notes the first time the candidate opened the room page of
 // rec. A failure is logged: it must not keep the candidate out.
-func (s *Server) markOpened(rec *interviews.Record) {
+func (s *Server) markOpened(ctx context.Context, rec *interviews.Record) {
 	if rec.OpenedAt != nil {
 		return
 	}
-	_, err := s.store.Update(rec.ID, func(r *interviews.Record) error {
+	_, err := s.store.Update(ctx, rec.ID, func(r *interviews.Record) error {
 		if r.OpenedAt == nil {
 			at := s.now().UTC().Round(0)
 			r.OpenedAt = &at

@@ -54,7 +54,7 @@ func TestRegistrationPostRedirectGet(t *testing.T) {
 			t.Fatalf("invitation page: %d", page.Code)
 		}
 	}
-	if list, _ := ts.store.List(interviews.ListOptions{}); list.Total != 1 {
+	if list, _ := ts.store.List(t.Context(), interviews.ListOptions{}); list.Total != 1 {
 		t.Errorf("%d interviews after reloading the result page, want 1", list.Total)
 	}
 	body := ts.asRecruiter(invitationPath(id)).Body.String()
@@ -87,7 +87,7 @@ func TestRegistrationPostRedirectGet(t *testing.T) {
 func TestLinkExpiresAtTTL(t *testing.T) {
 	ts := newTestServer(t, func(o *Options) { o.LinkTTL = 48 * time.Hour })
 	id := registerForm(t, ts)
-	r, _ := ts.store.Get(id)
+	r, _ := ts.store.Get(t.Context(), id)
 	if r.ExpiresAt == nil || !r.ExpiresAt.Equal(r.CreatedAt.Add(48*time.Hour)) {
 		t.Fatalf("expires_at %v, created %v", r.ExpiresAt, r.CreatedAt)
 	}
@@ -111,9 +111,9 @@ func TestLinkExpiresAtTTL(t *testing.T) {
 		t.Error("the invitations list does not show the expired link")
 	}
 	// A started interview may be rejoined after the expiry.
-	r, _ = ts.store.Get(id)
+	r, _ = ts.store.Get(t.Context(), id)
 	r.Start(ts.clock.Now())
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	if rec := join(); rec.Code != http.StatusOK {
@@ -143,14 +143,14 @@ func TestOpenedAtOnce(t *testing.T) {
 	ts := newTestServer(t)
 	id := registerForm(t, ts)
 	ts.do(httptest.NewRequest(http.MethodPost, "/api/interviews/"+id+"/join", strings.NewReader(ts.agree())))
-	if r, _ := ts.store.Get(id); r.OpenedAt != nil {
+	if r, _ := ts.store.Get(t.Context(), id); r.OpenedAt != nil {
 		t.Fatal("the join endpoint marked the link opened")
 	}
 	first := ts.clock.Now()
 	ts.get("/interview/" + id)
 	ts.clock.Advance(time.Hour)
 	ts.get("/interview/" + id)
-	r, _ := ts.store.Get(id)
+	r, _ := ts.store.Get(t.Context(), id)
 	if r.OpenedAt == nil || !r.OpenedAt.Equal(first) {
 		t.Errorf("opened_at %v, want the first opening %v", r.OpenedAt, first)
 	}
@@ -169,7 +169,7 @@ func TestRevoke(t *testing.T) {
 	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/invitations?state=created" {
 		t.Fatalf("revoke: %d %q", rec.Code, rec.Header().Get("Location"))
 	}
-	r, _ := ts.store.Get(id)
+	r, _ := ts.store.Get(t.Context(), id)
 	if r.RevokedAt == nil || r.RevokedBy != testRecruiter || len(r.Audit) != 1 || r.Audit[0].Action != interviews.AuditInvitationRevoked {
 		t.Fatalf("record after revoke: revoked %v by %q, audit %+v", r.RevokedAt, r.RevokedBy, r.Audit)
 	}
@@ -185,9 +185,9 @@ func TestRevoke(t *testing.T) {
 	}
 	// Revoking a link whose interview started is refused.
 	started := registerForm(t, ts)
-	s, _ := ts.store.Get(started)
+	s, _ := ts.store.Get(t.Context(), started)
 	s.Start(ts.clock.Now())
-	_ = ts.store.Save(s)
+	_ = ts.store.Save(t.Context(), s)
 	if rec := ts.postAction(invitationPath(started)+"/revoke", nil); rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), "already started") {
 		t.Errorf("revoking a started interview: %d", rec.Code)
 	}
@@ -215,8 +215,8 @@ func TestReissue(t *testing.T) {
 	if rec.Code != http.StatusSeeOther || !interviews.ValidID(newID) || newID == id {
 		t.Fatalf("reissue: %d %q", rec.Code, loc)
 	}
-	old, _ := ts.store.Get(id)
-	fresh, err := ts.store.Get(newID)
+	old, _ := ts.store.Get(t.Context(), id)
+	fresh, err := ts.store.Get(t.Context(), newID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestReissue(t *testing.T) {
 	if again := ts.postAction(invitationPath(id)+"/reissue", nil); again.Code != http.StatusConflict {
 		t.Errorf("re-issuing twice: %d", again.Code)
 	}
-	if list, _ := ts.store.List(interviews.ListOptions{}); list.Total != 2 {
+	if list, _ := ts.store.List(t.Context(), interviews.ListOptions{}); list.Total != 2 {
 		t.Errorf("%d interviews, want 2", list.Total)
 	}
 }
@@ -268,7 +268,7 @@ func TestInvitationsList(t *testing.T) {
 		if edit != nil {
 			edit(r)
 		}
-		if err := ts.store.Create(r); err != nil {
+		if err := ts.store.Create(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -319,12 +319,12 @@ func TestReviewCSV(t *testing.T) {
 		r := &interviews.Record{Candidate: interviews.Candidate{Name: name, Role: "Engineer"}, Blueprint: "default", CreatedAt: ts.clock.Now()}
 		r.Start(ts.clock.Now())
 		r.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateRequest, ts.clock.Now().Add(90*time.Second))
-		if err := ts.store.Create(r); err != nil {
+		if err := ts.store.Create(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	other := &interviews.Record{Candidate: interviews.Candidate{Name: "Grace", Role: "Designer"}, Blueprint: "default", CreatedAt: ts.clock.Now()}
-	if err := ts.store.Create(other); err != nil {
+	if err := ts.store.Create(t.Context(), other); err != nil {
 		t.Fatal(err)
 	}
 	rec := ts.get("/review.csv?role=Engineer", "Authorization", "Bearer "+testReviewerToken)

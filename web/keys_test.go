@@ -69,7 +69,7 @@ func TestOwnKeysStoredSealedNeverShown(t *testing.T) {
 	if !resp.OwnKeys {
 		t.Error("the answer does not say own keys")
 	}
-	keys, err := ts.store.Keys(resp.ID)
+	keys, err := ts.store.Keys(t.Context(), resp.ID)
 	if err != nil || keys != (interviews.Keys{OpenAI: testOpenAIKey, Deepgram: testDeepgramKey}) {
 		t.Fatalf("stored keys = %v, %v", keys, err)
 	}
@@ -151,7 +151,7 @@ func TestOwnKeysRefused(t *testing.T) {
 			}
 		})
 	}
-	if page, _ := ts.store.List(interviews.ListOptions{}); page.Total != 0 {
+	if page, _ := ts.store.List(t.Context(), interviews.ListOptions{}); page.Total != 0 {
 		t.Errorf("%d interviews stored from refused registrations", page.Total)
 	}
 
@@ -173,7 +173,7 @@ func TestOwnKeysRefused(t *testing.T) {
 		t.Errorf("without a secrets key: status %d: %s", rec.Code, rec.Body)
 	}
 	noKeyIn(t, "the refusal", rec.Body.String())
-	if page, _ := plain.store.List(interviews.ListOptions{}); page.Total != 0 {
+	if page, _ := plain.store.List(t.Context(), interviews.ListOptions{}); page.Total != 0 {
 		t.Error("an interview was stored with keys the server cannot keep")
 	}
 }

@@ -35,7 +35,7 @@ func TestBrowserPlaysRecordings(t *testing.T) {
 		pcm[i] = int16(3000 * math.Sin(2*math.Pi*220*float64(i)/recording.SampleRateHz))
 	}
 	starts := []time.Duration{0, 64 * time.Second}
-	_, err := ts.store.Update(r.ID, func(rec *interviews.Record) error {
+	_, err := ts.store.Update(t.Context(), r.ID, func(rec *interviews.Record) error {
 		for i, start := range starts {
 			name := recordings.Name(rec.ID, i+1)
 			f, err := os.Create(filepath.Join(dir.Path(), name))

@@ -19,7 +19,7 @@ func recordingRecord(t *testing.T, ts *testServer, dir *recordings.Dir) (*interv
 	t0 := ts.clock.Now()
 	audio := []byte("OggS-not-really-but-bytes-0123456789")
 	deleted := t0.Add(time.Hour)
-	_, err := ts.store.Update(r.ID, func(rec *interviews.Record) error {
+	_, err := ts.store.Update(t.Context(), r.ID, func(rec *interviews.Record) error {
 		for i, start := range []time.Duration{0, 64 * time.Second, 130 * time.Second} {
 			e := interviews.Recording{Name: recordings.Name(rec.ID, i+1), ContentType: interviews.RecordingContentType,
 				StartedAt: t0.Add(start), DurationMS: 60000, Bytes: int64(len(audio))}

@@ -576,13 +576,13 @@ func (s *Server) createRecord(ctx context.Context, v *validated) (*interviews.Re
 	// The keys are stored first: a worker must never find the interview
 	// without the keys it was registered with and use the server's own.
 	if !v.keys.Empty() {
-		if err := s.store.PutKeys(rec.ID, v.keys); err != nil {
+		if err := s.store.PutKeys(ctx, rec.ID, v.keys); err != nil {
 			return nil, fmt.Errorf("web: storing the new interview's keys: %w", err)
 		}
 	}
-	if err := s.store.Create(rec); err != nil {
+	if err := s.store.Create(ctx, rec); err != nil {
 		if !v.keys.Empty() {
-			_ = s.store.DeleteKeys(rec.ID)
+			_ = s.store.DeleteKeys(ctx, rec.ID)
 		}
 		return nil, fmt.Errorf("web: storing the new interview: %w", err)
 	}

@@ -37,7 +37,7 @@ func TestCreateJSON(t *testing.T) {
 	if !strings.HasPrefix(resp.Room, "interview-ada-lovelace-") || len(resp.Room) != len("interview-ada-lovelace-")+6 {
 		t.Errorf("room %q", resp.Room)
 	}
-	rec, err := ts.store.Get(resp.ID)
+	rec, err := ts.store.Get(t.Context(), resp.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestCreateJSONFieldErrors(t *testing.T) {
 	if rec := ts.postJSON("/api/interviews", body); rec.Code != http.StatusCreated {
 		t.Errorf("20,000-character job description with CRLF: status %d: %s", rec.Code, rec.Body)
 	}
-	page, err := ts.store.List(interviews.ListOptions{})
+	page, err := ts.store.List(t.Context(), interviews.ListOptions{})
 	if err != nil || page.Total != 1 {
 		t.Errorf("records stored: %d (%v), want only the valid one", page.Total, err)
 	}
@@ -174,7 +174,7 @@ func TestCreateFormResultPage(t *testing.T) {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
 	}
 	body := rec.Body.String()
-	page, err := ts.store.List(interviews.ListOptions{})
+	page, err := ts.store.List(t.Context(), interviews.ListOptions{})
 	if err != nil || len(page.Items) != 1 {
 		t.Fatalf("list: %v %+v", err, page)
 	}
@@ -265,7 +265,7 @@ func TestCreateFormErrorsKeepValues(t *testing.T) {
 			}
 		})
 	}
-	if page, _ := ts.store.List(interviews.ListOptions{}); page.Total != 0 {
+	if page, _ := ts.store.List(t.Context(), interviews.ListOptions{}); page.Total != 0 {
 		t.Errorf("%d records stored from invalid forms", page.Total)
 	}
 }
@@ -285,8 +285,8 @@ func TestCreateFormKeepsExtractedResume(t *testing.T) {
 	if rec.Code != http.StatusOK {
 		t.Fatalf("resubmit: status %d", rec.Code)
 	}
-	page, _ := ts.store.List(interviews.ListOptions{})
-	r, err := ts.store.Get(page.Items[0].ID)
+	page, _ := ts.store.List(t.Context(), interviews.ListOptions{})
+	r, err := ts.store.Get(t.Context(), page.Items[0].ID)
 	if err != nil || r.ResumeText != "# Ada Lovelace\n\nWrote the first program." {
 		t.Errorf("résumé %q, %v", r.ResumeText, err)
 	}
@@ -335,7 +335,7 @@ func TestTokenEndpointForPythonFrontends(t *testing.T) {
 	if got.Token == "" || got.URL != testLiveKitURL || got.Candidate != "Ada Lovelace" || !strings.HasPrefix(got.Room, "interview-ada-lovelace-") {
 		t.Errorf("response %+v", got)
 	}
-	r, err := ts.store.Get(got.ID)
+	r, err := ts.store.Get(t.Context(), got.ID)
 	if err != nil || r.Room != got.Room || r.Candidate.Level != "junior" || r.Blueprint != "default" {
 		t.Errorf("record %+v, %v", r, err)
 	}
@@ -377,13 +377,13 @@ func TestScriptNameEscapedEverywhere(t *testing.T) {
 		t.Fatalf("status %d", rec.Code)
 	}
 	pages["result page"] = rec.Body.String()
-	list, _ := ts.store.List(interviews.ListOptions{})
+	list, _ := ts.store.List(t.Context(), interviews.ListOptions{})
 	id := list.Items[0].ID
-	r, _ := ts.store.Get(id)
+	r, _ := ts.store.Get(t.Context(), id)
 	r.Start(ts.clock.Now())
 	r.EnterStage("greeting", evil, ts.clock.Now(), false, evil)
 	r.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: "greeting", Text: evil, StartedAt: ts.clock.Now(), EndedAt: ts.clock.Now()})
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	auth := []string{"Authorization", "Bearer " + testReviewerToken}
@@ -445,13 +445,13 @@ func TestFormOffersTemplatesAndBrief(t *testing.T) {
 func TestCreateWithTemplateAndBrief(t *testing.T) {
 	ts := captureServer(t)
 	resp := registerJSON(t, ts, map[string]string{"name": "Ada Lovelace", "role": "Engineer", "template": " fullstack-senior "})
-	rec, err := ts.store.Get(resp.ID)
+	rec, err := ts.store.Get(t.Context(), resp.ID)
 	if err != nil || rec.Template != "fullstack-senior" || rec.Blueprint != "default" || rec.Brief != "" {
 		t.Fatalf("record %+v, %v", rec, err)
 	}
 
 	resp = registerJSON(t, ts, map[string]string{"name": "Grace Hopper", "role": "Departing lead", "blueprint": "capture", "brief": "# Deployments\r\n- How do releases ship?\r\n"})
-	if rec, err = ts.store.Get(resp.ID); err != nil || rec.Brief != "# Deployments\n- How do releases ship?" {
+	if rec, err = ts.store.Get(t.Context(), resp.ID); err != nil || rec.Brief != "# Deployments\n- How do releases ship?" {
 		t.Fatalf("typed brief %q, %v", rec.Brief, err)
 	}
 	api := ts.get("/api/interviews/"+resp.ID, "Authorization", "Bearer "+testReviewerToken).Body.String()
@@ -476,10 +476,10 @@ func TestCreateWithTemplateAndBrief(t *testing.T) {
 	if form.Code != http.StatusOK || !strings.Contains(form.Body.String(), "<dt>Role template</dt><dd>Senior full-stack engineer</dd>") {
 		t.Errorf("result page lacks the role template: %d", form.Code)
 	}
-	page, _ := ts.store.List(interviews.ListOptions{Query: "Ada"})
+	page, _ := ts.store.List(t.Context(), interviews.ListOptions{Query: "Ada"})
 	var uploaded *interviews.Record
 	for _, it := range page.Items {
-		if r, _ := ts.store.Get(it.ID); r != nil && r.Blueprint == "capture" {
+		if r, _ := ts.store.Get(t.Context(), it.ID); r != nil && r.Blueprint == "capture" {
 			uploaded = r
 		}
 	}
@@ -538,7 +538,7 @@ func TestCreateTemplateAndBriefErrors(t *testing.T) {
 	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(decodeJSON[apiError](t, rec.Body).Fields["brief"], "needs a brief") {
 		t.Errorf("JSON without a brief: %d", rec.Code)
 	}
-	if page, _ := ts.store.List(interviews.ListOptions{}); page.Total != 0 {
+	if page, _ := ts.store.List(t.Context(), interviews.ListOptions{}); page.Total != 0 {
 		t.Errorf("%d records stored from invalid registrations", page.Total)
 	}
 }

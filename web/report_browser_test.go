@@ -106,7 +106,7 @@ func TestBrowserReportPages(t *testing.T) {
 	ts := newTestServer(t, feedbackBlueprints(false))
 	r := withReport(t, ts, "Zoë Bérénice", fixtureReport(ts.clock.Now()), "hold", "advance")
 	r.Blueprint = "practice"
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	web := httptest.NewServer(ts.Handler())

@@ -589,7 +589,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Title = "Compare candidates for " + role
-	list, err := s.store.List(interviews.ListOptions{Role: role, Limit: interviews.MaxListLimit, Sort: interviews.SortScore})
+	list, err := s.store.List(r.Context(), interviews.ListOptions{Role: role, Limit: interviews.MaxListLimit, Sort: interviews.SortScore})
 	if err != nil {
 		s.log.Error("web: listing interviews to compare", "err", err)
 		s.serverError(w, r)
@@ -605,7 +605,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 		if sum.Score == nil {
 			continue // no ready, scored report
 		}
-		rec, err := s.store.Get(sum.ID)
+		rec, err := s.store.Get(r.Context(), sum.ID)
 		if err != nil || rec.Report == nil {
 			continue // removed or rewritten since it was listed
 		}

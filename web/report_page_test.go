@@ -51,7 +51,7 @@ func withReport(t *testing.T, ts *testServer, name string, rep *interviews.Repor
 		r.Decisions = append(r.Decisions, interviews.Decision{Decision: d, Note: "note " + string(d), By: testReviewer, At: at.Add(time.Duration(i+1) * time.Minute), ReportVersion: rep.Version})
 		r.Audit = append(r.Audit, interviews.AuditEntry{At: at.Add(time.Duration(i+1) * time.Minute), Who: testReviewer, Action: interviews.AuditDecision, Detail: string(d)})
 	}
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -269,7 +269,7 @@ func TestCandidateFeedbackPage(t *testing.T) {
 		t.Errorf("a plan without candidate feedback: status %d, want 404", got)
 	}
 	r.Blueprint = "practice"
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	rec := ts.get("/interview/" + r.ID + "/feedback")
@@ -292,7 +292,7 @@ func TestCandidateFeedbackPage(t *testing.T) {
 	}
 
 	r.Report = &interviews.Report{Status: interviews.ReportPending, Version: 1}
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	body = ts.get("/interview/" + r.ID + "/feedback").Body.String()
@@ -303,7 +303,7 @@ func TestCandidateFeedbackPage(t *testing.T) {
 	ts2 := newTestServer(t, feedbackBlueprints(true))
 	r2 := withReport(t, ts2, "Sam Scores", fixtureReport(ts2.clock.Now()))
 	r2.Blueprint = "practice"
-	if err := ts2.store.Save(r2); err != nil {
+	if err := ts2.store.Save(t.Context(), r2); err != nil {
 		t.Fatal(err)
 	}
 	body = ts2.get("/interview/" + r2.ID + "/feedback").Body.String()
@@ -319,7 +319,7 @@ func TestRoomPageOffersFeedbackLink(t *testing.T) {
 		t.Error("the room page offers feedback on a plan without it")
 	}
 	r.Blueprint = "practice"
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	body := ts.get("/interview/" + r.ID).Body.String()
@@ -357,7 +357,7 @@ func TestNotifyFeedbackReady(t *testing.T) {
 		!strings.Contains(m.sent[0], "https://interviews.example.com/interview/"+r.ID+"/feedback") {
 		t.Errorf("sent %q", m.sent)
 	}
-	got, err := ts.store.Get(r.ID)
+	got, err := ts.store.Get(t.Context(), r.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +373,7 @@ type fakeRequester struct {
 	ids []string
 }
 
-func (f *fakeRequester) Request(id, who string) error {
+func (f *fakeRequester) Request(_ context.Context, id, who string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.ids = append(f.ids, id+" by "+who)
@@ -397,7 +397,7 @@ func TestDecisionForm(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/review/"+r.ID+"#decisions" {
 		t.Fatalf("status %d, location %q", res.StatusCode, res.Header.Get("Location"))
 	}
-	got, err := ts.store.Get(r.ID)
+	got, err := ts.store.Get(t.Context(), r.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

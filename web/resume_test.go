@@ -282,8 +282,8 @@ func TestUploadExtractionThroughForm(t *testing.T) {
 			if !strings.Contains(rec.Body.String(), "Read and kept on the server") {
 				t.Error("result page does not confirm the résumé")
 			}
-			page, _ := ts.store.List(interviews.ListOptions{Limit: 1})
-			r, err := ts.store.Get(page.Items[0].ID)
+			page, _ := ts.store.List(t.Context(), interviews.ListOptions{Limit: 1})
+			r, err := ts.store.Get(t.Context(), page.Items[0].ID)
 			if err != nil {
 				t.Fatal(err)
 			}

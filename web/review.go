@@ -127,7 +127,7 @@ func (lq listQuery) withSort(sort string) listQuery {
 // handleReviewList lists interviews, newest first, filtered and paged.
 func (s *Server) handleReviewList(w http.ResponseWriter, r *http.Request) {
 	lq := readListQuery(r.URL.Query())
-	page, err := s.store.List(interviews.ListOptions{
+	page, err := s.store.List(r.Context(), interviews.ListOptions{
 		Status: interviews.Status(lq.Status), Role: lq.Role, Query: lq.Query,
 		Offset: (lq.Page - 1) * reviewPageSize, Limit: reviewPageSize, Sort: lq.Sort,
 	})
@@ -201,7 +201,7 @@ func (s *Server) handleAPIList(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusBadRequest, apiError{Error: "status must be one of scheduled, in_progress, completed, candidate_left, failed"})
 		return
 	}
-	page, err := s.store.List(opts)
+	page, err := s.store.List(r.Context(), opts)
 	if err != nil {
 		s.log.Error("web: listing interviews", "err", err)
 		s.serverError(w, r)
@@ -213,7 +213,7 @@ func (s *Server) handleAPIList(w http.ResponseWriter, r *http.Request) {
 // readRecord reads the interview named by the path, answering 404 or 500
 // itself (as JSON when asJSON) and returning nil when it cannot.
 func (s *Server) readRecord(w http.ResponseWriter, r *http.Request, id string, asJSON bool) *interviews.Record {
-	rec, err := s.store.Get(id)
+	rec, err := s.store.Get(r.Context(), id)
 	if err == nil {
 		return rec
 	}

@@ -58,7 +58,7 @@ func TestBrowserReviewerAndRecruiter(t *testing.T) {
 	r := detailRecord(t, ts, interviews.StatusInProgress)
 	r.Answers = append(r.Answers, interviews.Answer{QuestionID: "q1", TurnSeq: 2, Confidence: interviews.Confidence("high"), Facts: []string{"Feels well"}, At: r.StartedAt.Add(7 * time.Second)})
 	r.Assessments = append(r.Assessments, interviews.Assessment{QuestionID: "q1", Stage: "greeting", DepthScore: 2, KeyPoints: []string{"polite"}, At: r.StartedAt.Add(8 * time.Second)})
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	web := httptest.NewServer(ts.Handler())
@@ -88,7 +88,7 @@ func TestBrowserReviewerAndRecruiter(t *testing.T) {
 	var marker string
 	b.run(t, "mark the page", chromedp.Evaluate(`window.notReloaded = true; 'ok'`, &marker))
 	r.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: "intro", Text: "What trade-offs did the engine force on you?", StartedAt: r.StartedAt.Add(90 * time.Second), EndedAt: r.StartedAt.Add(95 * time.Second)})
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	var same bool
@@ -101,7 +101,7 @@ func TestBrowserReviewerAndRecruiter(t *testing.T) {
 	b.shot(t, "reviewer-live-update")
 	// Once the interview ends the page reloads once and stops polling.
 	r.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateRequest, r.StartedAt.Add(2*time.Minute))
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	b.run(t, "the end reloads the page",

@@ -54,7 +54,7 @@ func (s *Server) handleReviewCSV(w http.ResponseWriter, r *http.Request) {
 	var rows []interviews.Summary
 	for {
 		opts.Offset = len(rows)
-		page, err := s.store.List(opts)
+		page, err := s.store.List(r.Context(), opts)
 		if err != nil {
 			s.log.Error("web: exporting interviews", "err", err)
 			s.serverError(w, r)

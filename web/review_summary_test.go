@@ -17,7 +17,7 @@ func TestReviewSummary(t *testing.T) {
 	ts := newTestServer(t)
 	r := detailRecord(t, ts, interviews.StatusCompleted)
 	r.Report = &interviews.Report{Status: interviews.ReportReady, Version: 1, OverallScore: 72.4}
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	body := ts.reviewerGet(t, "/review/"+r.ID)
@@ -67,7 +67,7 @@ func TestReviewLabelsInWords(t *testing.T) {
 				status = interviews.StatusFailed
 			}
 			r.Finish(status, reason, ts.clock.Now().Add(2*time.Minute))
-			if err := ts.store.Save(r); err != nil {
+			if err := ts.store.Save(t.Context(), r); err != nil {
 				t.Fatal(err)
 			}
 			body := ts.reviewerGet(t, "/review/"+r.ID)
@@ -112,7 +112,7 @@ func TestReviewTurnsInTrueOrder(t *testing.T) {
 	t0 := *r.StartedAt
 	r.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: "intro", Text: "REPLY-AT-47-14", StartedAt: t0.Add(94 * time.Second), EndedAt: t0.Add(96 * time.Second), Interrupted: true})
 	r.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: "intro", Text: "ANSWER-AT-47-13", StartedAt: t0.Add(93 * time.Second), EndedAt: t0.Add(99 * time.Second)})
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	body := ts.reviewerGet(t, "/review/"+r.ID)
@@ -139,7 +139,7 @@ func TestReviewAssessmentBesideAnswer(t *testing.T) {
 	r.Assessments = append(r.Assessments,
 		interviews.Assessment{QuestionID: "q1", Stage: "greeting", DepthScore: 2, KeyPoints: []string{"ASSESS-Q1"}, At: t0.Add(8 * time.Second)},
 		interviews.Assessment{Stage: "intro", DepthScore: 3, KeyPoints: []string{"ASSESS-NONE"}, At: t0.Add(90 * time.Second)})
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	body := ts.reviewerGet(t, "/review/"+r.ID)
@@ -173,7 +173,7 @@ func TestReviewLive(t *testing.T) {
 	r := detailRecord(t, ts, interviews.StatusInProgress)
 	live := "/review/" + r.ID + "/live"
 	r.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: "intro", Text: "A TURN ADDED LATER", StartedAt: ts.clock.Now().Add(100 * time.Second)})
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	frag := ts.reviewerGet(t, live)
@@ -186,7 +186,7 @@ func TestReviewLive(t *testing.T) {
 		t.Error("the live fragment is a whole page")
 	}
 	r.Finish(interviews.StatusCompleted, interviews.EndedClosingDelivered, ts.clock.Now().Add(3*time.Minute))
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	if frag := ts.reviewerGet(t, live); strings.Contains(frag, "data-live-url") || !strings.Contains(frag, `data-live-part="timeline"`) {

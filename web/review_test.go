@@ -212,7 +212,7 @@ func seedInterviews(t *testing.T, ts *testServer, n int) {
 			r.EnterStage("intro", "Introduction", at, false, "")
 			r.Finish(st, "test", at.Add(12*time.Minute+30*time.Second))
 		}
-		if err := ts.store.Create(r); err != nil {
+		if err := ts.store.Create(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -384,7 +384,7 @@ func detailRecord(t *testing.T, ts *testServer, status interviews.Status) *inter
 	if status.Finished() {
 		r.Finish(status, interviews.EndedClosingDelivered, at(120))
 	}
-	if err := ts.store.Create(r); err != nil {
+	if err := ts.store.Create(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -475,7 +475,7 @@ func TestReviewDetailShowsAbsences(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Leave(t0.Add(100*time.Second), t0.Add(160*time.Second))
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	get := func() string {
@@ -494,7 +494,7 @@ func TestReviewDetailShowsAbsences(t *testing.T) {
 		}
 	}
 	r.CloseRejoin()
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	body = get()
@@ -509,7 +509,7 @@ func TestReviewDetailGroupsUnrecordedStages(t *testing.T) {
 	r.Start(ts.clock.Now())
 	r.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Text: "before any stage", StartedAt: ts.clock.Now()})
 	r.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: "mystery", Text: "in an unrecorded stage", StartedAt: ts.clock.Now()})
-	if err := ts.store.Create(r); err != nil {
+	if err := ts.store.Create(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	body := ts.get("/review/"+r.ID, "Authorization", "Bearer "+testReviewerToken).Body.String()
@@ -588,7 +588,7 @@ func TestReviewDetailShowsIncidents(t *testing.T) {
 	r.AddIncident(incident.Incident{At: t0.Add(40 * time.Second), Provider: incident.STT, Engine: "deepgram", Kind: incident.Disconnected, Detail: "connection reset"})
 	r.AddIncident(incident.Incident{At: t0.Add(50 * time.Second), Provider: incident.TTS, Engine: "openai", Kind: incident.Fallback, Recovered: true})
 	r.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: "intro", Text: "Could you say more about that?", StartedAt: t0.Add(82 * time.Second), EndedAt: t0.Add(85 * time.Second), Fallback: config.EngineScripted})
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	body := ts.get("/review/"+r.ID, "Authorization", "Bearer "+testReviewerToken).Body.String()
@@ -705,7 +705,7 @@ func knowledgeRecord(t *testing.T, ts *testServer) *interviews.Record {
 	}
 	r.Exit = &interviews.Exit{Reason: interviews.ExitRubricComplete, Coverage: 0.834, Turns: 3, At: at(110)}
 	r.Summary = &interviews.TopicSummary{Basic: true, By: interviews.ByRules, Topics: []interviews.SummaryTopic{{Title: "Operations", Points: []string{"Releases go out on Fridays"}}}}
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	return r

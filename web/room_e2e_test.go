@@ -246,7 +246,7 @@ func TestBrowserRoomExperience(t *testing.T) {
 		return r.Status == interviews.StatusCandidateLeft
 	})
 	const cut = "Hello Mary, I'm Ava"
-	if _, err := sys.store.Update(created.ID, func(r *interviews.Record) error {
+	if _, err := sys.store.Update(t.Context(), created.ID, func(r *interviews.Record) error {
 		r.Turns[0].Text, r.Turns[0].Interrupted = cut, true
 		return nil
 	}); err != nil {

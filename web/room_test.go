@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 )
 
 // TestJoinNeedsConsent: the first join needs the candidate's agreement to
@@ -44,7 +45,7 @@ func TestJoinNeedsConsent(t *testing.T) {
 			if got := decodeJSON[apiError](t, rec.Body); !strings.Contains(got.Error, tt.msg) {
 				t.Errorf("error %q, want it to contain %q", got.Error, tt.msg)
 			}
-			if r, _ := ts.store.Get(id); r.Consent != nil {
+			if r, _ := ts.store.Get(t.Context(), id); r.Consent != nil {
 				t.Errorf("consent stored after a refused join: %+v", r.Consent)
 			}
 		})
@@ -53,7 +54,7 @@ func TestJoinNeedsConsent(t *testing.T) {
 	if rec := ts.postJSON("/api/interviews/"+id+"/join", ts.agree()); rec.Code != http.StatusOK {
 		t.Fatalf("join with consent: %d %s", rec.Code, rec.Body)
 	}
-	r, _ := ts.store.Get(id)
+	r, _ := ts.store.Get(t.Context(), id)
 	want := interviews.Consent{At: ts.clock.Now(), Version: ts.consent.Version, Text: DefaultConsentText("viva", false)}
 	if r.Consent == nil || !r.Consent.At.Equal(want.At) || r.Consent.Version != want.Version || r.Consent.Text != want.Text {
 		t.Fatalf("stored consent %+v, want %+v", r.Consent, want)
@@ -63,7 +64,7 @@ func TestJoinNeedsConsent(t *testing.T) {
 	if rec := ts.postJSON("/api/interviews/"+id+"/join", ""); rec.Code != http.StatusOK {
 		t.Fatalf("join again: %d %s", rec.Code, rec.Body)
 	}
-	if r, _ := ts.store.Get(id); !r.Consent.At.Equal(want.At) {
+	if r, _ := ts.store.Get(t.Context(), id); !r.Consent.At.Equal(want.At) {
 		t.Errorf("the consent's time moved to %v on a rejoin", r.Consent.At)
 	}
 	// The reviewer sees when and to which wording the candidate agreed.
@@ -114,7 +115,7 @@ func TestTranscriptIsCandidateScoped(t *testing.T) {
 	id := registerJSON(t, ts, map[string]string{"name": "Ada Lovelace", "role": "Engineer"}).ID
 	now := ts.clock.Now()
 	secrets := []string{"RESUME-SECRET", "JD-SECRET", "BRIEF-SECRET", "ASSESSMENT-SECRET", "SUMMARY-SECRET", "GUIDANCE-SECRET"}
-	_, err := ts.store.Update(id, func(r *interviews.Record) error {
+	_, err := ts.store.Update(t.Context(), id, func(r *interviews.Record) error {
 		r.Start(now)
 		r.EnterStage("intro", "Introduction", now, false, "")
 		r.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: "intro", Text: "Describe", Interrupted: true, StartedAt: now, EndedAt: now.Add(time.Second)})
@@ -166,7 +167,7 @@ func TestTranscriptIsCandidateScoped(t *testing.T) {
 	if rec := ts.get("/api/interviews/0000000000000000/transcript"); rec.Code != http.StatusNotFound {
 		t.Errorf("unknown interview: %d", rec.Code)
 	}
-	_, _ = ts.store.Update(id, func(r *interviews.Record) error {
+	_, _ = ts.store.Update(t.Context(), id, func(r *interviews.Record) error {
 		r.Finish(interviews.StatusCompleted, interviews.EndedCandidateRequest, now.Add(time.Minute))
 		return nil
 	})
@@ -263,7 +264,7 @@ func TestFavicon(t *testing.T) {
 // testOptions are minimal valid Options, edited, for tests of New's checks.
 func testOptions(t *testing.T, edit func(*Options)) Options {
 	t.Helper()
-	store, err := interviews.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

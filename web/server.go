@@ -114,7 +114,7 @@ type Options struct {
 	Reports ReportRequester
 	// Webhooks tells hiring systems about reviewers' decisions (a
 	// *webhooks.Sender); nil tells nobody.
-	Webhooks EventNotifier
+	Webhooks interviews.Notifier
 	// FindBlueprint returns the blueprint an interview record names, to
 	// read its settings (candidate feedback); default stages.Builtin.
 	FindBlueprint func(name string) (*stages.Blueprint, error)
@@ -171,8 +171,8 @@ type Server struct {
 	log            *slog.Logger
 	now            func() time.Time
 	secureCookies  bool
-	reports        ReportRequester // nil: reports are not regenerated here
-	webhooks       EventNotifier   // nil: no webhooks
+	reports        ReportRequester     // nil: reports are not regenerated here
+	webhooks       interviews.Notifier // nil: no webhooks
 	mailer         Mailer
 	recordings     *recordings.Dir // nil: no recordings are played
 	findBlueprint  func(name string) (*stages.Blueprint, error)
@@ -222,7 +222,7 @@ func New(opts Options) (*Server, error) {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("web: "+format, args...)) }
 	if opts.Store == nil {
-		bad("no interview store: open one with interviews.Open(dataDir)")
+		bad("no interview store: open one with filestore.Open(dataDir) or postgres.Open(ctx, url)")
 	}
 	var clientURL string
 	if lk, err := lkurl.Parse(opts.LiveKitURL); err != nil {

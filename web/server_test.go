@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/config"
-	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 )
 
 func TestNewValidatesOptions(t *testing.T) {
-	store, err := interviews.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

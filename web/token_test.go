@@ -131,19 +131,19 @@ func TestJoinMintsFreshTokens(t *testing.T) {
 func TestJoinUnknownAndFinished(t *testing.T) {
 	ts := newTestServer(t)
 	done := registerJSON(t, ts, map[string]string{"name": "Done", "role": "Engineer"})
-	r, _ := ts.store.Get(done.ID)
+	r, _ := ts.store.Get(t.Context(), done.ID)
 	r.Start(ts.clock.Now())
 	r.Finish(interviews.StatusCompleted, interviews.EndedClosingDelivered, ts.clock.Now().Add(time.Minute))
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	chat := &interviews.Record{Candidate: interviews.Candidate{Name: "Terminal", Role: "Engineer"}, Blueprint: "default"}
-	if err := ts.store.Create(chat); err != nil {
+	if err := ts.store.Create(t.Context(), chat); err != nil {
 		t.Fatal(err)
 	}
 	running := &interviews.Record{Candidate: interviews.Candidate{Name: "Running", Role: "Engineer"}, Blueprint: "default"}
 	running.Start(ts.clock.Now())
-	if err := ts.store.Create(running); err != nil {
+	if err := ts.store.Create(t.Context(), running); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -170,7 +170,7 @@ func TestJoinUnknownAndFinished(t *testing.T) {
 			}
 		})
 	}
-	r, _ = ts.store.Get(chat.ID)
+	r, _ = ts.store.Get(t.Context(), chat.ID)
 	if !strings.HasPrefix(r.Room, "interview-terminal-") {
 		t.Errorf("chat record got room %q", r.Room)
 	}
@@ -216,11 +216,11 @@ func TestRoomNames(t *testing.T) {
 func TestJoinAfterLeaving(t *testing.T) {
 	ts := newTestServer(t, func(o *Options) { o.RejoinGrace = time.Minute })
 	resp := registerJSON(t, ts, map[string]string{"name": "Ada Lovelace", "role": "Engineer"})
-	r, _ := ts.store.Get(resp.ID)
+	r, _ := ts.store.Get(t.Context(), resp.ID)
 	now := ts.clock.Now()
 	r.Start(now)
 	r.Leave(now.Add(time.Minute), now.Add(2*time.Minute))
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	ts.clock.Advance(90 * time.Second)
@@ -246,10 +246,10 @@ func TestJoinAfterLeaving(t *testing.T) {
 	}
 
 	// The interviewer closing the window ends it at once.
-	r, _ = ts.store.Get(resp.ID)
+	r, _ = ts.store.Get(t.Context(), resp.ID)
 	r.RejoinUntil = ptrTime(ts.clock.Now().Add(time.Hour))
 	r.CloseRejoin()
-	if err := ts.store.Save(r); err != nil {
+	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	if join := ts.postJSON("/api/interviews/"+resp.ID+"/join", ts.agree()); join.Code != http.StatusGone {

@@ -31,17 +31,6 @@ import (
 	"github.com/viva-interviews/viva/interviews"
 )
 
-// The events a hiring system receives.
-const (
-	// EventInterviewCompleted: an interview ended and will get a report
-	// (it completed, or the candidate left after answering enough).
-	EventInterviewCompleted = "interview.completed"
-	// EventReportReady: the interview's feedback report is ready.
-	EventReportReady = "report.ready"
-	// EventDecisionRecorded: a reviewer recorded a decision.
-	EventDecisionRecorded = "decision.recorded"
-)
-
 // The headers of every delivery. HeaderSignature is
 // SignaturePrefix + hex(HMAC-SHA256(secret, timestamp + "." + body)), where
 // timestamp is HeaderTimestamp's value: unix seconds.
@@ -78,7 +67,7 @@ const (
 // Auditor appends a delivery's outcome to the record it concerns;
 // interviews.Store is one.
 type Auditor interface {
-	Update(id string, change func(*interviews.Record) error) (*interviews.Record, error)
+	Update(ctx context.Context, id string, change func(*interviews.Record) error) (*interviews.Record, error)
 }
 
 // Options configures a Sender. With no URLs the Sender does nothing.
@@ -308,12 +297,12 @@ func NewPayload(event string, rec *interviews.Record, at time.Time) Payload {
 		Blueprint: rec.Blueprint, Status: rec.Status, EndedBy: rec.EndedBy,
 	}}
 	switch event {
-	case EventReportReady:
+	case interviews.EventReportReady:
 		if r := rec.Report; r != nil {
 			p.Data.Report = &ReportSummary{Version: r.Version, Basic: r.Basic, Model: r.Model,
 				OverallScore: r.OverallScore, Headline: r.Headline, Competencies: r.Competencies}
 		}
-	case EventDecisionRecorded:
+	case interviews.EventDecisionRecorded:
 		if n := len(rec.Decisions); n > 0 {
 			d := rec.Decisions[n-1]
 			p.Data.Decision = &d
@@ -510,18 +499,18 @@ func (s *Sender) Run(ctx context.Context) {
 			}
 			wg.Go(func() {
 				defer func() { <-slots }()
-				s.record(j, s.sendBody(ctx, j.event, j.body))
+				s.record(context.WithoutCancel(ctx), j, s.sendBody(ctx, j.event, j.body))
 			})
 		}
 	}
 }
 
 // record appends the outcomes of a job's deliveries to its record's audit.
-func (s *Sender) record(j job, ds []Delivery) {
+func (s *Sender) record(ctx context.Context, j job, ds []Delivery) {
 	if s.audit == nil {
 		return
 	}
-	_, err := s.audit.Update(j.id, func(r *interviews.Record) error {
+	_, err := s.audit.Update(ctx, j.id, func(r *interviews.Record) error {
 		for _, d := range ds {
 			r.Audit = append(r.Audit, d.AuditEntry(j.reportVersion))
 		}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 )
 
 const testSecret = "a-webhook-secret-of-32-characters"
@@ -129,12 +130,12 @@ func TestSendRetriesThenDelivers(t *testing.T) {
 	var told []Delivery
 	s := newSender(t, clock, Options{URLs: []string{srv.URL + "/hooks/viva?token=abc"}, OnDelivery: func(d Delivery) { told = append(told, d) }})
 
-	ds := s.Send(context.Background(), EventReportReady, finishedRecord())
+	ds := s.Send(context.Background(), interviews.EventReportReady, finishedRecord())
 	if len(ds) != 1 {
 		t.Fatalf("%d deliveries, want 1", len(ds))
 	}
 	d := ds[0]
-	if len(told) != 1 || !told[0].OK() || told[0].Event != EventReportReady || told[0].Attempts != 3 {
+	if len(told) != 1 || !told[0].OK() || told[0].Event != interviews.EventReportReady || told[0].Attempts != 3 {
 		t.Errorf("OnDelivery told %+v, want the one delivery once its retries were over", told)
 	}
 	if !d.OK() || d.Attempts != 3 || d.StatusCode != http.StatusOK {
@@ -174,7 +175,7 @@ func TestSendRetriesThenDelivers(t *testing.T) {
 	if err := json.Unmarshal(bodies[2], &p); err != nil {
 		t.Fatal(err)
 	}
-	if p.Event != EventReportReady || p.InterviewID != "hook1" || !p.OccurredAt.Equal(t0) || p.Data.Candidate.Email != "ada@example.com" ||
+	if p.Event != interviews.EventReportReady || p.InterviewID != "hook1" || !p.OccurredAt.Equal(t0) || p.Data.Candidate.Email != "ada@example.com" ||
 		p.Data.Status != "completed" || p.Data.EndedBy != "closing_delivered" || p.Data.Report.Version != 2 || p.Data.Report.OverallScore != 72 ||
 		p.Data.Report.Headline != "Solid" || len(p.Data.Report.Competencies) != 1 {
 		t.Errorf("payload = %s", bodies[2])
@@ -221,7 +222,7 @@ func TestSendFinalAndBounded(t *testing.T) {
 			}
 			clock := &fakeClock{now: t0}
 			s := newSender(t, clock, Options{URLs: []string{u}, MaxElapsed: c.maxElapsed})
-			d := s.Send(context.Background(), EventInterviewCompleted, finishedRecord())[0]
+			d := s.Send(context.Background(), interviews.EventInterviewCompleted, finishedRecord())[0]
 			if d.OK() || d.Attempts != c.attempts || d.StatusCode != c.status {
 				t.Errorf("delivery = %+v, want failed after %d attempts with status %d", d, c.attempts, c.status)
 			}
@@ -250,8 +251,8 @@ type auditSpy struct {
 	recorded chan string
 }
 
-func (a auditSpy) Update(id string, change func(*interviews.Record) error) (*interviews.Record, error) {
-	r, err := a.Store.Update(id, change)
+func (a auditSpy) Update(ctx context.Context, id string, change func(*interviews.Record) error) (*interviews.Record, error) {
+	r, err := a.Store.Update(ctx, id, change)
 	a.recorded <- id
 	return r, err
 }
@@ -260,12 +261,12 @@ func (a auditSpy) Update(id string, change func(*interviews.Record) error) (*int
 // Run to every URL, and each outcome lands in the record's audit list;
 // stopping Run stops it.
 func TestRunDeliversInBackground(t *testing.T) {
-	store, err := interviews.Open(filepath.Join(t.TempDir(), "interviews"))
+	store, err := filestore.Open(filepath.Join(t.TempDir(), "interviews"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := finishedRecord()
-	if err := store.Save(rec); err != nil {
+	if err := store.Save(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
 	flaky := &receiver{t: t, statuses: []int{http.StatusInternalServerError}}
@@ -281,14 +282,14 @@ func TestRunDeliversInBackground(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { s.Run(ctx); close(done) }()
-	s.Notify(EventReportReady, rec)
+	s.Notify(interviews.EventReportReady, rec)
 	if id := <-spy.recorded; id != rec.ID {
 		t.Fatalf("recorded for %q", id)
 	}
 	cancel()
 	<-done
 
-	got, err := store.Get(rec.ID)
+	got, err := store.Get(ctx, rec.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,10 +334,10 @@ func TestNewChecksSettings(t *testing.T) {
 	if err != nil || s.Enabled() {
 		t.Fatalf("New with no URLs = %v, %v; want a disabled sender", s, err)
 	}
-	s.Notify(EventReportReady, finishedRecord()) // does nothing, never blocks
+	s.Notify(interviews.EventReportReady, finishedRecord()) // does nothing, never blocks
 	var nilSender *Sender
-	nilSender.Notify(EventReportReady, finishedRecord())
-	if ds := nilSender.Send(context.Background(), EventReportReady, finishedRecord()); ds != nil {
+	nilSender.Notify(interviews.EventReportReady, finishedRecord())
+	if ds := nilSender.Send(context.Background(), interviews.EventReportReady, finishedRecord()); ds != nil {
 		t.Errorf("a nil sender delivered %v", ds)
 	}
 }

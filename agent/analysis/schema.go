@@ -1,7 +1,7 @@
 package analysis
 
 import (
-	st "github.com/viva-interviews/viva/internal/structured"
+	st "github.com/viva-interviews/viva/agent/llm/structured"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 )

@@ -10,6 +10,7 @@ import (
 
 	"github.com/viva-interviews/viva/agent/worker"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/lkagent"
 )
 
@@ -17,7 +18,7 @@ import (
 // that brings its own keys.
 func keysStore(t *testing.T, sealed bool) (interviews.Store, *interviews.Record) {
 	t.Helper()
-	store, err := interviews.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,10 +28,10 @@ func keysStore(t *testing.T, sealed bool) (interviews.Store, *interviews.Record)
 	}
 	store.SetSealer(sl)
 	rec := &interviews.Record{Candidate: interviews.Candidate{Name: "Ada Lovelace", Role: "Engineer"}, Blueprint: "default", Room: "room-keys"}
-	if err := store.Create(rec); err != nil {
+	if err := store.Create(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.PutKeys(rec.ID, interviews.Keys{OpenAI: "sk-own-0123456789abcdef"}); err != nil {
+	if err := store.PutKeys(t.Context(), rec.ID, interviews.Keys{OpenAI: "sk-own-0123456789abcdef"}); err != nil {
 		t.Fatal(err)
 	}
 	if !sealed {
@@ -68,17 +69,17 @@ func TestRefusedOwnKeysEndTheInterview(t *testing.T) {
 	if got.OpenAI != "sk-own-0123456789abcdef" {
 		t.Errorf("EnginesFor was given %v", got)
 	}
-	after, err := store.Get(rec.ID)
+	after, err := store.Get(ctx, rec.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if after.Status != interviews.StatusFailed || after.EndedBy != interviews.EndedByProviderError(interviews.ProviderKeys) || after.Error == "" {
 		t.Errorf("record after refused keys: status %s, ended_by %s, error %q", after.Status, after.EndedBy, after.Error)
 	}
-	if store.HasKeys(rec.ID) {
+	if store.HasKeys(ctx, rec.ID) {
 		t.Error("refused keys were kept")
 	}
-	if _, held, _ := store.Lease(rec.ID); held {
+	if _, held, _ := store.Lease(ctx, rec.ID); held {
 		t.Error("the lease was kept")
 	}
 }
@@ -101,13 +102,13 @@ func TestOwnKeysWithoutSecretsKey(t *testing.T) {
 	if called {
 		t.Error("engines were made without the keys")
 	}
-	if after, _ := store.Get(rec.ID); after.Status != interviews.StatusScheduled {
+	if after, _ := store.Get(t.Context(), rec.ID); after.Status != interviews.StatusScheduled {
 		t.Errorf("record status %s, want scheduled", after.Status)
 	}
-	if !store.HasKeys(rec.ID) {
+	if !store.HasKeys(t.Context(), rec.ID) {
 		t.Error("the keys were deleted")
 	}
-	if _, held, _ := store.Lease(rec.ID); held {
+	if _, held, _ := store.Lease(t.Context(), rec.ID); held {
 		t.Error("the lease was kept")
 	}
 }

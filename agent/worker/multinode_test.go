@@ -11,6 +11,7 @@ import (
 	"github.com/viva-interviews/viva/internal/testrig/lktest"
 	"github.com/viva-interviews/viva/internal/testrig/workertest"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/lkagent"
 )
 
@@ -62,7 +63,7 @@ func TestInterviewsAcrossLiveKitNodes(t *testing.T) {
 	nodeA, nodeB := cluster.Nodes[0], cluster.Nodes[1]
 
 	_, sessions := startFakes(t, fullAnswers, interviewerPolicy("Hello Ada, welcome to your interview."))
-	store, err := interviews.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

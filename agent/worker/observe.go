@@ -46,8 +46,8 @@ func observeStore(store interviews.Store, m *metrics.Worker, rec *interviews.Rec
 }
 
 // Save saves rec and counts the save and its new turns.
-func (o *observedStore) Save(rec *interviews.Record) error {
-	err := o.Store.Save(rec)
+func (o *observedStore) Save(ctx context.Context, rec *interviews.Record) error {
+	err := o.Store.Save(ctx, rec)
 	o.m.RecordSaved(err)
 	o.observeTurns(rec.Turns)
 	return err

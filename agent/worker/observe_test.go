@@ -18,7 +18,7 @@ type failingSaves struct {
 	fail bool
 }
 
-func (f *failingSaves) Save(*interviews.Record) error {
+func (f *failingSaves) Save(context.Context, *interviews.Record) error {
 	if f.fail {
 		return errors.New("disk full")
 	}
@@ -42,11 +42,11 @@ func TestObservedStoreCountsSavesAndNewTurns(t *testing.T) {
 	rec.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Text: "hello"})
 	rec.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Text: "welcome", Metrics: &interviews.TurnMetrics{
 		EndOfUtteranceMs: 500, STTFinalMs: 120, LLMFirstTokenMs: 210, TTSFirstByteMs: 90, EndToEndMs: 480}})
-	if err := store.Save(rec.Clone()); err != nil {
+	if err := store.Save(t.Context(), rec.Clone()); err != nil {
 		t.Fatal(err)
 	}
 	base.fail = true
-	if err := store.Save(rec.Clone()); err == nil {
+	if err := store.Save(t.Context(), rec.Clone()); err == nil {
 		t.Fatal("a failing save returned no error")
 	}
 

@@ -14,6 +14,7 @@ import (
 	"github.com/viva-interviews/viva/internal/testrig/lktest"
 	"github.com/viva-interviews/viva/internal/testrig/workertest"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/lkagent"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -42,7 +43,7 @@ func startCrashingWorker(t *testing.T, lk *lktest.Server, agentName string, h lk
 // as a process running at that time would see it.
 func openStore(t *testing.T, dir string, at time.Time) interviews.Store {
 	t.Helper()
-	s, err := interviews.Open(dir)
+	s, err := filestore.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestResumeAfterWorkerCrash(t *testing.T) {
 	sessions.LeaseTTL = leaseTTL
 	lk := lktest.Start(t)
 	dir := t.TempDir()
-	store, err := interviews.Open(dir)
+	store, err := filestore.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestResumeAfterWorkerCrash(t *testing.T) {
 	restarted := *sessions // the same configuration, for the worker that starts after the crash
 
 	reg := &interviews.Record{Blueprint: stages.DefaultName, Candidate: interviews.Candidate{Name: "Ada Lovelace", Role: "Backend engineer", Level: "senior"}}
-	if err := store.Create(reg); err != nil {
+	if err := store.Create(t.Context(), reg); err != nil {
 		t.Fatal(err)
 	}
 	dispatch := map[string]string{"interview_id": reg.ID}
@@ -97,7 +98,7 @@ func TestResumeAfterWorkerCrash(t *testing.T) {
 		n := len(r.Turns)
 		return n >= 5 && r.Turns[n-1].Role == interviews.RoleAgent && len(r.Turns[n-1].QuestionIDs) > 0
 	})
-	lease, held, err := store.Lease(reg.ID)
+	lease, held, err := store.Lease(ctx, reg.ID)
 	if err != nil || !held || lease.Owner == interviews.SweepOwner {
 		t.Fatalf("lease of the running interview: %+v, held %v, %v", lease, held, err)
 	}
@@ -116,10 +117,10 @@ func TestResumeAfterWorkerCrash(t *testing.T) {
 	// a kill leaves, the record as last saved and the lease still live.
 	crash()
 	bot.Leave()
-	if err := store.Save(left); err != nil {
+	if err := store.Save(ctx, left); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := openStore(t, dir, lease.ExpiresAt.Add(-leaseTTL)).AcquireLease(reg.ID, lease.Owner, leaseTTL); err != nil {
+	if _, err := openStore(t, dir, lease.ExpiresAt.Add(-leaseTTL)).AcquireLease(ctx, reg.ID, lease.Owner, leaseTTL); err != nil {
 		t.Fatal(err)
 	}
 
@@ -144,17 +145,17 @@ func TestResumeAfterWorkerCrash(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the room of the refused dispatch was not closed")
 	}
-	if got, err := store.Get(reg.ID); err != nil || got.Status != interviews.StatusInProgress || got.Room != room || len(got.Turns) != len(left.Turns) {
+	if got, err := store.Get(ctx, reg.ID); err != nil || got.Status != interviews.StatusInProgress || got.Room != room || len(got.Turns) != len(left.Turns) {
 		t.Fatalf("the refused dispatch touched the record (%v): %s", err, dump(got))
 	}
 
 	// Past the lease's expiry the crash sweep ends the record as
 	// crashed; the interview is dispatched again to a new room.
-	swept, err := openStore(t, dir, lease.ExpiresAt.Add(time.Second)).SweepCrashed()
+	swept, err := openStore(t, dir, lease.ExpiresAt.Add(time.Second)).SweepCrashed(ctx)
 	if err != nil || len(swept) != 1 || swept[0] != reg.ID {
 		t.Fatalf("sweep = %v, %v", swept, err)
 	}
-	if got, err := store.Get(reg.ID); err != nil || got.Status != interviews.StatusFailed || got.EndedBy != interviews.EndedWorkerCrashed {
+	if got, err := store.Get(ctx, reg.ID); err != nil || got.Status != interviews.StatusFailed || got.EndedBy != interviews.EndedWorkerCrashed {
 		t.Fatalf("after the sweep (%v): %s", err, dump(got))
 	}
 	back, _ := second.join(t, ctx, dispatch)
@@ -197,11 +198,11 @@ func TestResumeAfterWorkerCrash(t *testing.T) {
 	}
 
 	// One record, its earlier turns kept and new ones appended.
-	rec, err := store.Get(reg.ID)
+	rec, err := store.Get(ctx, reg.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if page, err := store.List(interviews.ListOptions{}); err != nil || page.Total != 1 {
+	if page, err := store.List(ctx, interviews.ListOptions{}); err != nil || page.Total != 1 {
 		t.Errorf("records after the resume: %d (%v), want the one registered", page.Total, err)
 	}
 	if err := rec.Validate(); err != nil {
@@ -251,7 +252,7 @@ func TestResumeAfterWorkerCrash(t *testing.T) {
 			t.Fatal("the resumed interview's job never ended")
 		}
 	}
-	if _, held, err := store.Lease(reg.ID); err != nil || held {
+	if _, held, err := store.Lease(ctx, reg.ID); err != nil || held {
 		t.Errorf("lease after the interview ended: held %v, %v", held, err)
 	}
 }

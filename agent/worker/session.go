@@ -170,7 +170,7 @@ const (
 // interview.
 func (s *Sessions) engines(ctx context.Context, id string) (eng Engines, msg string, keysRefused bool, err error) {
 	own := Engines{NewLLM: s.NewLLM, Analyzer: s.Analyzer, Preemptive: s.Preemptive, STT: s.STT, TTS: s.TTS, Names: s.Engines}
-	keys, err := s.Store.Keys(id)
+	keys, err := s.Store.Keys(ctx, id)
 	switch {
 	case errors.Is(err, interviews.ErrNoKeys):
 		return own, "", false, nil
@@ -188,18 +188,18 @@ func (s *Sessions) engines(ctx context.Context, id string) (eng Engines, msg str
 
 // refuseKeys ends a scheduled or resumable interview whose own keys a
 // provider refused: the record is saved failed and the keys are deleted.
-func (s *Sessions) refuseKeys(rec *interviews.Record, cause error, log *slog.Logger) {
+func (s *Sessions) refuseKeys(ctx context.Context, rec *interviews.Record, cause error, log *slog.Logger) {
 	rec.Finish(interviews.StatusFailed, interviews.EndedByProviderError(interviews.ProviderKeys), time.Now().UTC().Round(0))
 	rec.Error = cause.Error()
-	if err := s.Store.Save(rec); err != nil {
+	if err := s.Store.Save(ctx, rec); err != nil {
 		log.Error("could not save the interview as failed", "err", err)
 	}
-	s.dropKeys(rec.ID, log)
+	s.dropKeys(ctx, rec.ID, log)
 }
 
 // dropKeys deletes the interview's own provider keys, if any.
-func (s *Sessions) dropKeys(id string, log *slog.Logger) {
-	if err := s.Store.DeleteKeys(id); err != nil {
+func (s *Sessions) dropKeys(ctx context.Context, id string, log *slog.Logger) {
+	if err := s.Store.DeleteKeys(ctx, id); err != nil {
 		log.Error("could not delete the interview's own provider keys", "err", err)
 	}
 }
@@ -214,7 +214,7 @@ func leaseOwner(job lkagent.Job) string { return interviews.LeaseOwner("job " + 
 // open reads the job's dispatch metadata, takes the interview's lease and
 // loads (or creates) its record. On failure it returns the sentence the
 // candidate is told.
-func (s *Sessions) open(job lkagent.Job, ttl time.Duration) (*interviews.Record, *stages.Blueprint, string, error) {
+func (s *Sessions) open(ctx context.Context, job lkagent.Job, ttl time.Duration) (*interviews.Record, *stages.Blueprint, string, error) {
 	d, err := interviews.ParseDispatch(job.Metadata)
 	if err != nil {
 		return nil, nil, msgBadDispatch, err
@@ -222,17 +222,17 @@ func (s *Sessions) open(job lkagent.Job, ttl time.Duration) (*interviews.Record,
 	owner := leaseOwner(job)
 	if d.InterviewID != "" {
 		// The lease comes first: the record is read only by its holder.
-		if _, err := s.Store.AcquireLease(d.InterviewID, owner, ttl); err != nil {
+		if _, err := s.Store.AcquireLease(ctx, d.InterviewID, owner, ttl); err != nil {
 			if errors.Is(err, interviews.ErrLeaseHeld) {
 				return nil, nil, msgLeaseHeld, err
 			}
 			return nil, nil, msgUnavailable, err
 		}
 	}
-	rec, bp, err := d.Open(s.Store, job.RoomName, s.Blueprint)
+	rec, bp, err := d.Open(ctx, s.Store, job.RoomName, s.Blueprint)
 	if err != nil {
 		if d.InterviewID != "" {
-			_ = s.Store.ReleaseLease(d.InterviewID, owner)
+			_ = s.Store.ReleaseLease(context.WithoutCancel(ctx), d.InterviewID, owner)
 		}
 		switch {
 		case errors.Is(err, interviews.ErrFinished):
@@ -243,7 +243,7 @@ func (s *Sessions) open(job lkagent.Job, ttl time.Duration) (*interviews.Record,
 		return nil, nil, msgUnavailable, err
 	}
 	if d.InterviewID == "" {
-		if _, err := s.Store.AcquireLease(rec.ID, owner, ttl); err != nil {
+		if _, err := s.Store.AcquireLease(ctx, rec.ID, owner, ttl); err != nil {
 			return nil, nil, msgUnavailable, err
 		}
 	}
@@ -261,11 +261,14 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 	}
 	log = log.With("room", job.RoomName, "job", job.ID)
 	ctx = observeIncidents(ctx, s.Metrics)
+	// The lease and the own keys are settled on every way out, also once
+	// the session's context has ended.
+	settle := context.WithoutCancel(ctx)
 	ttl := s.LeaseTTL
 	if ttl <= 0 {
 		ttl = DefaultLeaseTTL
 	}
-	rec, bp, msg, err := s.open(job, ttl)
+	rec, bp, msg, err := s.open(ctx, job, ttl)
 	if err != nil {
 		log.Error("rejecting job: the interview cannot run here", "err", err, "told", msg)
 		s.reject(ctx, job, log, msg)
@@ -277,9 +280,9 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 	if err != nil {
 		log.Error("rejecting job: the interview's engines cannot start", "err", err, "told", msg)
 		if refused {
-			s.refuseKeys(rec, err, log)
+			s.refuseKeys(settle, rec, err, log)
 		}
-		if err := s.Store.ReleaseLease(rec.ID, owner); err != nil {
+		if err := s.Store.ReleaseLease(settle, rec.ID, owner); err != nil {
 			log.Error("could not release the interview's lease; it lapses on its own", "err", err)
 		}
 		s.reject(ctx, job, log, msg)
@@ -298,7 +301,7 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 	defer func() {
 		cancel()
 		<-renewed
-		if err := s.Store.ReleaseLease(rec.ID, owner); err != nil {
+		if err := s.Store.ReleaseLease(settle, rec.ID, owner); err != nil {
 			log.Error("could not release the interview's lease; it lapses on its own", "err", err)
 		}
 	}()
@@ -314,7 +317,7 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 	// An interview that ended takes its own keys with it; one a new
 	// session may resume keeps them.
 	if ended := sess.final(); ended == nil || !ended.Resumable() {
-		s.dropKeys(rec.ID, log)
+		s.dropKeys(settle, rec.ID, log)
 	}
 	return err
 }
@@ -329,7 +332,7 @@ func (s *Sessions) renew(ctx context.Context, stop context.CancelFunc, log *slog
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			_, err := s.Store.RenewLease(id, owner, ttl)
+			_, err := s.Store.RenewLease(ctx, id, owner, ttl)
 			switch {
 			case errors.Is(err, interviews.ErrLeaseLost):
 				log.Error("another session took over this interview; stopping this one", "err", err)

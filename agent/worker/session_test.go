@@ -32,6 +32,7 @@ import (
 	"github.com/viva-interviews/viva/internal/testrig/promscrape"
 	"github.com/viva-interviews/viva/internal/testrig/workertest"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/stages"
 
 	"github.com/livekit/protocol/livekit"
@@ -50,7 +51,7 @@ type harness struct {
 func startHarness(t *testing.T, sessions *worker.Sessions) *harness {
 	t.Helper()
 	lk := lktest.Start(t)
-	store, err := interviews.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,11 +92,11 @@ func (h *harness) record(t *testing.T, ctx context.Context, room string, done fu
 	t.Helper()
 	var last *interviews.Record
 	for ctx.Err() == nil {
-		page, err := h.store.List(interviews.ListOptions{})
+		page, err := h.store.List(ctx, interviews.ListOptions{})
 		if err == nil {
 			for _, s := range page.Items {
 				if s.Room == room {
-					if rec, err := h.store.Get(s.ID); err == nil {
+					if rec, err := h.store.Get(ctx, s.ID); err == nil {
 						last = rec
 						if done(rec) {
 							return rec
@@ -578,7 +579,7 @@ func TestBadDispatchMetadataFailsCleanly(t *testing.T) {
 	defer cancel()
 	_, _ = h.join(t, ctx, map[string]string{"nonsense": "1"})
 	h.lk.WaitLog(t, 30*time.Second, "dispatch metadata")
-	page, err := h.store.List(interviews.ListOptions{})
+	page, err := h.store.List(ctx, interviews.ListOptions{})
 	if err != nil || page.Total != 0 {
 		t.Errorf("records after a rejected job: %d (%v)", page.Total, err)
 	}

@@ -40,7 +40,7 @@ func runAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return usageError("%v", err)
 	}
 	log := newLogger(stderr, cfg.LogLevel)
-	w, side, _, err := startWorker(cfg, log, metrics.NewRegistry())
+	w, side, _, err := startWorker(ctx, cfg, log, metrics.NewRegistry())
 	if err != nil {
 		return err
 	}
@@ -51,8 +51,8 @@ func runAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // startWorker makes the worker, its metrics in reg, and starts its side
 // listeners (profiler, health); it returns the health address ("" when
 // off). The caller stops side when the worker is done.
-func startWorker(cfg *config.Config, log *slog.Logger, reg *prometheus.Registry) (w *lkagent.Worker, side *sideServers, healthAddr string, err error) {
-	w, err = newWorker(cfg, log, metrics.NewWorker(reg))
+func startWorker(ctx context.Context, cfg *config.Config, log *slog.Logger, reg *prometheus.Registry) (w *lkagent.Worker, side *sideServers, healthAddr string, err error) {
+	w, err = newWorker(ctx, cfg, log, metrics.NewWorker(reg))
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -90,9 +90,9 @@ func runWorker(ctx context.Context, w *lkagent.Worker, cfg *config.Config, log *
 
 // newWorker builds the worker and its sessions from the configuration;
 // m counts what they do.
-func newWorker(cfg *config.Config, log *slog.Logger, m *metrics.Worker) (*lkagent.Worker, error) {
+func newWorker(ctx context.Context, cfg *config.Config, log *slog.Logger, m *metrics.Worker) (*lkagent.Worker, error) {
 	lksdk.SetLogger(worker.SDKLogger(log, ""))
-	store, err := openStore(cfg, log)
+	store, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		level = chatLogLevel
 	}
 	log := newLogger(term.LogWriter(stderr), level)
-	store, err := openStore(cfg, log)
+	store, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 	}
 	rec.Engines = &interviews.Engines{LLM: llmName}
-	if err := store.Create(rec); err != nil {
+	if err := store.Create(ctx, rec); err != nil {
 		return fmt.Errorf("creating the interview record: %w", err)
 	}
 	log = log.With("interview_id", rec.ID)

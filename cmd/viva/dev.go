@@ -113,7 +113,7 @@ func runDev(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	// The worker and the web app share one process, so one registry: the
 	// web app's /metrics and the health listener's show both.
 	reg := metrics.NewRegistry()
-	w, side, healthAddr, err := startWorker(cfg, log, reg)
+	w, side, healthAddr, err := startWorker(ctx, cfg, log, reg)
 	if err != nil {
 		return err
 	}

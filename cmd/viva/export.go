@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 )
 
 // exportName is the export command's name, for loadConfig and its help.
@@ -42,10 +43,10 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return err
 	}
 	defer closeStore(src)
-	if fs, ok := src.(*interviews.FileStore); ok && sameDir(fs.Dir(), *out) {
+	if fs, ok := src.(*filestore.Store); ok && sameDir(fs.Dir(), *out) {
 		return usageError("--out %s is the data directory the records are read from: choose another directory", *out)
 	}
-	dst, err := interviews.Open(*out)
+	dst, err := filestore.Open(*out)
 	if err != nil {
 		return err
 	}
@@ -60,10 +61,10 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 // exportRecords copies the records of src in status st (all when empty)
 // to dst, newest first, a page at a time, and returns how many it wrote.
 // A record that changes meanwhile is written as it is when read.
-func exportRecords(ctx context.Context, src interviews.Store, dst *interviews.FileStore, st interviews.Status) (int, error) {
+func exportRecords(ctx context.Context, src interviews.Store, dst *filestore.Store, st interviews.Status) (int, error) {
 	n := 0
 	for offset := 0; ; {
-		page, err := src.List(interviews.ListOptions{Status: st, Offset: offset, Limit: interviews.MaxListLimit})
+		page, err := src.List(ctx, interviews.ListOptions{Status: st, Offset: offset, Limit: interviews.MaxListLimit})
 		if err != nil {
 			return n, err
 		}
@@ -71,14 +72,14 @@ func exportRecords(ctx context.Context, src interviews.Store, dst *interviews.Fi
 			if err := ctx.Err(); err != nil {
 				return n, err
 			}
-			r, err := src.Get(sum.ID)
+			r, err := src.Get(ctx, sum.ID)
 			if errors.Is(err, interviews.ErrNotFound) {
 				continue
 			}
 			if err != nil {
 				return n, err
 			}
-			if err := dst.Save(r); err != nil {
+			if err := dst.Save(ctx, r); err != nil {
 				return n, err
 			}
 			n++

@@ -14,6 +14,7 @@ import (
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/internal/testrig/pgtest"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 )
 
 // exportFixture stores three interviews, one completed, in s.
@@ -30,7 +31,7 @@ func exportFixture(t *testing.T, s interviews.Store) []*interviews.Record {
 			r.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: "greeting", Text: "Hello", StartedAt: r.CreatedAt.Add(time.Minute), EndedAt: r.CreatedAt.Add(2 * time.Minute)})
 			r.Finish(interviews.StatusCompleted, "test", r.CreatedAt.Add(10*time.Minute))
 		}
-		if err := s.Create(r); err != nil {
+		if err := s.Create(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, r)
@@ -56,7 +57,7 @@ func TestExportFromPostgres(t *testing.T) {
 	cfg := config.Default()
 	cfg.DatabaseURL = dbURL
 	cfg.DataDir = filepath.Join(t.TempDir(), "unused")
-	store, err := openStore(cfg, newLogger(&bytes.Buffer{}, "error"))
+	store, err := openStore(t.Context(), cfg, newLogger(&bytes.Buffer{}, "error"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestExportFromPostgres(t *testing.T) {
 	}
 	files := openExported(t, dir)
 	for _, r := range recs {
-		got, err := files.Get(r.ID)
+		got, err := files.Get(t.Context(), r.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +92,7 @@ func TestExportFromPostgres(t *testing.T) {
 			t.Errorf("exported %s:\n%s\nwant\n%s", r.ID, a, b)
 		}
 	}
-	if page, err := files.List(interviews.ListOptions{}); err != nil || page.Total != len(recs) {
+	if page, err := files.List(t.Context(), interviews.ListOptions{}); err != nil || page.Total != len(recs) {
 		t.Errorf("the export lists %+v, %v", page, err)
 	}
 }
@@ -101,7 +102,7 @@ func TestExportFromPostgres(t *testing.T) {
 func TestExportByStatus(t *testing.T) {
 	t.Setenv("VIVA_DATABASE_URL", "")
 	src := t.TempDir()
-	store, err := interviews.Open(src)
+	store, err := filestore.Open(src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestExportByStatus(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "exported 1 interviews") {
 		t.Fatalf("viva export --status completed: exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
-	page, err := openExported(t, dir).List(interviews.ListOptions{})
+	page, err := openExported(t, dir).List(t.Context(), interviews.ListOptions{})
 	if err != nil || page.Total != 1 || page.Items[0].ID != recs[1].ID {
 		t.Fatalf("exported %+v, %v; want only %s", page, err, recs[1].ID)
 	}
@@ -137,9 +138,9 @@ func TestExportUsageErrors(t *testing.T) {
 	}
 }
 
-func openExported(t *testing.T, dir string) *interviews.FileStore {
+func openExported(t *testing.T, dir string) *filestore.Store {
 	t.Helper()
-	s, err := interviews.Open(dir)
+	s, err := filestore.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

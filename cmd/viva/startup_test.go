@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/stages"
 	"github.com/viva-interviews/viva/web"
 )
@@ -38,7 +39,7 @@ func TestStartRefusesUnusableDataDir(t *testing.T) {
 	}
 	dirs := map[string]string{"inside a file": filepath.Join(file, "interviews")}
 	// /sys refuses new files even to root, where directory modes do not.
-	if s, err := interviews.Open("/sys"); err == nil && errors.Is(s.CheckWritable(), interviews.ErrNotWritable) {
+	if s, err := filestore.Open("/sys"); err == nil && errors.Is(s.CheckWritable(t.Context()), interviews.ErrNotWritable) {
 		dirs["read-only"] = "/sys"
 	}
 	for name, dir := range dirs {
@@ -99,7 +100,7 @@ func TestDispatchNamesInstalledBlueprints(t *testing.T) {
 		}
 	}
 
-	store, err := interviews.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,22 +113,22 @@ func TestDispatchNamesInstalledBlueprints(t *testing.T) {
 			if err != nil {
 				return nil, nil, err
 			}
-			return d.Open(store, "room", installedBlueprint)
+			return d.Open(t.Context(), store, "room", installedBlueprint)
 		}()
 		if err == nil || strings.Contains(err.Error(), contents) || strings.Contains(err.Error(), "root:") {
 			t.Errorf("dispatch %s: %v", meta, err)
 		}
 	}
-	if page, _ := store.List(interviews.ListOptions{}); page.Total != 0 {
+	if page, _ := store.List(t.Context(), interviews.ListOptions{}); page.Total != 0 {
 		t.Errorf("refused dispatches stored %d records", page.Total)
 	}
 	// A record that names a file (written by hand or by an old version) is
 	// refused the same way when dispatched.
 	rec := &interviews.Record{Candidate: interviews.Candidate{Name: "Ada", Role: "x"}, Blueprint: secret}
-	if err := store.Create(rec); err != nil {
+	if err := store.Create(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := (interviews.Dispatch{InterviewID: rec.ID}).Open(store, "room", installedBlueprint); err == nil || strings.Contains(err.Error(), contents) {
+	if _, _, err := (interviews.Dispatch{InterviewID: rec.ID}).Open(t.Context(), store, "room", installedBlueprint); err == nil || strings.Contains(err.Error(), contents) {
 		t.Errorf("record naming a file: %v", err)
 	}
 }

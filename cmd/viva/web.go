@@ -63,7 +63,7 @@ func runWeb(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 // which GET /metrics serves.
 func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slog.Logger, reg *prometheus.Registry) error {
 	webMetrics := metrics.NewWeb(reg)
-	store, err := openStore(cfg, log)
+	store, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -192,16 +192,16 @@ func newMailer(cfg *config.Config, log *slog.Logger) (web.Mailer, error) {
 // once srv is set, emails the candidate their feedback link in the
 // background when a report becomes ready.
 type feedbackMail struct {
-	next reports.Notifier
+	next interviews.Notifier
 	srv  *web.Server
 	ctx  context.Context
 	wg   *sync.WaitGroup
 }
 
-// Notify implements reports.Notifier.
+// Notify implements interviews.Notifier.
 func (f *feedbackMail) Notify(event string, rec *interviews.Record) {
 	f.next.Notify(event, rec)
-	if event != webhooks.EventReportReady || f.srv == nil {
+	if event != interviews.EventReportReady || f.srv == nil {
 		return
 	}
 	rec = rec.Clone()

@@ -18,6 +18,7 @@ import (
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/interviews/postgres"
 	"github.com/viva-interviews/viva/stages"
 	"github.com/viva-interviews/viva/web"
@@ -102,18 +103,18 @@ func installedTemplates() ([]web.TemplateChoice, error) {
 // records can be saved there, with the secrets key (when set) that seals
 // interviews' own provider keys: an unwritable store stops viva at start
 // instead of losing the interviews it would take. Close it with closeStore.
-func openStore(cfg *config.Config, log *slog.Logger) (interviews.Store, error) {
+func openStore(ctx context.Context, cfg *config.Config, log *slog.Logger) (interviews.Store, error) {
 	store, err := openBackend(cfg, log)
 	if err != nil {
 		return nil, err
 	}
-	if err := store.CheckWritable(); err != nil {
+	if err := store.CheckWritable(ctx); err != nil {
 		closeStore(store)
 		return nil, err
 	}
 	// Interviews a dead process left in progress are over unless a live
 	// session holds them: the reviewer list must not call them running.
-	swept, err := store.SweepCrashed()
+	swept, err := store.SweepCrashed(ctx)
 	if len(swept) > 0 {
 		log.Warn("interviews left in progress by a stopped process were saved as failed (worker_crashed); a new dispatch resumes them",
 			"count", len(swept), "interview_ids", swept)
@@ -142,7 +143,7 @@ func openBackend(cfg *config.Config, log *slog.Logger) (interviews.Store, error)
 		log.Info("interview records are kept in PostgreSQL", "database", pg.Where())
 		store = pg
 	} else {
-		fs, err := interviews.Open(cfg.DataDir)
+		fs, err := filestore.Open(cfg.DataDir)
 		if err != nil {
 			return nil, fmt.Errorf("opening the data directory: %w", err)
 		}

@@ -24,6 +24,7 @@ import (
 	agentworker "github.com/viva-interviews/viva/agent/worker"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/lkagent"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -118,7 +119,7 @@ func RunInProcess(ctx context.Context, opts InProcessOptions) (DensityRun, error
 		return DensityRun{}, fmt.Errorf("bench: in process: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	store, err := interviews.Open(dir)
+	store, err := filestore.Open(dir)
 	if err != nil {
 		return DensityRun{}, fmt.Errorf("bench: in process: %w", err)
 	}
@@ -325,7 +326,7 @@ func startSession(ctx context.Context, i int, opts InProcessOptions, bp *stages.
 		Blueprint: bp.Name,
 	}
 	rec.Candidate.Normalize()
-	if err := store.Create(rec); err != nil {
+	if err := store.Create(ctx, rec); err != nil {
 		return nil, fmt.Errorf("bench: in process: creating a record: %w", err)
 	}
 	log = log.With("interview_id", rec.ID)

@@ -1,9 +1,14 @@
-// Package layout holds, as a test, the two hard lines of viva's package
-// map: the conversation side (package agent and everything it builds on:
-// the llm, stt and tts providers, agent/voice, fsm, stages, interviews,
-// config) imports nothing of LiveKit or pion, so a turn can run without a
-// room; and the LiveKit agent protocol (package lkagent) imports nothing of
-// viva but its own subpackages, so another project can reuse it. The test
-// reads the real import graph with `go list -deps -json`; a broken rule
-// fails it with the chain of imports that breaks it.
+// Package layout holds, as a test, the hard lines of viva's package map:
+// the conversation side (package agent and everything it builds on: the
+// llm, stt and tts providers, agent/voice, fsm, stages, interviews, config)
+// imports nothing of LiveKit or pion, so a turn can run without a room; the
+// LiveKit agent protocol (package lkagent) imports nothing of viva but its
+// own subpackages, so another project can reuse it; engines know nothing of
+// interviews; and imports point down the floors (reports take the
+// interview's event names from interviews, never from webhooks; the
+// ground-floor helpers in internal/ import nothing of viva above them; the
+// interview domain knows no storage backend: interviews/filestore and
+// interviews/postgres are adapters beside it). The test reads the real
+// import graph with `go list -deps -json`; a broken rule fails it with the
+// chain of imports that breaks it.
 package layout

@@ -56,6 +56,32 @@ var rules = []rule{
 		roots:     []string{"./agent/llm", "./agent/llm/openai/...", "./agent/stt/...", "./agent/tts/..."},
 		forbidden: []string{"./agent", "./interviews/...", "./fsm/...", "./stages/...", "./web/...", "./config/..."},
 	},
+	{
+		// The events an interview raises are the domain's words
+		// (interviews.Event…); webhooks is one way of delivering them.
+		name:      "reports know the interview's events, not how they are delivered",
+		roots:     []string{"./reports/..."},
+		forbidden: []string{"./webhooks/..."},
+	},
+	{
+		// Ground-floor helpers build on the standard library and each
+		// other; what talks to a model (structured output) lives with the
+		// engines in agent/llm. The benchmark and the test rigs under
+		// internal/ are not ground floor and are left out here.
+		name: "ground-floor helpers import nothing of viva above them",
+		roots: []string{"./internal/atomicfile", "./internal/linelog", "./internal/mail", "./internal/metrics",
+			"./internal/openaiapi", "./internal/procload", "./internal/sandbox", "./internal/typo",
+			"./internal/utf8cut", "./internal/wav"},
+		forbidden: []string{"./..."},
+		allowed:   []string{"./internal/..."},
+	},
+	{
+		// The domain holds the Store interface; the file store and
+		// PostgreSQL are adapters beside it that the binary wires.
+		name:      "the interview domain knows no storage backend",
+		roots:     []string{"./interviews"},
+		forbidden: []string{"./interviews/filestore/...", "./interviews/postgres/...", "github.com/jackc/..."},
+	},
 }
 
 // pkg is one package as `go list -json` describes it.
@@ -217,9 +243,13 @@ func TestRulesCatchViolations(t *testing.T) {
 		lkagent   = module + "/lkagent"
 		lkurl     = module + "/lkagent/lkurl"
 		wav       = module + "/internal/wav"
+		llmPkg    = module + "/agent/llm"
+		fileStore = module + "/interviews/filestore"
 		openai    = module + "/agent/llm/openai"
 		incident  = module + "/incident"
 		records   = module + "/interviews"
+		reports   = module + "/reports"
+		webhooks  = module + "/webhooks"
 		lksdk     = "github.com/livekit/server-sdk-go/v2"
 		lkproto   = "github.com/livekit/protocol/livekit"
 		webrtc    = "github.com/pion/webrtc/v4"
@@ -238,6 +268,11 @@ func TestRulesCatchViolations(t *testing.T) {
 		lksdk:     {lkproto, webrtc},
 		openai:    {incident},
 		records:   {incident, stagesPkg},
+		reports:   {records},
+		webhooks:  {records},
+		wav:       nil,
+		llmPkg:    nil,
+		fileStore: {records},
 	}
 	with := func(edit func(graph)) graph {
 		g := graph{}
@@ -267,6 +302,7 @@ func TestRulesCatchViolations(t *testing.T) {
 				scripted + " → " + stagesPkg + " → " + lkproto,
 				fsmPkg + " → " + stagesPkg + " → " + lkproto,
 				records + " → " + stagesPkg + " → " + lkproto,
+				fileStore + " → " + records + " → " + stagesPkg + " → " + lkproto,
 				stagesPkg + " → " + lkproto,
 			}},
 		{name: "protocol package clean", rule: 1, g: clean},
@@ -280,6 +316,18 @@ func TestRulesCatchViolations(t *testing.T) {
 		{name: "an engine records its own faults in the record", rule: 2,
 			g:    with(func(g graph) { g[openai] = append(g[openai], records) }),
 			want: []string{openai + " → " + records}},
+		{name: "reports clean", rule: 3, g: clean},
+		{name: "reports take event names from webhooks", rule: 3,
+			g:    with(func(g graph) { g[reports] = append(g[reports], webhooks) }),
+			want: []string{reports + " → " + webhooks}},
+		{name: "ground floor clean", rule: 4, g: clean},
+		{name: "a ground-floor helper talks to a model", rule: 4,
+			g:    with(func(g graph) { g[wav] = []string{llmPkg} }),
+			want: []string{wav + " → " + llmPkg}},
+		{name: "domain clean", rule: 5, g: clean},
+		{name: "the domain opens its own files", rule: 5,
+			g:    with(func(g graph) { g[records] = append(g[records], fileStore) }),
+			want: []string{records + " → " + fileStore}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

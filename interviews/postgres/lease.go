@@ -1,7 +1,7 @@
 package postgres
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -22,11 +22,11 @@ func leaseTime(now time.Time, ttl time.Duration) time.Time {
 // AcquireLease implements interviews.Leaser in one statement: the lease is
 // taken when there is none, when owner holds it, or when it has expired,
 // so two sessions on any machines never both win.
-func (s *Store) AcquireLease(id, owner string, ttl time.Duration) (interviews.LeaseInfo, error) {
+func (s *Store) AcquireLease(ctx context.Context, id, owner string, ttl time.Duration) (interviews.LeaseInfo, error) {
 	if !interviews.ValidID(id) {
 		return interviews.LeaseInfo{}, fmt.Errorf("interviews: lease of %q: %w", id, interviews.ErrNotFound)
 	}
-	ctx, cancel := opContext()
+	ctx, cancel := opContext(ctx)
 	defer cancel()
 	now := s.clock()
 	got := interviews.LeaseInfo{Owner: owner, ExpiresAt: leaseTime(now, ttl)}
@@ -38,7 +38,7 @@ func (s *Store) AcquireLease(id, owner string, ttl time.Duration) (interviews.Le
 		return interviews.LeaseInfo{}, s.writeError("lease of "+id, err)
 	}
 	if tag.RowsAffected() == 0 {
-		cur, held, err := s.Lease(id)
+		cur, held, err := s.Lease(ctx, id)
 		if err != nil || !held {
 			return interviews.LeaseInfo{}, fmt.Errorf("interviews: lease of %s: %w", id, interviews.ErrLeaseHeld)
 		}
@@ -48,11 +48,11 @@ func (s *Store) AcquireLease(id, owner string, ttl time.Duration) (interviews.Le
 }
 
 // RenewLease implements interviews.Leaser.
-func (s *Store) RenewLease(id, owner string, ttl time.Duration) (interviews.LeaseInfo, error) {
+func (s *Store) RenewLease(ctx context.Context, id, owner string, ttl time.Duration) (interviews.LeaseInfo, error) {
 	if !interviews.ValidID(id) {
 		return interviews.LeaseInfo{}, fmt.Errorf("interviews: renewing the lease of %q: %w", id, interviews.ErrNotFound)
 	}
-	ctx, cancel := opContext()
+	ctx, cancel := opContext(ctx)
 	defer cancel()
 	got := interviews.LeaseInfo{Owner: owner, ExpiresAt: leaseTime(s.clock(), ttl)}
 	tag, err := s.pool.Exec(ctx, "UPDATE interview_leases SET expires_at = $3 WHERE id = $1 AND owner = $2", id, owner, got.ExpiresAt)
@@ -66,11 +66,11 @@ func (s *Store) RenewLease(id, owner string, ttl time.Duration) (interviews.Leas
 }
 
 // ReleaseLease implements interviews.Leaser.
-func (s *Store) ReleaseLease(id, owner string) error {
+func (s *Store) ReleaseLease(ctx context.Context, id, owner string) error {
 	if !interviews.ValidID(id) {
 		return fmt.Errorf("interviews: releasing the lease of %q: %w", id, interviews.ErrNotFound)
 	}
-	ctx, cancel := opContext()
+	ctx, cancel := opContext(ctx)
 	defer cancel()
 	if _, err := s.pool.Exec(ctx, "DELETE FROM interview_leases WHERE id = $1 AND owner = $2", id, owner); err != nil {
 		return s.writeError("releasing the lease of "+id, err)
@@ -79,11 +79,11 @@ func (s *Store) ReleaseLease(id, owner string) error {
 }
 
 // Lease implements interviews.Leaser.
-func (s *Store) Lease(id string) (interviews.LeaseInfo, bool, error) {
+func (s *Store) Lease(ctx context.Context, id string) (interviews.LeaseInfo, bool, error) {
 	if !interviews.ValidID(id) {
 		return interviews.LeaseInfo{}, false, fmt.Errorf("interviews: lease of %q: %w", id, interviews.ErrNotFound)
 	}
-	ctx, cancel := opContext()
+	ctx, cancel := opContext(ctx)
 	defer cancel()
 	var l interviews.LeaseInfo
 	err := s.pool.QueryRow(ctx, "SELECT owner, expires_at FROM interview_leases WHERE id = $1", id).Scan(&l.Owner, &l.ExpiresAt)
@@ -99,8 +99,8 @@ func (s *Store) Lease(id string) (interviews.LeaseInfo, bool, error) {
 
 // SweepCrashed implements interviews.Store: every interview in progress
 // whose lease is absent or expired is ended by interviews.EndCrashed.
-func (s *Store) SweepCrashed() ([]string, error) {
-	ctx, cancel := opContext()
+func (s *Store) SweepCrashed(ctx context.Context) ([]string, error) {
+	ctx, cancel := opContext(ctx)
 	defer cancel()
 	rows, err := s.pool.Query(ctx, `SELECT i.id FROM interviews i LEFT JOIN interview_leases l ON l.id = i.id
 		WHERE i.status = $1 AND (l.id IS NULL OR l.expires_at <= $2) ORDER BY i.id`, string(interviews.StatusInProgress), s.clock())
@@ -114,7 +114,7 @@ func (s *Store) SweepCrashed() ([]string, error) {
 	var ended []string
 	var errs []error
 	for _, id := range ids {
-		ok, err := interviews.EndCrashed(s, id)
+		ok, err := interviews.EndCrashed(ctx, s, id)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -135,23 +135,18 @@ func (s *Store) KeepsKeys() bool { return s.sealer != nil }
 
 // PutKeys implements interviews.KeyKeeper: the keys are sealed for the id
 // before they leave this process; empty keys delete them.
-func (s *Store) PutKeys(id string, k interviews.Keys) error {
+func (s *Store) PutKeys(ctx context.Context, id string, k interviews.Keys) error {
 	if !interviews.ValidID(id) {
 		return fmt.Errorf("interviews: put keys of %q: %w", id, interviews.ErrNotFound)
 	}
 	if k.Empty() {
-		return s.DeleteKeys(id)
+		return s.DeleteKeys(ctx, id)
 	}
-	if s.sealer == nil {
-		return interviews.ErrNoSecretsKey
-	}
-	plain, err := json.Marshal(k)
+	sealed, err := s.sealer.SealKeys(id, k)
 	if err != nil {
 		return fmt.Errorf("interviews: put keys of %s: %w", id, err)
 	}
-	sealed := s.sealer.Seal(id, plain)
-	clear(plain)
-	ctx, cancel := opContext()
+	ctx, cancel := opContext(ctx)
 	defer cancel()
 	if _, err := s.pool.Exec(ctx, `INSERT INTO interview_keys (id, sealed) VALUES ($1, $2)
 		ON CONFLICT (id) DO UPDATE SET sealed = EXCLUDED.sealed`, id, sealed); err != nil {
@@ -162,11 +157,11 @@ func (s *Store) PutKeys(id string, k interviews.Keys) error {
 
 // Keys implements interviews.KeyKeeper: ErrNoKeys, ErrNoSecretsKey and
 // ErrSealBroken as the file store.
-func (s *Store) Keys(id string) (interviews.Keys, error) {
+func (s *Store) Keys(ctx context.Context, id string) (interviews.Keys, error) {
 	if !interviews.ValidID(id) {
 		return interviews.Keys{}, fmt.Errorf("interviews: keys of %q: %w", id, interviews.ErrNotFound)
 	}
-	ctx, cancel := opContext()
+	ctx, cancel := opContext(ctx)
 	defer cancel()
 	var sealed []byte
 	err := s.pool.QueryRow(ctx, "SELECT sealed FROM interview_keys WHERE id = $1", id).Scan(&sealed)
@@ -175,28 +170,21 @@ func (s *Store) Keys(id string) (interviews.Keys, error) {
 		return interviews.Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, interviews.ErrNoKeys)
 	case err != nil:
 		return interviews.Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, err)
-	case s.sealer == nil:
-		return interviews.Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, interviews.ErrNoSecretsKey)
 	}
-	plain, err := s.sealer.Open(id, sealed)
+	k, err := s.sealer.OpenKeys(id, sealed)
 	if err != nil {
 		return interviews.Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, err)
-	}
-	defer clear(plain)
-	var k interviews.Keys
-	if err := json.Unmarshal(plain, &k); err != nil {
-		return interviews.Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, interviews.ErrSealBroken)
 	}
 	return k, nil
 }
 
 // HasKeys implements interviews.KeyKeeper; a database error counts as no
 // keys.
-func (s *Store) HasKeys(id string) bool {
+func (s *Store) HasKeys(ctx context.Context, id string) bool {
 	if !interviews.ValidID(id) {
 		return false
 	}
-	ctx, cancel := opContext()
+	ctx, cancel := opContext(ctx)
 	defer cancel()
 	var has bool
 	err := s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM interview_keys WHERE id = $1)", id).Scan(&has)
@@ -204,11 +192,11 @@ func (s *Store) HasKeys(id string) bool {
 }
 
 // DeleteKeys implements interviews.KeyKeeper.
-func (s *Store) DeleteKeys(id string) error {
+func (s *Store) DeleteKeys(ctx context.Context, id string) error {
 	if !interviews.ValidID(id) {
 		return fmt.Errorf("interviews: delete keys of %q: %w", id, interviews.ErrNotFound)
 	}
-	ctx, cancel := opContext()
+	ctx, cancel := opContext(ctx)
 	defer cancel()
 	if _, err := s.pool.Exec(ctx, "DELETE FROM interview_keys WHERE id = $1", id); err != nil {
 		return s.writeError("delete keys of "+id, err)
@@ -225,8 +213,8 @@ const writeCheckID = ".write-check"
 // read-only user or transaction), missing privileges or a full disk stop
 // viva at start with what to do. Its errors wrap interviews.ErrNotWritable
 // or interviews.ErrFull.
-func (s *Store) CheckWritable() error {
-	ctx, cancel := opContext()
+func (s *Store) CheckWritable(ctx context.Context) error {
+	ctx, cancel := opContext(ctx)
 	defer cancel()
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {

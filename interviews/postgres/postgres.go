@@ -119,8 +119,9 @@ func (s *Store) Locate(id string) string { return "postgres: " + id }
 // Where names the database, its host and user, without a password.
 func (s *Store) Where() string { return s.where }
 
-func opContext() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), OpTimeout)
+// opContext bounds one operation of the caller's ctx by OpTimeout.
+func opContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, OpTimeout)
 }
 
 //go:embed migrations/*.sql
@@ -307,21 +308,13 @@ func (rw row) args(id string) []any {
 }
 
 // Create implements interviews.Store: ErrExists when the id is taken.
-func (s *Store) Create(r *interviews.Record) error {
-	if r.ID == "" {
-		r.ID = interviews.NewID()
-	}
-	if r.CreatedAt.IsZero() {
-		r.CreatedAt = time.Now().UTC().Round(0)
-	}
-	if r.Status == "" {
-		r.Status = interviews.StatusScheduled
-	}
+func (s *Store) Create(ctx context.Context, r *interviews.Record) error {
+	r.PrepareCreate(time.Now())
 	rw, err := encode(r)
 	if err != nil {
 		return fmt.Errorf("interviews: create: %w", err)
 	}
-	ctx, cancel := opContext()
+	ctx, cancel := opContext(ctx)
 	defer cancel()
 	tag, err := s.pool.Exec(ctx, insertSQL+" ON CONFLICT (id) DO NOTHING", rw.args(r.ID)...)
 	if err != nil {
@@ -335,12 +328,12 @@ func (s *Store) Create(r *interviews.Record) error {
 
 // Save implements interviews.Store: one statement replaces the row whole,
 // so concurrent saves of one id leave one of them, whole.
-func (s *Store) Save(r *interviews.Record) error {
+func (s *Store) Save(ctx context.Context, r *interviews.Record) error {
 	rw, err := encode(r)
 	if err != nil {
 		return fmt.Errorf("interviews: save: %w", err)
 	}
-	ctx, cancel := opContext()
+	ctx, cancel := opContext(ctx)
 	defer cancel()
 	if _, err := s.pool.Exec(ctx, upsertSQL, rw.args(r.ID)...); err != nil {
 		return s.writeError("save "+r.ID, err)
@@ -349,11 +342,11 @@ func (s *Store) Save(r *interviews.Record) error {
 }
 
 // Get implements interviews.Store.
-func (s *Store) Get(id string) (*interviews.Record, error) {
+func (s *Store) Get(ctx context.Context, id string) (*interviews.Record, error) {
 	if !interviews.ValidID(id) {
 		return nil, fmt.Errorf("interviews: get %q: %w", id, interviews.ErrNotFound)
 	}
-	ctx, cancel := opContext()
+	ctx, cancel := opContext(ctx)
 	defer cancel()
 	var data []byte
 	err := s.pool.QueryRow(ctx, "SELECT record FROM interviews WHERE id = $1", id).Scan(&data)
@@ -373,7 +366,7 @@ func decode(data []byte, id string) (*interviews.Record, error) {
 
 // List implements interviews.Store, filtering, ordering and paging in the
 // database exactly as the file store does in memory.
-func (s *Store) List(opts interviews.ListOptions) (interviews.ListPage, error) {
+func (s *Store) List(ctx context.Context, opts interviews.ListOptions) (interviews.ListPage, error) {
 	limit, err := opts.PageSize()
 	if err != nil {
 		return interviews.ListPage{}, err
@@ -404,7 +397,7 @@ func (s *Store) List(opts interviews.ListOptions) (interviews.ListPage, error) {
 	case interviews.SortDecision:
 		order = "decision_rank, " + order
 	}
-	ctx, cancel := opContext()
+	ctx, cancel := opContext(ctx)
 	defer cancel()
 	page := interviews.ListPage{Items: []interviews.Summary{}}
 	if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM interviews"+cond, args...).Scan(&page.Total); err != nil {
@@ -447,11 +440,11 @@ func contains(text string) string {
 // Update implements interviews.Store: the row is read FOR UPDATE in a
 // transaction, so other Updates and Saves of it wait until this one has
 // written.
-func (s *Store) Update(id string, change func(*interviews.Record) error) (*interviews.Record, error) {
+func (s *Store) Update(ctx context.Context, id string, change func(*interviews.Record) error) (*interviews.Record, error) {
 	if !interviews.ValidID(id) {
 		return nil, fmt.Errorf("interviews: update %q: %w", id, interviews.ErrNotFound)
 	}
-	ctx, cancel := opContext()
+	ctx, cancel := opContext(ctx)
 	defer cancel()
 	var out *interviews.Record
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {

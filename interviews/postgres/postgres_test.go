@@ -141,11 +141,11 @@ func TestCheckWritableReadOnlyDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.pool.Reset() // new connections take the setting
-	err = s.CheckWritable()
+	err = s.CheckWritable(t.Context())
 	if !errors.Is(err, interviews.ErrNotWritable) || !strings.Contains(err.Error(), "refuses writes") {
 		t.Fatalf("CheckWritable on a read-only database = %v, want ErrNotWritable", err)
 	}
-	if _, err := s.List(interviews.ListOptions{}); err != nil {
+	if _, err := s.List(t.Context(), interviews.ListOptions{}); err != nil {
 		t.Errorf("a read-only database cannot be listed: %v", err)
 	}
 }
@@ -157,10 +157,10 @@ func TestNULInTextIsSaved(t *testing.T) {
 	s := open(t, pgtest.Database(t))
 	r := &interviews.Record{ID: "nul", Candidate: interviews.Candidate{Name: "Ada", Role: "Engineer"}, Blueprint: "default",
 		Status: interviews.StatusScheduled, CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), JobDescription: "a\x00b \\u0000 c"}
-	if err := s.Save(r); err != nil {
+	if err := s.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Get("nul")
+	got, err := s.Get(t.Context(), "nul")
 	if err != nil {
 		t.Fatal(err)
 	}

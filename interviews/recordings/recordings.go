@@ -186,7 +186,7 @@ func (s *Sweeper) Run(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		if _, err := s.Sweep(); err != nil {
+		if _, err := s.Sweep(ctx); err != nil {
 			s.log().Error("sweeping the recordings failed; will try again", "dir", s.Dir.Path(), "err", err)
 		}
 		select {
@@ -201,7 +201,7 @@ func (s *Sweeper) Run(ctx context.Context, interval time.Duration) {
 // recording that started longer ago than it: the file is deleted and the
 // record's entry gets DeletedAt. A file with no entry in a record counts
 // from when it was last written. It returns the names removed.
-func (s *Sweeper) Sweep() ([]string, error) {
+func (s *Sweeper) Sweep(ctx context.Context) ([]string, error) {
 	entries, err := os.ReadDir(s.Dir.Path())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil // nothing recorded yet
@@ -234,7 +234,7 @@ func (s *Sweeper) Sweep() ([]string, error) {
 		if !ok || s.Retention <= 0 || now.Sub(info.ModTime()) <= s.Retention {
 			continue
 		}
-		due, err := s.expire(id, name, now)
+		due, err := s.expire(ctx, id, name, now)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -250,8 +250,8 @@ func (s *Sweeper) Sweep() ([]string, error) {
 
 // expire deletes the recording name of interview id and marks its entry,
 // unless the entry says it is not due yet.
-func (s *Sweeper) expire(id, name string, now time.Time) (due bool, err error) {
-	_, err = s.Store.Update(id, func(rec *interviews.Record) error {
+func (s *Sweeper) expire(ctx context.Context, id, name string, now time.Time) (due bool, err error) {
+	_, err = s.Store.Update(ctx, id, func(rec *interviews.Record) error {
 		for i := range rec.Recordings {
 			r := &rec.Recordings[i]
 			if r.Name != name || r.DeletedAt != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/interviews/recordings"
 )
 
@@ -79,7 +80,7 @@ func TestFileIsRenamedOnlyWhenCommitted(t *testing.T) {
 // TestSweep deletes what retention says, marks the entries, and removes
 // the temporary files crashed sessions left, on an injected clock.
 func TestSweep(t *testing.T) {
-	store, err := interviews.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestSweep(t *testing.T) {
 	old, recent := now.Add(-100*day), now.Add(-10*day)
 	rec := &interviews.Record{ID: "old", Candidate: interviews.Candidate{Name: "Ada", Role: "Engineer"}, Blueprint: "default",
 		Recordings: []interviews.Recording{entry("old", 1, old), entry("old", 2, recent)}}
-	if err := store.Create(rec); err != nil {
+	if err := store.Create(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
 	write("old-1.ogg", old.Add(time.Hour))
@@ -116,7 +117,7 @@ func TestSweep(t *testing.T) {
 	write("notes.txt", old)
 
 	sw := &recordings.Sweeper{Dir: d, Store: store, Retention: 90 * day, Now: func() time.Time { return now }}
-	removed, err := sw.Sweep()
+	removed, err := sw.Sweep(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestSweep(t *testing.T) {
 	if names := list(t, d); !slices.Equal(names, []string{".old-4.ogg.2.partial", "notes.txt", "old-2.ogg"}) {
 		t.Fatalf("left %v", names)
 	}
-	got, err := store.Get("old")
+	got, err := store.Get(t.Context(), "old")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,16 +143,16 @@ func TestSweep(t *testing.T) {
 	// would have.
 	later := now.Add(100 * day)
 	keep := &recordings.Sweeper{Dir: d, Store: store, Now: func() time.Time { return later }}
-	if removed, err := keep.Sweep(); err != nil || len(removed) != 1 || removed[0] != ".old-4.ogg.2.partial" {
+	if removed, err := keep.Sweep(t.Context()); err != nil || len(removed) != 1 || removed[0] != ".old-4.ogg.2.partial" {
 		t.Fatalf("retention 0 removed %v, %v", removed, err)
 	}
 	sw.Now = func() time.Time { return later }
-	if removed, err := sw.Sweep(); err != nil || !slices.Equal(removed, []string{"old-2.ogg"}) {
+	if removed, err := sw.Sweep(t.Context()); err != nil || !slices.Equal(removed, []string{"old-2.ogg"}) {
 		t.Fatalf("later sweep removed %v, %v", removed, err)
 	}
 	// A missing directory is nothing to sweep.
 	gone := &recordings.Sweeper{Dir: recordings.At(filepath.Join(t.TempDir(), "none")), Store: store, Retention: day}
-	if removed, err := gone.Sweep(); err != nil || len(removed) != 0 {
+	if removed, err := gone.Sweep(t.Context()); err != nil || len(removed) != 0 {
 		t.Fatalf("missing directory: %v, %v", removed, err)
 	}
 }

@@ -17,8 +17,8 @@ func at(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
 
 func ptr[T any](v T) *T { return &v }
 
-// newRecord returns a valid record in the given status, created at created.
-func newRecord(id, name, role string, status interviews.Status, created time.Time) *interviews.Record {
+// NewRecord returns a valid record in the given status, created at created.
+func NewRecord(id, name, role string, status interviews.Status, created time.Time) *interviews.Record {
 	r := &interviews.Record{ID: id, Candidate: interviews.Candidate{Name: name, Role: role, Level: "mid"}, Blueprint: "default", Status: interviews.StatusScheduled, CreatedAt: created}
 	if status != interviews.StatusScheduled {
 		r.Start(created.Add(time.Minute))

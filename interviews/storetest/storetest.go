@@ -81,7 +81,7 @@ func testCreate(t *testing.T, open Opener) {
 	s := open(Options{})
 	before := time.Now()
 	r := &interviews.Record{Candidate: interviews.Candidate{Name: "Ada", Role: "Engineer"}, Blueprint: "default"}
-	if err := s.Create(r); err != nil {
+	if err := s.Create(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	if !interviews.ValidID(r.ID) || len(r.ID) != 16 {
@@ -93,7 +93,7 @@ func testCreate(t *testing.T, open Opener) {
 	if r.CreatedAt.Before(before.Add(-time.Second)) || r.CreatedAt.After(time.Now()) || r.CreatedAt.Location() != time.UTC {
 		t.Fatalf("Create assigned CreatedAt %v", r.CreatedAt)
 	}
-	got, err := s.Get(r.ID)
+	got, err := s.Get(t.Context(), r.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,15 +102,15 @@ func testCreate(t *testing.T, open Opener) {
 	}
 
 	again := &interviews.Record{ID: r.ID, Candidate: interviews.Candidate{Name: "Someone else", Role: "Engineer"}}
-	if err := s.Create(again); !errors.Is(err, interviews.ErrExists) {
+	if err := s.Create(t.Context(), again); !errors.Is(err, interviews.ErrExists) {
 		t.Fatalf("second Create = %v, want ErrExists", err)
 	}
-	if got, _ := s.Get(r.ID); got.Candidate.Name != "Ada" {
+	if got, _ := s.Get(t.Context(), r.ID); got.Candidate.Name != "Ada" {
 		t.Fatalf("failed Create overwrote the record: %+v", got)
 	}
 
 	kept := &interviews.Record{ID: "given", Candidate: interviews.Candidate{Name: "B", Role: "Engineer"}, Status: interviews.StatusInProgress, CreatedAt: t0, StartedAt: ptr(t0)}
-	if err := s.Create(kept); err != nil {
+	if err := s.Create(t.Context(), kept); err != nil {
 		t.Fatal(err)
 	}
 	if kept.ID != "given" || kept.Status != interviews.StatusInProgress || !kept.CreatedAt.Equal(t0) {
@@ -118,10 +118,10 @@ func testCreate(t *testing.T, open Opener) {
 	}
 
 	invalid := &interviews.Record{Candidate: interviews.Candidate{Name: "", Role: "Engineer"}}
-	if err := s.Create(invalid); err == nil || !strings.Contains(err.Error(), "candidate name: Enter the candidate's name") {
+	if err := s.Create(t.Context(), invalid); err == nil || !strings.Contains(err.Error(), "candidate name: Enter the candidate's name") {
 		t.Fatalf("Create(invalid) = %v", err)
 	}
-	if _, err := s.Get(invalid.ID); !errors.Is(err, interviews.ErrNotFound) {
+	if _, err := s.Get(t.Context(), invalid.ID); !errors.Is(err, interviews.ErrNotFound) {
 		t.Fatalf("invalid record was stored: %v", err)
 	}
 }
@@ -129,10 +129,10 @@ func testCreate(t *testing.T, open Opener) {
 func testSaveGetRoundTrip(t *testing.T, open Opener) {
 	s := open(Options{})
 	r := fullRecord()
-	if err := s.Save(r); err != nil {
+	if err := s.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Get(r.ID)
+	got, err := s.Get(t.Context(), r.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,19 +140,19 @@ func testSaveGetRoundTrip(t *testing.T, open Opener) {
 		t.Fatalf("Get after Save:\n got %+v\nwant %+v", got, r)
 	}
 	// Another handle on the backend reads the same record.
-	if got, err := open(Options{}).Get(r.ID); err != nil || !reflect.DeepEqual(got, r) {
+	if got, err := open(Options{}).Get(t.Context(), r.ID); err != nil || !reflect.DeepEqual(got, r) {
 		t.Fatalf("Get from another handle = %+v, %v", got, err)
 	}
-	if _, err := s.Get("unknown"); !errors.Is(err, interviews.ErrNotFound) {
+	if _, err := s.Get(t.Context(), "unknown"); !errors.Is(err, interviews.ErrNotFound) {
 		t.Fatalf("Get(unknown) = %v, want ErrNotFound", err)
 	}
 
 	bad := r.Clone()
 	bad.Assessments[0].DepthScore = 9
-	if err := s.Save(bad); err == nil {
+	if err := s.Save(t.Context(), bad); err == nil {
 		t.Fatal("Save of an invalid record succeeded")
 	}
-	if got, _ := s.Get(r.ID); got.Assessments[0].DepthScore != 2 {
+	if got, _ := s.Get(t.Context(), r.ID); got.Assessments[0].DepthScore != 2 {
 		t.Fatal("a refused Save changed the stored record")
 	}
 }
@@ -160,27 +160,27 @@ func testSaveGetRoundTrip(t *testing.T, open Opener) {
 func testInvalidIDs(t *testing.T, open Opener) {
 	s := open(Options{})
 	for _, id := range []string{"../x", "", "X", "ABC", "a/b", "..", ".x"} {
-		if _, err := s.Get(id); !errors.Is(err, interviews.ErrNotFound) {
+		if _, err := s.Get(t.Context(), id); !errors.Is(err, interviews.ErrNotFound) {
 			t.Errorf("Get(%q) = %v, want ErrNotFound", id, err)
 		}
-		r := newRecord("x", "A", "r", interviews.StatusScheduled, t0)
+		r := NewRecord("x", "A", "r", interviews.StatusScheduled, t0)
 		r.ID = id
 		if id != "" { // Create assigns an id when empty
-			if err := s.Create(r); err == nil {
+			if err := s.Create(t.Context(), r); err == nil {
 				t.Errorf("Create with id %q succeeded", id)
 			}
 		}
-		if err := s.Save(r); err == nil || !strings.Contains(err.Error(), "invalid id") {
+		if err := s.Save(t.Context(), r); err == nil || !strings.Contains(err.Error(), "invalid id") {
 			t.Errorf("Save with id %q = %v, want an invalid id error", id, err)
 		}
-		if _, err := s.Update(id, func(*interviews.Record) error { return nil }); !errors.Is(err, interviews.ErrNotFound) {
+		if _, err := s.Update(t.Context(), id, func(*interviews.Record) error { return nil }); !errors.Is(err, interviews.ErrNotFound) {
 			t.Errorf("Update(%q) = %v, want ErrNotFound", id, err)
 		}
-		if _, err := s.AcquireLease(id, "w", time.Minute); !errors.Is(err, interviews.ErrNotFound) {
+		if _, err := s.AcquireLease(t.Context(), id, "w", time.Minute); !errors.Is(err, interviews.ErrNotFound) {
 			t.Errorf("AcquireLease(%q) = %v, want ErrNotFound", id, err)
 		}
 	}
-	if page, err := s.List(interviews.ListOptions{}); err != nil || page.Total != 0 {
+	if page, err := s.List(t.Context(), interviews.ListOptions{}); err != nil || page.Total != 0 {
 		t.Fatalf("rejected ids were stored: %+v, %v", page, err)
 	}
 }
@@ -188,12 +188,12 @@ func testInvalidIDs(t *testing.T, open Opener) {
 // listFixture is the records of the List tests.
 func listFixture() []*interviews.Record {
 	return []*interviews.Record{
-		newRecord("a1", "Ada Lovelace", "Backend Engineer", interviews.StatusCompleted, at(100)),
-		newRecord("b2", "Alan Turing", "Data Scientist", interviews.StatusCandidateLeft, at(300)),
-		newRecord("c3", "Grace Hopper", "Engineering Manager", interviews.StatusInProgress, at(200)),
-		newRecord("d4", "Linus", "backend engineer", interviews.StatusScheduled, at(400)),
-		newRecord("e5", "Barbara Liskov", "Staff Engineer", interviews.StatusFailed, at(200)), // same time as c3
-		newRecord("f6", "Ada Yonath", "Chemist", interviews.StatusCompleted, at(50)),
+		NewRecord("a1", "Ada Lovelace", "Backend Engineer", interviews.StatusCompleted, at(100)),
+		NewRecord("b2", "Alan Turing", "Data Scientist", interviews.StatusCandidateLeft, at(300)),
+		NewRecord("c3", "Grace Hopper", "Engineering Manager", interviews.StatusInProgress, at(200)),
+		NewRecord("d4", "Linus", "backend engineer", interviews.StatusScheduled, at(400)),
+		NewRecord("e5", "Barbara Liskov", "Staff Engineer", interviews.StatusFailed, at(200)), // same time as c3
+		NewRecord("f6", "Ada Yonath", "Chemist", interviews.StatusCompleted, at(50)),
 	}
 }
 
@@ -210,10 +210,10 @@ func testList(t *testing.T, open Opener) {
 	recs := listFixture()
 	// Names and roles with LIKE's wildcards are matched as text.
 	recs = append(recs,
-		newRecord("g7", "Per%cent", "R_D", interviews.StatusScheduled, at(10)),
-		newRecord("h8", `Back\slash`, "RxD", interviews.StatusScheduled, at(5)))
+		NewRecord("g7", "Per%cent", "R_D", interviews.StatusScheduled, at(10)),
+		NewRecord("h8", `Back\slash`, "RxD", interviews.StatusScheduled, at(5)))
 	for _, r := range recs {
-		if err := s.Save(r); err != nil {
+		if err := s.Save(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -243,7 +243,7 @@ func testList(t *testing.T, open Opener) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			page, err := s.List(tt.opts)
+			page, err := s.List(t.Context(), tt.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -254,7 +254,7 @@ func testList(t *testing.T, open Opener) {
 	}
 
 	t.Run("summary fields", func(t *testing.T) {
-		page, err := s.List(interviews.ListOptions{Query: "Lovelace"})
+		page, err := s.List(t.Context(), interviews.ListOptions{Query: "Lovelace"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -272,7 +272,7 @@ func testList(t *testing.T, open Opener) {
 
 	t.Run("bad options", func(t *testing.T) {
 		for _, opts := range []interviews.ListOptions{{Status: "nope"}, {Offset: -1}, {Limit: -5}, {Sort: "name"}} {
-			if _, err := s.List(opts); err == nil {
+			if _, err := s.List(t.Context(), opts); err == nil {
 				t.Errorf("List(%+v) succeeded", opts)
 			}
 		}
@@ -282,15 +282,15 @@ func testList(t *testing.T, open Opener) {
 func testListPageSizes(t *testing.T, open Opener) {
 	big := open(Options{})
 	for i := range interviews.MaxListLimit + 5 {
-		if err := big.Save(newRecord(fmt.Sprintf("r%03d", i), "N", "R", interviews.StatusScheduled, at(i))); err != nil {
+		if err := big.Save(t.Context(), NewRecord(fmt.Sprintf("r%03d", i), "N", "R", interviews.StatusScheduled, at(i))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	page, err := big.List(interviews.ListOptions{})
+	page, err := big.List(t.Context(), interviews.ListOptions{})
 	if err != nil || len(page.Items) != interviews.DefaultListLimit || page.Total != interviews.MaxListLimit+5 || page.Items[0].ID != "r204" {
 		t.Fatalf("default page: %d items, total %d, err %v", len(page.Items), page.Total, err)
 	}
-	page, err = big.List(interviews.ListOptions{Limit: interviews.MaxListLimit + 1})
+	page, err = big.List(t.Context(), interviews.ListOptions{Limit: interviews.MaxListLimit + 1})
 	if err != nil || len(page.Items) != interviews.MaxListLimit {
 		t.Fatalf("oversized page: %d items, err %v", len(page.Items), err)
 	}
@@ -306,7 +306,7 @@ func testListSorts(t *testing.T, open Opener) {
 		if d != "" {
 			r.Decisions = []interviews.Decision{{Decision: interviews.DecisionHold, By: "a@example.com", At: t0}, {Decision: d, By: "a@example.com", At: t0}}
 		}
-		if err := s.Create(r); err != nil {
+		if err := s.Create(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -316,7 +316,7 @@ func testListSorts(t *testing.T, open Opener) {
 	add("Held", 4, 40, true, interviews.DecisionHold)
 	add("Pending", 5, 0, false, "")
 	names := func(sort string) string {
-		page, err := s.List(interviews.ListOptions{Sort: sort})
+		page, err := s.List(t.Context(), interviews.ListOptions{Sort: sort})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -335,7 +335,7 @@ func testListSorts(t *testing.T, open Opener) {
 			t.Errorf("sort %q: %s, want %s", sort, got, want)
 		}
 	}
-	page, _ := s.List(interviews.ListOptions{Sort: interviews.SortScore, Limit: 1})
+	page, _ := s.List(t.Context(), interviews.ListOptions{Sort: interviews.SortScore, Limit: 1})
 	if it := page.Items[0]; it.Score == nil || *it.Score != 90 || it.Decision != "" {
 		t.Errorf("summary score %v, decision %q", it.Score, it.Decision)
 	}
@@ -346,12 +346,12 @@ func testListSorts(t *testing.T, open Opener) {
 func testListSeesChanges(t *testing.T, open Opener) {
 	s := open(Options{})
 	for _, r := range listFixture() {
-		if err := s.Save(r); err != nil {
+		if err := s.Save(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	revisions := func() map[string]interviews.Summary {
-		page, err := s.List(interviews.ListOptions{})
+		page, err := s.List(t.Context(), interviews.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -364,7 +364,7 @@ func testListSeesChanges(t *testing.T, open Opener) {
 	before := revisions()
 	r := listFixture()[2]
 	r.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Text: "hello"})
-	if err := open(Options{}).Save(r); err != nil {
+	if err := open(Options{}).Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	after := revisions()
@@ -377,7 +377,7 @@ func testListSeesChanges(t *testing.T, open Opener) {
 	if after["a1"].Revision != before["a1"].Revision {
 		t.Errorf("the revision of an unchanged record changed: %q → %q", before["a1"].Revision, after["a1"].Revision)
 	}
-	if _, err := s.Update("a1", func(r *interviews.Record) error { r.Error = "x"; return nil }); err != nil {
+	if _, err := s.Update(t.Context(), "a1", func(r *interviews.Record) error { r.Error = "x"; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if got := revisions()["a1"].Revision; got == after["a1"].Revision {
@@ -387,8 +387,8 @@ func testListSeesChanges(t *testing.T, open Opener) {
 
 func testConcurrentSave(t *testing.T, open Opener) {
 	s := open(Options{})
-	base := newRecord("shared", "A", "Engineer", interviews.StatusInProgress, t0)
-	if err := s.Save(base); err != nil {
+	base := NewRecord("shared", "A", "Engineer", interviews.StatusInProgress, t0)
+	if err := s.Save(t.Context(), base); err != nil {
 		t.Fatal(err)
 	}
 	const writers, saves = 4, 25
@@ -412,12 +412,12 @@ func testConcurrentSave(t *testing.T, open Opener) {
 					return
 				default:
 				}
-				if _, err := s.Get("shared"); err != nil {
+				if _, err := s.Get(t.Context(), "shared"); err != nil {
 					readMu.Lock()
 					readErrs = append(readErrs, err)
 					readMu.Unlock()
 				}
-				if _, err := s.List(interviews.ListOptions{}); err != nil {
+				if _, err := s.List(t.Context(), interviews.ListOptions{}); err != nil {
 					readMu.Lock()
 					readErrs = append(readErrs, err)
 					readMu.Unlock()
@@ -434,7 +434,7 @@ func testConcurrentSave(t *testing.T, open Opener) {
 		}
 		wg.Go(func() {
 			for range saves {
-				if err := st.Save(versions[w]); err != nil {
+				if err := st.Save(t.Context(), versions[w]); err != nil {
 					t.Error(err)
 				}
 			}
@@ -446,7 +446,7 @@ func testConcurrentSave(t *testing.T, open Opener) {
 	if len(readErrs) > 0 {
 		t.Fatalf("reads during saves failed (%d), first: %v", len(readErrs), readErrs[0])
 	}
-	got, err := s.Get("shared")
+	got, err := s.Get(t.Context(), "shared")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,7 +463,7 @@ func testConcurrentSave(t *testing.T, open Opener) {
 // handles, each append a decision and an audit entry; none is lost.
 func testUpdateConcurrent(t *testing.T, open Opener) {
 	s, other := open(Options{}), open(Options{})
-	if err := s.Save(newRecord("upd", "Ada", "Engineer", interviews.StatusCompleted, t0)); err != nil {
+	if err := s.Save(t.Context(), NewRecord("upd", "Ada", "Engineer", interviews.StatusCompleted, t0)); err != nil {
 		t.Fatal(err)
 	}
 	const writers = 8
@@ -475,7 +475,7 @@ func testUpdateConcurrent(t *testing.T, open Opener) {
 		}
 		wg.Go(func() {
 			who := fmt.Sprintf("reviewer%d@example.com", w)
-			_, err := st.Update("upd", func(r *interviews.Record) error {
+			_, err := st.Update(t.Context(), "upd", func(r *interviews.Record) error {
 				r.Decisions = append(r.Decisions, interviews.Decision{Decision: interviews.DecisionHold, By: who, At: t0})
 				r.Audit = append(r.Audit, interviews.AuditEntry{At: t0, Who: who, Action: interviews.AuditDecision})
 				return nil
@@ -486,7 +486,7 @@ func testUpdateConcurrent(t *testing.T, open Opener) {
 		})
 	}
 	wg.Wait()
-	got, err := s.Get("upd")
+	got, err := s.Get(t.Context(), "upd")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,8 +506,8 @@ func testUpdateConcurrent(t *testing.T, open Opener) {
 // record and an unknown id write nothing.
 func testUpdateRefusals(t *testing.T, open Opener) {
 	s := open(Options{})
-	orig := newRecord("upd", "Ada", "Engineer", interviews.StatusCompleted, t0)
-	if err := s.Save(orig); err != nil {
+	orig := NewRecord("upd", "Ada", "Engineer", interviews.StatusCompleted, t0)
+	if err := s.Save(t.Context(), orig); err != nil {
 		t.Fatal(err)
 	}
 	errNo := errors.New("no thanks")
@@ -528,14 +528,14 @@ func testUpdateRefusals(t *testing.T, open Opener) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := s.Update(c.id, c.change)
+			got, err := s.Update(t.Context(), c.id, c.change)
 			if err == nil || got != nil {
 				t.Fatalf("Update = %v, %v; want an error", got, err)
 			}
 			if c.want != nil && !errors.Is(err, c.want) {
 				t.Errorf("err = %v, want %v", err, c.want)
 			}
-			stored, err := s.Get("upd")
+			stored, err := s.Get(t.Context(), "upd")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -544,7 +544,7 @@ func testUpdateRefusals(t *testing.T, open Opener) {
 			}
 		})
 	}
-	if _, err := s.Get("other"); !errors.Is(err, interviews.ErrNotFound) {
+	if _, err := s.Get(t.Context(), "other"); !errors.Is(err, interviews.ErrNotFound) {
 		t.Errorf("a renaming update stored %q: %v", "other", err)
 	}
 }
@@ -552,17 +552,17 @@ func testUpdateRefusals(t *testing.T, open Opener) {
 // testUpdateReturnsCopy: the record Update returns is what was stored.
 func testUpdateReturnsCopy(t *testing.T, open Opener) {
 	s := open(Options{})
-	if err := s.Save(newRecord("upd", "Ada", "Engineer", interviews.StatusCompleted, t0)); err != nil {
+	if err := s.Save(t.Context(), NewRecord("upd", "Ada", "Engineer", interviews.StatusCompleted, t0)); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Update("upd", func(r *interviews.Record) error {
+	got, err := s.Update(t.Context(), "upd", func(r *interviews.Record) error {
 		r.Report = &interviews.Report{Status: interviews.ReportPending, Version: 1}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored, err := s.Get("upd")
+	stored, err := s.Get(t.Context(), "upd")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -594,66 +594,66 @@ func testLease(t *testing.T, open Opener) {
 	s := open(Options{Now: clk.Now})
 	const id, ttl = "lease1", 30 * time.Second
 
-	if _, held, err := s.Lease(id); err != nil || held {
+	if _, held, err := s.Lease(t.Context(), id); err != nil || held {
 		t.Fatalf("Lease before any = %v, %v", held, err)
 	}
-	got, err := s.AcquireLease(id, "worker-a", ttl)
+	got, err := s.AcquireLease(t.Context(), id, "worker-a", ttl)
 	if err != nil || got.Owner != "worker-a" || !got.ExpiresAt.Equal(clk.Now().Add(ttl)) {
 		t.Fatalf("AcquireLease = %+v, %v", got, err)
 	}
-	if l, held, err := s.Lease(id); err != nil || !held || l != got {
+	if l, held, err := s.Lease(t.Context(), id); err != nil || !held || l != got {
 		t.Fatalf("Lease = %+v, %v, %v; want %+v", l, held, err, got)
 	}
-	if _, err := s.AcquireLease(id, "worker-b", ttl); !errors.Is(err, interviews.ErrLeaseHeld) {
+	if _, err := s.AcquireLease(t.Context(), id, "worker-b", ttl); !errors.Is(err, interviews.ErrLeaseHeld) {
 		t.Fatalf("second owner: %v, want ErrLeaseHeld", err)
 	}
-	if _, err := s.AcquireLease(id, "worker-a", ttl); err != nil {
+	if _, err := s.AcquireLease(t.Context(), id, "worker-a", ttl); err != nil {
 		t.Fatalf("same owner again: %v", err)
 	}
 
 	// Renewed every 20 s, the lease outlives its first expiry.
 	for range 3 {
 		clk.Advance(20 * time.Second)
-		if _, err := s.RenewLease(id, "worker-a", ttl); err != nil {
+		if _, err := s.RenewLease(t.Context(), id, "worker-a", ttl); err != nil {
 			t.Fatalf("RenewLease: %v", err)
 		}
 	}
-	if _, err := s.AcquireLease(id, "worker-b", ttl); !errors.Is(err, interviews.ErrLeaseHeld) {
+	if _, err := s.AcquireLease(t.Context(), id, "worker-b", ttl); !errors.Is(err, interviews.ErrLeaseHeld) {
 		t.Fatalf("renewed lease taken: %v", err)
 	}
-	if _, err := s.RenewLease(id, "worker-b", ttl); !errors.Is(err, interviews.ErrLeaseLost) {
+	if _, err := s.RenewLease(t.Context(), id, "worker-b", ttl); !errors.Is(err, interviews.ErrLeaseLost) {
 		t.Fatalf("renewing another's lease: %v, want ErrLeaseLost", err)
 	}
 
 	// Its holder stops renewing: once it lapses, another takes it over.
 	clk.Advance(ttl)
-	if l, held, _ := s.Lease(id); !held || !l.Expired(clk.Now()) {
+	if l, held, _ := s.Lease(t.Context(), id); !held || !l.Expired(clk.Now()) {
 		t.Fatalf("lease after its ttl = %+v, held %v; want expired", l, held)
 	}
-	if _, err := s.AcquireLease(id, "worker-b", ttl); err != nil {
+	if _, err := s.AcquireLease(t.Context(), id, "worker-b", ttl); err != nil {
 		t.Fatalf("take over an expired lease: %v", err)
 	}
-	if _, err := s.RenewLease(id, "worker-a", ttl); !errors.Is(err, interviews.ErrLeaseLost) {
+	if _, err := s.RenewLease(t.Context(), id, "worker-a", ttl); !errors.Is(err, interviews.ErrLeaseLost) {
 		t.Fatalf("old owner renews: %v, want ErrLeaseLost", err)
 	}
 	// The old owner's release leaves the new owner's lease alone.
-	if err := s.ReleaseLease(id, "worker-a"); err != nil {
+	if err := s.ReleaseLease(t.Context(), id, "worker-a"); err != nil {
 		t.Fatal(err)
 	}
-	if l, held, _ := s.Lease(id); !held || l.Owner != "worker-b" {
+	if l, held, _ := s.Lease(t.Context(), id); !held || l.Owner != "worker-b" {
 		t.Fatalf("after the old owner's release: %+v, %v", l, held)
 	}
-	if err := s.ReleaseLease(id, "worker-b"); err != nil {
+	if err := s.ReleaseLease(t.Context(), id, "worker-b"); err != nil {
 		t.Fatal(err)
 	}
-	if _, held, _ := s.Lease(id); held {
+	if _, held, _ := s.Lease(t.Context(), id); held {
 		t.Fatal("lease still held after release")
 	}
-	if _, err := s.AcquireLease(id, "worker-c", ttl); err != nil {
+	if _, err := s.AcquireLease(t.Context(), id, "worker-c", ttl); err != nil {
 		t.Fatalf("acquire after release: %v", err)
 	}
 	// Leases are not records.
-	if page, err := s.List(interviews.ListOptions{}); err != nil || page.Total != 0 {
+	if page, err := s.List(t.Context(), interviews.ListOptions{}); err != nil || page.Total != 0 {
 		t.Errorf("List = %+v, %v", page, err)
 	}
 }
@@ -672,7 +672,7 @@ func testLeaseOneWinner(t *testing.T, open Opener) {
 			st = other
 		}
 		wg.Go(func() {
-			if _, err := st.AcquireLease("race", interviews.LeaseOwner(string(rune('a'+i))), time.Minute); err == nil {
+			if _, err := st.AcquireLease(t.Context(), "race", interviews.LeaseOwner(string(rune('a'+i))), time.Minute); err == nil {
 				mu.Lock()
 				wins++
 				mu.Unlock()
@@ -694,26 +694,26 @@ func testSweepCrashed(t *testing.T, open Opener) {
 	clk := newClock()
 	s := open(Options{Now: clk.Now})
 	created := clk.Now().Add(-time.Hour)
-	crashed := newRecord("crashed", "Ada", "x", interviews.StatusInProgress, created)
+	crashed := NewRecord("crashed", "Ada", "x", interviews.StatusInProgress, created)
 	crashed.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: "greeting", Text: "Hello", StartedAt: created.Add(2 * time.Minute), EndedAt: created.Add(3 * time.Minute)})
-	expired := newRecord("expired", "Bob", "x", interviews.StatusInProgress, created)
-	live := newRecord("live", "Cy", "x", interviews.StatusInProgress, created)
-	done := newRecord("done", "Di", "x", interviews.StatusCompleted, created)
-	sched := newRecord("sched", "Ed", "x", interviews.StatusScheduled, created)
+	expired := NewRecord("expired", "Bob", "x", interviews.StatusInProgress, created)
+	live := NewRecord("live", "Cy", "x", interviews.StatusInProgress, created)
+	done := NewRecord("done", "Di", "x", interviews.StatusCompleted, created)
+	sched := NewRecord("sched", "Ed", "x", interviews.StatusScheduled, created)
 	for _, r := range []*interviews.Record{crashed, expired, live, done, sched} {
-		if err := s.Create(r); err != nil {
+		if err := s.Create(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.AcquireLease("expired", "dead-worker", time.Second); err != nil {
+	if _, err := s.AcquireLease(t.Context(), "expired", "dead-worker", time.Second); err != nil {
 		t.Fatal(err)
 	}
 	clk.Advance(2 * time.Second)
-	if _, err := s.AcquireLease("live", "running-worker", time.Minute); err != nil {
+	if _, err := s.AcquireLease(t.Context(), "live", "running-worker", time.Minute); err != nil {
 		t.Fatal(err)
 	}
 
-	ended, err := s.SweepCrashed()
+	ended, err := s.SweepCrashed(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -721,7 +721,7 @@ func testSweepCrashed(t *testing.T, open Opener) {
 		t.Fatalf("swept %v, want crashed and expired", ended)
 	}
 	for _, id := range []string{"crashed", "expired"} {
-		r, err := s.Get(id)
+		r, err := s.Get(t.Context(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -731,22 +731,22 @@ func testSweepCrashed(t *testing.T, open Opener) {
 		if !r.Resumable() {
 			t.Errorf("%s is not resumable after the sweep", id)
 		}
-		if _, held, _ := s.Lease(id); held && id == "crashed" {
+		if _, held, _ := s.Lease(t.Context(), id); held && id == "crashed" {
 			t.Errorf("the sweep kept the lease of %s", id)
 		}
 	}
-	if r, _ := s.Get("crashed"); !r.EndedAt.Equal(created.Add(3 * time.Minute)) {
+	if r, _ := s.Get(t.Context(), "crashed"); !r.EndedAt.Equal(created.Add(3 * time.Minute)) {
 		t.Errorf("crashed ended at %v, want its last turn's end", r.EndedAt)
 	}
 	for id, want := range map[string]interviews.Status{"live": interviews.StatusInProgress, "done": interviews.StatusCompleted, "sched": interviews.StatusScheduled} {
-		if r, _ := s.Get(id); r.Status != want {
+		if r, _ := s.Get(t.Context(), id); r.Status != want {
 			t.Errorf("%s = %s after the sweep, want %s", id, r.Status, want)
 		}
 	}
-	if page, _ := s.List(interviews.ListOptions{Status: interviews.StatusFailed}); page.Total != 2 {
+	if page, _ := s.List(t.Context(), interviews.ListOptions{Status: interviews.StatusFailed}); page.Total != 2 {
 		t.Errorf("failed interviews listed = %d, want 2", page.Total)
 	}
-	if again, err := s.SweepCrashed(); err != nil || len(again) != 0 {
+	if again, err := s.SweepCrashed(t.Context()); err != nil || len(again) != 0 {
 		t.Errorf("second sweep = %v, %v", again, err)
 	}
 }
@@ -765,12 +765,12 @@ func sealer(t *testing.T, fill byte) *interviews.Sealer {
 // secrets key they do not open.
 func testKeys(t *testing.T, open Opener) {
 	plain := open(Options{})
-	r := newRecord("iv1", "Ada", "x", interviews.StatusScheduled, time.Now().UTC())
-	if err := plain.Create(r); err != nil {
+	r := NewRecord("iv1", "Ada", "x", interviews.StatusScheduled, time.Now().UTC())
+	if err := plain.Create(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
 	k := interviews.Keys{OpenAI: "sk-proj-0123456789abcdefghij", Deepgram: "0123456789abcdef0123456789abcdef01234567"}
-	if err := plain.PutKeys("iv1", k); !errors.Is(err, interviews.ErrNoSecretsKey) {
+	if err := plain.PutKeys(t.Context(), "iv1", k); !errors.Is(err, interviews.ErrNoSecretsKey) {
 		t.Fatalf("PutKeys without a secrets key = %v, want ErrNoSecretsKey", err)
 	}
 	if plain.KeepsKeys() {
@@ -780,26 +780,26 @@ func testKeys(t *testing.T, open Opener) {
 	if !s.KeepsKeys() {
 		t.Error("KeepsKeys with a secrets key = false")
 	}
-	if _, err := s.Keys("iv1"); !errors.Is(err, interviews.ErrNoKeys) {
+	if _, err := s.Keys(t.Context(), "iv1"); !errors.Is(err, interviews.ErrNoKeys) {
 		t.Fatalf("Keys before PutKeys = %v, want ErrNoKeys", err)
 	}
-	if s.HasKeys("iv1") {
+	if s.HasKeys(t.Context(), "iv1") {
 		t.Error("HasKeys before PutKeys")
 	}
-	if err := s.PutKeys("iv1", k); err != nil {
+	if err := s.PutKeys(t.Context(), "iv1", k); err != nil {
 		t.Fatal(err)
 	}
-	if !s.HasKeys("iv1") {
+	if !s.HasKeys(t.Context(), "iv1") {
 		t.Error("HasKeys after PutKeys = false")
 	}
-	got, err := s.Keys("iv1")
+	got, err := s.Keys(t.Context(), "iv1")
 	if err != nil || got != k {
 		t.Fatalf("Keys = %v, %v", got, err)
 	}
-	if err := s.Save(r); err != nil {
+	if err := s.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
-	stored, err := s.Get("iv1")
+	stored, err := s.Get(t.Context(), "iv1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -809,40 +809,40 @@ func testKeys(t *testing.T, open Opener) {
 			t.Error("the record holds a key")
 		}
 	}
-	if page, err := s.List(interviews.ListOptions{}); err != nil || page.Total != 1 {
+	if page, err := s.List(t.Context(), interviews.ListOptions{}); err != nil || page.Total != 1 {
 		t.Errorf("List with keys stored = %+v, %v; want the one record", page, err)
 	}
-	if _, err := plain.Keys("iv1"); !errors.Is(err, interviews.ErrNoSecretsKey) {
+	if _, err := plain.Keys(t.Context(), "iv1"); !errors.Is(err, interviews.ErrNoSecretsKey) {
 		t.Errorf("Keys without a secrets key = %v, want ErrNoSecretsKey", err)
 	}
-	if _, err := open(Options{Sealer: sealer(t, 8)}).Keys("iv1"); !errors.Is(err, interviews.ErrSealBroken) {
+	if _, err := open(Options{Sealer: sealer(t, 8)}).Keys(t.Context(), "iv1"); !errors.Is(err, interviews.ErrSealBroken) {
 		t.Errorf("Keys under another secrets key = %v, want ErrSealBroken", err)
 	}
 	// Replacing keys keeps only the new ones.
 	k2 := interviews.Keys{OpenAI: "sk-proj-replacement-0123456789"}
-	if err := s.PutKeys("iv1", k2); err != nil {
+	if err := s.PutKeys(t.Context(), "iv1", k2); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.Keys("iv1"); err != nil || got != k2 {
+	if got, err := s.Keys(t.Context(), "iv1"); err != nil || got != k2 {
 		t.Fatalf("Keys after replacing = %v, %v", got, err)
 	}
 
-	if err := s.DeleteKeys("iv1"); err != nil {
+	if err := s.DeleteKeys(t.Context(), "iv1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Keys("iv1"); !errors.Is(err, interviews.ErrNoKeys) {
+	if _, err := s.Keys(t.Context(), "iv1"); !errors.Is(err, interviews.ErrNoKeys) {
 		t.Errorf("Keys after DeleteKeys = %v, want ErrNoKeys", err)
 	}
-	if err := s.DeleteKeys("iv1"); err != nil {
+	if err := s.DeleteKeys(t.Context(), "iv1"); err != nil {
 		t.Errorf("deleting absent keys = %v", err)
 	}
-	if err := s.PutKeys("iv1", k); err != nil {
+	if err := s.PutKeys(t.Context(), "iv1", k); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.PutKeys("iv1", interviews.Keys{}); err != nil || s.HasKeys("iv1") {
-		t.Errorf("PutKeys of empty keys = %v, keys left: %v", err, s.HasKeys("iv1"))
+	if err := s.PutKeys(t.Context(), "iv1", interviews.Keys{}); err != nil || s.HasKeys(t.Context(), "iv1") {
+		t.Errorf("PutKeys of empty keys = %v, keys left: %v", err, s.HasKeys(t.Context(), "iv1"))
 	}
-	if err := s.PutKeys("../etc", k); !errors.Is(err, interviews.ErrNotFound) {
+	if err := s.PutKeys(t.Context(), "../etc", k); !errors.Is(err, interviews.ErrNotFound) {
 		t.Errorf("PutKeys with a bad id = %v", err)
 	}
 }
@@ -854,23 +854,23 @@ func testSweepDeletesKeys(t *testing.T, open Opener) {
 	s := open(Options{Now: clk.Now, Sealer: sealer(t, 3)})
 	created := clk.Now().Add(-time.Hour)
 	for _, id := range []string{"crashed", "live"} {
-		if err := s.Create(newRecord(id, "Ada", "x", interviews.StatusInProgress, created)); err != nil {
+		if err := s.Create(t.Context(), NewRecord(id, "Ada", "x", interviews.StatusInProgress, created)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.PutKeys(id, interviews.Keys{OpenAI: "sk-0123456789abcdefghij"}); err != nil {
+		if err := s.PutKeys(t.Context(), id, interviews.Keys{OpenAI: "sk-0123456789abcdefghij"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.AcquireLease("live", "running-worker", time.Minute); err != nil {
+	if _, err := s.AcquireLease(t.Context(), "live", "running-worker", time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if ended, err := s.SweepCrashed(); err != nil || len(ended) != 1 {
+	if ended, err := s.SweepCrashed(t.Context()); err != nil || len(ended) != 1 {
 		t.Fatalf("sweep = %v, %v", ended, err)
 	}
-	if s.HasKeys("crashed") {
+	if s.HasKeys(t.Context(), "crashed") {
 		t.Error("the swept interview kept its keys")
 	}
-	if !s.HasKeys("live") {
+	if !s.HasKeys(t.Context(), "live") {
 		t.Error("the live interview lost its keys")
 	}
 }
@@ -879,16 +879,16 @@ func testSweepDeletesKeys(t *testing.T, open Opener) {
 // record is kept.
 func testCheckWritableAndLocate(t *testing.T, open Opener) {
 	s := open(Options{})
-	if err := s.CheckWritable(); err != nil {
+	if err := s.CheckWritable(t.Context()); err != nil {
 		t.Fatalf("CheckWritable on a fresh store = %v", err)
 	}
-	if err := s.Create(newRecord("here", "Ada", "x", interviews.StatusScheduled, t0)); err != nil {
+	if err := s.Create(t.Context(), NewRecord("here", "Ada", "x", interviews.StatusScheduled, t0)); err != nil {
 		t.Fatal(err)
 	}
 	if where := s.Locate("here"); !strings.Contains(where, "here") {
 		t.Errorf("Locate = %q, want it to name the record", where)
 	}
-	if page, err := s.List(interviews.ListOptions{}); err != nil || page.Total != 1 {
+	if page, err := s.List(t.Context(), interviews.ListOptions{}); err != nil || page.Total != 1 {
 		t.Errorf("CheckWritable left records behind: %+v, %v", page, err)
 	}
 }

@@ -1,4 +1,4 @@
-package interviews
+package filestore
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/viva-interviews/viva/interviews"
 )
 
 // fakeVolume plays a disk that fails the probe or has little space left.
@@ -26,7 +28,7 @@ func TestCheckWritable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CheckWritable(); err != nil {
+		if err := s.CheckWritable(t.Context()); err != nil {
 			t.Fatalf("CheckWritable on a fresh directory: %v", err)
 		}
 		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
@@ -42,7 +44,7 @@ func TestCheckWritable(t *testing.T) {
 		if err := os.Remove(dir); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CheckWritable(); !errors.Is(err, ErrNotWritable) {
+		if err := s.CheckWritable(t.Context()); !errors.Is(err, interviews.ErrNotWritable) {
 			t.Fatalf("CheckWritable = %v, want ErrNotWritable", err)
 		}
 	})
@@ -59,7 +61,7 @@ func TestCheckWritable(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = os.Chmod(dir, 0o750) })
-		if err := s.CheckWritable(); !errors.Is(err, ErrNotWritable) {
+		if err := s.CheckWritable(t.Context()); !errors.Is(err, interviews.ErrNotWritable) {
 			t.Fatalf("CheckWritable = %v, want ErrNotWritable", err)
 		}
 	})
@@ -69,11 +71,11 @@ func TestCheckWritable(t *testing.T) {
 		want    error
 		message string
 	}{
-		{"read-only disk", fakeVolume{probeErr: &fs.PathError{Op: "open", Path: "x", Err: syscall.EROFS}, free: 1 << 40}, ErrNotWritable, "make it writable"},
-		{"permission denied", fakeVolume{probeErr: &fs.PathError{Op: "open", Path: "x", Err: syscall.EACCES}, free: 1 << 40}, ErrNotWritable, "make it writable"},
-		{"no space on write", fakeVolume{probeErr: &fs.PathError{Op: "write", Path: "x", Err: syscall.ENOSPC}, free: 0}, ErrFull, "free some space"},
-		{"quota exceeded", fakeVolume{probeErr: &fs.PathError{Op: "write", Path: "x", Err: syscall.EDQUOT}, free: 1 << 40}, ErrFull, "free some space"},
-		{"nearly full", fakeVolume{free: 3 << 20}, ErrFull, "3 MiB free"},
+		{"read-only disk", fakeVolume{probeErr: &fs.PathError{Op: "open", Path: "x", Err: syscall.EROFS}, free: 1 << 40}, interviews.ErrNotWritable, "make it writable"},
+		{"permission denied", fakeVolume{probeErr: &fs.PathError{Op: "open", Path: "x", Err: syscall.EACCES}, free: 1 << 40}, interviews.ErrNotWritable, "make it writable"},
+		{"no space on write", fakeVolume{probeErr: &fs.PathError{Op: "write", Path: "x", Err: syscall.ENOSPC}, free: 0}, interviews.ErrFull, "free some space"},
+		{"quota exceeded", fakeVolume{probeErr: &fs.PathError{Op: "write", Path: "x", Err: syscall.EDQUOT}, free: 1 << 40}, interviews.ErrFull, "free some space"},
+		{"nearly full", fakeVolume{free: 3 << 20}, interviews.ErrFull, "3 MiB free"},
 		{"just enough", fakeVolume{free: MinFreeBytes}, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,7 +84,7 @@ func TestCheckWritable(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.vol = tc.vol
-			err = s.CheckWritable()
+			err = s.CheckWritable(t.Context())
 			if !errors.Is(err, tc.want) || (err == nil) != (tc.want == nil) {
 				t.Fatalf("CheckWritable = %v, want %v", err, tc.want)
 			}

@@ -1,21 +1,22 @@
-package interviews_test
+package filestore_test
 
 import (
 	"path/filepath"
 	"testing"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/interviews/storetest"
 )
 
-// TestFileStoreConformance runs the store suite on the JSON files: each
-// opener is another FileStore on the same directory, as another process
+// TestConformance runs the store suite on the JSON files: each
+// opener is another Store on the same directory, as another process
 // sharing the data directory has.
-func TestFileStoreConformance(t *testing.T) {
+func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Opener {
 		dir := filepath.Join(t.TempDir(), "interviews")
 		return func(o storetest.Options) interviews.Store {
-			s, err := interviews.Open(dir)
+			s, err := filestore.Open(dir)
 			if err != nil {
 				t.Fatal(err)
 			}

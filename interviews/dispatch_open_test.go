@@ -1,0 +1,78 @@
+package interviews_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
+	"github.com/viva-interviews/viva/stages"
+)
+
+func TestDispatchOpen(t *testing.T) {
+	store, err := filestore.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	registered := &interviews.Record{Candidate: interviews.Candidate{Name: "Grace Hopper", Role: "Compiler engineer"}, Blueprint: "system-design"}
+	finished := &interviews.Record{Candidate: interviews.Candidate{Name: "Done", Role: "Engineer"}, Blueprint: stages.DefaultName}
+	for _, r := range []*interviews.Record{registered, finished} {
+		if err := store.Create(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	finished.Start(finished.CreatedAt)
+	finished.Finish(interviews.StatusCompleted, interviews.EndedClosingDelivered, finished.CreatedAt)
+	if err := store.Save(t.Context(), finished); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("registered", func(t *testing.T) {
+		rec, bp, err := interviews.Dispatch{InterviewID: registered.ID}.Open(t.Context(), store, "room-1", nil)
+		if err != nil || rec.ID != registered.ID || rec.Room != "room-1" || bp.Name != "system-design" {
+			t.Fatalf("Open = %+v, %v, %v", rec, bp, err)
+		}
+	})
+	t.Run("direct candidate, default blueprint", func(t *testing.T) {
+		d, err := interviews.ParseDispatch(`{"name":"Ada Lovelace","role":"Backend engineer","level":"Senior"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, bp, err := d.Open(t.Context(), store, "room-2", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := interviews.Candidate{Name: "Ada Lovelace", Role: "Backend engineer", Level: "senior"}
+		if rec.Candidate != want || rec.Room != "room-2" || bp.Name != stages.DefaultName || rec.Blueprint != stages.DefaultName || rec.Status != interviews.StatusScheduled {
+			t.Errorf("Open = %+v, blueprint %s", rec, bp.Name)
+		}
+		if saved, err := store.Get(t.Context(), rec.ID); err != nil || saved.Candidate != want {
+			t.Errorf("stored %+v, %v", saved, err)
+		}
+	})
+	for _, tc := range []struct {
+		name string
+		d    interviews.Dispatch
+		err  string
+	}{
+		{"unknown interview", interviews.Dispatch{InterviewID: "nosuchinterview"}, "no such interview"},
+		{"finished interview", interviews.Dispatch{InterviewID: finished.ID}, "already over (completed)"},
+		{"unknown blueprint", interviews.Dispatch{Candidate: &interviews.Candidate{Name: "Ada", Role: "x"}, Blueprint: "nope"}, "no built-in blueprint"},
+		{"invalid", interviews.Dispatch{}, "names no interview"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before, _ := store.List(t.Context(), interviews.ListOptions{})
+			_, _, err := tc.d.Open(t.Context(), store, "room-x", nil)
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("Open = %v, want an error containing %q", err, tc.err)
+			}
+			if after, _ := store.List(t.Context(), interviews.ListOptions{}); after.Total != before.Total {
+				t.Errorf("a refused dispatch stored a record: %d → %d", before.Total, after.Total)
+			}
+		})
+	}
+	if _, _, err := (interviews.Dispatch{InterviewID: "nosuchinterview"}).Open(t.Context(), store, "r", nil); !errors.Is(err, interviews.ErrNotFound) {
+		t.Errorf("unknown interview: %v, want it to wrap interviews.ErrNotFound", err)
+	}
+}
