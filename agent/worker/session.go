@@ -19,6 +19,7 @@ import (
 	"github.com/viva-interviews/viva/agent/analysis"
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/agent/recording"
+	"github.com/viva-interviews/viva/agent/spoken"
 	"github.com/viva-interviews/viva/agent/stt"
 	"github.com/viva-interviews/viva/agent/tts"
 	"github.com/viva-interviews/viva/agent/voice"
@@ -432,7 +433,7 @@ type session struct {
 	bp  *stages.Blueprint
 
 	room  *lksdk.Room
-	voice *Voice // the audio, and the loop's transport
+	voice *spoken.Session // the audio, and the loop's transport
 	c     *agent.Conductor
 	audio *recording.Recorder // nil when not recording
 
@@ -546,11 +547,11 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	}
 	ss.audio = ss.startRecording(c.Recorder())
 	defer ss.audio.Discard() // unless kept below
-	ss.voice, err = NewVoice(ctx, VoiceOptions{STT: ss.eng.STT, TTS: ss.eng.TTS, Listener: s.Listener,
+	ss.voice, err = spoken.New(ctx, spoken.Options{STT: ss.eng.STT, TTS: ss.eng.TTS, Listener: s.Listener,
 		Pacer: s.pacer(), Out: track, Display: ss, Segment: ss.job.ID, Logger: ss.log,
 		CandidateTap: ss.audio.Candidate, AgentTap: ss.audio.Agent, AgentCleared: ss.audio.AgentCleared})
 	switch {
-	case errors.Is(err, ErrSTT):
+	case errors.Is(err, spoken.ErrSTT):
 		return ss.fail(err, "stt")
 	case err != nil:
 		return ss.fail(err, "tts")
@@ -765,9 +766,16 @@ func (ss *session) AgentCaption(segment, text string, final, interrupted bool) {
 }
 
 // State sets the agent's lk.agent.state attribute.
-func (ss *session) State(state string) {
+func (ss *session) State(state spoken.State) {
 	room := ss.room
-	ss.op(func() { _ = SetAgentState(room, state) }, false)
+	ss.op(func() { _ = SetAgentState(room, agentStates[state]) }, false)
+}
+
+// agentStates are the lk.agent.state values of the spoken session's states.
+var agentStates = map[spoken.State]string{
+	spoken.StateListening: lkagent.StateListening,
+	spoken.StateThinking:  lkagent.StateThinking,
+	spoken.StateSpeaking:  lkagent.StateSpeaking,
 }
 
 // StageEntered shows the new stage in the agent's attributes and sends a

@@ -38,7 +38,7 @@ var rules = []rule{
 	{
 		name: "the conversation side runs without LiveKit or pion",
 		roots: []string{"./agent", "./agent/llm/...", "./agent/stt/...", "./agent/tts/...", "./agent/voice/...",
-			"./fsm/...", "./stages/...", "./interviews/...", "./config/..."},
+			"./agent/spoken/...", "./fsm/...", "./stages/...", "./interviews/...", "./config/..."},
 		forbidden: []string{liveKitModules, pionModules},
 	},
 	{
