@@ -781,15 +781,12 @@ var agentStates = map[spoken.State]string{
 // StageEntered shows the new stage in the agent's attributes and sends a
 // stage_change event.
 func (ss *session) StageEntered(sc agent.StageChange) {
-	info := StageInfo{Name: sc.Name, Title: sc.Title, Index: sc.Index, Count: sc.Count, Deadline: sc.Deadline}
-	ev := StageChanged{Stage: sc.Name, Title: sc.Title, Index: sc.Index, Count: sc.Count,
-		DeadlineUnixMs: sc.Deadline.UnixMilli(), Forced: sc.Forced}
 	room := ss.room
 	ss.op(func() {
-		if err := SetStage(room, info); err != nil {
+		if err := SetStage(room, sc); err != nil {
 			ss.log.Warn("stage attributes not set", "err", err)
 		}
-		_ = SendEvent(room, ev)
+		_ = SendEvent(room, StageChanged(sc))
 	}, false)
 }
 
