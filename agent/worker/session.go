@@ -23,6 +23,7 @@ import (
 	"github.com/viva-interviews/viva/agent/stt"
 	"github.com/viva-interviews/viva/agent/tts"
 	"github.com/viva-interviews/viva/agent/voice"
+	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/interviews"
@@ -82,14 +83,16 @@ type Sessions struct {
 	RejoinGrace time.Duration
 	// HearingTimeout bounds the wait, after the candidate joined, for
 	// them to subscribe to the interviewer's audio before the greeting
-	// (default DefaultHearingTimeout): nobody is greeted into the void.
+	// (default config.DefaultHearingTimeout): nobody is greeted into the
+	// void.
 	HearingTimeout time.Duration
 	// FalseInterruptionTimeout is how long a reply stopped by the
 	// candidate's sound waits for words before it resumes (default
-	// DefaultFalseInterruptionTimeout; negative cuts it for good).
+	// config.DefaultFalseInterruptionTimeout; negative cuts it for good).
 	FalseInterruptionTimeout time.Duration
 	// AwayAfter is the candidate's silence after the interviewer spoke
-	// that brings a check-in (default DefaultAwayAfter; negative never).
+	// that brings a check-in (default config.DefaultAwayAfter; negative
+	// never).
 	AwayAfter time.Duration
 	// LeaseTTL is how long the interview's lease lasts unless renewed
 	// (default DefaultLeaseTTL): after a crash, a re-dispatch may resume
@@ -127,18 +130,6 @@ type Engines struct {
 // DefaultEndGrace is how long a finished session waits after its ending
 // events before it deletes the room.
 const DefaultEndGrace = time.Second
-
-// Turn-taking defaults of Sessions.
-const (
-	// DefaultHearingTimeout is the longest wait for the candidate to
-	// subscribe to the interviewer's audio before greeting anyway.
-	DefaultHearingTimeout = 5 * time.Second
-	// DefaultFalseInterruptionTimeout is how long a stopped reply waits
-	// for words before it resumes.
-	DefaultFalseInterruptionTimeout = 2 * time.Second
-	// DefaultAwayAfter is the silence that brings a check-in.
-	DefaultAwayAfter = 20 * time.Second
-)
 
 // positiveOr is d, def when d is zero, and zero (off) when d is negative.
 func positiveOr(d, def time.Duration) time.Duration {
@@ -529,9 +520,9 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	loop, err := agent.NewLoop(agent.Setup{Blueprint: ss.bp, Record: rec, Store: observeStore(s.Store, s.Metrics, rec), TimeScale: s.TimeScale,
 		NewLLM: ss.eng.NewLLM, Analyzer: ss.eng.Analyzer, Preemptive: ss.eng.Preemptive, Template: s.template(rec.Template, ss.log), Logger: ss.log},
 		agent.LoopOptions{JoinTimeout: wait, RejoinGrace: s.RejoinGrace,
-			HearingTimeout:           positiveOr(s.HearingTimeout, DefaultHearingTimeout),
-			FalseInterruptionTimeout: positiveOr(s.FalseInterruptionTimeout, DefaultFalseInterruptionTimeout),
-			AwayAfter:                positiveOr(s.AwayAfter, DefaultAwayAfter)})
+			HearingTimeout:           positiveOr(s.HearingTimeout, config.DefaultHearingTimeout),
+			FalseInterruptionTimeout: positiveOr(s.FalseInterruptionTimeout, config.DefaultFalseInterruptionTimeout),
+			AwayAfter:                positiveOr(s.AwayAfter, config.DefaultAwayAfter)})
 	if err != nil {
 		return err
 	}
