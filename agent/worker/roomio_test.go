@@ -13,9 +13,9 @@ import (
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
 	"github.com/viva-interviews/viva/agent"
-	"github.com/viva-interviews/viva/internal/testrig/lktest"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/lkagent"
+	"github.com/viva-interviews/viva/testrig/lktest"
 )
 
 // unencodable is an event JSON cannot encode.

@@ -31,6 +31,10 @@ type rule struct {
 	roots     []string // the packages whose dependencies are checked
 	forbidden []string // what they may not depend on
 	allowed   []string // exceptions to forbidden
+	// pending are roots that still break the rule, each with the reason
+	// and the move that will mend it in a comment. A pending root that no
+	// longer breaks the rule fails the test: take it off the list.
+	pending []string
 }
 
 // rules are viva's hard lines.
@@ -55,6 +59,19 @@ var rules = []rule{
 		name:      "speech and model engines know nothing of interviews",
 		roots:     []string{"./agent/llm", "./agent/llm/openai/...", "./agent/stt/...", "./agent/tts/..."},
 		forbidden: []string{"./agent", "./interviews/...", "./fsm/...", "./stages/...", "./web/...", "./config/..."},
+	},
+	{
+		// The ground floor is what every other package may build on:
+		// helpers of the standard library's kind and the faults of
+		// package incident. The benchmark and the test rigs, which run
+		// workers and rooms, live above it (bench, testrig).
+		name:      "the ground floor imports nothing of viva above it",
+		roots:     []string{"./internal/...", "./incident/..."},
+		forbidden: []string{"./..."},
+		allowed:   []string{"./internal/...", "./incident/..."},
+		// internal/structured asks a model (agent/llm) for JSON answers;
+		// it moves beside the model client with the answer-analysis work.
+		pending: []string{"./internal/structured"},
 	},
 }
 
@@ -91,7 +108,7 @@ func matchAny(patterns []string, path string) bool {
 func (r rule) violations(g graph) []string {
 	var out []string
 	for _, root := range sortedKeys(g) {
-		if !matchAny(r.roots, root) {
+		if !matchAny(r.roots, root) || matchAny(r.pending, root) {
 			continue
 		}
 		if chain := r.firstForbidden(g, root); chain != nil {
@@ -124,6 +141,23 @@ func (r rule) firstForbidden(g graph, root string) []string {
 		}
 	}
 	return nil
+}
+
+// mendedPending returns the pending roots of r that no longer break it.
+func (r rule) mendedPending(g graph) []string {
+	var out []string
+	for _, pattern := range r.pending {
+		broken := false
+		for _, root := range sortedKeys(g) {
+			if match(pattern, root) && r.firstForbidden(g, root) != nil {
+				broken = true
+			}
+		}
+		if !broken {
+			out = append(out, pattern)
+		}
+	}
+	return out
 }
 
 // unmatchedRoots returns the root patterns of r that match no package in g:
@@ -200,6 +234,9 @@ func TestImportRules(t *testing.T) {
 			for _, v := range r.violations(g) {
 				t.Errorf("forbidden import: %s", v)
 			}
+			if mended := r.mendedPending(g); len(mended) > 0 {
+				t.Errorf("%v keep the rule now: take them off its pending list", mended)
+			}
 		})
 	}
 }
@@ -220,6 +257,9 @@ func TestRulesCatchViolations(t *testing.T) {
 		openai    = module + "/agent/llm/openai"
 		incident  = module + "/incident"
 		records   = module + "/interviews"
+		benchPkg  = module + "/internal/bench"
+		structure = module + "/internal/structured"
+		llmPkg    = module + "/agent/llm"
 		lksdk     = "github.com/livekit/server-sdk-go/v2"
 		lkproto   = "github.com/livekit/protocol/livekit"
 		webrtc    = "github.com/pion/webrtc/v4"
@@ -238,6 +278,10 @@ func TestRulesCatchViolations(t *testing.T) {
 		lksdk:     {lkproto, webrtc},
 		openai:    {incident},
 		records:   {incident, stagesPkg},
+		wav:       nil,
+		incident:  nil,
+		llmPkg:    {incident},
+		structure: {llmPkg}, // pending in the ground floor's rule
 	}
 	with := func(edit func(graph)) graph {
 		g := graph{}
@@ -280,6 +324,13 @@ func TestRulesCatchViolations(t *testing.T) {
 		{name: "an engine records its own faults in the record", rule: 2,
 			g:    with(func(g graph) { g[openai] = append(g[openai], records) }),
 			want: []string{openai + " → " + records}},
+		{name: "ground floor clean", rule: 3, g: clean},
+		{name: "a helper under internal runs a worker", rule: 3,
+			g:    with(func(g graph) { g[benchPkg] = []string{wav, roomPkg} }),
+			want: []string{benchPkg + " → " + roomPkg}},
+		{name: "incident reaches into the record", rule: 3,
+			g:    with(func(g graph) { g[incident] = []string{records} }),
+			want: []string{incident + " → " + records}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -288,6 +339,20 @@ func TestRulesCatchViolations(t *testing.T) {
 				t.Errorf("violations = %q\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestMendedPending: a pending root that keeps the rule is reported, so
+// the exception goes once the move it waits for is made.
+func TestMendedPending(t *testing.T) {
+	r := rule{roots: []string{"./internal/..."}, forbidden: []string{"./..."}, allowed: []string{"./internal/..."},
+		pending: []string{"./internal/structured"}}
+	structured, llm := module+"/internal/structured", module+"/agent/llm"
+	if got := r.mendedPending(graph{structured: {llm}, llm: nil}); len(got) != 0 {
+		t.Errorf("pending root still importing %s reported as mended: %q", llm, got)
+	}
+	if got, want := r.mendedPending(graph{structured: nil}), []string{"./internal/structured"}; !slices.Equal(got, want) {
+		t.Errorf("mended = %q, want %q", got, want)
 	}
 }
 
