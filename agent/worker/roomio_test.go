@@ -13,6 +13,7 @@ import (
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
 	"github.com/viva-interviews/viva/agent"
+	"github.com/viva-interviews/viva/agent/spoken"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/lkagent"
 	"github.com/viva-interviews/viva/testrig/lktest"
@@ -54,6 +55,21 @@ func TestEventsEncodeAsBefore(t *testing.T) {
 		want, _ := json.Marshal(tc.want)
 		if string(got) != string(want) {
 			t.Errorf("%T encodes as\n%s\nwant\n%s", tc.ev, got, want)
+		}
+	}
+}
+
+// TestSpokenStatesAreAgentStates: each state of the spoken session is
+// shown as its own lk.agent.state value, one LiveKit's frontends read.
+func TestSpokenStatesAreAgentStates(t *testing.T) {
+	want := map[spoken.State]string{spoken.StateListening: lkagent.StateListening,
+		spoken.StateThinking: lkagent.StateThinking, spoken.StateSpeaking: lkagent.StateSpeaking}
+	for st, value := range want {
+		if agentStates[st] != value {
+			t.Errorf("spoken state %d is shown as %q, want %q", st, agentStates[st], value)
+		}
+		if err := SetAgentState(nil, agentStates[st]); err == nil || !strings.Contains(err.Error(), "no room") {
+			t.Errorf("spoken state %d: SetAgentState(%q) = %v, want only the missing room refused", st, agentStates[st], err)
 		}
 	}
 }
