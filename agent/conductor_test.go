@@ -15,10 +15,10 @@ import (
 	"github.com/viva-interviews/viva/agent/llm/scripted"
 	"github.com/viva-interviews/viva/agent/tool"
 	"github.com/viva-interviews/viva/fsm"
-	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/stages"
+	"github.com/viva-interviews/viva/testrig/fakeopenai"
 )
 
 // testSetup is an interview on the default blueprint with the given model,

@@ -12,9 +12,9 @@ import (
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/agent/llm/openai"
 	"github.com/viva-interviews/viva/fsm"
-	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
+	"github.com/viva-interviews/viva/testrig/fakeopenai"
 )
 
 // paymentsJob is the job description of a backend payments role.

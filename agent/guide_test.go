@@ -14,9 +14,9 @@ import (
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/agent/llm/openai"
 	"github.com/viva-interviews/viva/fsm"
-	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
+	"github.com/viva-interviews/viva/testrig/fakeopenai"
 )
 
 // tableAnalyzer is an analysis engine for the guide's tests: it answers

@@ -9,10 +9,10 @@ import (
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/agent/llm/openai"
 	"github.com/viva-interviews/viva/fsm"
-	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/stages"
+	"github.com/viva-interviews/viva/testrig/fakeopenai"
 )
 
 // prefetchRig is an interview whose model is the real OpenAI client

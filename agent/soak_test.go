@@ -25,10 +25,10 @@ import (
 	"github.com/viva-interviews/viva/agent/llm/scripted"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/incident"
-	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/stages"
+	"github.com/viva-interviews/viva/testrig/fakeopenai"
 )
 
 // soakReportEnv names the file BenchmarkSoak writes its figures to, as

@@ -134,14 +134,14 @@ type Config struct {
 	// FalseInterruptionTimeout is how long a reply stopped by the
 	// candidate's sound waits for words before it resumes from the
 	// sentence it was in; 0 cuts it for good.
-	FalseInterruptionTimeout time.Duration `flag:"false-interruption-timeout" env:"VIVA_FALSE_INTERRUPTION_TIMEOUT" yaml:"false_interruption_timeout" default:"2s" check:"ge=0s,le=10s" help:"wait for words after the candidate's sound stopped the interviewer before it resumes (0 never resumes)" accept:"a duration from 0s to 10s, such as 2s"`
+	FalseInterruptionTimeout time.Duration `flag:"false-interruption-timeout" env:"VIVA_FALSE_INTERRUPTION_TIMEOUT" yaml:"false_interruption_timeout" check:"ge=0s,le=10s" help:"wait for words after the candidate's sound stopped the interviewer before it resumes (0 never resumes)" accept:"a duration from 0s to 10s, such as 2s"`
 	// AwayAfter is the candidate's silence after the interviewer spoke
 	// that brings a kind check-in; the second brings an offer to stop,
 	// the third closes the interview. 0 never checks in.
-	AwayAfter time.Duration `flag:"away-after" env:"VIVA_AWAY_AFTER" yaml:"away_after" default:"20s" check:"ge=0s,le=10m" help:"candidate silence that brings a check-in; three in a row close the interview (0 never)" accept:"a duration from 0s to 10m, such as 20s"`
+	AwayAfter time.Duration `flag:"away-after" env:"VIVA_AWAY_AFTER" yaml:"away_after" check:"ge=0s,le=10m" help:"candidate silence that brings a check-in; three in a row close the interview (0 never)" accept:"a duration from 0s to 10m, such as 20s"`
 	// HearingTimeout bounds the wait for the candidate to subscribe to
 	// the interviewer's audio before the greeting; 0 greets at once.
-	HearingTimeout time.Duration `flag:"hearing-timeout" env:"VIVA_HEARING_TIMEOUT" yaml:"hearing_timeout" default:"5s" check:"ge=0s,le=1m" help:"longest wait for the candidate to receive the interviewer's audio before greeting (0 greets at once)" accept:"a duration from 0s to 1m, such as 5s"`
+	HearingTimeout time.Duration `flag:"hearing-timeout" env:"VIVA_HEARING_TIMEOUT" yaml:"hearing_timeout" check:"ge=0s,le=1m" help:"longest wait for the candidate to receive the interviewer's audio before greeting (0 greets at once)" accept:"a duration from 0s to 1m, such as 5s"`
 
 	// Addr is the address the web server listens on.
 	Addr string `flag:"addr" env:"VIVA_ADDR" yaml:"addr" default:"127.0.0.1:8080" check:"hostport" help:"address the web server listens on" accept:"host:port such as 127.0.0.1:8080 or :8080"`
@@ -210,8 +210,9 @@ type Config struct {
 }
 
 // Defaults that packages used without a Config also apply to their zero
-// options (the web app's agent name and token lifetime). They are the
-// settings' defaults here too: each is written only once.
+// options (the web app's agent name and token lifetime, the worker's
+// turn-taking waits). They are the settings' defaults here too: each is
+// written only once.
 const (
 	// DefaultAgentName is the LiveKit agent name the worker registers under
 	// and the web app's tokens dispatch to. Both must agree: a dispatch to
@@ -222,6 +223,14 @@ const (
 	// DefaultBrandName is the name candidates see when the operator names
 	// no company.
 	DefaultBrandName = "viva"
+	// DefaultHearingTimeout is the longest wait for the candidate to
+	// subscribe to the interviewer's audio before greeting anyway.
+	DefaultHearingTimeout = 5 * time.Second
+	// DefaultFalseInterruptionTimeout is how long a reply stopped by the
+	// candidate's sound waits for words before it resumes.
+	DefaultFalseInterruptionTimeout = 2 * time.Second
+	// DefaultAwayAfter is the candidate's silence that brings a check-in.
+	DefaultAwayAfter = 20 * time.Second
 )
 
 // LogoExtensions are the file name extensions a BrandLogo file may have.
@@ -233,6 +242,10 @@ var codeDefaults = map[string]string{
 	"AgentName": DefaultAgentName,
 	"TokenTTL":  DefaultTokenTTL.String(),
 	"BrandName": DefaultBrandName,
+
+	"HearingTimeout":           DefaultHearingTimeout.String(),
+	"FalseInterruptionTimeout": DefaultFalseInterruptionTimeout.String(),
+	"AwayAfter":                DefaultAwayAfter.String(),
 }
 
 // Engine names, as Resolved* return them.

@@ -15,10 +15,10 @@ import (
 	"github.com/livekit/protocol/logger"
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
-	"github.com/viva-interviews/viva/internal/testrig/lktest"
+	"github.com/viva-interviews/viva/testrig/lktest"
 )
 
-// These tests run the worker against a real livekit-server (internal/testrig/lktest):
+// These tests run the worker against a real livekit-server (testrig/lktest):
 // registration, explicit dispatch, capacity, reconnection and draining as the
 // server itself decides them. What the server concluded is read from its log
 // (job statuses are visible nowhere else in the open-source server).

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/viva-interviews/viva/agent/llm/openai"
-	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
+	"github.com/viva-interviews/viva/testrig/fakeopenai"
 )
 
 // newModel starts a fake OpenAI server and a Model asking it.

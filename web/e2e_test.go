@@ -35,12 +35,12 @@ import (
 	"github.com/viva-interviews/viva/agent/tts/flite"
 	"github.com/viva-interviews/viva/agent/worker"
 	"github.com/viva-interviews/viva/fsm"
-	"github.com/viva-interviews/viva/internal/testrig/lktest"
-	"github.com/viva-interviews/viva/internal/testrig/workertest"
 	"github.com/viva-interviews/viva/internal/wav"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/stages"
+	"github.com/viva-interviews/viva/testrig/lktest"
+	"github.com/viva-interviews/viva/testrig/workertest"
 	"github.com/viva-interviews/viva/web"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/viva-interviews/viva/internal/metrics"
-	"github.com/viva-interviews/viva/internal/testrig/promscrape"
+	"github.com/viva-interviews/viva/testrig/promscrape"
 )
 
 // TestMetrics: /metrics on the web app's listener counts requests by route

@@ -16,8 +16,8 @@ import (
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 
-	"github.com/viva-interviews/viva/internal/testrig/browsertest"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/testrig/browsertest"
 )
 
 // shotEverywhere saves a screenshot of the current page at every size in

@@ -12,8 +12,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/livekit/protocol/livekit"
 
-	"github.com/viva-interviews/viva/internal/testrig/browsertest"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/testrig/browsertest"
 	"github.com/viva-interviews/viva/web"
 )
 

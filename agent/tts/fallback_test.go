@@ -10,7 +10,7 @@ import (
 	"github.com/viva-interviews/viva/agent/tts"
 	"github.com/viva-interviews/viva/agent/tts/flite"
 	oaitts "github.com/viva-interviews/viva/agent/tts/openai"
-	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
+	"github.com/viva-interviews/viva/testrig/fakeopenai"
 )
 
 // TestFallback: OpenAI speech failing before any audio is spoken by flite

@@ -3,7 +3,9 @@
 // is dispatched, it joins the room and holds the spoken interview. The room
 // I/O helpers in this package publish what LiveKit's stock frontends read:
 // captions as lk.transcription text streams, the lk.agent.state attribute,
-// the interview stage, events, and typed chat.
+// the interview stage, events, and typed chat. It is LiveKit glue only:
+// the spoken session itself (listening, speaking, captions' words) is
+// package agent/spoken's, carried here on the room's tracks.
 //
 // Wiring in main, draining on SIGTERM:
 //

@@ -8,11 +8,11 @@ import (
 
 	"github.com/livekit/protocol/livekit"
 
-	"github.com/viva-interviews/viva/internal/testrig/lktest"
-	"github.com/viva-interviews/viva/internal/testrig/workertest"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/lkagent"
+	"github.com/viva-interviews/viva/testrig/lktest"
+	"github.com/viva-interviews/viva/testrig/workertest"
 )
 
 // served is one job a worker took: the node it is registered with, the

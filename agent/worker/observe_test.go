@@ -8,8 +8,8 @@ import (
 
 	"github.com/viva-interviews/viva/incident"
 	"github.com/viva-interviews/viva/internal/metrics"
-	"github.com/viva-interviews/viva/internal/testrig/promscrape"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/testrig/promscrape"
 )
 
 // failingSaves is a store whose saves fail while fail is set.

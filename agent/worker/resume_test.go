@@ -10,13 +10,13 @@ import (
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
 	"github.com/viva-interviews/viva/agent/worker"
-	"github.com/viva-interviews/viva/internal/testrig/candidatebot"
-	"github.com/viva-interviews/viva/internal/testrig/lktest"
-	"github.com/viva-interviews/viva/internal/testrig/workertest"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/lkagent"
 	"github.com/viva-interviews/viva/stages"
+	"github.com/viva-interviews/viva/testrig/candidatebot"
+	"github.com/viva-interviews/viva/testrig/lktest"
+	"github.com/viva-interviews/viva/testrig/workertest"
 )
 
 // startCrashingWorker starts a worker registered as agentName on lk and

@@ -17,7 +17,8 @@ import (
 
 // The LiveKit glue of a session's audio, kept thin: the candidate's RTP
 // packets go to a voice.OpusInput, the Playout's Opus frames become the
-// agent track's RTP packets. Everything else is the Voice's.
+// agent track's RTP packets. Everything else is the spoken session's
+// (package agent/spoken).
 
 // rtpTicksPerFrame is one voice.OpusFrameDuration on Opus's RTP clock.
 var rtpTicksPerFrame = uint32(voice.OpusRTPClockHz * voice.OpusFrameDuration.Milliseconds() / 1000)
@@ -25,11 +26,6 @@ var rtpTicksPerFrame = uint32(voice.OpusRTPClockHz * voice.OpusFrameDuration.Mil
 // sharedPacer is the pacing clock of every session of the process that
 // sets no Sessions.Pacer. It has no goroutine while nobody speaks.
 var sharedPacer = sync.OnceValue(func() *voice.Pacer { return voice.NewPacer(nil) })
-
-// sharedSilenceClock writes the candidate's pauses for every session of
-// the process that sets no VoiceOptions.Silence. It has no goroutine
-// while no candidate track is open.
-var sharedSilenceClock = sync.OnceValue(func() *voice.SilenceClock { return voice.NewSilenceClock(nil) })
 
 // pacer is the clock that sends the sessions' audio.
 func (s *Sessions) pacer() *voice.Pacer {

@@ -14,6 +14,7 @@ import (
 	lksdk "github.com/livekit/server-sdk-go/v2"
 	"github.com/twitchtv/twirp"
 
+	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/internal/utf8cut"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/lkagent"
@@ -90,18 +91,6 @@ type Segment struct {
 	// Interrupted marks the final update of an interviewer turn the
 	// candidate cut off (AttrInterrupted).
 	Interrupted bool
-}
-
-// StageInfo is the interview stage shown to the candidate.
-type StageInfo struct {
-	// Name is the stage's machine name (greeting, intro, experience, closing).
-	Name string
-	// Title is the stage's human title.
-	Title string
-	// Index is the stage's zero-based position; Count the number of stages.
-	Index, Count int
-	// Deadline is when the stage must end; zero means none.
-	Deadline time.Time
 }
 
 // packet adapts a prepared protobuf data packet to lksdk.DataPacket.
@@ -236,7 +225,7 @@ func SetThinking(room *lksdk.Room, on bool) error {
 // SetStage publishes the current stage as the agent's attributes
 // viva.stage, viva.stage_title, viva.stage_index, viva.stage_count and
 // viva.stage_deadline (unix ms; removed when Deadline is zero).
-func SetStage(room *lksdk.Room, s StageInfo) error {
+func SetStage(room *lksdk.Room, s agent.StageChange) error {
 	switch {
 	case s.Name == "":
 		return errors.New("worker: set stage: stage name is empty")
@@ -284,19 +273,19 @@ type Event interface {
 }
 
 // StageChanged tells the room page which stage the interview is in.
-type StageChanged struct {
-	// Count is the number of stages.
-	Count int `json:"count"`
-	// DeadlineUnixMs is when the stage must end, in unix milliseconds.
-	DeadlineUnixMs int64 `json:"deadline"`
-	// Forced is true when the previous stage ran out of time.
-	Forced bool `json:"forced"`
-	// Index is the stage's zero-based position.
-	Index int `json:"index"`
-	// Stage is the stage's machine name.
-	Stage string `json:"stage"`
-	// Title is the stage's human title.
-	Title string `json:"title"`
+type StageChanged agent.StageChange
+
+// MarshalJSON encodes the stage as the room page reads it: count,
+// deadline (unix ms), forced, index, stage (the name) and title.
+func (e StageChanged) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Count    int    `json:"count"`
+		Deadline int64  `json:"deadline"`
+		Forced   bool   `json:"forced"`
+		Index    int    `json:"index"`
+		Stage    string `json:"stage"`
+		Title    string `json:"title"`
+	}{e.Count, e.Deadline.UnixMilli(), e.Forced, e.Index, e.Name, e.Title})
 }
 
 // EventType is EventStageChange.

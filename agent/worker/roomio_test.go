@@ -12,9 +12,11 @@ import (
 	"github.com/livekit/protocol/livekit"
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
-	"github.com/viva-interviews/viva/internal/testrig/lktest"
+	"github.com/viva-interviews/viva/agent"
+	"github.com/viva-interviews/viva/agent/spoken"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/lkagent"
+	"github.com/viva-interviews/viva/testrig/lktest"
 )
 
 // unencodable is an event JSON cannot encode.
@@ -36,9 +38,9 @@ func TestEventsEncodeAsBefore(t *testing.T) {
 		ev   Event
 		want map[string]any
 	}{
-		{StageChanged{Stage: "experience", Title: "Your experience", Index: 2, Count: 4, DeadlineUnixMs: deadline.UnixMilli(), Forced: true},
+		{StageChanged{Name: "experience", Title: "Your experience", Index: 2, Count: 4, Deadline: deadline, Forced: true},
 			map[string]any{"type": "stage_change", "stage": "experience", "title": "Your experience", "index": 2, "count": 4, "deadline": deadline.UnixMilli(), "forced": true}},
-		{StageChanged{Stage: "closing", DeadlineUnixMs: time.Time{}.UnixMilli()},
+		{StageChanged{Name: "closing"},
 			map[string]any{"type": "stage_change", "stage": "closing", "title": "", "index": 0, "count": 0, "deadline": time.Time{}.UnixMilli(), "forced": false}},
 		{InterviewEnding{InterviewID: "abc", Status: interviews.StatusCompleted, EndedBy: interviews.EndedClosingDelivered},
 			map[string]any{"type": "interview_ending", "interview_id": "abc", "status": interviews.StatusCompleted, "ended_by": interviews.EndedClosingDelivered}},
@@ -57,8 +59,23 @@ func TestEventsEncodeAsBefore(t *testing.T) {
 	}
 }
 
+// TestSpokenStatesAreAgentStates: each state of the spoken session is
+// shown as its own lk.agent.state value, one LiveKit's frontends read.
+func TestSpokenStatesAreAgentStates(t *testing.T) {
+	want := map[spoken.State]string{spoken.StateListening: lkagent.StateListening,
+		spoken.StateThinking: lkagent.StateThinking, spoken.StateSpeaking: lkagent.StateSpeaking}
+	for st, value := range want {
+		if agentStates[st] != value {
+			t.Errorf("spoken state %d is shown as %q, want %q", st, agentStates[st], value)
+		}
+		if err := SetAgentState(nil, agentStates[st]); err == nil || !strings.Contains(err.Error(), "no room") {
+			t.Errorf("spoken state %d: SetAgentState(%q) = %v, want only the missing room refused", st, agentStates[st], err)
+		}
+	}
+}
+
 func TestRoomIOValidation(t *testing.T) {
-	big := StageChanged{Stage: "intro", Title: strings.Repeat("a", MaxEventBytes)}
+	big := StageChanged{Name: "intro", Title: strings.Repeat("a", MaxEventBytes)}
 	tests := []struct {
 		name string
 		call func() error
@@ -66,9 +83,9 @@ func TestRoomIOValidation(t *testing.T) {
 	}{
 		{"unknown agent state", func() error { return SetAgentState(nil, "sleeping") }, `agent state "sleeping"`},
 		{"agent state without room", func() error { return SetAgentState(nil, lkagent.StateListening) }, "no room"},
-		{"stage without name", func() error { return SetStage(nil, StageInfo{Count: 4}) }, "stage name is empty"},
-		{"stage index past count", func() error { return SetStage(nil, StageInfo{Name: "intro", Index: 4, Count: 4}) }, "index 4 of 4"},
-		{"stage negative index", func() error { return SetStage(nil, StageInfo{Name: "intro", Index: -1, Count: 4}) }, "index -1 of 4"},
+		{"stage without name", func() error { return SetStage(nil, agent.StageChange{Count: 4}) }, "stage name is empty"},
+		{"stage index past count", func() error { return SetStage(nil, agent.StageChange{Name: "intro", Index: 4, Count: 4}) }, "index 4 of 4"},
+		{"stage negative index", func() error { return SetStage(nil, agent.StageChange{Name: "intro", Index: -1, Count: 4}) }, "index -1 of 4"},
 		{"caption without room", func() error { return PublishTranscription(nil, Segment{ID: "s"}) }, "no room"},
 		{"event too big", func() error { return SendEvent(&lksdk.Room{}, big) }, "over the 15000-byte limit"},
 		{"event not JSON", func() error { return SendEvent(&lksdk.Room{}, unencodable{}) }, "encode"},
@@ -245,7 +262,7 @@ func TestLiveRoomIO(t *testing.T) {
 		if err := SetAgentState(agentRoom, lkagent.StateListening); err != nil {
 			t.Fatalf("SetAgentState: %v", err)
 		}
-		if err := SetStage(agentRoom, StageInfo{Name: "experience", Title: "Your experience", Index: 2, Count: 4, Deadline: deadline}); err != nil {
+		if err := SetStage(agentRoom, agent.StageChange{Name: "experience", Title: "Your experience", Index: 2, Count: 4, Deadline: deadline}); err != nil {
 			t.Fatalf("SetStage: %v", err)
 		}
 		want := map[string]string{
@@ -255,7 +272,7 @@ func TestLiveRoomIO(t *testing.T) {
 		waitAttrs(t, cand, "agent-AJ_1", want)
 
 		// A stage without a deadline removes the old one.
-		if err := SetStage(agentRoom, StageInfo{Name: "closing", Title: "Wrap-up", Index: 3, Count: 4}); err != nil {
+		if err := SetStage(agentRoom, agent.StageChange{Name: "closing", Title: "Wrap-up", Index: 3, Count: 4}); err != nil {
 			t.Fatalf("SetStage: %v", err)
 		}
 		want[AttrStage], want[AttrStageTitle], want[AttrStageIndex] = "closing", "Wrap-up", "3"
@@ -264,7 +281,7 @@ func TestLiveRoomIO(t *testing.T) {
 	})
 
 	t.Run("events", func(t *testing.T) {
-		ev := StageChanged{Stage: "intro", Index: 1}
+		ev := StageChanged{Name: "intro", Index: 1}
 		if err := SendEvent(agentRoom, ev); err != nil {
 			t.Fatalf("SendEvent: %v", err)
 		}

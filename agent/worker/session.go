@@ -19,9 +19,11 @@ import (
 	"github.com/viva-interviews/viva/agent/analysis"
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/agent/recording"
+	"github.com/viva-interviews/viva/agent/spoken"
 	"github.com/viva-interviews/viva/agent/stt"
 	"github.com/viva-interviews/viva/agent/tts"
 	"github.com/viva-interviews/viva/agent/voice"
+	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/interviews"
@@ -81,14 +83,16 @@ type Sessions struct {
 	RejoinGrace time.Duration
 	// HearingTimeout bounds the wait, after the candidate joined, for
 	// them to subscribe to the interviewer's audio before the greeting
-	// (default DefaultHearingTimeout): nobody is greeted into the void.
+	// (default config.DefaultHearingTimeout): nobody is greeted into the
+	// void.
 	HearingTimeout time.Duration
 	// FalseInterruptionTimeout is how long a reply stopped by the
 	// candidate's sound waits for words before it resumes (default
-	// DefaultFalseInterruptionTimeout; negative cuts it for good).
+	// config.DefaultFalseInterruptionTimeout; negative cuts it for good).
 	FalseInterruptionTimeout time.Duration
 	// AwayAfter is the candidate's silence after the interviewer spoke
-	// that brings a check-in (default DefaultAwayAfter; negative never).
+	// that brings a check-in (default config.DefaultAwayAfter; negative
+	// never).
 	AwayAfter time.Duration
 	// LeaseTTL is how long the interview's lease lasts unless renewed
 	// (default DefaultLeaseTTL): after a crash, a re-dispatch may resume
@@ -126,18 +130,6 @@ type Engines struct {
 // DefaultEndGrace is how long a finished session waits after its ending
 // events before it deletes the room.
 const DefaultEndGrace = time.Second
-
-// Turn-taking defaults of Sessions.
-const (
-	// DefaultHearingTimeout is the longest wait for the candidate to
-	// subscribe to the interviewer's audio before greeting anyway.
-	DefaultHearingTimeout = 5 * time.Second
-	// DefaultFalseInterruptionTimeout is how long a stopped reply waits
-	// for words before it resumes.
-	DefaultFalseInterruptionTimeout = 2 * time.Second
-	// DefaultAwayAfter is the silence that brings a check-in.
-	DefaultAwayAfter = 20 * time.Second
-)
 
 // positiveOr is d, def when d is zero, and zero (off) when d is negative.
 func positiveOr(d, def time.Duration) time.Duration {
@@ -435,7 +427,7 @@ type session struct {
 	bp  *stages.Blueprint
 
 	room  *lksdk.Room
-	voice *Voice // the audio, and the loop's transport
+	voice *spoken.Session // the audio, and the loop's transport
 	c     *agent.Conductor
 	audio *recording.Recorder // nil when not recording
 
@@ -531,9 +523,9 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	loop, err := agent.NewLoop(agent.Setup{Blueprint: ss.bp, Record: rec, Store: observeStore(s.Store, s.Metrics, rec), TimeScale: s.TimeScale,
 		NewLLM: ss.eng.NewLLM, Analyzer: ss.eng.Analyzer, Preemptive: ss.eng.Preemptive, Template: s.template(rec.Template, ss.log), Logger: ss.log},
 		agent.LoopOptions{JoinTimeout: wait, RejoinGrace: s.RejoinGrace,
-			HearingTimeout:           positiveOr(s.HearingTimeout, DefaultHearingTimeout),
-			FalseInterruptionTimeout: positiveOr(s.FalseInterruptionTimeout, DefaultFalseInterruptionTimeout),
-			AwayAfter:                positiveOr(s.AwayAfter, DefaultAwayAfter)})
+			HearingTimeout:           positiveOr(s.HearingTimeout, config.DefaultHearingTimeout),
+			FalseInterruptionTimeout: positiveOr(s.FalseInterruptionTimeout, config.DefaultFalseInterruptionTimeout),
+			AwayAfter:                positiveOr(s.AwayAfter, config.DefaultAwayAfter)})
 	if err != nil {
 		return err
 	}
@@ -549,11 +541,11 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	}
 	ss.audio = ss.startRecording(c.Recorder())
 	defer ss.audio.Discard() // unless kept below
-	ss.voice, err = NewVoice(ctx, VoiceOptions{STT: ss.eng.STT, TTS: ss.eng.TTS, Listener: s.Listener,
+	ss.voice, err = spoken.New(ctx, spoken.Options{STT: ss.eng.STT, TTS: ss.eng.TTS, Listener: s.Listener,
 		Pacer: s.pacer(), Out: track, Display: ss, Segment: ss.job.ID, Logger: ss.log,
 		CandidateTap: ss.audio.Candidate, AgentTap: ss.audio.Agent, AgentCleared: ss.audio.AgentCleared})
 	switch {
-	case errors.Is(err, ErrSTT):
+	case errors.Is(err, spoken.ErrSTT):
 		return ss.fail(err, "stt")
 	case err != nil:
 		return ss.fail(err, "tts")
@@ -768,23 +760,27 @@ func (ss *session) AgentCaption(segment, text string, final, interrupted bool) {
 }
 
 // State sets the agent's lk.agent.state attribute.
-func (ss *session) State(state string) {
+func (ss *session) State(state spoken.State) {
 	room := ss.room
-	ss.op(func() { _ = SetAgentState(room, state) }, false)
+	ss.op(func() { _ = SetAgentState(room, agentStates[state]) }, false)
+}
+
+// agentStates are the lk.agent.state values of the spoken session's states.
+var agentStates = map[spoken.State]string{
+	spoken.StateListening: lkagent.StateListening,
+	spoken.StateThinking:  lkagent.StateThinking,
+	spoken.StateSpeaking:  lkagent.StateSpeaking,
 }
 
 // StageEntered shows the new stage in the agent's attributes and sends a
 // stage_change event.
 func (ss *session) StageEntered(sc agent.StageChange) {
-	info := StageInfo{Name: sc.Name, Title: sc.Title, Index: sc.Index, Count: sc.Count, Deadline: sc.Deadline}
-	ev := StageChanged{Stage: sc.Name, Title: sc.Title, Index: sc.Index, Count: sc.Count,
-		DeadlineUnixMs: sc.Deadline.UnixMilli(), Forced: sc.Forced}
 	room := ss.room
 	ss.op(func() {
-		if err := SetStage(room, info); err != nil {
+		if err := SetStage(room, sc); err != nil {
 			ss.log.Warn("stage attributes not set", "err", err)
 		}
-		_ = SendEvent(room, ev)
+		_ = SendEvent(room, StageChanged(sc))
 	}, false)
 }
 

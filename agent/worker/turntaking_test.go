@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/agent"
-	"github.com/viva-interviews/viva/internal/testrig/candidatebot"
-	"github.com/viva-interviews/viva/internal/testrig/lktest"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/testrig/candidatebot"
+	"github.com/viva-interviews/viva/testrig/lktest"
 )
 
 // TestTurnTaking holds one spoken interview over a real livekit-server in

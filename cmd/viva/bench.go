@@ -17,7 +17,7 @@ import (
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
 	"github.com/viva-interviews/viva/agent/worker"
-	"github.com/viva-interviews/viva/internal/bench"
+	"github.com/viva-interviews/viva/bench"
 )
 
 // inProcessDensity runs the density benchmark's in-process mode (the

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/viva-interviews/viva/internal/bench"
+	"github.com/viva-interviews/viva/bench"
 )
 
 // liveKitForTest is the repository's livekit-server binary.

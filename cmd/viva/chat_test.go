@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
+	"github.com/viva-interviews/viva/testrig/fakeopenai"
 )
 
 var pipedAnswers = []string{

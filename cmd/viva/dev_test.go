@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/viva-interviews/viva/internal/testrig/promscrape"
+	"github.com/viva-interviews/viva/testrig/promscrape"
 )
 
 // TestDevRunsTheWholeSystem starts `viva dev` as `make run` does: it starts

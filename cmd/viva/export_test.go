@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/config"
-	"github.com/viva-interviews/viva/internal/testrig/pgtest"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/filestore"
+	"github.com/viva-interviews/viva/testrig/pgtest"
 )
 
 // exportFixture stores three interviews, one completed, in s.

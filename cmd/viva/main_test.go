@@ -9,10 +9,10 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/viva-interviews/viva/bench"
 	"github.com/viva-interviews/viva/config"
-	"github.com/viva-interviews/viva/internal/bench"
 	"github.com/viva-interviews/viva/internal/sandbox"
-	"github.com/viva-interviews/viva/internal/testrig/pgtest"
+	"github.com/viva-interviews/viva/testrig/pgtest"
 )
 
 func TestMain(m *testing.M) {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/internal/metrics"
-	"github.com/viva-interviews/viva/internal/testrig/promscrape"
 	"github.com/viva-interviews/viva/lkagent"
+	"github.com/viva-interviews/viva/testrig/promscrape"
 )
 
 // idleWorker is a worker that is never run: it stays disconnected.

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/viva-interviews/viva/config"
-	"github.com/viva-interviews/viva/internal/testrig/fakedeepgram"
-	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/testrig/fakedeepgram"
+	"github.com/viva-interviews/viva/testrig/fakeopenai"
 )
 
 // TestEnginesForOwnKeys: an interview's own keys replace the worker's,

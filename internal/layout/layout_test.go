@@ -31,6 +31,10 @@ type rule struct {
 	roots     []string // the packages whose dependencies are checked
 	forbidden []string // what they may not depend on
 	allowed   []string // exceptions to forbidden
+	// pending are roots that still break the rule, each with the reason
+	// and the move that will mend it in a comment. A pending root that no
+	// longer breaks the rule fails the test: take it off the list.
+	pending []string
 }
 
 // rules are viva's hard lines.
@@ -38,7 +42,7 @@ var rules = []rule{
 	{
 		name: "the conversation side runs without LiveKit or pion",
 		roots: []string{"./agent", "./agent/llm/...", "./agent/stt/...", "./agent/tts/...", "./agent/voice/...",
-			"./fsm/...", "./stages/...", "./interviews/...", "./config/..."},
+			"./agent/spoken/...", "./fsm/...", "./stages/...", "./interviews/...", "./config/..."},
 		forbidden: []string{liveKitModules, pionModules},
 	},
 	{
@@ -64,16 +68,15 @@ var rules = []rule{
 		forbidden: []string{"./webhooks/..."},
 	},
 	{
-		// Ground-floor helpers build on the standard library and each
-		// other; what talks to a model (structured output) lives with the
-		// engines in agent/llm. The benchmark and the test rigs under
-		// internal/ are not ground floor and are left out here.
-		name: "ground-floor helpers import nothing of viva above them",
-		roots: []string{"./internal/atomicfile", "./internal/linelog", "./internal/mail", "./internal/metrics",
-			"./internal/openaiapi", "./internal/procload", "./internal/sandbox", "./internal/typo",
-			"./internal/utf8cut", "./internal/wav"},
+		// The ground floor is what every other package may build on:
+		// helpers of the standard library's kind and the faults of
+		// package incident. The benchmark and the test rigs, which run
+		// workers and rooms, live above it (bench, testrig); what talks to
+		// a model (structured output) lives with the engines in agent/llm.
+		name:      "the ground floor imports nothing of viva above it",
+		roots:     []string{"./internal/...", "./incident/..."},
 		forbidden: []string{"./..."},
-		allowed:   []string{"./internal/..."},
+		allowed:   []string{"./internal/...", "./incident/..."},
 	},
 	{
 		// The domain holds the Store interface; the file store and
@@ -117,7 +120,7 @@ func matchAny(patterns []string, path string) bool {
 func (r rule) violations(g graph) []string {
 	var out []string
 	for _, root := range sortedKeys(g) {
-		if !matchAny(r.roots, root) {
+		if !matchAny(r.roots, root) || matchAny(r.pending, root) {
 			continue
 		}
 		if chain := r.firstForbidden(g, root); chain != nil {
@@ -150,6 +153,23 @@ func (r rule) firstForbidden(g graph, root string) []string {
 		}
 	}
 	return nil
+}
+
+// mendedPending returns the pending roots of r that no longer break it.
+func (r rule) mendedPending(g graph) []string {
+	var out []string
+	for _, pattern := range r.pending {
+		broken := false
+		for _, root := range sortedKeys(g) {
+			if match(pattern, root) && r.firstForbidden(g, root) != nil {
+				broken = true
+			}
+		}
+		if !broken {
+			out = append(out, pattern)
+		}
+	}
+	return out
 }
 
 // unmatchedRoots returns the root patterns of r that match no package in g:
@@ -226,6 +246,9 @@ func TestImportRules(t *testing.T) {
 			for _, v := range r.violations(g) {
 				t.Errorf("forbidden import: %s", v)
 			}
+			if mended := r.mendedPending(g); len(mended) > 0 {
+				t.Errorf("%v keep the rule now: take them off its pending list", mended)
+			}
 		})
 	}
 }
@@ -250,6 +273,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		records   = module + "/interviews"
 		reports   = module + "/reports"
 		webhooks  = module + "/webhooks"
+		benchPkg  = module + "/internal/bench"
 		lksdk     = "github.com/livekit/server-sdk-go/v2"
 		lkproto   = "github.com/livekit/protocol/livekit"
 		webrtc    = "github.com/pion/webrtc/v4"
@@ -271,7 +295,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		reports:   {records},
 		webhooks:  {records},
 		wav:       nil,
-		llmPkg:    nil,
+		incident:  nil,
+		llmPkg:    {incident},
 		fileStore: {records},
 	}
 	with := func(edit func(graph)) graph {
@@ -324,6 +349,12 @@ func TestRulesCatchViolations(t *testing.T) {
 		{name: "a ground-floor helper talks to a model", rule: 4,
 			g:    with(func(g graph) { g[wav] = []string{llmPkg} }),
 			want: []string{wav + " → " + llmPkg}},
+		{name: "a helper under internal runs a worker", rule: 4,
+			g:    with(func(g graph) { g[benchPkg] = []string{wav, roomPkg} }),
+			want: []string{benchPkg + " → " + roomPkg}},
+		{name: "incident reaches into the record", rule: 4,
+			g:    with(func(g graph) { g[incident] = []string{records} }),
+			want: []string{incident + " → " + records}},
 		{name: "domain clean", rule: 5, g: clean},
 		{name: "the domain opens its own files", rule: 5,
 			g:    with(func(g graph) { g[records] = append(g[records], fileStore) }),
@@ -336,6 +367,20 @@ func TestRulesCatchViolations(t *testing.T) {
 				t.Errorf("violations = %q\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestMendedPending: a pending root that keeps the rule is reported, so
+// the exception goes once the move it waits for is made.
+func TestMendedPending(t *testing.T) {
+	r := rule{roots: []string{"./internal/..."}, forbidden: []string{"./..."}, allowed: []string{"./internal/..."},
+		pending: []string{"./internal/structured"}}
+	structured, llm := module+"/internal/structured", module+"/agent/llm"
+	if got := r.mendedPending(graph{structured: {llm}, llm: nil}); len(got) != 0 {
+		t.Errorf("pending root still importing %s reported as mended: %q", llm, got)
+	}
+	if got, want := r.mendedPending(graph{structured: nil}), []string{"./internal/structured"}; !slices.Equal(got, want) {
+		t.Errorf("mended = %q, want %q", got, want)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/viva-interviews/viva/internal/testrig/fakesmtp"
+	"github.com/viva-interviews/viva/testrig/fakesmtp"
 )
 
 func TestSendOverSTARTTLSWithAuthPlain(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/internal/metrics"
-	"github.com/viva-interviews/viva/internal/testrig/promscrape"
+	"github.com/viva-interviews/viva/testrig/promscrape"
 )
 
 func TestWorkerAndWebMetricsScrape(t *testing.T) {

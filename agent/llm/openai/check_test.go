@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/viva-interviews/viva/agent/llm"
-	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
+	"github.com/viva-interviews/viva/testrig/fakeopenai"
 )
 
 // TestCheck: the startup check accepts the right key, reports a wrong one

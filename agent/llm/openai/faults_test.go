@@ -10,8 +10,8 @@ import (
 
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/incident"
-	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
-	"github.com/viva-interviews/viva/internal/testrig/incidentlog"
+	"github.com/viva-interviews/viva/testrig/fakeopenai"
+	"github.com/viva-interviews/viva/testrig/incidentlog"
 )
 
 // TestCompleteFaults drives the client against the in-memory fake under

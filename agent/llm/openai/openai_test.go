@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/agent/llm"
-	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
+	"github.com/viva-interviews/viva/testrig/fakeopenai"
 )
 
 const testModel = "gpt-test"

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/viva-interviews/viva/agent/stt"
-	"github.com/viva-interviews/viva/internal/testrig/fakedeepgram"
+	"github.com/viva-interviews/viva/testrig/fakedeepgram"
 )
 
 // TestCheck: the startup check accepts the right key and reports a wrong

@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/agent/stt"
-	"github.com/viva-interviews/viva/internal/testrig/fakedeepgram"
-	"github.com/viva-interviews/viva/internal/testrig/incidentlog"
 	"github.com/viva-interviews/viva/internal/wav"
+	"github.com/viva-interviews/viva/testrig/fakedeepgram"
+	"github.com/viva-interviews/viva/testrig/incidentlog"
 )
 
 const (

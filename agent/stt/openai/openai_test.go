@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/agent/stt"
-	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
 	"github.com/viva-interviews/viva/internal/wav"
+	"github.com/viva-interviews/viva/testrig/fakeopenai"
 )
 
 // eventTimeout fails a test that waits for an event that never comes; it is

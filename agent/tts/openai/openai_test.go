@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/agent/tts"
-	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
+	"github.com/viva-interviews/viva/testrig/fakeopenai"
 )
 
 // stallLimit fails a test whose server waits for audio the client never

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/viva-interviews/viva/internal/testrig/candidatebot"
+	"github.com/viva-interviews/viva/testrig/candidatebot"
 )
 
 // keys returns the sorted keys of a JSON object.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/viva-interviews/viva/internal/testrig/lktest"
 	"github.com/viva-interviews/viva/lkagent"
+	"github.com/viva-interviews/viva/testrig/lktest"
 )
 
 const (

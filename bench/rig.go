@@ -17,8 +17,8 @@ import (
 
 	"github.com/viva-interviews/viva/agent/voice"
 	"github.com/viva-interviews/viva/internal/linelog"
-	"github.com/viva-interviews/viva/internal/testrig/candidatebot"
-	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
+	"github.com/viva-interviews/viva/testrig/candidatebot"
+	"github.com/viva-interviews/viva/testrig/fakeopenai"
 )
 
 // WorkerEnv is set (to "1") in the environment of the worker process a

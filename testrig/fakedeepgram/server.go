@@ -24,7 +24,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/viva-interviews/viva/internal/testrig/pipenet"
+	"github.com/viva-interviews/viva/testrig/pipenet"
 )
 
 // Key is the only API key the server accepts (header "Authorization: Token

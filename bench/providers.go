@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/viva-interviews/viva/internal/testrig/fakeopenai"
+	"github.com/viva-interviews/viva/testrig/fakeopenai"
 )
 
 const (

@@ -1,4 +1,11 @@
-package worker
+// Package spoken holds the spoken half of an interview, whatever carries
+// its audio: the candidate's Opus packets go through the listener (package
+// agent/voice) to the conversation loop's inputs, and the loop's replies go
+// out through the speaker and the playout as Opus frames. A Session is the
+// agent.Transport of a spoken interview. It knows nothing of LiveKit: the
+// room session (package agent/worker) wraps it with tracks, captions and
+// attributes, and the in-process benchmark feeds it packets directly.
+package spoken
 
 import (
 	"context"
@@ -15,7 +22,19 @@ import (
 	"github.com/viva-interviews/viva/agent/tts"
 	"github.com/viva-interviews/viva/agent/voice"
 	"github.com/viva-interviews/viva/interviews"
-	"github.com/viva-interviews/viva/lkagent"
+)
+
+// State is what the interviewer is doing, as a room shows it.
+type State int
+
+// The interviewer's states while the interview runs.
+const (
+	// StateListening: the interviewer waits for the candidate to speak.
+	StateListening State = iota + 1
+	// StateThinking: the interviewer prepares its reply.
+	StateThinking
+	// StateSpeaking: the reply's audio is playing.
+	StateSpeaking
 )
 
 // Display is what a room shows of a spoken interview besides its audio:
@@ -27,8 +46,8 @@ type Display interface {
 	// AgentCaption shows the agent's words of one reply segment so far;
 	// interrupted marks a final caption cut off by the candidate.
 	AgentCaption(segment, text string, final, interrupted bool)
-	// State shows the agent's state (lkagent.StateListening, …).
-	State(state string)
+	// State shows the agent's state.
+	State(state State)
 	// Thinking shows or stops showing that the interviewer waits out the
 	// candidate's thinking pause.
 	Thinking(on bool)
@@ -36,7 +55,7 @@ type Display interface {
 	StageEntered(sc agent.StageChange)
 }
 
-// NoDisplay shows nothing: a Voice without a room.
+// NoDisplay shows nothing: a Session without a room.
 type NoDisplay struct{}
 
 // Caption does nothing.
@@ -46,7 +65,7 @@ func (NoDisplay) Caption(voice.Transcript) {}
 func (NoDisplay) AgentCaption(string, string, bool, bool) {}
 
 // State does nothing.
-func (NoDisplay) State(string) {}
+func (NoDisplay) State(State) {}
 
 // Thinking does nothing.
 func (NoDisplay) Thinking(bool) {}
@@ -54,8 +73,8 @@ func (NoDisplay) Thinking(bool) {}
 // StageEntered does nothing.
 func (NoDisplay) StageEntered(agent.StageChange) {}
 
-// VoiceOptions configure a Voice.
-type VoiceOptions struct {
+// Options configure a Session.
+type Options struct {
 	// STT and TTS are the interview's speech engines. Required.
 	STT stt.Engine
 	TTS tts.Engine
@@ -85,14 +104,14 @@ type VoiceOptions struct {
 	Logger *slog.Logger
 }
 
-// Voice is the spoken half of one interview, whatever carries its audio:
+// Session is the spoken half of one interview, whatever carries its audio:
 // the candidate's Opus packets go in (WritePacket through an OpusInput),
 // through the listener, to the conversation loop's inputs; the loop's
 // replies go out through the speaker and the playout, as Opus frames sent
 // on the shared pacing clock. It is the agent.Transport of a spoken
 // interview: the LiveKit session wraps it with tracks, captions and
 // attributes, and the in-process benchmark feeds it packets directly.
-type Voice struct {
+type Session struct {
 	log      *slog.Logger
 	display  Display
 	segment  string
@@ -103,7 +122,7 @@ type Voice struct {
 	silence  *voice.SilenceClock
 
 	micMu sync.Mutex
-	mics  []*voice.OpusInput // the candidate's inputs (one per track it published), closed with the voice
+	mics  []*voice.OpusInput // the candidate's inputs (one per track it published), closed with the session
 
 	inputs   chan agent.Input
 	done     chan struct{}
@@ -114,11 +133,11 @@ type Voice struct {
 	segments atomic.Int64 // agent caption segments so far
 }
 
-// NewVoice opens the listener's recognition stream and readies the
+// New opens the listener's recognition stream and readies the
 // speaker; it starts turning what the listener hears into inputs. Close
 // it when the interview ends. An error names what failed: the speech
 // recogniser (errors.Is ErrSTT) or the voice (ErrTTS).
-func NewVoice(ctx context.Context, opts VoiceOptions) (*Voice, error) {
+func New(ctx context.Context, opts Options) (*Session, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
@@ -148,14 +167,14 @@ func NewVoice(ctx context.Context, opts VoiceOptions) (*Voice, error) {
 	if silence == nil {
 		silence = sharedSilenceClock()
 	}
-	v := &Voice{log: log, display: display, segment: opts.Segment, candTap: opts.CandidateTap,
+	v := &Session{log: log, display: display, segment: opts.Segment, candTap: opts.CandidateTap,
 		listener: listener, speaker: speaker, playout: playout, silence: silence,
 		inputs: make(chan agent.Input, 64), done: make(chan struct{}), listened: make(chan struct{})}
 	go v.listen()
 	return v, nil
 }
 
-// Errors NewVoice wraps, naming the engine that failed.
+// Errors New wraps, naming the engine that failed.
 var (
 	// ErrSTT: the speech recogniser could not start.
 	ErrSTT = errors.New("speech recognition")
@@ -165,9 +184,9 @@ var (
 
 // NewCandidateInput returns a decoder of one candidate microphone track's
 // Opus packets into the listener; a candidate who rejoins brings a new
-// track and gets a new one. Its pauses are written on the voice's silence
-// clock; Close it when its track ends (the voice's Close closes it too).
-func (v *Voice) NewCandidateInput() (*voice.OpusInput, error) {
+// track and gets a new one. Its pauses are written on the session's silence
+// clock; Close it when its track ends (the session's Close closes it too).
+func (v *Session) NewCandidateInput() (*voice.OpusInput, error) {
 	in, err := voice.NewOpusInput(v.listener, v.candTap)
 	if err != nil {
 		return nil, err
@@ -181,7 +200,7 @@ func (v *Voice) NewCandidateInput() (*voice.OpusInput, error) {
 
 // Post hands an input to the loop (the room's own: joined, left, typed
 // text, …) without blocking a callback forever.
-func (v *Voice) Post(in agent.Input) {
+func (v *Session) Post(in agent.Input) {
 	select {
 	case v.inputs <- in:
 	case <-v.done:
@@ -191,7 +210,7 @@ func (v *Voice) Post(in agent.Input) {
 }
 
 // Close stops listening and playing; later posts are dropped.
-func (v *Voice) Close() error {
+func (v *Session) Close() error {
 	var err error
 	v.closing.Do(func() {
 		close(v.done)
@@ -210,8 +229,8 @@ func (v *Voice) Close() error {
 }
 
 // listen turns the listener's events into the loop's inputs (and the
-// candidate's captions) until the voice closes.
-func (v *Voice) listen() {
+// candidate's captions) until the session closes.
+func (v *Session) listen() {
 	defer close(v.listened)
 	events := v.listener.Events()
 	for {
@@ -260,6 +279,11 @@ func (v *Voice) listen() {
 	}
 }
 
+// sharedSilenceClock writes the candidate's pauses for every session of
+// the process that sets no Options.Silence. It has no goroutine while no
+// candidate track is open.
+var sharedSilenceClock = sync.OnceValue(func() *voice.SilenceClock { return voice.NewSilenceClock(nil) })
+
 // endpointingRules name the listener's endpointing rules in the record.
 var endpointingRules = map[string]string{
 	voice.RuleFinished: interviews.EndpointingFinished,
@@ -269,7 +293,7 @@ var endpointingRules = map[string]string{
 
 // setThinking shows (or stops showing) that the interviewer waits while
 // the candidate thinks mid-answer.
-func (v *Voice) setThinking(on bool) {
+func (v *Session) setThinking(on bool) {
 	if v.thinking.Swap(on) == on {
 		return
 	}
@@ -277,19 +301,19 @@ func (v *Voice) setThinking(on bool) {
 }
 
 // Inputs yields what the candidate says and does.
-func (v *Voice) Inputs() <-chan agent.Input { return v.inputs }
+func (v *Session) Inputs() <-chan agent.Input { return v.inputs }
 
 // Listening shows the agent as listening.
-func (v *Voice) Listening() { v.display.State(lkagent.StateListening) }
+func (v *Session) Listening() { v.display.State(StateListening) }
 
 // StageEntered shows the new stage.
-func (v *Voice) StageEntered(sc agent.StageChange) { v.display.StageEntered(sc) }
+func (v *Session) StageEntered(sc agent.StageChange) { v.display.StageEntered(sc) }
 
 // Say plays a reply: its text streams to the speaker as it is generated,
 // and to the agent's captions sentence by sentence.
-func (v *Voice) Say(ctx context.Context, r *agent.Reply) agent.Playback {
+func (v *Session) Say(ctx context.Context, r *agent.Reply) agent.Playback {
 	p := &playback{v: v, reply: r, segment: fmt.Sprintf("%s-agent-%d", v.segment, v.segments.Add(1))}
-	v.display.State(lkagent.StateThinking)
+	v.display.State(StateThinking)
 	deltas := make(chan string, 64)
 	go func() {
 		defer close(deltas)
@@ -313,7 +337,7 @@ func (v *Voice) Say(ctx context.Context, r *agent.Reply) agent.Playback {
 		select {
 		case <-p.utt.Started():
 			p.started.Store(time.Now().UnixNano())
-			v.display.State(lkagent.StateSpeaking)
+			v.display.State(StateSpeaking)
 		case <-p.utt.Done():
 		}
 	}()
@@ -322,7 +346,7 @@ func (v *Voice) Say(ctx context.Context, r *agent.Reply) agent.Playback {
 
 // playback is one reply being spoken.
 type playback struct {
-	v        *Voice
+	v        *Session
 	reply    *agent.Reply
 	utt      *voice.Utterance
 	segment  string

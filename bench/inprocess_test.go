@@ -38,7 +38,7 @@ func TestRunInProcess(t *testing.T) {
 // candidates pause as DTX senders do, or with coded silence when
 // VIVA_BENCH_CODED_SILENCE is set:
 //
-//	VIVA_BENCH_SESSIONS=50,100 go test ./internal/bench -run InProcessDensity -v -cpuprofile cpu.out
+//	VIVA_BENCH_SESSIONS=50,100 go test ./bench -run InProcessDensity -v -cpuprofile cpu.out
 func TestInProcessDensity(t *testing.T) {
 	list := os.Getenv("VIVA_BENCH_SESSIONS")
 	if list == "" {

@@ -18,14 +18,13 @@ import (
 	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/agent/llm/scripted"
+	"github.com/viva-interviews/viva/agent/spoken"
 	"github.com/viva-interviews/viva/agent/stt"
 	"github.com/viva-interviews/viva/agent/tts/flite"
 	"github.com/viva-interviews/viva/agent/voice"
-	agentworker "github.com/viva-interviews/viva/agent/worker"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/filestore"
-	"github.com/viva-interviews/viva/lkagent"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -309,7 +308,7 @@ func prepareMedia(dtx bool) (*benchMedia, error) {
 // benchSession is one interview of the run.
 type benchSession struct {
 	loop  *agent.Loop
-	voice *agentworker.Voice
+	voice *spoken.Session
 	input *voice.OpusInput
 	phase int // the session's offset into the media cycle, in frames
 	log   *slog.Logger
@@ -338,7 +337,7 @@ func startSession(ctx context.Context, i int, opts InProcessOptions, bp *stages.
 		return nil, fmt.Errorf("bench: in process: %w", err)
 	}
 	s := &benchSession{loop: loop, phase: i * len(m.cycle) / opts.Sessions, log: log}
-	s.voice, err = agentworker.NewVoice(ctx, agentworker.VoiceOptions{
+	s.voice, err = spoken.New(ctx, spoken.Options{
 		STT: answerSTT{}, TTS: &replayTTS{pcm: m.agentPCM, rateHz: m.agentRateHz},
 		Listener: opts.Listener, Pacer: pacer, Silence: silence, Out: discard{}, Display: (*benchDisplay)(s),
 		Segment: rec.ID, Logger: log,
@@ -418,8 +417,8 @@ func (d *benchDisplay) Caption(voice.Transcript)                {}
 func (d *benchDisplay) AgentCaption(string, string, bool, bool) {}
 func (d *benchDisplay) Thinking(bool)                           {}
 func (d *benchDisplay) StageEntered(agent.StageChange)          {}
-func (d *benchDisplay) State(state string) {
-	if state != lkagent.StateSpeaking {
+func (d *benchDisplay) State(state spoken.State) {
+	if state != spoken.StateSpeaking {
 		return
 	}
 	d.mu.Lock()

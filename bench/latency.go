@@ -9,7 +9,7 @@ import (
 
 	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/voice"
-	"github.com/viva-interviews/viva/internal/testrig/candidatebot"
+	"github.com/viva-interviews/viva/testrig/candidatebot"
 )
 
 const (

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 
-	"github.com/viva-interviews/viva/internal/testrig/pipenet"
+	"github.com/viva-interviews/viva/testrig/pipenet"
 )
 
 // pipeHost is the host name of a piped server's URL; it resolves nowhere,

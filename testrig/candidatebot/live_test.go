@@ -17,7 +17,7 @@ import (
 
 	"github.com/viva-interviews/viva/agent/worker"
 
-	"github.com/viva-interviews/viva/internal/testrig/lktest"
+	"github.com/viva-interviews/viva/testrig/lktest"
 )
 
 // join connects a bot as identity to room on srv and leaves when the test

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/viva-interviews/viva/internal/testrig/candidatebot"
+	"github.com/viva-interviews/viva/testrig/candidatebot"
 )
 
 const (
