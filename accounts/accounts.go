@@ -30,6 +30,10 @@ var (
 	// not accepted. It does not say which, so a caller cannot learn which
 	// addresses have accounts.
 	ErrBadCredentials = errors.New("accounts: wrong email, password or token")
+	// ErrBusy means every password-hashing slot was taken (see
+	// Service.Authenticate): the password was not checked, and the caller
+	// may try again in a moment.
+	ErrBusy = errors.New("accounts: too many passwords are being checked at once")
 )
 
 // Role is what a user may do.

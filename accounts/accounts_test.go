@@ -228,3 +228,90 @@ func TestFileStoreRefusesACorruptFile(t *testing.T) {
 		t.Errorf("OpenFile: %v", err)
 	}
 }
+
+func TestHashSlotsFollowTheMemoryBudget(t *testing.T) {
+	for _, tt := range []struct {
+		p    Params
+		want int
+	}{
+		{DefaultParams, 4},
+		{Params{Time: 3, MemoryKiB: 128 << 10, Threads: 2}, 2},
+		{Params{Time: 3, MemoryKiB: 1 << 20, Threads: 2}, 1},
+		{testParams, 4},
+	} {
+		if got := HashSlots(tt.p); got != tt.want {
+			t.Errorf("HashSlots(%d KiB) = %d, want %d", tt.p.MemoryKiB, got, tt.want)
+		}
+	}
+}
+
+// TestSignInFloodHashesAtMostHashSlotsAtOnce: a flood of concurrent
+// failed sign-ins, for known and unknown addresses, never has more than
+// HashSlots hashes running; the attempts beyond them are refused with
+// ErrBusy at once, without hashing; once the hashes end, sign-in works.
+func TestSignInFloodHashesAtMostHashSlotsAtOnce(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := newService(t)
+	if _, err := svc.AddUser(ctx, "ada@example.com", RoleReviewer, "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	slots := HashSlots(testParams)
+	var (
+		mu               sync.Mutex
+		running, maxRun  int
+		hashed           int
+		entered, release = make(chan struct{}, 100), make(chan struct{})
+	)
+	svc.verify = func(hash, password string) bool {
+		mu.Lock()
+		running++
+		hashed++
+		maxRun = max(maxRun, running)
+		mu.Unlock()
+		entered <- struct{}{}
+		<-release
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return VerifyPassword(hash, password)
+	}
+
+	const flood = 50
+	errs := make(chan error, flood)
+	var wg sync.WaitGroup
+	for i := range flood {
+		email := "ada@example.com"
+		if i%2 == 1 {
+			email = "nobody@example.com"
+		}
+		wg.Go(func() {
+			_, err := svc.Authenticate(ctx, email, "wrong password guess")
+			errs <- err
+		})
+	}
+	for range slots { // the first HashSlots attempts hash and wait
+		<-entered
+	}
+	busy := 0
+	for range flood - slots { // every other one is refused without waiting
+		if err := <-errs; !errors.Is(err, ErrBusy) {
+			t.Fatalf("attempt beyond %d hashes: %v, want ErrBusy", slots, err)
+		}
+		busy++
+	}
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if !errors.Is(err, ErrBadCredentials) {
+			t.Errorf("hashed attempt: %v, want ErrBadCredentials", err)
+		}
+	}
+	if maxRun > slots || hashed != slots || busy != flood-slots {
+		t.Fatalf("%d hashes at most at once, %d hashed, %d refused; want at most %d at once, %d hashed, %d refused",
+			maxRun, hashed, busy, slots, slots, flood-slots)
+	}
+	if _, err := svc.Authenticate(ctx, "ada@example.com", "correct horse battery"); err != nil {
+		t.Fatalf("sign-in after the flood: %v", err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/internal/linelog"
+	"github.com/viva-interviews/viva/internal/lklocal"
 )
 
 // LiveKit credentials of livekit-server --dev.
@@ -99,8 +100,7 @@ func startLiveKit(ctx context.Context, bin, logPath string) (*liveKit, error) {
 	if err != nil {
 		return nil, err
 	}
-	body := fmt.Sprintf("port: %d\nrtc:\n  tcp_port: %d\n  udp_port: %d\n  node_ip: 127.0.0.1\n  use_external_ip: false\n  enable_loopback_candidate: true\nturn:\n  enabled: false\nlogging:\n  level: info\n",
-		signal, rtcTCP, rtcUDP)
+	body := lklocal.Config(lklocal.Ports{Signal: signal, RTCTCP: rtcTCP, RTCUDP: rtcUDP}, "info")
 	c, err := startChild([]string{bin, "--dev", "--bind", "127.0.0.1", "--config-body", body}, nil, logPath)
 	if err != nil {
 		return nil, fmt.Errorf("livekit-server: %w", err)

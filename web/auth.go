@@ -160,6 +160,10 @@ func (s *sessionStore) end(id string) {
 	delete(s.sessions, sha256.Sum256([]byte(id)))
 }
 
+// busyRetry is the Retry-After of a sign-in refused because every
+// password-hashing slot was taken: a hash takes about 100 ms.
+const busyRetry = 2 * time.Second
+
 // checkPassword compares got with the shared reviewer password in constant
 // time (hashes of equal length are compared, so neither the content nor
 // the length leaks). It is false when no shared password is set.
@@ -176,24 +180,11 @@ func (s *Server) checkPassword(got string) bool {
 // request with an Authorization header is judged by it alone.
 func (s *Server) authenticate(r *http.Request) (principal, bool) {
 	if h := r.Header.Get("Authorization"); h != "" {
-		scheme, token, ok := strings.Cut(h, " ")
-		token = strings.TrimSpace(token)
-		switch {
-		case !ok || !strings.EqualFold(scheme, "Bearer"):
-			return principal{}, false
-		case accounts.LooksLikeToken(token) && s.accounts != nil:
-			u, err := s.accounts.AuthenticateToken(r.Context(), token)
-			if err != nil {
-				if !errors.Is(err, accounts.ErrBadCredentials) {
-					s.log.Error("web: checking an API token", "err", err)
-				}
-				return principal{}, false
-			}
-			return principal{Email: u.Email, Role: u.Role}, true
-		case s.checkPassword(token):
-			return sharedPrincipal, true
+		p, ok := s.authenticateBearer(r, h)
+		if !ok {
+			s.bearerFailed(r)
 		}
-		return principal{}, false
+		return p, ok
 	}
 	c, err := r.Cookie(sessionCookie)
 	if err != nil {
@@ -218,6 +209,54 @@ func (s *Server) authenticate(r *http.Request) (principal, bool) {
 	return principal{Email: u.Email, Role: u.Role}, true
 }
 
+// authenticateBearer judges the Authorization header h of r: a Bearer
+// API token or the shared password.
+func (s *Server) authenticateBearer(r *http.Request, h string) (principal, bool) {
+	scheme, token, ok := strings.Cut(h, " ")
+	token = strings.TrimSpace(token)
+	switch {
+	case !ok || !strings.EqualFold(scheme, "Bearer"):
+		return principal{}, false
+	case accounts.LooksLikeToken(token) && s.accounts != nil:
+		u, err := s.accounts.AuthenticateToken(r.Context(), token)
+		if err != nil {
+			if !errors.Is(err, accounts.ErrBadCredentials) {
+				s.log.Error("web: checking an API token", "err", err)
+			}
+			return principal{}, false
+		}
+		return principal{Email: u.Email, Role: u.Role}, true
+	case s.checkPassword(token):
+		return sharedPrincipal, true
+	}
+	return principal{}, false
+}
+
+// bearerFailed counts a refused Authorization header against r's client
+// and logs it: guesses of the shared password or of API tokens are
+// limited like sign-ins (see bearerRefused).
+func (s *Server) bearerFailed(r *http.Request) {
+	s.bearerLim.allow(clientKey(r))
+	s.log.Warn("web: bearer token refused", "client", clientKey(r), "path", r.URL.Path)
+}
+
+// bearerRefused answers 429 with Retry-After, without checking the
+// header, when r carries an Authorization header and its client has used
+// up its failed attempts; it reports whether it answered.
+func (s *Server) bearerRefused(w http.ResponseWriter, r *http.Request) bool {
+	if r.Header.Get("Authorization") == "" {
+		return false
+	}
+	wait, out := s.bearerLim.exhausted(clientKey(r))
+	if !out {
+		return false
+	}
+	s.log.Warn("web: bearer token refused unchecked: too many failed attempts", "client", clientKey(r), "path", r.URL.Path)
+	secs := retryAfter(w, wait)
+	s.writeJSON(w, http.StatusTooManyRequests, apiError{Error: "Too many requests with a wrong token from your address. Wait " + secs + " seconds, check the token (viva users token creates a new one) and try again."})
+	return true
+}
+
 // require lets requests whose user has permission perm through to h, with
 // the user in the request's context. Others are answered in kind: an API
 // client gets 401 (not signed in) or 403 (wrong role) in JSON; a browser
@@ -226,6 +265,9 @@ func (s *Server) authenticate(r *http.Request) (principal, bool) {
 // does not allow it.
 func (s *Server) require(perm accounts.Permission, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if s.bearerRefused(w, r) {
+			return
+		}
 		p, ok := s.authenticate(r)
 		switch {
 		case !ok && wantsJSON(r):
@@ -347,6 +389,12 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case err == nil:
 			p, ok = principal{Email: u.Email, Role: u.Role}, true
+		case errors.Is(err, accounts.ErrBusy):
+			s.log.Warn("web: sign-in refused: every password-hashing slot is taken", "client", clientKey(r))
+			retryAfter(w, busyRetry)
+			s.render(w, r, http.StatusServiceUnavailable, "login.html",
+				s.loginPage(next, email, "Too many sign-ins are being checked right now. Wait a few seconds and sign in again."))
+			return
 		case !errors.Is(err, accounts.ErrBadCredentials):
 			s.log.Error("web: signing in", "err", err)
 			s.serverError(w, r)

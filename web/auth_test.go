@@ -1,11 +1,14 @@
 package web
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/viva-interviews/viva/accounts"
 	"github.com/viva-interviews/viva/interviews"
@@ -254,5 +257,72 @@ func TestWithoutSharedPassword(t *testing.T) {
 	}
 	if _, err := New(Options{Store: ts.store, LiveKitURL: testLiveKitURL, APIKey: testAPIKey, APISecret: testAPISecret}); err == nil || !strings.Contains(err.Error(), "viva users add") {
 		t.Errorf("New without accounts or a shared password: %v", err)
+	}
+}
+
+// busyAccounts is an account service whose every password-hashing slot is
+// taken.
+type busyAccounts struct{ Accounts }
+
+func (busyAccounts) Authenticate(context.Context, string, string) (*accounts.User, error) {
+	return nil, accounts.ErrBusy
+}
+
+// TestSignInRefusedWhileHashingIsFull: when every password-hashing slot is
+// taken, a sign-in is refused at once with 503 and Retry-After, and the
+// form says to wait and try again.
+func TestSignInRefusedWhileHashingIsFull(t *testing.T) {
+	ts := newTestServer(t, func(o *Options) { o.Accounts = busyAccounts{o.Accounts} })
+	req := httptest.NewRequest(http.MethodPost, loginPath, strings.NewReader(url.Values{"email": {testAdmin}, "password": {testUserPassword}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := ts.do(req)
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
+		t.Fatalf("status %d, Retry-After %q; want 503 with Retry-After", rec.Code, rec.Header().Get("Retry-After"))
+	}
+	if body := rec.Body.String(); !strings.Contains(body, "Wait a few seconds and sign in again") {
+		t.Errorf("the form does not say to wait and sign in again:\n%s", body)
+	}
+	if !strings.Contains(ts.logs.String(), "every password-hashing slot is taken") {
+		t.Errorf("the refusal is not logged:\n%s", ts.logs.String())
+	}
+}
+
+// TestBearerGuessesAreLimitedAndLogged: wrong bearer tokens (guesses of
+// the shared password) are logged and, past the rate limit, refused with
+// 429 and Retry-After before being checked at all, even a right one; the
+// client's attempts come back with time, and other clients are unaffected.
+func TestBearerGuessesAreLimitedAndLogged(t *testing.T) {
+	ts := newTestServer(t, func(o *Options) { o.RateLimit = 5 })
+	bearer := func(token, addr string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, "/api/interviews", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.RemoteAddr = addr
+		return ts.do(req)
+	}
+	const attacker, other = "198.51.100.7:4000", "203.0.113.9:4000"
+	for i := range 5 {
+		if rec := bearer(fmt.Sprintf("guess-%d", i), attacker); rec.Code != http.StatusUnauthorized {
+			t.Fatalf("guess %d: %d, want 401", i, rec.Code)
+		}
+	}
+	for _, token := range []string{"guess-6", testReviewerToken} {
+		rec := bearer(token, attacker)
+		if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") == "" {
+			t.Fatalf("after 5 wrong tokens, %q: %d, Retry-After %q; want 429 with Retry-After", token, rec.Code, rec.Header().Get("Retry-After"))
+		}
+	}
+	if rec := bearer(testReviewerToken, other); rec.Code != http.StatusOK {
+		t.Errorf("another address with the right password: %d, want 200", rec.Code)
+	}
+	logs := ts.logs.String()
+	if n := strings.Count(logs, "bearer token refused\""); n < 5 || !strings.Contains(logs, "198.51.100.7") {
+		t.Errorf("%d wrong tokens logged with the client, want 5:\n%s", n, logs)
+	}
+	if strings.Contains(logs, "guess-") {
+		t.Errorf("the guessed tokens are in the logs:\n%s", logs)
+	}
+	ts.clock.Advance(time.Minute)
+	if rec := bearer(testReviewerToken, attacker); rec.Code != http.StatusOK {
+		t.Errorf("a minute later, the right password: %d, want 200", rec.Code)
 	}
 }

@@ -66,8 +66,29 @@ func (l *rateLimiter) allow(key string) (bool, time.Duration) {
 		b.tokens--
 		return true, 0
 	}
-	wait := time.Duration(math.Ceil((1 - b.tokens) / l.perSecond * float64(time.Second)))
-	return false, wait
+	return false, l.wait(b)
+}
+
+// exhausted reports, without taking a token, whether key's bucket is
+// empty, and then how long until its next token.
+func (l *rateLimiter) exhausted(key string) (time.Duration, bool) {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.buckets[key]
+	if b == nil {
+		return 0, false
+	}
+	b.refill(now, l)
+	if b.tokens >= 1 {
+		return 0, false
+	}
+	return l.wait(b), true
+}
+
+// wait is how long until b holds a token again.
+func (l *rateLimiter) wait(b *bucket) time.Duration {
+	return time.Duration(math.Ceil((1 - b.tokens) / l.perSecond * float64(time.Second)))
 }
 
 func (b *bucket) refill(now time.Time, l *rateLimiter) {
@@ -129,14 +150,21 @@ func (s *Server) limited(l *rateLimiter, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		secs := max(int(math.Ceil(wait.Seconds())), 1)
-		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		secs := retryAfter(w, wait)
 		s.log.Warn("web: rate limit reached", "path", r.URL.Path, "client", clientKey(r))
-		msg := "Too many requests from your address. Wait " + strconv.Itoa(secs) + " seconds and try again."
+		msg := "Too many requests from your address. Wait " + secs + " seconds and try again."
 		if wantsJSON(r) {
 			s.writeJSON(w, http.StatusTooManyRequests, apiError{Error: msg})
 			return
 		}
 		s.renderMessage(w, r, http.StatusTooManyRequests, "Too many requests", msg)
 	})
+}
+
+// retryAfter sets w's Retry-After to wait in whole seconds (at least one)
+// and returns them, for the message that goes with it.
+func retryAfter(w http.ResponseWriter, wait time.Duration) string {
+	secs := strconv.Itoa(max(int(math.Ceil(wait.Seconds())), 1))
+	w.Header().Set("Retry-After", secs)
+	return secs
 }

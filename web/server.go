@@ -191,8 +191,10 @@ type Server struct {
 	csp           string
 	createLim     *rateLimiter
 	loginLim      *rateLimiter
-	sessions      *sessionStore
-	handler       http.Handler
+	// bearerLim counts each client's refused Authorization headers.
+	bearerLim *rateLimiter
+	sessions  *sessionStore
+	handler   http.Handler
 }
 
 // blueprintOption is one interview plan offered in the form.
@@ -363,6 +365,7 @@ func New(opts Options) (*Server, error) {
 		metricsHandler: opts.MetricsHandler,
 		createLim:      newRateLimiter(opts.RateLimit, opts.Now),
 		loginLim:       newRateLimiter(opts.RateLimit, opts.Now),
+		bearerLim:      newRateLimiter(opts.RateLimit, opts.Now),
 		sessions:       newSessionStore(sessionTTL, maxSessions, opts.Now),
 	}
 	if err := s.loadAssets(); err != nil {

@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/livekit/protocol/livekit"
@@ -63,7 +65,8 @@ const (
 	AttrThinking = "viva.thinking"
 
 	// MaxChatBytes bounds one typed message; longer ones are cut at a rune
-	// boundary, and streams announcing more than 4× this are dropped unread.
+	// boundary, and streams announcing more than 4× this are dropped unread
+	// (see OnChat).
 	MaxChatBytes = 16 << 10
 	// MaxEventBytes bounds one encoded event: LiveKit delivers reliable
 	// data packets up to about 15 KiB.
@@ -365,24 +368,112 @@ func SendEvent(room *lksdk.Room, ev Event) error {
 	return nil
 }
 
+// Limits on typed input (lk.chat text streams), so a participant cannot
+// make the worker hold more than a few messages' worth of memory.
+const (
+	// maxOpenChatStreams bounds the lk.chat streams one participant may
+	// have open at once; further ones are dropped unread.
+	maxOpenChatStreams = 4
+	// chatStreamTimeout is how long a stream may stay open: one that never
+	// ends is cut then, and what arrived is its message.
+	chatStreamTimeout = 30 * time.Second
+)
+
 // OnChat calls fn with the sender's identity and the text of every message
 // typed into the room (text streams on lk.chat). fn runs on its own
-// goroutine per message. Messages are cut to MaxChatBytes; streams that
-// announce more than 4×MaxChatBytes are not read at all.
+// goroutine per message.
+//
+// A stream is read as it arrives, never buffered whole: one announcing
+// more than 4×MaxChatBytes is dropped at its header; any other is cut at
+// MaxChatBytes (at a rune boundary) or after chatStreamTimeout, whichever
+// comes first, and the rest of it is discarded as it arrives. A
+// participant with maxOpenChatStreams streams open has further ones
+// dropped unread.
 func OnChat(room *lksdk.Room, fn func(sender, text string)) error {
+	_, err := onChat(room, fn)
+	return err
+}
+
+// onChat is OnChat, returning the count of open streams it keeps.
+func onChat(room *lksdk.Room, fn func(sender, text string)) (*streamCounter, error) {
 	if room == nil {
-		return errors.New("worker: chat handler: no room")
+		return nil, errors.New("worker: chat handler: no room")
 	}
+	open := &streamCounter{open: map[string]int{}}
 	err := room.RegisterTextStreamHandler(TopicChat, func(r *lksdk.TextStreamReader, sender string) {
+		// The SDK buffers a stream's chunks until it sees the trailer;
+		// handing it one now makes it drop the stream and its later chunks.
+		drop := func() { room.OnStreamTrailer(&livekit.DataStream_Trailer{StreamId: r.Info.Id}) }
 		if size := r.Info.Size; size != nil && *size > 4*MaxChatBytes {
+			drop()
 			return
 		}
-		fn(sender, utf8cut.Truncate(r.ReadAll(), MaxChatBytes))
+		if !open.acquire(sender) {
+			drop()
+			return
+		}
+		defer open.release(sender)
+		timer := time.AfterFunc(chatStreamTimeout, drop)
+		defer timer.Stop()
+		fn(sender, readChat(r, MaxChatBytes, drop))
 	})
 	if err != nil {
-		return fmt.Errorf("worker: chat handler: %w", err)
+		return nil, fmt.Errorf("worker: chat handler: %w", err)
 	}
-	return nil
+	return open, nil
+}
+
+// readChat reads r until it ends or limit bytes have come, then calls
+// drop, and returns the text cut to limit at a rune boundary.
+func readChat(r io.Reader, limit int, drop func()) string {
+	buf := make([]byte, 0, min(limit, 4<<10))
+	chunk := make([]byte, 4<<10)
+	for len(buf) <= limit {
+		n, err := r.Read(chunk)
+		buf = append(buf, chunk[:min(n, limit+1-len(buf))]...)
+		if err != nil {
+			break
+		}
+	}
+	drop()
+	return utf8cut.Truncate(string(buf), limit)
+}
+
+// streamCounter counts each participant's open streams.
+type streamCounter struct {
+	mu      sync.Mutex
+	open    map[string]int
+	refused int // streams refused for being one too many
+}
+
+// acquire counts one more stream of sender, unless sender already has
+// maxOpenChatStreams open.
+func (c *streamCounter) acquire(sender string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.open[sender] >= maxOpenChatStreams {
+		c.refused++
+		return false
+	}
+	c.open[sender]++
+	return true
+}
+
+// counts are the number of streams sender has open, and of streams
+// refused so far.
+func (c *streamCounter) counts(sender string) (open, refused int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.open[sender], c.refused
+}
+
+// release counts one stream of sender less.
+func (c *streamCounter) release(sender string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.open[sender]--; c.open[sender] <= 0 {
+		delete(c.open, sender)
+	}
 }
 
 // OnEndRequest answers RPCEndInterview: fn gets the caller's identity and

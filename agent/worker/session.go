@@ -301,6 +301,8 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 	rec.Engines = &names
 	sess := &session{s: s, eng: eng, job: job, log: log, bp: bp,
 		ops: make(chan func(), 256), opsDone: make(chan struct{}), done: make(chan struct{})}
+	sess.chat = newChatGate(sess.typedTurn, sess.chatNotice)
+	defer sess.chat.Close()
 	s.Metrics.SessionStarted()
 	err = func() error {
 		defer s.Metrics.SessionEnded()
@@ -433,6 +435,9 @@ type session struct {
 
 	ops     chan func() // room updates, in order
 	opsDone chan struct{}
+	// chat joins typed messages into turns at a pace the loop keeps up
+	// with.
+	chat *chatGate
 	// done is closed when the session ends: late posts and room updates
 	// from callbacks and playback goroutines are then dropped, not blocked.
 	done chan struct{}
@@ -652,16 +657,32 @@ func (ss *session) endRequested(caller string) error {
 	}
 }
 
-// typed passes a message the candidate typed into the room to the loop,
-// captioned as theirs.
+// typed takes a message the candidate typed into the room: captioned as
+// theirs when the chat gate keeps it, and passed to the loop as part of a
+// turn (see chatGate).
 func (ss *session) typed(sender, text string) {
 	text = strings.TrimSpace(text)
 	if text == "" || sender != ss.candidateID() {
 		return
 	}
+	if !ss.chat.Add(text) {
+		ss.log.Debug("typed message dropped: the candidate types faster than the chat's limits")
+		return
+	}
 	now := time.Now()
 	ss.Caption(voice.Transcript{SegmentID: fmt.Sprintf("chat-%d", now.UnixNano()), Text: text, Final: true, At: now})
-	ss.post(agent.CandidateTurn{Text: text, Source: agent.SourceText, StartedAt: now, EndedAt: now})
+}
+
+// typedTurn passes what the candidate typed to the loop as one turn.
+func (ss *session) typedTurn(text string, startedAt, endedAt time.Time) {
+	ss.post(agent.CandidateTurn{Text: text, Source: agent.SourceText, StartedAt: startedAt, EndedAt: endedAt})
+}
+
+// chatNotice tells the candidate something in the interviewer's captions,
+// without speaking it or recording it as said.
+func (ss *session) chatNotice(text string) {
+	ss.log.Warn("typed messages dropped: the candidate was asked to slow down")
+	ss.AgentCaption(fmt.Sprintf("chat-notice-%d", time.Now().UnixNano()), text, true, false)
 }
 
 // arrived takes a participant who joined as the candidate: the first one,
@@ -759,8 +780,10 @@ func (ss *session) AgentCaption(segment, text string, final, interrupted bool) {
 	}, !final)
 }
 
-// State sets the agent's lk.agent.state attribute.
+// State sets the agent's lk.agent.state attribute, and tells the chat
+// gate whether the interviewer is replying.
 func (ss *session) State(state spoken.State) {
+	ss.chat.Replying(state == spoken.StateThinking || state == spoken.StateSpeaking)
 	room := ss.room
 	ss.op(func() { _ = SetAgentState(room, agentStates[state]) }, false)
 }

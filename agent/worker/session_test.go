@@ -169,13 +169,22 @@ func scriptedLLM(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Cli
 // interviewer, pocketsphinx and flite. The worker is dispatched by the
 // candidate's token, greets with audible speech, recognises the bot's
 // spoken answer (keywords, not exact text) and moves on to the next stage.
-func TestOfflineInterviewAdvances(t *testing.T) {
+// startOfflineInterview starts a worker on the offline engines with a
+// scripted interviewer and joins Ada as the candidate; the context ends
+// with the test, or after two minutes.
+func startOfflineInterview(t *testing.T) (context.Context, *harness, *candidatebot.Bot, string) {
+	t.Helper()
 	synth, rec := offlineEngines(t)
 	h := startHarness(t, &worker.Sessions{NewLLM: scriptedLLM, STT: rec, TTS: synth,
 		Engines: interviews.Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"}})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace", "role": "Backend engineer", "level": "senior"})
+	return ctx, h, bot, room
+}
+
+func TestOfflineInterviewAdvances(t *testing.T) {
+	ctx, h, bot, room := startOfflineInterview(t)
 
 	if _, err := bot.WaitAttribute(ctx, "lk.agent.state", func(v string) bool { return v == "listening" || v == "speaking" || v == "thinking" }); err != nil {
 		t.Fatalf("agent state never set: %v", err)

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/viva-interviews/viva/internal/lklocal"
 	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/web"
 )
@@ -73,8 +74,7 @@ func runDev(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		if err != nil {
 			return err
 		}
-		body := fmt.Sprintf("port: %d\nrtc:\n  tcp_port: %d\n  udp_port: %d\n  node_ip: 127.0.0.1\n  use_external_ip: false\n  enable_loopback_candidate: true\nturn:\n  enabled: false\n",
-			*lkPort, *lkPort+1, *lkPort+2)
+		body := lklocal.Config(lklocal.Ports{Signal: *lkPort, RTCTCP: *lkPort + 1, RTCUDP: *lkPort + 2}, "")
 		cmd := exec.Command(bin, "--dev", "--bind", "127.0.0.1", "--config-body", body)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		logPath := filepath.Join(os.TempDir(), "viva-livekit-server.log")

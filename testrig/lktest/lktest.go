@@ -30,7 +30,9 @@ import (
 
 	"github.com/livekit/protocol/auth"
 	"github.com/livekit/protocol/livekit"
+
 	lksdk "github.com/livekit/server-sdk-go/v2"
+	"github.com/viva-interviews/viva/internal/lklocal"
 
 	"github.com/viva-interviews/viva/internal/linelog"
 )
@@ -215,21 +217,12 @@ func (s *Server) launch() error {
 }
 
 // config is the server's YAML: fixed local ports, loopback media, no TURN,
-// no external IP discovery, info-level logs; for a cluster node also Redis,
-// the shared keys and room placement (see clusterNode.config).
+// no external IP discovery, no STUN server to look up by name (see
+// lklocal), info-level logs; for a cluster node also Redis, the shared
+// keys and room placement (see clusterNode.config).
 func (s *Server) config() string {
-	return fmt.Sprintf(`port: %d
-rtc:
-  tcp_port: %d
-  udp_port: %d
-  node_ip: 127.0.0.1
-  use_external_ip: false
-  enable_loopback_candidate: true
-turn:
-  enabled: false
-logging:
-  level: info
-`, s.ports.signal, s.ports.rtcTCP, s.ports.rtcUDP) + s.node.config()
+	p := lklocal.Ports{Signal: s.ports.signal, RTCTCP: s.ports.rtcTCP, RTCUDP: s.ports.rtcUDP}
+	return lklocal.Config(p, "info") + s.node.config()
 }
 
 // waitReady polls the health endpoint until it answers 200 or the process dies.

@@ -2,12 +2,16 @@ package lktest
 
 import (
 	"context"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/livekit/protocol/livekit"
+	"google.golang.org/protobuf/proto"
 )
 
 func TestServersRunInParallelAndAcceptParticipants(t *testing.T) {
@@ -96,4 +100,52 @@ func answers(httpURL string) bool {
 	}
 	resp.Body.Close()
 	return resp.StatusCode == http.StatusOK
+}
+
+// TestJoinNamesNoServerToLookUp: what the server hands a joining client
+// as its ICE servers names every host by address, so no client of a test
+// server (the worker, a test participant, a browser) resolves a name: on a
+// machine without DNS such lookups hang, outlive the connection and fail
+// leak checks.
+func TestJoinNamesNoServerToLookUp(t *testing.T) {
+	t.Parallel()
+	s := Start(t)
+	u := s.URL + "/rtc?auto_subscribe=0&protocol=16&access_token=" + url.QueryEscape(s.Token("alice", "stun-room"))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, _, err := websocket.DefaultDialer.DialContext(ctx, u, nil)
+	if err != nil {
+		t.Fatalf("join %s: %v", s.URL, err)
+	}
+	defer conn.Close()
+	if err := conn.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	_, msg, err := conn.ReadMessage()
+	if err != nil {
+		t.Fatalf("read join response: %v", err)
+	}
+	var res livekit.SignalResponse
+	if err := proto.Unmarshal(msg, &res); err != nil {
+		t.Fatalf("decode join response: %v", err)
+	}
+	join := res.GetJoin()
+	if join == nil {
+		t.Fatalf("first signal message is %T, want a join response", res.Message)
+	}
+	var urls []string
+	for _, ice := range join.IceServers {
+		urls = append(urls, ice.Urls...)
+	}
+	if len(urls) == 0 {
+		t.Fatal("join response names no ICE server; want the local STUN server")
+	}
+	for _, raw := range urls {
+		_, hostPort, _ := strings.Cut(raw, ":")
+		hostPort, _, _ = strings.Cut(hostPort, "?")
+		host, _, err := net.SplitHostPort(hostPort)
+		if err != nil || net.ParseIP(host) == nil {
+			t.Errorf("ICE server %q names a host to look up; want an IP address", raw)
+		}
+	}
 }

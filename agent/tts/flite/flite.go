@@ -52,6 +52,9 @@ type Options struct {
 type Engine struct {
 	voice  *C.cst_voice
 	rateHz int
+	// vocoded, when set, is told each time flite's vocoder hands over
+	// samples, before they go to out: tests follow the order of events.
+	vocoded func(samples int)
 }
 
 var _ tts.Engine = (*Engine)(nil)
@@ -103,6 +106,7 @@ type synthesis struct {
 	out      func(pcm []int16) error
 	rateHz   int
 	buf      []int16 // one chunk of at most 100 ms, reused
+	vocoded  func(samples int)
 	err      error   // why synthesis stopped early
 	panicked bool
 	panicVal any
@@ -122,7 +126,7 @@ func (e *Engine) Synthesize(ctx context.Context, text string, out func(pcm []int
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	s := &synthesis{ctx: ctx, out: out, rateHz: e.rateHz, buf: make([]int16, e.rateHz*maxChunkMillis/1000)}
+	s := &synthesis{ctx: ctx, out: out, rateHz: e.rateHz, buf: make([]int16, e.rateHz*maxChunkMillis/1000), vocoded: e.vocoded}
 	h := cgo.NewHandle(s)
 	defer h.Delete()
 	ctext := C.CString(text)
@@ -164,6 +168,9 @@ func vivaFliteChunk(handle C.uintptr_t, samples *C.short, n C.int, rateHz C.int)
 	}
 	if n <= 0 {
 		return C.CST_AUDIO_STREAM_CONT
+	}
+	if s.vocoded != nil {
+		s.vocoded(int(n))
 	}
 	src := unsafe.Slice((*int16)(unsafe.Pointer(samples)), int(n))
 	for len(src) > 0 {
