@@ -143,8 +143,13 @@ follow_up: when confidence is not high, one question from a different angle (an 
 discovered: people, systems or decisions the answer revealed that deserve their own question; P0 for decisions, P1 otherwise.
 skills: technologies the answer named.`
 
-// Answer analyses one answer with the model; see Analyzer.
+// Answer analyses one answer with the model; see Analyzer. A request to
+// repeat the question (IsRepeatRequest) is no answer: it is reported as
+// such without asking the model.
 func (m *Model) Answer(ctx context.Context, in AnswerInput) (AnswerResult, error) {
+	if IsRepeatRequest(in.Answer) {
+		return AnswerResult{RepeatRequest: true, Confidence: interviews.ConfidenceLow, By: interviews.ByRules}, nil
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Question (%s): %s\n%s\n", cmp.Or(string(in.Question.Context.Kind), string(stages.KindFree)), in.Question.Text, describeContext(in.Question))
 	if in.Question.Expected != "" {

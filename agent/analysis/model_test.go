@@ -242,3 +242,17 @@ func TestWithFallback(t *testing.T) {
 		t.Error("no error for a cancelled context")
 	}
 }
+
+// TestModelRepeatRequest: a request to hear the question again is no
+// answer, and the model is not asked about it.
+func TestModelRepeatRequest(t *testing.T) {
+	m, srv := newModel(t)
+	res, err := m.Answer(t.Context(), AnswerInput{Question: question("What draws you to this role?", stages.Targets{Field: stages.FieldWhyRole}), Answer: "Sorry, could you repeat the question?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.RepeatRequest || len(res.Fills)+len(res.Facts) > 0 || res.Declined {
+		t.Errorf("result %+v, want a repeat request and nothing else", res)
+	}
+	checkRequests(t, srv, 0, answerSchema.Name)
+}
