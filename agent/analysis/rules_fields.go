@@ -156,6 +156,9 @@ var (
 	clauseEnd = regexp.MustCompile(`(?i),|\s+(?:but|though|although|yet|because|so|since|while|whereas|however)\b|\s+and\s+(?:i|we|my|our)\b`)
 	// bareNo is a whole answer that says no to a question about a skill.
 	bareNo = regexp.MustCompile(`(?i)^(?:no|nope|not really|never|not yet|no never|no not yet|no not really|no i haven't|no i have not|i haven't|i have not|no i don't|no i've not|i've not|not at all|no sorry|sorry no|unfortunately not|no unfortunately)$`)
+	// lapsed says a lack is only of late: "haven't used it since 2019",
+	// "in years", "anymore".
+	lapsed = regexp.MustCompile(`(?i)\b(?:since|anymore|any more|lately|recently|in (?:a while|years|ages|a long time)|for (?:a while|years|ages|a long time))\b`)
 	// lackWords are the words between "no" and "experience" that name no
 	// skill ("no real experience").
 	lackWords = toSet("real direct hands-on professional production prior practical actual relevant much previous commercial")
@@ -178,6 +181,9 @@ func findAbsent(p *parsed, in AnswerInput) []string {
 		}
 	}
 	named := func(tail string, loose bool) {
+		if words := strings.Fields(tail); lapsed.MatchString(strings.Join(words[:min(6, len(words))], " ")) {
+			return // "I haven't used Rust since university": had it once
+		}
 		if loc := clauseEnd.FindStringIndex(tail); loc != nil {
 			tail = tail[:loc[0]]
 		}

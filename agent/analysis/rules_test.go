@@ -460,6 +460,12 @@ func TestRulesAnswer(t *testing.T) {
 			absent: []string{"Terraform"},
 		},
 		{
+			name:   "a lapsed skill is not absent",
+			in:     AnswerInput{Question: skillQ("How long have you used Scala?", "Scala", "duration"), Answer: "I haven't used Scala since 2019, but I wrote it daily for four years before that."},
+			fills:  []Fill{{Skill: "Scala", Attribute: "duration", Value: "four years"}},
+			skills: []string{"Scala"},
+		},
+		{
 			name:   "no production experience names no skill",
 			in:     AnswerInput{Question: question("Tell me about your Go work.", stages.Targets{}), Answer: "I wrote Go for side projects, no production experience though."},
 			skills: []string{"Go"},
