@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/viva-interviews/viva/agent/analysis"
 )
 
 // Turn-taking defaults (LoopOptions).
@@ -71,31 +73,11 @@ func IsBackchannel(text string) bool {
 	return true
 }
 
-// repeatPhrases mark a request to hear the question again.
-var repeatPhrases = []string{
-	"repeat the question", "repeat that", "repeat it", "repeat your question", "say that again", "say it again",
-	"repeat the last question", "could you repeat", "can you repeat", "please repeat", "what was the question",
-	"what was your question", "rephrase the question", "rephrase that", "didn't catch that", "didn't catch the question",
-	"did not catch", "come again", "pardon",
-}
-
-// maxRepeatWords bounds a repeat request: a long answer that happens to
-// contain "say that again" is an answer.
-const maxRepeatWords = 12
-
 // IsRepeatRequest reports whether text asks to hear the last question
-// again ("sorry, could you repeat that?").
+// again ("sorry, could you repeat that?"): analysis.IsRepeatRequest, the
+// one rule the loop and the answer analysis share.
 func IsRepeatRequest(text string) bool {
-	n := normalizeUtterance(text)
-	if n == "" || len(strings.Fields(n)) > maxRepeatWords {
-		return false
-	}
-	for _, p := range repeatPhrases {
-		if strings.Contains(n, p) {
-			return true
-		}
-	}
-	return false
+	return analysis.IsRepeatRequest(text)
 }
 
 // sentences splits text after each ".", "?" or "!" followed by a space.

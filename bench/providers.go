@@ -110,7 +110,7 @@ func interviewerPolicy(req fakeopenai.Request) fakeopenai.Reply {
 	case answerSchemaName:
 		return fakeopenai.Reply{JSON: map[string]any{
 			"confidence": "high", "declined": false, "facts": []string{"Built payment systems in Go."},
-			"fills": []any{}, "follow_up": "", "discovered": []any{}, "skills": []string{"Go"},
+			"fills": []any{}, "follow_up": "", "discovered": []any{}, "skills": []string{"Go"}, "absent": []string{},
 		}}
 	default:
 		return fakeopenai.Reply{Status: http.StatusBadRequest, Text: "the benchmark's model answers only the answer analysis"}

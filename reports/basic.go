@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/viva-interviews/viva/agent/analysis"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -624,10 +625,15 @@ func questionRef(id string) string {
 	return "the answer to " + id
 }
 
-// strengths picks answers with high confidence, figures or ownership.
+// strengths picks answers with high confidence, figures or ownership;
+// never one that reads like a speech recogniser's garble
+// (analysis.Plausible).
 func strengths(v *view) []interviews.Point {
 	var cands, fallback []candidatePoint
 	for _, a := range v.answers {
+		if !analysis.Plausible(a.turn.Text) {
+			continue
+		}
 		figure, owns := hasFigure(a.turn.Text), hasAny(a.norm, OwnershipCues)
 		conf := 0.0
 		if a.analysis != nil {

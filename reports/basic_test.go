@@ -265,6 +265,27 @@ func TestBasicKnowledgeCapture(t *testing.T) {
 	}
 }
 
+// TestBasicNoStrengthFromGarble: an offline recogniser's garble is never
+// quoted as a strength, however long.
+func TestBasicNoStrengthFromGarble(t *testing.T) {
+	garble := "are a problem want to rush out and are caught up and you are up what it did an a"
+	rec := &interviews.Record{
+		ID: "garble", Blueprint: "default", Status: interviews.StatusCompleted,
+		Stages: []interviews.StageVisit{{Name: "intro", Title: "Introduction", EnteredAt: at(0)}},
+		Turns: []interviews.Turn{
+			turn(1, interviews.RoleAgent, "intro", 0, 10, "Tell me about a project you are proud of.", "q1"),
+			turn(2, interviews.RoleCandidate, "intro", 10, 40, "I led the migration of our billing system to Go, which reduced the monthly bill by 30%."),
+			turn(3, interviews.RoleAgent, "intro", 40, 50, "What was hard about it?", "q2"),
+			turn(4, interviews.RoleCandidate, "intro", 50, 60, garble),
+		},
+		Questions: []stages.Question{{ID: "q1", Stage: "intro", Text: "Tell me about a project you are proud of."}, {ID: "q2", Stage: "intro", Text: "What was hard about it?"}},
+	}
+	r := generate(t, rec, nil)
+	if len(r.Strengths) != 1 || r.Strengths[0].QuestionID != "q1" {
+		t.Errorf("strengths %+v, want only the answer to q1", r.Strengths)
+	}
+}
+
 func TestBasicOldRecord(t *testing.T) {
 	// A record from before answer analysis: turns, questions without
 	// context or spoken times, and assessments only.

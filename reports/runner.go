@@ -264,6 +264,53 @@ func (r *Runner) due(rec *interviews.Record) (now bool, retry *time.Time) {
 // generate makes one attempt at id's report under its lease and returns
 // the retry time it scheduled, if any.
 func (r *Runner) generate(ctx context.Context, id string) *time.Time {
+	return r.attempt(ctx, id).retry
+}
+
+// Generate writes id's report now, in one attempt, as Run does when the
+// interview falls due (under its lease, with the audit entry and the
+// retry schedule), and returns the report as saved. A pending report is
+// tried now; a ready or failed one is returned as it is. It returns
+// ErrNotDue when the interview gets no report, and the attempt's error
+// when it failed: the report then stays pending and Run tries it again.
+// viva chat calls it when its interview ends, so a practice run in the
+// terminal gets its report without a running web app.
+func (r *Runner) Generate(ctx context.Context, id string) (*interviews.Report, error) {
+	rec, err := r.store.Get(id)
+	if err != nil {
+		return nil, fmt.Errorf("reports: reading the interview: %w", err)
+	}
+	if !Due(rec) {
+		return nil, ErrNotDue
+	}
+	if rec.Report != nil && rec.Report.Status != interviews.ReportPending {
+		return rec.Report, nil
+	}
+	o := r.attempt(ctx, id)
+	if o.err != nil {
+		return nil, o.err
+	}
+	if o.saved == nil || o.saved.Report == nil {
+		// Another runner wrote it meanwhile: read what it wrote.
+		if rec, err = r.store.Get(id); err != nil {
+			return nil, fmt.Errorf("reports: reading the interview: %w", err)
+		}
+		return rec.Report, nil
+	}
+	return o.saved.Report, nil
+}
+
+// outcome is what one attempt at a report came to: the record as saved
+// (nil when nothing was saved), the retry time it scheduled and, when the
+// attempt failed, why.
+type outcome struct {
+	saved *interviews.Record
+	retry *time.Time
+	err   error
+}
+
+// attempt makes one attempt at id's report under its lease.
+func (r *Runner) attempt(ctx context.Context, id string) outcome {
 	log := r.log.With("interview_id", id)
 	if _, err := r.store.AcquireLease(ctx, id, r.owner, r.leaseTTL); err != nil {
 		if errors.Is(err, interviews.ErrLeaseHeld) {
@@ -271,7 +318,7 @@ func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 		} else {
 			log.Error("reports: taking the interview's lease", "err", err)
 		}
-		return nil
+		return outcome{err: fmt.Errorf("reports: taking the interview's lease: %w", err)}
 	}
 	defer func() {
 		if err := r.store.ReleaseLease(ctx, id, r.owner); err != nil {
@@ -297,14 +344,14 @@ func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 	case errors.Is(err, errUnchanged):
 		if rec, err = r.store.Get(ctx, id); err != nil {
 			log.Error("reports: reading the interview", "err", err)
-			return nil
+			return outcome{err: fmt.Errorf("reports: reading the interview: %w", err)}
 		}
 		if work, _ := r.due(rec); !work {
-			return nil
+			return outcome{}
 		}
 	case err != nil:
 		log.Error("reports: marking the report pending", "err", err)
-		return nil
+		return outcome{err: fmt.Errorf("reports: marking the report pending: %w", err)}
 	}
 	if first && r.hooks != nil {
 		r.hooks.Notify(interviews.EventInterviewCompleted, rec)
@@ -313,7 +360,8 @@ func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 
 	content, genErr := r.run(ctx, rec)
 	if ctx.Err() != nil {
-		return nil // stopping: the report stays pending and is tried at the next start
+		// Stopping: the report stays pending and is tried at the next start.
+		return outcome{err: fmt.Errorf("reports: %w", ctx.Err())}
 	}
 	if genErr == nil {
 		content.Status = interviews.ReportReady
@@ -355,16 +403,16 @@ func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 	})
 	switch {
 	case errors.Is(err, errUnchanged):
-		return nil
+		return outcome{}
 	case err != nil:
 		log.Error("reports: saving the report", "err", err)
-		return nil
+		return outcome{err: fmt.Errorf("reports: saving the report: %w", err)}
 	case genErr != nil:
 		log.Warn("reports: generating the report failed", "version", version, "attempts", saved.Report.Attempts, "err", saved.Report.Error)
 		if r.onReport != nil {
 			r.onReport(genErr)
 		}
-		return retry
+		return outcome{saved: saved, retry: retry, err: fmt.Errorf("reports: generating the report: %w", genErr)}
 	}
 	log.Info("reports: report ready", "version", version, "by", writer(saved.Report))
 	if r.onReport != nil {
@@ -373,7 +421,7 @@ func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 	if r.hooks != nil {
 		r.hooks.Notify(interviews.EventReportReady, saved)
 	}
-	return nil
+	return outcome{saved: saved}
 }
 
 // errUnchanged stops an update that has nothing to change.

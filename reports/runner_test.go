@@ -410,3 +410,49 @@ func TestWithFallback(t *testing.T) {
 		t.Fatalf("second report = %+v, %v; want the primary's", rep, err)
 	}
 }
+
+// TestRunnerGenerate: Generate writes a due interview's report at once,
+// as Run would (ready, audited, the webhooks sent), returns a ready one
+// as it is, says ErrNotDue for an interview without one and, when the
+// attempt fails, returns the error and leaves the report pending with
+// its retry scheduled.
+func TestRunnerGenerate(t *testing.T) {
+	s := openStore(t)
+	finished(t, s, "done", interviews.StatusCompleted, 3)
+	finished(t, s, "early", interviews.StatusCandidateLeft, 1)
+	finished(t, s, "flaky", interviews.StatusCompleted, 3)
+	hooks := &events{}
+	gen := &scriptedGen{}
+	r := newRunner(t, RunnerOptions{Store: s, Generator: gen, Webhooks: hooks})
+
+	rep, err := r.Generate(t.Context(), "done")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != interviews.ReportReady || rep.Version != 1 || rep.Attempts != 1 || rep.Headline != "Clear answers for Ada done" {
+		t.Errorf("report %+v, want ready, version 1, first attempt", rep)
+	}
+	if rec := get(t, s, "done"); rec.Report == nil || rec.Report.Status != interviews.ReportReady ||
+		!slices.Equal(actions(rec), []string{interviews.AuditReportGenerated + " v1"}) {
+		t.Errorf("saved report %+v, audit %q", rec.Report, actions(rec))
+	}
+	if got, want := hooks.Got(), []string{webhooks.EventInterviewCompleted + " v1", webhooks.EventReportReady + " v1"}; !slices.Equal(got, want) {
+		t.Errorf("webhooks %q, want %q", got, want)
+	}
+	again, err := r.Generate(t.Context(), "done")
+	if err != nil || again.Attempts != 1 || len(gen.Calls()) != 1 {
+		t.Errorf("second Generate: %+v, %v, %d calls; want the ready report as it is", again, err, len(gen.Calls()))
+	}
+
+	if _, err := r.Generate(t.Context(), "early"); !errors.Is(err, ErrNotDue) {
+		t.Errorf("Generate of an interview left after one answer: %v, want ErrNotDue", err)
+	}
+
+	gen.failures = 2 // the next call fails
+	if _, err := r.Generate(t.Context(), "flaky"); err == nil {
+		t.Errorf("Generate with a failing generator: %v, want its error", err)
+	}
+	if rec := get(t, s, "flaky"); rec.Report == nil || rec.Report.Status != interviews.ReportPending || rec.Report.NextAttempt == nil {
+		t.Errorf("report after a failed attempt %+v, want pending with a retry scheduled", rec.Report)
+	}
+}

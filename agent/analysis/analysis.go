@@ -84,8 +84,21 @@ type AnswerResult struct {
 	// Fills are the skill attributes and rubric fields the answer filled.
 	Fills []Fill
 	// Declined is true when the candidate could not or would not answer
-	// ("I'd rather not say", "I don't know").
+	// ("I'd rather not go into that, it's under NDA", "I don't know",
+	// "pass"): the question is answered as far as it will be and is not
+	// to be pressed.
 	Declined bool
+	// RepeatRequest is true when the turn asked to hear the question
+	// again ("Could you repeat the question?", "Pardon?"): it is no
+	// answer, fills nothing and leaves the question open (see
+	// IsRepeatRequest).
+	RepeatRequest bool
+	// Absent are the skills the candidate said they lack ("I haven't used
+	// Rust", "no PCI-DSS experience", "never worked with Kafka"), by name
+	// (a known skill's spelling when it is one). They are not in Skills
+	// and no attribute of theirs is filled: the record should mark them
+	// absent, never as skills the candidate has.
+	Absent []string
 	// FollowUp is a follow-up question from a different angle, when the
 	// confidence is not high; empty otherwise.
 	FollowUp string

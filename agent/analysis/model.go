@@ -99,6 +99,7 @@ type (
 			About    string          `json:"about"`
 		} `json:"discovered"`
 		Skills []string `json:"skills"`
+		Absent []string `json:"absent"`
 	}
 	skillsReply struct {
 		Skills []struct {
@@ -141,10 +142,16 @@ facts: at most 4 short sentences, third person, each standing alone.
 fills: values the answer gave. Fill a skill attribute only for the skill the question names or a known skill (field ""), or a listed rubric field (skill and attribute ""); never invent a skill.
 follow_up: when confidence is not high, one question from a different angle (an example, the outcome, their own part, a number); else "".
 discovered: people, systems or decisions the answer revealed that deserve their own question; P0 for decisions, P1 otherwise.
-skills: technologies the answer named.`
+skills: technologies the answer named that the person has used.
+absent: skills the person said they lack or have never used ("I haven't used Rust", "no PCI-DSS experience"); never also in skills, and fill nothing for them.`
 
-// Answer analyses one answer with the model; see Analyzer.
+// Answer analyses one answer with the model; see Analyzer. A request to
+// repeat the question (IsRepeatRequest) is no answer: it is reported as
+// such without asking the model.
 func (m *Model) Answer(ctx context.Context, in AnswerInput) (AnswerResult, error) {
+	if IsRepeatRequest(in.Answer) {
+		return AnswerResult{RepeatRequest: true, Confidence: interviews.ConfidenceLow, By: interviews.ByRules}, nil
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Question (%s): %s\n%s\n", cmp.Or(string(in.Question.Context.Kind), string(stages.KindFree)), in.Question.Text, describeContext(in.Question))
 	if in.Question.Expected != "" {
@@ -186,14 +193,15 @@ func (m *Model) Answer(ctx context.Context, in AnswerInput) (AnswerResult, error
 	if err != nil {
 		return AnswerResult{}, err
 	}
+	absent := clipList(r.Absent, len(r.Absent))
 	res := AnswerResult{
-		Confidence: r.Confidence, Declined: r.Declined, Skills: r.Skills, By: interviews.ByLLM,
+		Confidence: r.Confidence, Declined: r.Declined, Skills: without(r.Skills, absent), Absent: absent, By: interviews.ByLLM,
 		Facts: clipList(r.Facts, maxFacts),
 	}
 	for _, f := range r.Fills {
 		value := strings.TrimSpace(f.Value)
 		switch {
-		case value == "":
+		case value == "", f.Skill != "" && slices.ContainsFunc(absent, func(a string) bool { return strings.EqualFold(a, f.Skill) }):
 		case f.Field != "" && fields[f.Field]:
 			res.Fills = append(res.Fills, Fill{Field: f.Field, Value: value, Evidence: f.Evidence})
 		case f.Skill != "" && slices.Contains(stages.SkillAttributes, f.Attribute) && knownSkill(f.Skill, targets.Skill, in.Skills):

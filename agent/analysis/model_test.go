@@ -46,7 +46,7 @@ func TestModelAnswerRetriesMalformed(t *testing.T) {
 	m, srv := newModel(t)
 	srv.ScriptChat(
 		fakeopenai.Reply{JSON: map[string]any{"confidence": "sure", "declined": false, "facts": []string{}, "fills": []any{},
-			"follow_up": "", "discovered": []any{}, "skills": []string{}}}, // not an enum value
+			"follow_up": "", "discovered": []any{}, "skills": []string{}, "absent": []string{}}}, // not an enum value
 		fakeopenai.Reply{JSON: map[string]any{
 			"confidence": "high", "declined": false,
 			"facts": []string{"Has used Python for three years.", "a", "b", "c", "d"},
@@ -58,6 +58,7 @@ func TestModelAnswerRetriesMalformed(t *testing.T) {
 			"follow_up":  "ignored on a high answer",
 			"discovered": []map[string]string{{"text": "Who is Priya?", "priority": "P1", "about": "Priya"}},
 			"skills":     []string{"Python"},
+			"absent":     []string{},
 		}},
 	)
 	res, err := m.Answer(t.Context(), AnswerInput{Question: skillQ("How long have you worked with Python?", "Python", "duration"), Answer: "3 years"})
@@ -240,5 +241,40 @@ func TestWithFallback(t *testing.T) {
 	cancel()
 	if _, err := a.Answer(ctx, AnswerInput{Answer: "3 years"}); err == nil {
 		t.Error("no error for a cancelled context")
+	}
+}
+
+// TestModelRepeatRequest: a request to hear the question again is no
+// answer, and the model is not asked about it.
+func TestModelRepeatRequest(t *testing.T) {
+	m, srv := newModel(t)
+	res, err := m.Answer(t.Context(), AnswerInput{Question: question("What draws you to this role?", stages.Targets{Field: stages.FieldWhyRole}), Answer: "Sorry, could you repeat the question?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.RepeatRequest || len(res.Fills)+len(res.Facts) > 0 || res.Declined {
+		t.Errorf("result %+v, want a repeat request and nothing else", res)
+	}
+	checkRequests(t, srv, 0, answerSchema.Name)
+}
+
+// TestModelAbsentSkills: a skill the model says the candidate lacks is
+// Absent, never a skill they have, and nothing of it is filled.
+func TestModelAbsentSkills(t *testing.T) {
+	m, srv := newModel(t)
+	srv.ScriptChat(fakeopenai.Reply{JSON: map[string]any{
+		"confidence": "high", "declined": false, "facts": []string{"Has not used Rust."},
+		"fills":     []map[string]string{{"skill": "Rust", "attribute": "duration", "field": "", "value": "none", "evidence": "I haven't used Rust"}},
+		"follow_up": "", "discovered": []any{}, "skills": []string{"Rust", "Go"}, "absent": []string{"Rust", " "},
+	}})
+	res, err := m.Answer(t.Context(), AnswerInput{Question: skillQ("How long have you used Rust?", "Rust", "duration"), Answer: "I haven't used Rust, only Go."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Absent, []string{"Rust"}) || !slices.Equal(res.Skills, []string{"Go"}) || len(res.Fills) != 0 {
+		t.Errorf("absent %q, skills %q, fills %+v; want Rust absent, only Go had, nothing filled", res.Absent, res.Skills, res.Fills)
+	}
+	if prompt := srv.ChatRequests()[0].Messages[0].Content; !strings.Contains(prompt, "absent: skills the person said they lack") {
+		t.Errorf("the system prompt does not explain absent:\n%s", prompt)
 	}
 }

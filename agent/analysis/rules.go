@@ -25,27 +25,48 @@ const maxFacts = 4
 const factWords = 25
 
 // evasions are what a candidate says when they cannot or will not
-// answer (lower case, plain apostrophes).
+// answer (lower case, plain apostrophes; matched with either apostrophe).
 var evasions = []string{
 	"i don't know", "i dont know", "i do not know", "dunno", "no idea", "i'd rather not", "i would rather not", "rather not say",
+	"rather not go into", "rather not talk about", "rather not discuss", "rather not get into",
 	"prefer not to", "not sure", "can't remember", "cant remember", "cannot remember", "can't recall", "cannot recall",
 	"don't remember", "don't recall", "no comment", "can't say", "cannot say", "can't share", "cannot share", "not able to say",
 	"not able to share", "i'll pass", "i pass", "skip this", "skip that", "next question", "not allowed to say",
+	"under nda", "under an nda", "under a nda", "covered by an nda", "covered by nda", "it's confidential", "that's confidential", "is confidential",
+	"can't talk about", "cannot talk about", "can't go into", "cannot go into", "can't get into", "can't discuss", "cannot discuss",
+	"not at liberty", "not allowed to talk about", "not allowed to discuss", "not comfortable sharing", "not comfortable talking about",
+	"don't want to talk about", "don't want to go into", "i'd prefer not", "i would prefer not",
 }
+
+// evasion matches any of the evasions as whole words, or a whole answer
+// of "pass".
+var evasion = func() *regexp.Regexp {
+	alts := make([]string, len(evasions))
+	for i, e := range evasions {
+		alts[i] = strings.ReplaceAll(regexp.QuoteMeta(e), "'", "['’]")
+	}
+	return regexp.MustCompile(`(?i)\b(?:` + strings.Join(alts, "|") + `)\b|^\s*pass\s*(?:[.!,]|$)`)
+}()
 
 // isEvasive reports whether the text says the candidate cannot or will
 // not answer.
 func isEvasive(text string) bool {
-	lower := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(text)), "’", "'")
-	if strings.TrimRight(lower, ".!") == "pass" || strings.HasPrefix(lower, "pass,") || strings.HasPrefix(lower, "pass.") {
+	return evasion.MatchString(text)
+}
+
+// declines reports whether an answer declines its question: it is empty,
+// or it is evasive and, once the evasion is taken out, says little and
+// nothing specific ("I'd rather not go into that, it's under NDA"; not
+// "I'm not sure, but around 40 people").
+func declines(text string) bool {
+	if strings.TrimSpace(text) == "" {
 		return true
 	}
-	for _, e := range evasions {
-		if wordIndex(lower, e) >= 0 {
-			return true
-		}
+	if !isEvasive(text) {
+		return false
 	}
-	return false
+	rest := parse(evasion.ReplaceAllString(text, " "))
+	return rest.content <= 8 && !rest.specific()
 }
 
 // mayMatch reports whether lower holds any of the hints: a cheap test
@@ -63,56 +84,75 @@ func mayMatch(lower string, hints ...string) bool {
 var outcomeWords = toSet(`result resulted outcome impact improved improve reduced reduce increased increase saved save cut
 shipped launched delivered grew dropped faster slower fixed solved won lost learned`)
 
-// Answer analyses one answer by rules; see Analyzer.
+// Answer analyses one answer by rules; see Analyzer. A request to repeat
+// the question is no answer (RepeatRequest, nothing else). Skills the
+// candidate says they lack are Absent, never mentioned Skills nor filled.
+// Nothing is quoted from text that reads like a recogniser's garble (see
+// Plausible): it fills nothing and states no fact.
 func (Rules) Answer(_ context.Context, in AnswerInput) (AnswerResult, error) {
-	p := parse(in.Answer)
 	res := AnswerResult{By: interviews.ByRules}
+	if IsRepeatRequest(in.Answer) {
+		res.RepeatRequest, res.Confidence = true, interviews.ConfidenceLow
+		return res, nil
+	}
+	p := parse(in.Answer)
 	q := in.Question
 	targets := q.Context.Targets
+	plaus := plausible(p)
+	res.Absent = findAbsent(p, in)
+	targetAbsent := targets.Skill != "" && slices.ContainsFunc(res.Absent, func(s string) bool { return strings.EqualFold(s, targets.Skill) })
 
-	// Fills: from the question's targets, never guessed.
-	targetFilled := false
-	if targets.Skill != "" && targets.Attribute != "" {
+	// Fills: from the question's targets, never guessed; unasked only
+	// from a sentence clearly about the field.
+	targetFilled, answered := false, false
+	if plaus && targets.Skill != "" && targets.Attribute != "" && !targetAbsent {
 		if f, ok := findAttribute(p, targets.Attribute); ok {
 			res.Fills = append(res.Fills, Fill{Skill: targets.Skill, Attribute: targets.Attribute, Value: f.value, Evidence: f.evidence})
 			targetFilled = targets.Attribute != "depth"
+			answered = true
 		}
 	}
-	if targets.Field != "" {
-		expect := stages.ExpectAny
+	if plaus && targets.Field != "" {
+		field := stages.RubricField{ID: targets.Field}
 		if i := slices.IndexFunc(in.Rubric, func(f stages.RubricField) bool { return f.ID == targets.Field }); i >= 0 {
-			expect = in.Rubric[i].Expect
+			field = in.Rubric[i]
 		}
-		if f, ok := findExpected(p, expect); ok {
+		if f, ok := findField(p, field); ok {
 			res.Fills = append(res.Fills, Fill{Field: targets.Field, Value: f.value, Evidence: f.evidence})
-			targetFilled = expect != stages.ExpectAny
+			targetFilled = field.Expect != stages.ExpectAny || isMotivationField(field)
+			answered = true
 		}
 	}
-	// Open rubric fields an answer fills unasked: it names the field's
-	// topic and carries the kind of value the field expects.
 	for _, field := range in.Rubric {
-		if field.ID == targets.Field || !mentionsAny(p, field.Keywords) {
+		if !plaus || field.ID == targets.Field {
 			continue
 		}
-		if f, ok := findExpected(p, field.Expect); ok {
+		if f, ok := findUnasked(p, field); ok {
 			res.Fills = append(res.Fills, Fill{Field: field.ID, Value: f.value, Evidence: f.evidence})
 		}
 	}
 
-	skills := findSkills(in.Answer)
+	skills := slices.DeleteFunc(findSkills(in.Answer), func(m skillMatch) bool {
+		return slices.ContainsFunc(res.Absent, func(s string) bool { return strings.EqualFold(s, m.name) })
+	})
 	res.Skills = skillNames(skills)
 
 	evasive := isEvasive(in.Answer)
-	res.Declined = evasive && !targetFilled && p.content <= 8 && !p.specific() || strings.TrimSpace(in.Answer) == ""
-	res.Confidence = confidence(p, in, len(skills), evasive, targetFilled)
-	if res.Declined {
+	res.Declined = !targetFilled && len(res.Absent) == 0 && declines(in.Answer)
+	res.Confidence = confidence(p, in, len(skills), evasive, targetFilled, answered)
+	switch {
+	case res.Declined || !plaus:
 		res.Confidence = interviews.ConfidenceLow
+	case targetAbsent:
+		// "I haven't used Rust" answers "How long have you used Rust?"
+		// fully: nothing to press.
+		res.Confidence = interviews.ConfidenceHigh
 	}
-	if !res.Declined {
+	if !res.Declined && plaus {
 		res.Facts = facts(p)
 		res.Discovered = discover(p, in)
 	}
-	if res.Confidence != interviews.ConfidenceHigh {
+	if res.Confidence != interviews.ConfidenceHigh && !res.Declined {
 		res.FollowUp = followUp(p, in, skills)
 	}
 	return res, nil
@@ -129,8 +169,11 @@ func mentionsAny(p *parsed, phrases []string) bool {
 }
 
 // confidence judges from substance (length, content words, the question's
-// and stage's keywords, specifics, "I" statements) and evasion.
-func confidence(p *parsed, in AnswerInput, skills int, evasive, targetFilled bool) interviews.Confidence {
+// and stage's keywords, specifics, "I" statements) and evasion. An answer
+// that gave the value its question targets is high (targetFilled); one
+// that gave a free-form value (a gist) for it counts two points more
+// (answered).
+func confidence(p *parsed, in AnswerInput, skills int, evasive, targetFilled, answered bool) interviews.Confidence {
 	if targetFilled && !evasive {
 		return interviews.ConfidenceHigh
 	}
@@ -164,8 +207,8 @@ func confidence(p *parsed, in AnswerInput, skills int, evasive, targetFilled boo
 	if evasive {
 		points -= 2
 	}
-	if targetFilled {
-		points++
+	if answered {
+		points += 2
 	}
 	switch {
 	case points >= 6:
@@ -197,7 +240,7 @@ func facts(p *parsed) []string {
 	for _, s := range p.sents {
 		text := p.text[s.start:s.end]
 		sub := parse(text)
-		if sub.content < 3 || sub.content < 8 && !sub.specific() && isEvasive(text) {
+		if sub.content < 3 || sub.content < 8 && !sub.specific() && isEvasive(text) || !plausible(sub) {
 			continue
 		}
 		if f := thirdPerson(text); f != "" && !slices.Contains(out, f) {
@@ -236,6 +279,9 @@ func midSelfStart(s string) string {
 	for _, r := range []struct{ from, to string }{
 		{"i'm ", "Is "}, {"i’m ", "Is "}, {"i am ", "Is "}, {"i've ", "Has "}, {"i’ve ", "Has "}, {"i have ", "Has "},
 		{"i was ", "Was "}, {"i'd ", "Would "}, {"i'll ", "Will "}, {"my ", "Their "},
+		{"i haven't ", "Hasn't "}, {"i have not ", "Has not "}, {"i've never ", "Has never "}, {"i have never ", "Has never "},
+		{"i don't ", "Doesn't "}, {"i do not ", "Does not "}, {"i'm not ", "Is not "}, {"i am not ", "Is not "},
+		{"i wasn't ", "Wasn't "}, {"i didn't ", "Didn't "},
 	} {
 		if strings.HasPrefix(lower, r.from) {
 			return r.to + s[len(r.from):]

@@ -24,6 +24,9 @@ var defaultRubric = []stages.RubricField{
 	{ID: "impact", Label: "Impact in numbers", Required: true, Expect: stages.ExpectNumber, Keywords: []string{"impact", "saved", "reduced", "increased"}},
 }
 
+// whyRubric is the Default blueprint's rubric.
+var whyRubric = stages.Default().Rubric
+
 func TestRulesAnswer(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -38,6 +41,12 @@ func TestRulesAnswer(t *testing.T) {
 		noFollowUp bool
 		// followUpLacks is a word the follow-up must not be about.
 		followUpLacks string
+		// absent are the skills said to be lacking; repeat marks a
+		// request to repeat the question; noFacts an answer nothing may
+		// be quoted from.
+		absent  []string
+		repeat  bool
+		noFacts bool
 	}{
 		{
 			name:       "seed: 3 years fills the question's skill",
@@ -321,6 +330,160 @@ func TestRulesAnswer(t *testing.T) {
 			in:     AnswerInput{Question: question("What next?", stages.Targets{}), Answer: "I'd go to the team and ask. Go ahead with the plan."},
 			skills: nil,
 		},
+		// Motivation: the rubric's why_role from the answer to its
+		// question, in the common phrasings, evidence quoted from it.
+		{
+			name: "why_role: because I am excited",
+			in: AnswerInput{Question: question("What made you interested in applying for this position?", stages.Targets{Field: stages.FieldWhyRole}), Rubric: whyRubric,
+				Answer: "Because I am excited about the payments domain."},
+			confidence: interviews.ConfidenceHigh,
+			fills:      []Fill{{Field: stages.FieldWhyRole, Value: "Because I am excited about the payments domain"}},
+		},
+		{
+			name: "why_role: what draws me",
+			in: AnswerInput{Question: question("What draws you to this role in particular?", stages.Targets{Field: stages.FieldWhyRole}), Rubric: whyRubric,
+				Answer: "Well, what draws me is the chance to mentor people and work on exactly-once delivery."},
+			confidence: interviews.ConfidenceHigh,
+			fills:      []Fill{{Field: stages.FieldWhyRole, Value: "What draws me is the chance to mentor people and work on exactly-once delivery"}},
+		},
+		{
+			name: "why_role: I'd like to, lower case from the offline recogniser",
+			in: AnswerInput{Question: question("Why this role?", stages.Targets{Field: stages.FieldWhyRole}), Rubric: whyRubric,
+				Answer: "i'd like to work on payments at scale"},
+			confidence: interviews.ConfidenceHigh,
+			fills:      []Fill{{Field: stages.FieldWhyRole, Value: "I'd like to work on payments at scale"}},
+		},
+		{
+			name: "why_role: I want to",
+			in: AnswerInput{Question: question("What made you apply?", stages.Targets{Field: stages.FieldWhyRole}), Rubric: whyRubric,
+				Answer: "Honestly? I want to grow into a staff engineer."},
+			fills: []Fill{{Field: stages.FieldWhyRole, Value: "I want to grow into a staff engineer"}},
+		},
+		{
+			name: "why_role: I love",
+			in: AnswerInput{Question: question("Why us?", stages.Targets{Field: stages.FieldWhyRole}), Rubric: whyRubric,
+				Answer: "I love building things people use every day."},
+			fills: []Fill{{Field: stages.FieldWhyRole, Value: "I love building things people use every day"}},
+		},
+		{
+			name: "why_role is not filled from an unrelated answer with a because",
+			in: AnswerInput{Question: question("Tell me about a hard problem you solved.", stages.Targets{}), Rubric: whyRubric,
+				Answer: "We moved the ledger to Kafka because the old queue lost messages, and I was excited when duplicates dropped to zero."},
+			skills: []string{"Kafka"}, discovered: []string{"the move to Kafka"}, priorities: []stages.Priority{stages.P1},
+		},
+		{
+			name: "why_role unasked from a sentence about the role itself",
+			in: AnswerInput{Question: question("Tell me about yourself.", stages.Targets{}), Rubric: whyRubric,
+				Answer: "I build payment systems at Acme. I applied because this team works on the problems I care about most."},
+			fills: []Fill{{Field: stages.FieldWhyRole, Value: "I applied because this team works on the problems I care about most"}},
+		},
+		{
+			name: "a free field unasked needs a sentence about it",
+			in: AnswerInput{Question: question("What do you do today?", stages.Targets{}), Rubric: whyRubric,
+				Answer: "I built the billing service and led the team that shipped the new checkout in 2023."},
+		},
+		{
+			name: "a free field unasked from a sentence that echoes it",
+			in: AnswerInput{Question: question("What do you do today?", stages.Targets{}), Rubric: whyRubric,
+				Answer: "The project I am most proud of is the ledger rewrite: I designed the double-entry model and we cut reconciliation errors to zero."},
+			fills: []Fill{{Field: stages.FieldProudProject, Value: "The project I am most proud of is the ledger rewrite: I designed the…"}},
+		},
+		// Repeat requests are no answers.
+		{
+			name:   "repeat: could you repeat the question",
+			in:     AnswerInput{Question: question("What draws you to this role?", stages.Targets{Field: stages.FieldWhyRole}), Rubric: whyRubric, Answer: "Could you repeat the question?"},
+			repeat: true, confidence: interviews.ConfidenceLow,
+		},
+		{
+			name:   "repeat: sorry, can you say that again",
+			in:     AnswerInput{Question: skillQ("How long have you used Go?", "Go", "duration"), Answer: "sorry, can you say that again"},
+			repeat: true,
+		},
+		{
+			name:   "repeat: pardon",
+			in:     AnswerInput{Question: question("Tell me about yourself.", stages.Targets{}), Answer: "Pardon?"},
+			repeat: true,
+		},
+		// Declines.
+		{
+			name:       "decline under NDA",
+			in:         AnswerInput{Question: question("What did the fraud model score on?", stages.Targets{}), Answer: "I'd rather not go into that, it's under NDA."},
+			confidence: interviews.ConfidenceLow, declined: true, noFacts: true,
+		},
+		{
+			name:       "decline can't talk about",
+			in:         AnswerInput{Question: question("Who were the clients?", stages.Targets{}), Answer: "Sorry, I can’t talk about that."},
+			confidence: interviews.ConfidenceLow, declined: true, noFacts: true,
+		},
+		{
+			name:     "decline a targeted field",
+			in:       AnswerInput{Question: question("What draws you to this role?", stages.Targets{Field: stages.FieldWhyRole}), Rubric: whyRubric, Answer: "I don't know."},
+			declined: true,
+		},
+		{
+			name:  "a decline with substance is an answer",
+			in:    AnswerInput{Question: question("What did it cost?", stages.Targets{}), Answer: "I can't share the exact figure, but it was about $2 million a year."},
+			facts: []string{"Can't share the exact figure, but it was about $2 million a year."},
+		},
+		// Skills the candidate lacks.
+		{
+			name:       "absent: I haven't used Rust",
+			in:         AnswerInput{Question: skillQ("How long have you used Rust?", "Rust", "duration"), Answer: "I haven't used Rust, to be honest."},
+			absent:     []string{"Rust"},
+			confidence: interviews.ConfidenceHigh, noFollowUp: true,
+			facts: []string{"Hasn't used Rust, to be honest."},
+		},
+		{
+			name:   "absent: no PCI-DSS experience, named as the job does",
+			in:     AnswerInput{Question: question("Have you worked under compliance regimes?", stages.Targets{}), Skills: []string{"Go", "PCI-DSS"}, Answer: "No PCI-DSS experience, but I did SOC 2 audits twice."},
+			absent: []string{"PCI-DSS"},
+		},
+		{
+			name:   "absent: pci-dss unknown to the interview, lower case",
+			in:     AnswerInput{Question: question("Any compliance work?", stages.Targets{}), Answer: "no pci-dss experience really"},
+			absent: []string{"pci-dss"},
+		},
+		{
+			name:   "absent: never worked with Kafka, though other skills are had",
+			in:     AnswerInput{Question: question("What messaging have you used?", stages.Targets{}), Answer: "I've never worked with Kafka, but we ran RabbitMQ in production for years."},
+			absent: []string{"Kafka"}, skills: []string{"RabbitMQ"},
+		},
+		{
+			name:       "absent: a bare no to a skill question",
+			in:         AnswerInput{Question: skillQ("Have you used Kubernetes in production?", "Kubernetes", "production_vs_prototype"), Answer: "No, I haven't."},
+			absent:     []string{"Kubernetes"},
+			confidence: interviews.ConfidenceHigh,
+		},
+		{
+			name:   "absent: it, for the question's skill",
+			in:     AnswerInput{Question: skillQ("How deep did you go with Terraform?", "Terraform", "depth"), Answer: "I've never really used it, we had a platform team for that."},
+			absent: []string{"Terraform"},
+		},
+		{
+			name:   "a lapsed skill is not absent",
+			in:     AnswerInput{Question: skillQ("How long have you used Scala?", "Scala", "duration"), Answer: "I haven't used Scala since 2019, but I wrote it daily for four years before that."},
+			fills:  []Fill{{Skill: "Scala", Attribute: "duration", Value: "four years"}},
+			skills: []string{"Scala"},
+		},
+		{
+			name:   "no production experience names no skill",
+			in:     AnswerInput{Question: question("Tell me about your Go work.", stages.Targets{}), Answer: "I wrote Go for side projects, no production experience though."},
+			skills: []string{"Go"},
+			fills:  nil,
+		},
+		// Garble from the offline recogniser is never quoted.
+		{
+			name: "garble fills nothing and states no fact",
+			in: AnswerInput{Question: question("What draws you to this role?", stages.Targets{Field: stages.FieldWhyRole}), Rubric: whyRubric,
+				Answer: "are a problem want to rush out and are caught up and you are up what it did an a"},
+			confidence: interviews.ConfidenceLow, noFacts: true,
+		},
+		{
+			name: "garble with a number fills no duration",
+			in: AnswerInput{Question: question("How many years have you been working in this field?", stages.Targets{Field: stages.FieldYearsExperience}), Rubric: defaultRubric,
+				Answer: "three hundred and the and that can that's"},
+			confidence: interviews.ConfidenceLow, noFacts: true,
+		},
 		{
 			name:   "Go the language",
 			in:     AnswerInput{Question: question("What do you write?", stages.Targets{}), Answer: "Mostly Go and some golang tooling, plus TypeScript."},
@@ -343,9 +506,13 @@ func TestRulesAnswer(t *testing.T) {
 				t.Errorf("declined %t, want %t", res.Declined, tt.declined)
 			}
 			var fills []Fill
+			answer := strings.Join(strings.Fields(tt.in.Answer), " ")
 			for _, f := range res.Fills {
 				if f.Skill == "unknown" || f.Evidence == "" {
 					t.Errorf("fill %+v", f)
+				}
+				if !strings.Contains(answer, strings.TrimSuffix(f.Evidence, "…")) {
+					t.Errorf("fill %+v: the evidence is not quoted from the answer %q", f, answer)
 				}
 				f.Evidence = ""
 				fills = append(fills, f)
@@ -373,10 +540,25 @@ func TestRulesAnswer(t *testing.T) {
 			if tt.skills != nil && !slices.Equal(res.Skills, tt.skills) || tt.skills == nil && len(res.Skills) > 0 {
 				t.Errorf("skills %q, want %q", res.Skills, tt.skills)
 			}
+			if !slices.Equal(res.Absent, tt.absent) {
+				t.Errorf("absent %q, want %q", res.Absent, tt.absent)
+			}
+			if res.RepeatRequest != tt.repeat {
+				t.Errorf("repeat request %t, want %t", res.RepeatRequest, tt.repeat)
+			}
+			if tt.noFacts && (len(res.Facts) > 0 || len(res.Discovered) > 0) {
+				t.Errorf("quoted facts %q, discovered %+v", res.Facts, res.Discovered)
+			}
 			switch {
+			case res.RepeatRequest:
+				if len(res.Fills)+len(res.Facts)+len(res.Skills)+len(res.Discovered) > 0 || res.FollowUp != "" || res.Declined {
+					t.Errorf("a repeat request gave %+v", res)
+				}
+			case res.Declined && res.FollowUp != "":
+				t.Errorf("follow-up %q presses a declined answer", res.FollowUp)
 			case res.Confidence == interviews.ConfidenceHigh && res.FollowUp != "":
 				t.Errorf("follow-up %q on a high answer", res.FollowUp)
-			case res.Confidence != interviews.ConfidenceHigh && res.FollowUp == "":
+			case !res.Declined && res.Confidence != interviews.ConfidenceHigh && res.FollowUp == "":
 				t.Errorf("no follow-up on a %s answer", res.Confidence)
 			case res.FollowUp != "" && normalizeQuestion(res.FollowUp) == normalizeQuestion(tt.in.Question.Text):
 				t.Errorf("follow-up repeats the question")

@@ -26,6 +26,7 @@ var (
 			st.Prop{Name: "about", Schema: st.String()},
 		))},
 		st.Prop{Name: "skills", Schema: st.Array(st.String())},
+		st.Prop{Name: "absent", Schema: st.Array(st.String())},
 	)
 	skillsSchema = st.New("skills",
 		st.Prop{Name: "skills", Schema: st.Array(st.Object(

@@ -11,16 +11,20 @@ import (
 // waits before committing the turn; how long depends on how the transcript
 // so far ends:
 //
-//   - finished: it ends with "?" or "!", or with "." (not an ellipsis) after
-//     a word that is not a conjunction or filler → FinishedFactor × base
-//     (300 ms with the default 500 ms base);
-//   - unfinished: it ends with a comma, semicolon, colon, dash or ellipsis,
-//     or its last word is a conjunction, filler or article ("and", "but",
-//     "so", "or", "because", "um", "uh", "the", …; with a final "." only the
-//     conjunctions and fillers count, so "I think so." is finished) → the
-//     thinking pause (ListenerOptions.ThinkingPause, 2.5 s by default: the
-//     candidate is given room to think), or UnfinishedFactor × base when
-//     there is none;
+//   - unfinished: its last word is a hesitation ("um", "uh", "er", "hmm",
+//     "mm", "ah", and the "m" pocketsphinx writes for "um") or a
+//     conjunction ("and", "but", "because", "so", "or"), whatever the
+//     punctuation: "a ledger service and m." is someone thinking, not a
+//     finished sentence. Two exceptions keep a finished sentence finished:
+//     "so" after a verb of opinion or an adverb ("I think so.", "if so.",
+//     "even so."), and "or?" (a tag question: "the backend, or?"). It is
+//     also unfinished when it ends with a comma, semicolon, colon, dash or
+//     ellipsis, or, with no final punctuation, with a word that leaves a
+//     clause hanging ("the", "to", "with", "was", …) → the thinking pause
+//     (ListenerOptions.ThinkingPause, 2.5 s by default: the candidate is
+//     given room to think), or UnfinishedFactor × base when there is none;
+//   - finished: it ends with "?", "!" or "." (not an ellipsis) otherwise →
+//     FinishedFactor × base (300 ms with the default 500 ms base);
 //   - anything else (engines that do not punctuate) → base.
 //
 // The result is clamped to [EndpointingMin, EndpointingMax]; the thinking
@@ -34,12 +38,33 @@ const (
 	UnfinishedFactor = 2.0
 )
 
+// hesitations are the sounds of someone thinking aloud. pocketsphinx,
+// which has no word for them, writes "um" as "m", "mm" or "hm".
+var hesitations = map[string]bool{
+	"um": true, "umm": true, "uhm": true, "uh": true, "uhh": true, "er": true, "erm": true, "err": true,
+	"hmm": true, "hm": true, "hmmm": true, "mm": true, "mmm": true, "m": true, "ah": true, "ahh": true,
+}
+
+// conjunctions join the clause just said to one not said yet.
+var conjunctions = map[string]bool{
+	"and": true, "but": true, "or": true, "nor": true, "so": true,
+	"because": true, "cause": true, "'cause": true, "cos": true,
+}
+
+// soAdverbs make a final "so" an adverb that ends the sentence ("I think
+// so.", "if so.", "even so.") rather than a conjunction.
+var soAdverbs = map[string]bool{
+	"think": true, "thought": true, "hope": true, "guess": true, "believe": true, "suppose": true,
+	"say": true, "said": true, "told": true, "expect": true, "imagine": true, "fear": true, "reckon": true,
+	"do": true, "did": true, "does": true, "not": true, "if": true, "even": true, "more": true,
+	"less": true, "just": true, "why": true, "hardly": true,
+}
+
 // continuationWords end a transcript that is probably not finished when
-// the engine does not punctuate.
+// the engine does not punctuate (hesitations and conjunctions count
+// whatever the punctuation).
 var continuationWords = map[string]bool{
-	"and": true, "but": true, "so": true, "or": true, "because": true,
-	"um": true, "umm": true, "uh": true, "uhh": true, "er": true, "erm": true,
-	"hmm": true, "like": true, "the": true, "a": true, "an": true, "to": true,
+	"like": true, "the": true, "a": true, "an": true, "to": true,
 	"of": true, "with": true, "my": true, "then": true, "if": true,
 	// A clause left hanging: "…and the main reason was", "so basically".
 	"was": true, "is": true, "were": true, "are": true, "that": true, "which": true,
@@ -47,13 +72,6 @@ var continuationWords = map[string]bool{
 	"basically": true, "actually": true, "also": true, "when": true, "where": true,
 	"than": true, "as": true, "our": true, "their": true, "this": true, "would": true,
 	"could": true, "should": true, "will": true, "can": true, "we": true, "i": true,
-}
-
-// dottedContinuations still mean "unfinished" when an engine put a full
-// stop after them ("…and." is an STT artefact; "I think so." is not).
-var dottedContinuations = map[string]bool{
-	"and": true, "but": true, "or": true, "because": true,
-	"um": true, "umm": true, "uh": true, "uhh": true, "er": true, "erm": true,
 }
 
 // The rules that end a turn (TurnMetrics.Rule).
@@ -116,22 +134,22 @@ func classifyEnding(text string) ending {
 	if t == "" {
 		return endingNeutral
 	}
-	if strings.HasSuffix(t, "...") || strings.HasSuffix(t, "…") {
+	last, _ := utf8.DecodeLastRuneInString(t)
+	word, rest := lastWord(t)
+	before, _ := lastWord(rest)
+	adverbialSo := word == "so" && soAdverbs[before]
+	switch {
+	case hesitations[word],
+		conjunctions[word] && !adverbialSo && (word != "or" || last != '?'):
+		return endingUnfinished
+	case strings.HasSuffix(t, "...") || strings.HasSuffix(t, "…"):
 		return endingUnfinished
 	}
-	last, _ := utf8.DecodeLastRuneInString(t)
 	switch last {
-	case '?', '!':
+	case '?', '!', '.':
 		return endingFinished
 	case ',', ';', ':', '-', '–', '—':
 		return endingUnfinished
-	}
-	word := lastWord(t)
-	if last == '.' {
-		if dottedContinuations[word] {
-			return endingUnfinished
-		}
-		return endingFinished
 	}
 	if continuationWords[word] {
 		return endingUnfinished
@@ -139,8 +157,10 @@ func classifyEnding(text string) ending {
 	return endingNeutral
 }
 
-// lastWord returns the last run of letters and apostrophes of t, lower-cased.
-func lastWord(t string) string {
+// lastWord returns the last word of t, lower-cased (a run of letters,
+// apostrophes and inner hyphens: "mm-hm" is one word), and the text
+// before it.
+func lastWord(t string) (word, rest string) {
 	end := len(t)
 	for end > 0 {
 		r, n := utf8.DecodeLastRuneInString(t[:end])
@@ -152,12 +172,16 @@ func lastWord(t string) string {
 	start := end
 	for start > 0 {
 		r, n := utf8.DecodeLastRuneInString(t[:start])
-		if !unicode.IsLetter(r) && r != '\'' {
+		if r == '-' {
+			if p, _ := utf8.DecodeLastRuneInString(t[:start-n]); !unicode.IsLetter(p) {
+				break
+			}
+		} else if !unicode.IsLetter(r) && r != '\'' {
 			break
 		}
 		start -= n
 	}
-	return strings.ToLower(t[start:end])
+	return strings.ToLower(t[start:end]), t[:start]
 }
 
 // endpointer decides when the candidate's turn has ended: an STT final

@@ -113,6 +113,67 @@ func TestEndpointer(t *testing.T) {
 	}
 }
 
+// TestClassifyEnding: how a transcript ends, with the realistic
+// outputs of pocketsphinx (lower case, no punctuation, "um" written as
+// "m" or "mm") and of punctuating engines. A hesitation or a trailing
+// conjunction is someone thinking, whatever the punctuation.
+func TestClassifyEnding(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want ending
+	}{
+		// Hesitations, as pocketsphinx writes them and as others do.
+		{"a ledger service and m.", endingUnfinished},
+		{"a ledger service and m", endingUnfinished},
+		{"we built a ledger service and um", endingUnfinished},
+		{"we built a ledger service and um.", endingUnfinished},
+		{"the main thing was m m", endingUnfinished},
+		{"the main thing was mm.", endingUnfinished},
+		{"i think uh", endingUnfinished},
+		{"I think, uh...", endingUnfinished},
+		{"It was, er.", endingUnfinished},
+		{"Erm.", endingUnfinished},
+		{"Um, um, um.", endingUnfinished},
+		{"UM.", endingUnfinished},
+		{"hmm", endingUnfinished},
+		{"Hmm?", endingUnfinished},
+		{"Hm!", endingUnfinished},
+		{"Ah.", endingUnfinished},
+		{`so the reason was "um."`, endingUnfinished},
+		// Trailing conjunctions.
+		{"I built the API and.", endingUnfinished},
+		{"we moved to kafka but", endingUnfinished},
+		{"We moved to Kafka, but.", endingUnfinished},
+		{"It was slow so.", endingUnfinished},
+		{"We rewrote it because.", endingUnfinished},
+		{"and so.", endingUnfinished},
+		{"We could shard it or.", endingUnfinished},
+		{"We used Go, 'cause.", endingUnfinished},
+		// Finished sentences that end in a look-alike.
+		{"I think so.", endingFinished},
+		{"If so.", endingFinished},
+		{"I hope so!", endingFinished},
+		{"Should I talk about the backend, or?", endingFinished},
+		{"Mm-hm.", endingFinished},
+		{"It was latency.", endingFinished},
+		{"Is that right?", endingFinished},
+		{"We shipped it in March.", endingFinished},
+		// Other unfinished endings.
+		{"the main reason was", endingUnfinished},
+		{"we used Go,", endingUnfinished},
+		{"well…", endingUnfinished},
+		// No hint.
+		{"i think so", endingNeutral},
+		{"i worked on payments", endingNeutral},
+		{"mm-hm", endingNeutral},
+		{"", endingNeutral},
+	} {
+		if got := classifyEnding(tc.text); got != tc.want {
+			t.Errorf("classifyEnding(%q) = %d, want %d", tc.text, got, tc.want)
+		}
+	}
+}
+
 func TestEndpointingDelayRule(t *testing.T) {
 	const base, lo, hi = 500 * time.Millisecond, 200 * time.Millisecond, 3 * time.Second
 	for _, tc := range []struct {

@@ -297,6 +297,21 @@ func TestListenerEndpointing(t *testing.T) {
 			delays: []time.Duration{300 * time.Millisecond},
 		},
 		{
+			// pocketsphinx writes "and um" as "and m.": the full stop does
+			// not make it finished.
+			name:   "a hesitation after a conjunction is a thinking pause, full stop or not",
+			steps:  []step{lead, {speech: time.Second}, {silence: 100 * time.Millisecond}, {final: "a ledger service and m."}, {silence: 3 * time.Second}},
+			turns:  []string{"a ledger service and m."},
+			delays: []time.Duration{DefaultThinkingPause},
+		},
+		{
+			name: "the candidate goes on after \"and m.\": one turn",
+			steps: []step{lead, {speech: time.Second}, {silence: 100 * time.Millisecond}, {final: "a ledger service and m."},
+				{silence: 2 * time.Second}, {speech: time.Second}, {final: "double entry bookkeeping."}, {silence: 3 * time.Second}},
+			turns:  []string{"a ledger service and m. double entry bookkeeping."},
+			delays: []time.Duration{300 * time.Millisecond},
+		},
+		{
 			name:   "question waits less",
 			steps:  []step{lead, {speech: time.Second}, {silence: 100 * time.Millisecond}, {final: "What does the team use?"}, {silence: 3 * time.Second}},
 			turns:  []string{"What does the team use?"},
@@ -589,7 +604,7 @@ func TestListenerThinkingPauseEvent(t *testing.T) {
 	for _, tc := range []struct {
 		final string
 		want  int
-	}{{"and the main reason was", 1}, {"It was latency.", 0}} {
+	}{{"and the main reason was", 1}, {"a ledger service and m.", 1}, {"It was latency.", 0}} {
 		synctest.Test(t, func(t *testing.T) {
 			engine := &testSTT{}
 			l := newTestListener(t, engine, ListenerOptions{})
@@ -613,7 +628,7 @@ func TestListenerLikelyEndOfTurn(t *testing.T) {
 	for _, tc := range []struct {
 		final string
 		want  int
-	}{{"It was latency.", 1}, {"and the main reason was", 0}} {
+	}{{"It was latency.", 1}, {"and the main reason was", 0}, {"a ledger service and m.", 0}} {
 		synctest.Test(t, func(t *testing.T) {
 			engine := &testSTT{}
 			l := newTestListener(t, engine, ListenerOptions{})

@@ -7,13 +7,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/terminal"
+	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/reports"
 	"github.com/viva-interviews/viva/stages"
 	"github.com/viva-interviews/viva/web"
 )
@@ -88,7 +91,46 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	stopTerm()
 	final := rc.Snapshot()
 	fmt.Fprintf(stdout, "\n%s\n", terminal.Summary(final, rc.Path()))
+	if ctx.Err() == nil {
+		chatReport(ctx, cfg, log, store, bp, final.ID, rc.Path(), stdout)
+	}
 	return runErr
+}
+
+// chatReport writes the ended interview's report as viva web's runner
+// does (the model's with a model, the basic one offline), saves it in the
+// record and prints its summary and where the full report is. An
+// interview that gets no report, or a report that failed, is said in one
+// line: the interview itself is saved either way.
+func chatReport(ctx context.Context, cfg *config.Config, log *slog.Logger, store interviews.Store, bp *stages.Blueprint, id, path string, out io.Writer) {
+	rep, err := writeReport(ctx, cfg, log, store, bp, id)
+	switch {
+	case errors.Is(err, reports.ErrNotDue):
+		fmt.Fprintln(out, "No report: one is written for a completed interview, or one left after at least three answers.")
+	case err != nil:
+		fmt.Fprintf(out, "The report could not be written: %v. viva web writes it when it next runs on this data directory.\n", err)
+	default:
+		where := "in the record"
+		if path != "" {
+			where += " " + path
+		}
+		fmt.Fprintf(out, "\n%s\nFull report: %s (\"report\"), or at /review/%s in viva web.\n", reports.Summary(rep), where, id)
+	}
+}
+
+// writeReport generates interview id's report now with the runner viva
+// web uses.
+func writeReport(ctx context.Context, cfg *config.Config, log *slog.Logger, store interviews.Store, bp *stages.Blueprint, id string) (*interviews.Report, error) {
+	gen, err := reportGenerator(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	runner, err := reports.NewRunner(reports.RunnerOptions{Store: store, Generator: gen, Logger: log,
+		Blueprint: func(string) (*stages.Blueprint, error) { return bp, nil }})
+	if err != nil {
+		return nil, err
+	}
+	return runner.Generate(ctx, id)
 }
 
 // The log level of viva chat when none is given: the conversation is not

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/reports"
 	"github.com/viva-interviews/viva/stages"
 	"github.com/viva-interviews/viva/testrig/fakeopenai"
 )
@@ -109,9 +110,25 @@ func TestChatPipedCompletes(t *testing.T) {
 			t.Errorf("stage %s: %d questions, minimum %d", st.Name, spoken[st.Name], st.MinQuestions)
 		}
 	}
-	summary := regexp.MustCompile(`\nThe interview is complete: the closing remarks were delivered \(\d+ answers, [^)]+\)\. Record: \S+` + regexp.QuoteMeta(rec.ID+".json") + "\n$")
+	summary := regexp.MustCompile(`\nThe interview is complete: the closing remarks were delivered \(\d+ answers, [^)]+\)\. Record: \S+` + regexp.QuoteMeta(rec.ID+".json") + "\n")
 	if !summary.MatchString(out) {
-		t.Errorf("output does not end with the summary in words and the record's path:\n%s", out)
+		t.Errorf("output lacks the summary in words and the record's path:\n%s", out)
+	}
+	// The interview ends with its report: the basic one, offline, saved
+	// in the record and summed up on screen.
+	if rep := rec.Report; rep == nil || rep.Status != interviews.ReportReady || !rep.Basic || rep.Version != 1 || len(rep.Strengths) == 0 {
+		t.Fatalf("report %+v, want the basic report, ready, with strengths", rec.Report)
+	}
+	if n := len(rec.Audit); n == 0 || rec.Audit[n-1].Action != interviews.AuditReportGenerated {
+		t.Errorf("audit %+v, want the report's generation last", rec.Audit)
+	}
+	report := regexp.MustCompile(`\nOverall \(the basic report\): \d+/100 — [^\n]+\nStrengths:\n(  - [^\n]+\n)+` +
+		`(Areas to probe:\n(  - [^\n]+\n)+)?Full report: in the record \S+` + regexp.QuoteMeta(rec.ID+".json") + ` \("report"\), or at /review/` + regexp.QuoteMeta(rec.ID) + " in viva web\\.\n$")
+	if !report.MatchString(out) {
+		t.Errorf("output does not end with the report's summary and where the full report is:\n%s", out)
+	}
+	if !strings.Contains(out, rec.Report.Strengths[0].Text) {
+		t.Errorf("the summary lacks the first strength %q:\n%s", rec.Report.Strengths[0].Text, out)
 	}
 	// Each stage is announced on a line of its own with the time left in
 	// it, and piped output carries no colour codes.
@@ -264,21 +281,31 @@ func TestRejectedKeyStopsAtStartup(t *testing.T) {
 	}
 }
 
-// TestChatRecordsModelIncidents: a model fault the client recovers from is
-// in the saved record, beside the turns.
-func TestChatRecordsModelIncidents(t *testing.T) {
+// chatWithModel runs viva chat in-process against a fake OpenAI server
+// that script prepares, with answers as its whole input, and returns its
+// stdout, its log and the record it saved.
+func chatWithModel(t *testing.T, script func(*fakeopenai.Server), answers string) (out, log string, rec *interviews.Record) {
+	t.Helper()
 	fake := fakeopenai.New()
-	defer fake.Close()
+	t.Cleanup(fake.Close)
 	t.Setenv("OPENAI_BASE_URL", fake.URL)
 	t.Setenv("OPENAI_API_KEY", fakeopenai.Key)
 	t.Setenv("VIVA_LLM", "")
-	fake.ScriptChat(fakeopenai.Reply{Status: 503}, fakeopenai.Reply{Text: "Hello, can you hear me?"})
+	script(fake)
 	dir := t.TempDir()
-	var out, errOut bytes.Buffer
-	if code := run(context.Background(), []string{"chat", "--name", "Ada", "--data-dir", dir}, strings.NewReader(""), &out, &errOut); code != 0 {
-		t.Fatalf("viva chat exited %d: %s", code, errOut.String())
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"chat", "--name", "Ada", "--data-dir", dir}, strings.NewReader(answers), &stdout, &stderr); code != 0 {
+		t.Fatalf("viva chat exited %d: %s", code, stderr.String())
 	}
-	rec := onlyRecord(t, dir)
+	return stdout.String(), stderr.String(), onlyRecord(t, dir)
+}
+
+// TestChatRecordsModelIncidents: a model fault the client recovers from is
+// in the saved record, beside the turns.
+func TestChatRecordsModelIncidents(t *testing.T) {
+	_, _, rec := chatWithModel(t, func(fake *fakeopenai.Server) {
+		fake.ScriptChat(fakeopenai.Reply{Status: 503}, fakeopenai.Reply{Text: "Hello, can you hear me?"})
+	}, "")
 	if len(rec.Incidents) != 1 {
 		t.Fatalf("incidents %+v, want one", rec.Incidents)
 	}
@@ -293,19 +320,9 @@ func TestChatRecordsModelIncidents(t *testing.T) {
 // every request, the scripted interviewer asks the questions instead; the
 // record says which turns it wrote and why, and the interview goes on.
 func TestChatCarriesOnWhenTheModelIsDown(t *testing.T) {
-	fake := fakeopenai.New()
-	defer fake.Close()
-	t.Setenv("OPENAI_BASE_URL", fake.URL)
-	t.Setenv("OPENAI_API_KEY", fakeopenai.Key)
-	t.Setenv("VIVA_LLM", "")
-	fake.ChatFunc(func(fakeopenai.Request) fakeopenai.Reply { return fakeopenai.Reply{Status: 503} })
-	dir := t.TempDir()
-	var out, errOut bytes.Buffer
-	answers := "yes, I can hear you\nI build payment systems in Go\n"
-	if code := run(context.Background(), []string{"chat", "--name", "Ada", "--data-dir", dir}, strings.NewReader(answers), &out, &errOut); code != 0 {
-		t.Fatalf("viva chat exited %d: %s", code, errOut.String())
-	}
-	rec := onlyRecord(t, dir)
+	out, _, rec := chatWithModel(t, func(fake *fakeopenai.Server) {
+		fake.ChatFunc(func(fakeopenai.Request) fakeopenai.Reply { return fakeopenai.Reply{Status: 503} })
+	}, "yes, I can hear you\nI build payment systems in Go\n")
 	var stand, agentTurns int
 	for _, tr := range rec.Turns {
 		if tr.Role == interviews.RoleAgent {
@@ -316,7 +333,7 @@ func TestChatCarriesOnWhenTheModelIsDown(t *testing.T) {
 		}
 	}
 	if agentTurns < 3 || stand != agentTurns {
-		t.Fatalf("%d of %d interviewer turns by the scripted interviewer, want all (at least 3):\n%s", stand, agentTurns, out.String())
+		t.Fatalf("%d of %d interviewer turns by the scripted interviewer, want all (at least 3):\n%s", stand, agentTurns, out)
 	}
 	if rec.EndedBy.ProviderError() {
 		t.Errorf("the interview failed (%s) although the scripted interviewer carried on", rec.EndedBy)
@@ -329,6 +346,57 @@ func TestChatCarriesOnWhenTheModelIsDown(t *testing.T) {
 	}
 	if fallbacks != 1 {
 		t.Errorf("%d fallback incidents for one outage, want 1: %+v", fallbacks, rec.Incidents)
+	}
+}
+
+// TestChatReportByModel: with a model, the interview in the terminal ends
+// with the model's report, saved in the record and summed up on screen.
+func TestChatReportByModel(t *testing.T) {
+	comps := []map[string]any{}
+	for _, name := range reports.DefaultCompetencies {
+		comps = append(comps, map[string]any{"name": name, "score": 70, "rationale": "Clear and concrete."})
+	}
+	report := map[string]any{
+		"overall_score": 71, "headline": "Concrete about payments work", "competencies": comps,
+		"strengths": []map[string]any{{"text": "Owns the payments work.", "quote": "I build payment systems in Go", "question_id": ""},
+			{"text": "Puts a number on load.", "quote": "about 2000 requests per second", "question_id": ""}},
+		"improvements": []map[string]any{{"text": "Say more about scale.", "quote": "we run it on Kubernetes", "question_id": ""},
+			{"text": "Open with substance.", "quote": "yes, I can hear you", "question_id": ""}},
+		"key_questions": []map[string]any{}, "star": []map[string]any{},
+	}
+	out, log, rec := chatWithModel(t, func(fake *fakeopenai.Server) {
+		fake.ChatFunc(func(r fakeopenai.Request) fakeopenai.Reply {
+			switch r.SchemaName() {
+			case "feedback_report":
+				return fakeopenai.Reply{JSON: report}
+			case "":
+				return fakeopenai.Reply{Text: "Thank you. Tell me more about that."}
+			}
+			return fakeopenai.Reply{Status: 503} // the answer analysis falls back to the rules
+		})
+	}, "yes, I can hear you\nI build payment systems in Go\nwe run it on Kubernetes at about 2000 requests per second\n")
+	rep := rec.Report
+	if rep == nil || rep.Status != interviews.ReportReady || rep.Basic || rep.Model == "" || rep.OverallScore != 71 {
+		t.Fatalf("report %+v, want the model's, ready; log:\n%s", rep, log)
+	}
+	for _, want := range []string{"\nOverall (the report by " + rep.Model + "): 71/100 — Concrete about payments work\n",
+		"Strengths:\n  - Owns the payments work. (\"I build payment systems in Go\")\n",
+		"Areas to probe:\n  - Say more about scale.", "Full report: in the record "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestChatNoReportWhenNotDue: an interview left before three answers
+// gets no report, and the screen says so.
+func TestChatNoReportWhenNotDue(t *testing.T) {
+	out, rec := runChatWith(t, pipedAnswers[:1], 50*time.Millisecond)
+	if rec.Report != nil {
+		t.Errorf("report %+v for an interview left after one answer", rec.Report)
+	}
+	if want := "\nNo report: one is written for a completed interview, or one left after at least three answers.\n"; !strings.HasSuffix(out, want) {
+		t.Errorf("output does not end with %q:\n%s", want, out)
 	}
 }
 
