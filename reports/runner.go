@@ -276,7 +276,7 @@ func (r *Runner) generate(ctx context.Context, id string) *time.Time {
 // viva chat calls it when its interview ends, so a practice run in the
 // terminal gets its report without a running web app.
 func (r *Runner) Generate(ctx context.Context, id string) (*interviews.Report, error) {
-	rec, err := r.store.Get(id)
+	rec, err := r.store.Get(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("reports: reading the interview: %w", err)
 	}
@@ -292,7 +292,7 @@ func (r *Runner) Generate(ctx context.Context, id string) (*interviews.Report, e
 	}
 	if o.saved == nil || o.saved.Report == nil {
 		// Another runner wrote it meanwhile: read what it wrote.
-		if rec, err = r.store.Get(id); err != nil {
+		if rec, err = r.store.Get(ctx, id); err != nil {
 			return nil, fmt.Errorf("reports: reading the interview: %w", err)
 		}
 		return rec.Report, nil

@@ -436,7 +436,7 @@ func TestRunnerGenerate(t *testing.T) {
 		!slices.Equal(actions(rec), []string{interviews.AuditReportGenerated + " v1"}) {
 		t.Errorf("saved report %+v, audit %q", rec.Report, actions(rec))
 	}
-	if got, want := hooks.Got(), []string{webhooks.EventInterviewCompleted + " v1", webhooks.EventReportReady + " v1"}; !slices.Equal(got, want) {
+	if got, want := hooks.Got(), []string{interviews.EventInterviewCompleted + " v1", interviews.EventReportReady + " v1"}; !slices.Equal(got, want) {
 		t.Errorf("webhooks %q, want %q", got, want)
 	}
 	again, err := r.Generate(t.Context(), "done")

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/agent/worker"
-	"github.com/viva-interviews/viva/internal/testrig/candidatebot"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/testrig/candidatebot"
 )
 
 // TestTypedFloodBecomesAFewTurns: a candidate who floods the chat with

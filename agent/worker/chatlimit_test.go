@@ -11,7 +11,7 @@ import (
 	"github.com/livekit/protocol/livekit"
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
-	"github.com/viva-interviews/viva/internal/testrig/lktest"
+	"github.com/viva-interviews/viva/testrig/lktest"
 )
 
 // rawStream sends lk.chat text stream packets as a hostile client can:
