@@ -904,6 +904,27 @@ func (g *guide) apply(turnSeq int, q stages.Question, res analysis.AnswerResult)
 				r.Skills = append(r.Skills, interviews.Skill{Name: name, Sources: []string{"answer"}, By: res.By})
 			}
 		}
+		for _, name := range res.Absent {
+			if strings.TrimSpace(name) == "" {
+				continue
+			}
+			sk := skillByName(r, name)
+			if sk == nil {
+				r.Skills = append(r.Skills, interviews.Skill{Name: name, Sources: []string{"answer"}})
+				sk = &r.Skills[len(r.Skills)-1]
+			}
+			// A skill they lack is recorded as such, never with the
+			// confidence of a skill they have.
+			sk.Absent, sk.Confidence, sk.By = true, 0, res.By
+			if i := slices.IndexFunc(r.Turns, func(t interviews.Turn) bool { return t.Seq == turnSeq }); i >= 0 {
+				sk.Evidence = append(sk.Evidence, r.Turns[i].Text)
+			}
+			for i := range r.Gaps {
+				if strings.EqualFold(r.Gaps[i].Skill, name) && r.Gaps[i].Status == interviews.StatusOpen {
+					r.Gaps[i].Status = interviews.StatusUnknown
+				}
+			}
+		}
 		filledField, filledGap := false, false
 		for _, f := range res.Fills {
 			switch {

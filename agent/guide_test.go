@@ -690,3 +690,29 @@ func TestPromptCarriesTheContextThatMatters(t *testing.T) {
 		}
 	})
 }
+
+// TestSkillTheyLackIsAbsent: a skill the candidate says they have not
+// used is recorded as absent, with their words, never with confidence;
+// its open gaps are settled and no longer asked.
+func TestSkillTheyLackIsAbsent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		an := &tableAnalyzer{
+			skills: []interviews.Skill{{Name: "Rust", Sources: []string{"job_preferred"}}},
+			results: map[string]analysis.AnswerResult{
+				"I haven't used Rust, to be honest.": {Confidence: interviews.ConfidenceHigh, Absent: []string{"Rust"}},
+			}}
+		c, _ := guidedInterview(t, rubricBlueprint(), an, "Rust")
+		deliver(t, c.Greet(t.Context()))
+		answer(t, c, "I haven't used Rust, to be honest.")
+		rec := flushed(t, c)
+		sk := skillByName(rec, "Rust")
+		if sk == nil || !sk.Absent || sk.Confidence != 0 || !slices.Contains(sk.Evidence, "I haven't used Rust, to be honest.") {
+			t.Errorf("skill %+v, want absent with the candidate's words", sk)
+		}
+		for _, gp := range rec.Gaps {
+			if gp.Skill == "Rust" && gp.Status == interviews.StatusOpen {
+				t.Errorf("gap %+v still open", gp)
+			}
+		}
+	})
+}

@@ -67,6 +67,10 @@ type Skill struct {
 	Confidence float64 `json:"confidence,omitempty"`
 	// By is what filled the attributes last.
 	By By `json:"by,omitempty"`
+	// Absent is true when the candidate said they have not used the
+	// skill ("I haven't used Rust"): it is no skill of theirs, its gaps
+	// are settled as unknown, and Evidence quotes their words.
+	Absent bool `json:"absent,omitempty"`
 }
 
 // Attribute returns the value of one of stages.SkillAttributes.

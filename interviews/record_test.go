@@ -80,7 +80,7 @@ func fullRecord() *Record {
 	})
 	r.Template, r.Brief = "fullstack-senior", "# Handover\n- The billing job"
 	r.Skills = []Skill{{Name: "Go", Sources: []string{"resume"}, Duration: "3 years", Depth: "wrote a scheduler", Autonomy: "chose the design",
-		Scale: "2 million users", Constraints: "legacy API", ProductionVsPrototype: "production", Evidence: []string{"3 years"}, Confidence: 0.9, By: ByRules}}
+		Scale: "2 million users", Constraints: "legacy API", ProductionVsPrototype: "production", Evidence: []string{"3 years"}, Confidence: 0.9, By: ByRules, Absent: true}}
 	r.Gaps = []Gap{{ID: "g1", Skill: "Go", Attribute: "duration", Priority: stages.P0, Status: StatusResolved, Probes: 1, QuestionIDs: []string{"q1"}}}
 	r.Rubric = []RubricItem{{ID: "mood", Label: "Mood", Required: true, Status: StatusCovered, Value: "fine", Evidence: "Fine.",
 		QuestionIDs: []string{"q1"}, Probes: 1, By: ByLLM, Confidence: 0.9}}

@@ -76,6 +76,8 @@ type skillView struct {
 	Evidence   []string
 	Confidence string
 	ByLabel    string
+	// Absent is true when the candidate said they have not used it.
+	Absent bool
 }
 
 // skillCell is one attribute of one skill.
@@ -194,7 +196,7 @@ func newKnowledgeView(rec *interviews.Record, qi questionIndex) knowledgeView {
 		}
 	}
 	for _, s := range rec.Skills {
-		sv := skillView{Name: s.Name, Evidence: s.Evidence, ByLabel: byLabel(s.By)}
+		sv := skillView{Name: s.Name, Evidence: s.Evidence, ByLabel: byLabel(s.By), Absent: s.Absent}
 		for _, src := range s.Sources {
 			sv.Sources = append(sv.Sources, sourceLabel(src))
 		}

@@ -118,7 +118,7 @@ func fullRecord() *interviews.Record {
 	})
 	r.Template, r.Brief = "fullstack-senior", "# Handover\n- The billing job"
 	r.Skills = []interviews.Skill{{Name: "Go", Sources: []string{"resume"}, Duration: "3 years", Depth: "wrote a scheduler", Autonomy: "chose the design",
-		Scale: "2 million users", Constraints: "legacy API", ProductionVsPrototype: "production", Evidence: []string{"3 years"}, Confidence: 0.9, By: interviews.ByRules}}
+		Scale: "2 million users", Constraints: "legacy API", ProductionVsPrototype: "production", Evidence: []string{"3 years"}, Confidence: 0.9, By: interviews.ByRules, Absent: true}}
 	r.Gaps = []interviews.Gap{{ID: "g1", Skill: "Go", Attribute: "duration", Priority: stages.P0, Status: interviews.StatusResolved, Probes: 1, QuestionIDs: []string{"q1"}}}
 	r.Rubric = []interviews.RubricItem{{ID: "mood", Label: "Mood", Required: true, Status: interviews.StatusCovered, Value: "fine", Evidence: "Fine.",
 		QuestionIDs: []string{"q1"}, Probes: 1, By: interviews.ByLLM, Confidence: 0.9}}
