@@ -135,15 +135,15 @@ type (
 	}
 )
 
-const answerSystem = `You analyse one answer of an interview and reply with JSON only.
-confidence: high when the answer fully and specifically answers the question, medium when partly, low when vague or evasive.
-declined: true when the person could not or would not answer.
-facts: at most 4 short sentences, third person, each standing alone.
-fills: values the answer gave. Fill a skill attribute only for the skill the question names or a known skill (field ""), or a listed rubric field (skill and attribute ""); never invent a skill.
-follow_up: when confidence is not high, one question from a different angle (an example, the outcome, their own part, a number); else "".
-discovered: people, systems or decisions the answer revealed that deserve their own question; P0 for decisions, P1 otherwise.
-skills: technologies the answer named that the person has used.
-absent: skills the person said they lack or have never used ("I haven't used Rust", "no PCI-DSS experience"); never also in skills, and fill nothing for them.`
+const answerSystem = `You analyse one answer a candidate gave in a spoken interview, and reply with JSON only. Read the question, what it was for, and the answer; report only what the answer itself says.
+confidence: "high" when the answer fully and specifically answers the question (a concrete example, their own part, a result), "medium" when it answers part of it, "low" when it is vague, evasive or off the question.
+declined: true when the candidate could not or would not answer (would rather not say, confidential, does not know); then confidence is "low" and nothing is filled.
+facts: at most 4 short sentences in the third person, each understandable on its own ("Has led the ledger team for three years.").
+fills: the values the answer gave, each with evidence, the candidate's own words it came from. A fill is either a skill attribute (skill and attribute set, field "") or a rubric field (field set to one of the open rubric fields listed, skill and attribute ""). Fill a skill attribute only for the skill the question asks about or one of the known skills; never invent a skill, and never fill from what the question said rather than the answer.
+follow_up: when confidence is not "high" and the candidate did not decline, one short question that asks for what is missing from a different angle (an example, the outcome, their own part, a number); else "".
+discovered: things the answer mentioned that deserve a question of their own (a person, a system, a decision); text is that question, priority "P0" for decisions and "P1" otherwise, and about names what it is about in two to four words ("the billing migration").
+skills: technologies the answer says the candidate has used.
+absent: technologies the candidate says they lack or have never used ("I haven't used Rust", "no PCI-DSS experience"); never also in skills, and fill nothing for them.`
 
 // Answer analyses one answer with the model; see Analyzer. A request to
 // repeat the question (IsRepeatRequest) is no answer: it is reported as

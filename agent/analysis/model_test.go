@@ -274,7 +274,7 @@ func TestModelAbsentSkills(t *testing.T) {
 	if !slices.Equal(res.Absent, []string{"Rust"}) || !slices.Equal(res.Skills, []string{"Go"}) || len(res.Fills) != 0 {
 		t.Errorf("absent %q, skills %q, fills %+v; want Rust absent, only Go had, nothing filled", res.Absent, res.Skills, res.Fills)
 	}
-	if prompt := srv.ChatRequests()[0].Messages[0].Content; !strings.Contains(prompt, "absent: skills the person said they lack") {
+	if prompt := srv.ChatRequests()[0].Messages[0].Content; !strings.Contains(prompt, "absent: technologies the candidate says they lack") {
 		t.Errorf("the system prompt does not explain absent:\n%s", prompt)
 	}
 }
