@@ -93,6 +93,9 @@ type answer struct {
 	fillers    int
 	fillerList []string
 	norm       string
+	// garbled is true for text that reads like a speech recogniser's
+	// garble (analysis.Plausible): it is never quoted.
+	garbled bool
 }
 
 // view is the record read once for the report.
@@ -132,10 +135,11 @@ func newView(in Input) *view {
 			}
 			continue
 		}
-		if t.Role != interviews.RoleCandidate || strings.TrimSpace(t.Text) == "" || t.Aside != "" {
-			continue
+		if t.Role != interviews.RoleCandidate || strings.TrimSpace(t.Text) == "" || t.Aside != "" || analysis.IsRepeatRequest(t.Text) {
+			continue // an aside (a request to hear the question again, their own question at the closing) is no answer
 		}
-		a := &answer{turn: t, questionID: lastAsked, analysis: analyses[t.Seq], words: wordCount(t.Text), norm: normalized(t.Text)}
+		a := &answer{turn: t, questionID: lastAsked, analysis: analyses[t.Seq], words: wordCount(t.Text), norm: normalized(t.Text),
+			garbled: !analysis.Plausible(t.Text)}
 		if a.analysis != nil && a.analysis.QuestionID != "" {
 			a.questionID = a.analysis.QuestionID
 		}
@@ -626,12 +630,11 @@ func questionRef(id string) string {
 }
 
 // strengths picks answers with high confidence, figures or ownership;
-// never one that reads like a speech recogniser's garble
-// (analysis.Plausible).
+// never a garbled one.
 func strengths(v *view) []interviews.Point {
 	var cands, fallback []candidatePoint
 	for _, a := range v.answers {
-		if !analysis.Plausible(a.turn.Text) {
+		if a.garbled {
 			continue
 		}
 		figure, owns := hasFigure(a.turn.Text), hasAny(a.norm, OwnershipCues)
@@ -675,7 +678,7 @@ func strengths(v *view) []interviews.Point {
 }
 
 // improvements picks vague answers, stories missing STAR parts, fillers
-// and answers without figures.
+// and answers without figures; never a garbled one.
 func improvements(v *view, star []interviews.STAR) []interviews.Point {
 	var cands, fallback []candidatePoint
 	starByQ := map[string]interviews.STAR{}
@@ -683,6 +686,9 @@ func improvements(v *view, star []interviews.STAR) []interviews.Point {
 		starByQ[s.QuestionID] = s
 	}
 	for _, a := range v.answers {
+		if a.garbled {
+			continue
+		}
 		ref := questionRef(a.questionID)
 		if a.analysis != nil && (a.analysis.Confidence == interviews.ConfidenceLow || a.analysis.Confidence == interviews.ConfidenceMedium) {
 			cands = append(cands, candidatePoint{interviews.Point{

@@ -266,7 +266,8 @@ func TestBasicKnowledgeCapture(t *testing.T) {
 }
 
 // TestBasicNoStrengthFromGarble: an offline recogniser's garble is never
-// quoted as a strength, however long.
+// quoted, as a strength or an improvement, however long; a request to
+// hear the question again is no answer.
 func TestBasicNoStrengthFromGarble(t *testing.T) {
 	garble := "are a problem want to rush out and are caught up and you are up what it did an a"
 	rec := &interviews.Record{
@@ -277,12 +278,21 @@ func TestBasicNoStrengthFromGarble(t *testing.T) {
 			turn(2, interviews.RoleCandidate, "intro", 10, 40, "I led the migration of our billing system to Go, which reduced the monthly bill by 30%."),
 			turn(3, interviews.RoleAgent, "intro", 40, 50, "What was hard about it?", "q2"),
 			turn(4, interviews.RoleCandidate, "intro", 50, 60, garble),
+			turn(5, interviews.RoleCandidate, "intro", 60, 62, "Sorry, could you repeat the question?"),
 		},
 		Questions: []stages.Question{{ID: "q1", Stage: "intro", Text: "Tell me about a project you are proud of."}, {ID: "q2", Stage: "intro", Text: "What was hard about it?"}},
 	}
 	r := generate(t, rec, nil)
 	if len(r.Strengths) != 1 || r.Strengths[0].QuestionID != "q1" {
 		t.Errorf("strengths %+v, want only the answer to q1", r.Strengths)
+	}
+	for _, p := range r.Improvements {
+		if p.Quote == garble {
+			t.Errorf("improvement %+v quotes the garble", p)
+		}
+	}
+	if r.Stats.Answers != 2 {
+		t.Errorf("%d answers, want 2: the repeat request is none", r.Stats.Answers)
 	}
 }
 

@@ -153,7 +153,7 @@ func (Rules) Answer(_ context.Context, in AnswerInput) (AnswerResult, error) {
 		res.Discovered = discover(p, in)
 	}
 	if res.Confidence != interviews.ConfidenceHigh && !res.Declined {
-		res.FollowUp = followUp(p, in, skills)
+		res.FollowUp = followUp(p, in, skills, res.Absent)
 	}
 	return res, nil
 }
@@ -367,9 +367,10 @@ func hasAny(p *parsed, words map[string]bool) bool {
 }
 
 // followUp asks about the answer's most salient topic from an angle the
-// answer left out and the question did not take.
-func followUp(p *parsed, in AnswerInput, skills []skillMatch) string {
-	topic := salientTopic(p, in, skills)
+// answer left out and the question did not take; never about a skill the
+// candidate said they lack.
+func followUp(p *parsed, in AnswerInput, skills []skillMatch, absent []string) string {
+	topic := salientTopic(p, in, skills, absent)
 	asked := normalizeQuestion(in.Question.Text)
 	for _, a := range angles {
 		if a.skip.MatchString(in.Question.Text) || !a.lacks(p) {
@@ -385,24 +386,30 @@ func followUp(p *parsed, in AnswerInput, skills []skillMatch) string {
 
 // salientTopic names what the answer (or, when it says little, the
 // question) is most about, as a noun phrase for a follow-up.
-func salientTopic(p *parsed, in AnswerInput, skills []skillMatch) string {
+func salientTopic(p *parsed, in AnswerInput, skills []skillMatch, absent []string) string {
+	lacked := map[string]bool{} // the words of the absent skills' names
+	for _, a := range absent {
+		for _, t := range tokenize(a) {
+			lacked[t.lower] = true
+		}
+	}
 	switch t := in.Question.Context.Targets; {
 	case len(skills) > 0:
 		return "your work with " + skills[0].name
-	case t.Skill != "":
+	case t.Skill != "" && !slices.ContainsFunc(absent, func(a string) bool { return strings.EqualFold(a, t.Skill) }):
 		return "your work with " + t.Skill
 	}
-	if name := firstName(p); name != "" {
+	if name := firstName(p, lacked); name != "" {
 		return "the work involving " + name
 	}
 	return "that"
 }
 
 // firstName is the first capitalised word inside a sentence of the answer
-// that is not a common word ("Ledger", "Priya").
-func firstName(p *parsed) string {
+// that is not a common word ("Ledger", "Priya") nor one of skip.
+func firstName(p *parsed, skip map[string]bool) string {
 	for i, t := range p.toks {
-		if i == 0 || stopWords[t.lower] || t.lower == "i" || strings.HasPrefix(t.lower, "i'") {
+		if i == 0 || stopWords[t.lower] || t.lower == "i" || strings.HasPrefix(t.lower, "i'") || skip[t.lower] {
 			continue
 		}
 		if c := p.text[t.start]; c >= 'A' && c <= 'Z' && !sentenceStart(p.text, t.start) && !calendarWords[t.lower] {

@@ -460,6 +460,12 @@ func TestRulesAnswer(t *testing.T) {
 			absent: []string{"Terraform"},
 		},
 		{
+			name: "no follow-up presses a skill the candidate lacks",
+			in: AnswerInput{Question: question("What was the hardest problem you ran into?", stages.Targets{Field: stages.FieldHardProblem}), Rubric: whyRubric,
+				Answer: "I haven't used Rust, and no PCI-DSS experience either."},
+			absent: []string{"Rust", "PCI-DSS"}, followUpLacks: "the work involving",
+		},
+		{
 			name:   "a lapsed skill is not absent",
 			in:     AnswerInput{Question: skillQ("How long have you used Scala?", "Scala", "duration"), Answer: "I haven't used Scala since 2019, but I wrote it daily for four years before that."},
 			fills:  []Fill{{Skill: "Scala", Attribute: "duration", Value: "four years"}},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/interviews"
 )
 
@@ -35,8 +36,8 @@ func statusInWords(s interviews.Status) string {
 func Summary(rec *interviews.Record, path string) string {
 	answers := 0
 	for _, t := range rec.Turns {
-		if t.Role == interviews.RoleCandidate {
-			answers++
+		if t.Role == interviews.RoleCandidate && !agent.IsRepeatRequest(t.Text) {
+			answers++ // "could you repeat the question?" is no answer
 		}
 	}
 	counts := plural(answers, "answer")

@@ -94,12 +94,14 @@ func TestStageLineAndColour(t *testing.T) {
 }
 
 // TestSummary: the last line says how the interview ended in words, with
-// the answers, the duration and the record's path.
+// the answers (a request to repeat the question is none), the duration and
+// the record's path.
 func TestSummary(t *testing.T) {
 	start := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
 	end := start.Add(6*time.Minute + 10*time.Second)
 	rec := &interviews.Record{Status: interviews.StatusCompleted, EndedBy: interviews.EndedClosingDelivered, StartedAt: &start, EndedAt: &end,
-		Turns: []interviews.Turn{{Role: interviews.RoleAgent}, {Role: interviews.RoleCandidate}, {Role: interviews.RoleCandidate}}}
+		Turns: []interviews.Turn{{Role: interviews.RoleAgent}, {Role: interviews.RoleCandidate, Text: "Pardon?"},
+			{Role: interviews.RoleCandidate, Text: "Yes."}, {Role: interviews.RoleCandidate, Text: "I build payment systems."}}}
 	if got, want := Summary(rec, "data/abc.json"), "The interview is complete: the closing remarks were delivered (2 answers, 6 minutes). Record: data/abc.json"; got != want {
 		t.Errorf("Summary = %q, want %q", got, want)
 	}
