@@ -130,6 +130,8 @@ func (r *rig) startWorker(ctx context.Context) (*worker, error) {
 		"--llm", "openai", "--stt", "openai", "--tts", "openai", "--openai-base-url", r.prov.url,
 		"--time-scale", workerTimeScale, "--max-sessions", "10000",
 		"--rejoin-grace", "0s", "--drain-timeout", "0s", "--log-level", "warn",
+		// No fixed port: several workers, and other programs, share the machine.
+		"--health-addr", "off",
 		"--endpointing-delay", Endpointing.Delay.String(), "--endpointing-min", Endpointing.Min.String(),
 		"--endpointing-max", Endpointing.Max.String(), "--interrupt-threshold", InterruptThreshold.String(),
 	}

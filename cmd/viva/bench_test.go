@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,9 +30,14 @@ func liveKitForTest(t *testing.T) string {
 // TestBenchLatencyShortRun runs viva bench latency for a few turns in one
 // room over a real livekit-server, with this test binary as the worker
 // process: every turn is counted, answered or not, and the figures and
-// their JSON are plausible. No wall-clock target is asserted.
+// their JSON are plausible. No wall-clock target is asserted. The worker's
+// default health port is taken, as another program on the machine may
+// hold it: the bench's workers take no fixed port.
 func TestBenchLatencyShortRun(t *testing.T) {
 	const turns = 6
+	if l, err := net.Listen("tcp", ":8081"); err == nil { // else something holds it already
+		t.Cleanup(func() { l.Close() })
+	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "latency.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
