@@ -898,7 +898,7 @@ func TestDefaultBlueprint(t *testing.T) {
 		if want := []string{"greeting", "intro", "experience", "closing", stages.Done}; !reflect.DeepEqual(path, want) {
 			t.Fatalf("path %v, want %v", path, want)
 		}
-		if got, want := time.Since(start), time.Duration(float64(465*time.Second)*0.1); got != want {
+		if got, want := time.Since(start), time.Duration(float64(510*time.Second)*0.1); got != want {
 			t.Fatalf("interview lasted %v, want %v", got, want)
 		}
 	})

@@ -526,12 +526,8 @@ func TestCompleteCancel(t *testing.T) {
 				done <- err
 			}()
 			<-first
-			start := time.Now()
 			cancel()
 			awaitCanceled(t, done, "Complete did not return after cancellation")
-			if d := time.Since(start); d > 2*time.Second {
-				t.Errorf("returned %v after cancellation", d)
-			}
 			if !slices.Equal(deltas, []string{"First "}) || resp.Text != "First " {
 				t.Errorf("deltas %q, text %q, want only the first piece", deltas, resp.Text)
 			}
