@@ -84,6 +84,10 @@ type Latency struct {
 	// EndpointingMS and ProviderMS are what was subtracted from each turn.
 	EndpointingMS float64 `json:"endpointing_ms"`
 	ProviderMS    float64 `json:"provider_ms"`
+	// ModelCallsPerTurn is the interviewer model's requests (answer
+	// analysis aside) per answered turn: each one adds the model's time to
+	// first token to the candidate's wait.
+	ModelCallsPerTurn float64 `json:"model_calls_per_turn"`
 }
 
 // DensityRun is one density measurement: N interviews held at once.

@@ -96,10 +96,21 @@ func RunLatency(ctx context.Context, opts LatencyOptions) (Latency, error) {
 	for i, v := range all.responseMS {
 		overhead[i] = v - ms(FinishedEndpointing()) - ms(provider)
 	}
+	calls := 0
+	for _, req := range r.prov.fake.ChatRequests() {
+		if req.SchemaName() == "" {
+			calls++
+		}
+	}
+	perTurn := 0.0
+	if n := len(all.responseMS); n > 0 {
+		// The greetings are model calls that answer no turn.
+		perTurn = float64(max(calls-rooms, 0)) / float64(n)
+	}
 	return Latency{
 		OverheadMS: Summarize(overhead), BargeInMS: Summarize(all.bargeInMS), ResponseMS: Summarize(all.responseMS),
 		Turns: len(all.responseMS), Unanswered: all.unanswered, BargeInMissed: all.bargeInMissed,
-		EndpointingMS: ms(FinishedEndpointing()), ProviderMS: ms(provider),
+		EndpointingMS: ms(FinishedEndpointing()), ProviderMS: ms(provider), ModelCallsPerTurn: perTurn,
 	}, errors.Join(errs...)
 }
 

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -17,9 +18,13 @@ const (
 	// utterance: a finished sentence, so the endpointing delay is the
 	// finished-sentence one (see voice.FinishedFactor).
 	candidateAnswer = "I built payment systems in Go for five years."
-	// interviewerReply is every reply of the fake model: about four seconds
-	// of speech, long enough for the bot to talk over it.
+	// interviewerReply is what the fake model says where it asks nothing
+	// (the closing): about four seconds of speech, long enough for the bot
+	// to talk over it.
 	interviewerReply = "Thank you, that is helpful. Could you tell me a little more about how you did that?"
+	// interviewerAck is the fake model's text before each question it asks
+	// with ask_question, as a diligent model writes it.
+	interviewerAck = "Thank you, that is helpful."
 	// answerSchemaName is the structured output the answer analysis asks
 	// the model for; other structured requests are refused, and the worker
 	// falls back to its offline rules for them.
@@ -99,14 +104,21 @@ func (p *providers) close() {
 	p.fake.Close()
 }
 
-// interviewerPolicy is the fake model: every conversational request gets
-// the same spoken reply, with no tool calls, so the interview stays in its
-// stage and every turn costs the same; the answer analysis gets a valid
+// interviewerPolicy is the fake model. It interviews as a capable model
+// does with viva's prompt: a short acknowledgement as text and the next
+// question through ask_question in the same response (so a question turn
+// costs one model call, and a refused question a second), never moving
+// the stage on itself, so every turn costs the same; where no tool is
+// offered (the closing) it only speaks. The answer analysis gets a valid
 // answer.
 func interviewerPolicy(req fakeopenai.Request) fakeopenai.Reply {
 	switch req.SchemaName() {
 	case "":
-		return fakeopenai.Reply{Text: interviewerReply}
+		if len(req.Tools) == 0 {
+			return fakeopenai.Reply{Text: interviewerReply}
+		}
+		args, _ := json.Marshal(map[string]string{"question": benchQuestion(asked(req))})
+		return fakeopenai.Reply{Text: interviewerAck, ToolCalls: []fakeopenai.ToolCall{{Name: "ask_question", Arguments: string(args)}}}
 	case answerSchemaName:
 		return fakeopenai.Reply{JSON: map[string]any{
 			"confidence": "high", "declined": false, "facts": []string{"Built payment systems in Go."},
@@ -115,4 +127,37 @@ func interviewerPolicy(req fakeopenai.Request) fakeopenai.Reply {
 	default:
 		return fakeopenai.Reply{Status: http.StatusBadRequest, Text: "the benchmark's model answers only the answer analysis"}
 	}
+}
+
+// asked counts the ask_question calls in a request's history.
+func asked(req fakeopenai.Request) int {
+	n := 0
+	for _, m := range req.Messages {
+		for _, c := range m.ToolCalls {
+			if c.Name == "ask_question" {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// benchTopics make the fake model's questions, each about its own topic so
+// the interview's repeat check accepts them.
+var benchTopics = []string{
+	"the ledger migration", "your on-call rotation", "the payments API", "code review on your team",
+	"the reconciliation job", "your database schema changes", "the incident last winter", "mentoring new engineers",
+	"the Kafka consumers", "your test strategy", "the fraud checks", "capacity planning",
+	"the release process", "the monitoring dashboards", "vendor integrations", "the data retention rules",
+	"your design documents", "the mobile checkout", "cost reduction work", "the search service",
+	"the authentication flow", "feature flags", "the batch exports", "your hiring interviews",
+}
+
+// benchQuestion is the fake model's n-th question.
+func benchQuestion(n int) string {
+	t := benchTopics[n%len(benchTopics)]
+	if n >= len(benchTopics) {
+		return "Looking back at " + t + ", what would you change today?"
+	}
+	return "Could you walk me through " + t + " and your own part in it?"
 }

@@ -25,6 +25,7 @@ func (l Latency) Report(w io.Writer) {
 	fmt.Fprintf(w, "  barge-in  p50 %6.0f  p95 %6.0f  p99 %6.0f ms   target p95 < %d ms: %s (%d interruptions, %d not heeded)\n",
 		l.BargeInMS.P50, l.BargeInMS.P95, l.BargeInMS.P99, TargetBargeInP95MS,
 		verdict(l.BargeInMS.N > 0 && l.BargeInMS.P95 < TargetBargeInP95MS && l.BargeInMissed == 0), l.BargeInMS.N, l.BargeInMissed)
+	fmt.Fprintf(w, "  model calls per answered turn %.2f (each adds the model's time to first token)\n", l.ModelCallsPerTurn)
 	if l.Turns < minTurnsForPercentiles {
 		fmt.Fprintf(w, "  (fewer than %d turns: the percentiles are indicative only)\n", minTurnsForPercentiles)
 	}
