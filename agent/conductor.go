@@ -735,7 +735,10 @@ func (r *Reply) converse(ctx context.Context, out *strings.Builder, emit func(st
 			r.preempted, called = err == nil, err == nil || ctx.Err() != nil
 		}
 		if !called {
-			req := llm.Request{Messages: c.prompt(out.String()), Tools: tools, Suggestions: c.suggestions()}
+			req := llm.Request{Messages: c.prompt(out.String()), Tools: tools, Suggestions: c.suggestions(),
+				// The text before a tool call is whole: a space lets its last
+				// sentence be said while the call streams.
+				TextDone: func() { emit(" ") }}
 			resp, err = c.llm.Complete(ctx, req, emit)
 		}
 		r.calls++

@@ -54,6 +54,11 @@ type Request struct {
 	// (structured output) instead of free text; such a request offers no
 	// tools.
 	Format *Format
+	// TextDone, when set, is called once when the model turns from its
+	// text to tool calls: the text passed to onDelta so far is whole, so
+	// a speaking caller may say its last sentence without waiting for the
+	// end of the stream. Providers that cannot tell do not call it.
+	TextDone func()
 	// Suggestions are the questions the interview's guide would ask next,
 	// best first. A model reads them in the system prompt; the scripted
 	// interviewer asks the first as written. Providers send nothing of

@@ -217,7 +217,7 @@ func (c *Client) Complete(ctx context.Context, req llm.Request, onDelta func(tex
 	quick := 0 // retries spent on timeouts and cuts
 	for attempt := 0; ; attempt++ {
 		var info attemptInfo
-		resp, delivered, err := c.attempt(context.WithValue(ctx, attemptKey{}, &info), creq, start, onDelta)
+		resp, delivered, err := c.attempt(context.WithValue(ctx, attemptKey{}, &info), creq, start, onDelta, req.TextDone)
 		if err == nil {
 			return resp, nil
 		}
@@ -319,7 +319,7 @@ func (c *Client) request(req llm.Request) (goopenai.ChatCompletionRequest, error
 // attempt runs one streamed request under a watchdog. delivered reports
 // whether onDelta was called. A stream that ends or breaks before its
 // finish reason is a *cutError; a watchdog timeout is a *timeoutError.
-func (c *Client) attempt(ctx context.Context, creq goopenai.ChatCompletionRequest, start time.Time, onDelta func(string)) (resp llm.Response, delivered bool, err error) {
+func (c *Client) attempt(ctx context.Context, creq goopenai.ChatCompletionRequest, start time.Time, onDelta func(string), textDone func()) (resp llm.Response, delivered bool, err error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	wd := &watchdog{cancel: cancel, firstToken: c.firstToken, gap: c.chunkGap}
@@ -374,6 +374,10 @@ func (c *Client) attempt(ctx context.Context, creq goopenai.ChatCompletionReques
 		if text != "" && onDelta != nil {
 			onDelta(text)
 			delivered = true
+		}
+		if textDone != nil && delivered && len(acc.calls) > 0 {
+			textDone()
+			textDone = nil
 		}
 	}
 	return acc.response(), delivered, nil

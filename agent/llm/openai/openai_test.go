@@ -887,3 +887,36 @@ func TestCompleteStructuredOutput(t *testing.T) {
 		t.Errorf("%d requests, want 1", n)
 	}
 }
+
+// TestTextDoneWhenToolCallsBegin: the caller hears that the model's text is
+// whole when its tool calls begin, once and after the text, so the last
+// sentence can be said while the calls stream; a reply of text alone or
+// of calls alone never calls it.
+func TestTextDoneWhenToolCallsBegin(t *testing.T) {
+	srv := fakeopenai.New()
+	defer srv.Close()
+	c, _ := newClient(t, srv, nil)
+	call := fakeopenai.ToolCall{Name: "ask_question", Arguments: `{"question":"And how did you measure it?"}`}
+	for _, tc := range []struct {
+		name  string
+		reply fakeopenai.Reply
+		want  string
+	}{
+		{"text then calls", fakeopenai.Reply{Text: "Thank you.", ToolCalls: []fakeopenai.ToolCall{call}, Chunk: 3}, "Thank you.|done"},
+		{"text alone", fakeopenai.Reply{Text: "Thank you."}, "Thank you."},
+		{"calls alone", fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{call}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv.ScriptChat(tc.reply)
+			var events strings.Builder
+			_, err := c.Complete(t.Context(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}},
+				TextDone: func() { events.WriteString("|done") }}, func(s string) { events.WriteString(s) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := events.String(); got != tc.want {
+				t.Errorf("events %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
