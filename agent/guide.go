@@ -1356,7 +1356,7 @@ func (g *guide) brief(stage string) string {
 		}
 		for _, gp := range r.Gaps {
 			if gp.Status == interviews.StatusOpen && len(missing) < 8 {
-				missing = append(missing, gapInWords(gp.Skill, gp.Attribute))
+				missing = append(missing, gp.InWords())
 			}
 		}
 		n := len(r.Answers)
@@ -1389,31 +1389,12 @@ func (g *guide) brief(stage string) string {
 	return b.String()
 }
 
-// gapInWords says what a gap leaves unknown, as a reader would put it.
-func gapInWords(skill, attr string) string {
-	switch attr {
-	case "duration":
-		return "how long they have used " + skill
-	case "depth":
-		return "the most complex thing they built with " + skill
-	case "scale":
-		return "the scale of their " + skill + " work"
-	case "autonomy":
-		return "which " + skill + " decisions were theirs"
-	case "production_vs_prototype":
-		return "whether their " + skill + " work ran in production"
-	case "constraints":
-		return "what constrained their " + skill + " work"
-	}
-	return skill + ": " + strings.ReplaceAll(attr, "_", " ")
-}
-
 // describeContext says in words what a question is for.
 func describeContext(c stages.QuestionContext) string {
 	t := c.Targets
 	switch c.Kind {
 	case stages.KindGap:
-		return "a skill the job needs: " + gapInWords(t.Skill, t.Attribute)
+		return "a skill the job needs: " + interviews.Gap{Skill: t.Skill, Attribute: t.Attribute}.InWords()
 	case stages.KindRubric:
 		return "a rubric field still open: " + t.Field
 	case stages.KindTemplate:

@@ -1,6 +1,7 @@
 package interviews
 
 import (
+	"strings"
 	"time"
 
 	"github.com/viva-interviews/viva/stages"
@@ -147,6 +148,26 @@ type Gap struct {
 	Probes int `json:"probes"`
 	// QuestionIDs are the questions that probed it.
 	QuestionIDs []string `json:"question_ids,omitempty"`
+}
+
+// InWords says what the gap leaves unknown, as a reader would put it
+// ("how long they have used Kafka").
+func (g Gap) InWords() string {
+	switch g.Attribute {
+	case "duration":
+		return "how long they have used " + g.Skill
+	case "depth":
+		return "the most complex thing they built with " + g.Skill
+	case "scale":
+		return "the scale of their " + g.Skill + " work"
+	case "autonomy":
+		return "which " + g.Skill + " decisions were theirs"
+	case "production_vs_prototype":
+		return "whether their " + g.Skill + " work ran in production"
+	case "constraints":
+		return "what constrained their " + g.Skill + " work"
+	}
+	return g.Skill + ": " + strings.ReplaceAll(g.Attribute, "_", " ")
 }
 
 // RubricItem is the state of one rubric field of the blueprint.

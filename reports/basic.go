@@ -270,17 +270,12 @@ func rubricCoverage(rec *interviews.Record) (float64, bool) {
 	return round(float64(covered)/float64(required), 3), true
 }
 
-// gapName names a gap in words: "Python — scale".
-func gapName(g interviews.Gap) string {
-	return g.Skill + " — " + strings.ReplaceAll(g.Attribute, "_", " ")
-}
-
 // unresolvedGaps names the gaps left open or unknown.
 func unresolvedGaps(rec *interviews.Record) []string {
 	var out []string
 	for _, g := range rec.Gaps {
 		if g.Status == interviews.StatusOpen || g.Status == interviews.StatusUnknown {
-			out = append(out, gapName(g))
+			out = append(out, g.InWords())
 		}
 	}
 	return out
@@ -793,7 +788,7 @@ func feedbackOn(v *view, q stages.Question) interviews.QuestionFeedback {
 	case stages.KindGap:
 		for _, g := range v.rec.Gaps {
 			if strings.EqualFold(g.Skill, t.Skill) && g.Attribute == t.Attribute && g.Status != interviews.StatusResolved {
-				missing = append(missing, fmt.Sprintf("%s is still unknown.", gapName(g)))
+				missing = append(missing, upperFirst(g.InWords())+" is still unknown.")
 			}
 		}
 	case stages.KindRubric:
@@ -901,4 +896,13 @@ func clamp01(x float64) float64 { return max(0, min(1, x)) }
 func round(x float64, decimals int) float64 {
 	p := math.Pow(10, float64(decimals))
 	return math.Round(x*p) / p
+}
+
+// upperFirst upper-cases the first letter of s.
+func upperFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
 }

@@ -125,7 +125,7 @@ func TestBasicFigures(t *testing.T) {
 	if r.RubricCoverage != 0.5 { // one of the two required fields
 		t.Errorf("rubric coverage %v, want 0.5", r.RubricCoverage)
 	}
-	if want := []string{"Python — scale", "Rust — production vs prototype"}; !slices.Equal(r.UnresolvedGaps, want) {
+	if want := []string{"the scale of their Python work", "whether their Rust work ran in production"}; !slices.Equal(r.UnresolvedGaps, want) {
 		t.Errorf("unresolved gaps %q, want %q", r.UnresolvedGaps, want)
 	}
 	// q2's story has every part; q3's none; q1 asks for no story.

@@ -300,7 +300,7 @@ func prompt(v *view, names []string, keys []interviews.QuestionFeedback) string 
 	if len(rec.Gaps) > 0 {
 		b.WriteString("\nSkill gaps:\n")
 		for _, g := range rec.Gaps {
-			fmt.Fprintf(&b, "- %s (%s): %s\n", gapName(g), g.Priority, g.Status)
+			fmt.Fprintf(&b, "- %s (%s): %s\n", g.InWords(), g.Priority, g.Status)
 		}
 	}
 	if len(rec.Phases) > 0 {

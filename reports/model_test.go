@@ -69,7 +69,7 @@ func TestModelRetriesMalformed(t *testing.T) {
 		}
 	}
 	user := reqs[0].Messages[1].Content
-	for _, want := range []string{"Competencies to score: communication; technical depth; structure of answers; role fit", "Python — scale (P0): open",
+	for _, want := range []string{"Competencies to score: communication; technical depth; structure of answers; role fit", "the scale of their Python work (P0): open",
 		"q2: Tell me about a time", "candidate: " + answerCache} {
 		if !strings.Contains(user, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, user)

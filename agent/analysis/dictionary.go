@@ -197,3 +197,13 @@ func skillNames(ms []skillMatch) []string {
 	}
 	return out
 }
+
+// Technologies are the technologies of the dictionary that text names, each
+// once, in order of first mention ("Kafka", "PostgreSQL").
+func Technologies(text string) []string {
+	var out []string
+	for _, m := range findSkills(text) {
+		out = append(out, m.name)
+	}
+	return out
+}

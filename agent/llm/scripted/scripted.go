@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/viva-interviews/viva/agent/analysis"
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/agent/tool"
 	"github.com/viva-interviews/viva/fsm"
@@ -48,11 +49,15 @@ type Interviewer struct {
 	refused   map[string]bool // question texts refused as repeats
 	lastAsked string          // text of the last question asked
 	calledOn  map[string]bool // stages where the candidate was invited to add something
+	// usedTemplates and usedGeneric are the follow-ups' shapes used so far.
+	usedTemplates map[int]bool
+	usedGeneric   map[string]bool
 }
 
 // New returns a scripted interviewer for the blueprint the machine runs.
 func New(view View, bp *stages.Blueprint, p stages.Profile) *Interviewer {
-	return &Interviewer{view: view, bp: bp, profile: p, ChunkWords: 3, refused: map[string]bool{}, calledOn: map[string]bool{}}
+	return &Interviewer{view: view, bp: bp, profile: p, ChunkWords: 3, refused: map[string]bool{}, calledOn: map[string]bool{},
+		usedTemplates: map[int]bool{}, usedGeneric: map[string]bool{}}
 }
 
 // Name identifies the engine in logs and records.
@@ -318,22 +323,27 @@ var genericFollowUps = []string{
 	"What was the biggest obstacle, and how did you get past it?",
 }
 
-// followUp makes a question about the most salient word of the answers
-// (the latest first) that has not been refused as a repeat; "" when every
-// one it could make has been.
+// followUp makes a question about what the answers (the latest first)
+// named — a technology first, else a notable word — with a template not
+// used yet in this interview, so no follow-up repeats another's shape;
+// then the generic follow-ups, each once; "" when every one has been
+// used or refused.
 func (s *Interviewer) followUp(answers ...string) string {
 	for _, answer := range answers {
 		for _, topic := range salient(answer) {
-			for _, t := range followUpTemplates {
+			for i, t := range followUpTemplates {
 				q := fmt.Sprintf(t, topic)
-				if !s.refused[strings.ToLower(q)] {
-					return q
+				if s.usedTemplates[i] || s.refused[strings.ToLower(q)] {
+					continue
 				}
+				s.usedTemplates[i] = true
+				return q
 			}
 		}
 	}
 	for _, q := range genericFollowUps {
-		if !s.refused[strings.ToLower(q)] {
+		if !s.refused[strings.ToLower(q)] && !s.usedGeneric[q] {
+			s.usedGeneric[q] = true
 			return q
 		}
 	}
@@ -551,30 +561,39 @@ could didn't doesn't doing during each having here hers herself himself itself j
 more most myself other ours ourselves over really same should some such than that their theirs
 them themselves then there these they this those through under until very were what when where which while
 with would your yours yourself yourselves actually basically things thing stuff worked working
-think know like pretty quite lot lots also well much many mostly years year time times started`) {
+think know like pretty quite lot lots also well much many mostly years year time times started
+never always maybe perhaps thank thanks sorry please question questions answer minute minutes hours
+hundred thousand million billion percent twenty thirty forty fifty sixty seventy eighty ninety
+first second third every today yesterday tomorrow right great sure`) {
 		stopWords[w] = true
 	}
 }
 
-// salient returns candidate topics from an answer: its longest uncommon
-// words, most salient first.
+// salient returns candidate topics from an answer, most salient first:
+// the technologies it names, then its longest uncommon words.
 func salient(answer string) []string {
 	seen := map[string]bool{}
 	var out []string
+	for _, t := range analysis.Technologies(answer) {
+		seen[strings.ToLower(t)] = true
+		out = append(out, t)
+	}
+	var words []string
 	for _, w := range strings.FieldsFunc(answer, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) {
 		lw := strings.ToLower(w)
 		if len(lw) < 5 || stopWords[lw] || seen[lw] {
 			continue
 		}
 		seen[lw] = true
-		out = append(out, lw)
+		words = append(words, lw)
 	}
 	// longest first, stable
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && len(out[j]) > len(out[j-1]); j-- {
-			out[j], out[j-1] = out[j-1], out[j]
+	for i := 1; i < len(words); i++ {
+		for j := i; j > 0 && len(words[j]) > len(words[j-1]); j-- {
+			words[j], words[j-1] = words[j-1], words[j]
 		}
 	}
+	out = append(out, words...)
 	if len(out) > 4 {
 		out = out[:4]
 	}

@@ -49,15 +49,40 @@ func TestAssessRewardsDepthAndKeywords(t *testing.T) {
 }
 
 // TestFollowUpsWhenBankRunsDry: past the question bank the interviewer
-// follows up on the answer, and never re-offers a refused question.
+// follows up on the answer, about the technology it names first, never
+// re-offers a refused question nor uses a follow-up's shape twice, and
+// runs out rather than repeat itself.
 func TestFollowUpsWhenBankRunsDry(t *testing.T) {
 	s := New(nil, &stages.Blueprint{}, stages.Profile{})
 	answer := "I rebuilt our observability pipeline with OpenTelemetry"
 	first := s.followUp(answer)
-	if !strings.Contains(first, "observability") && !strings.Contains(first, "opentelemetry") {
-		t.Errorf("follow-up %q is not about the answer", first)
+	if !strings.Contains(first, "OpenTelemetry") {
+		t.Errorf("follow-up %q is not about the technology the answer names", first)
+	}
+	for _, noise := range []string{"never", "thousand", "thank"} {
+		if q := s.followUp("I have never done that, thank you, a thousand times."); strings.Contains(q, noise) {
+			t.Errorf("follow-up %q is about %q", q, noise)
+		}
 	}
 	s.refused[strings.ToLower(first)] = true
+	uses := map[string]int{}
+	n := 0
+	for ; n < 20; n++ {
+		q := s.followUp(answer)
+		if q == "" {
+			break
+		}
+		for _, tpl := range followUpTemplates {
+			if prefix, _, _ := strings.Cut(tpl, "%s"); strings.HasPrefix(q, prefix) {
+				if uses[prefix]++; uses[prefix] > 1 {
+					t.Errorf("a follow-up's shape used twice: %q", q)
+				}
+			}
+		}
+	}
+	if n > len(followUpTemplates)+len(genericFollowUps) {
+		t.Errorf("%d follow-ups: it repeats itself", n)
+	}
 	if second := s.followUp(answer); second == first {
 		t.Errorf("refused follow-up offered again: %q", second)
 	}
