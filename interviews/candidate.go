@@ -114,6 +114,14 @@ func validEmail(s string) bool {
 	return strings.Contains(strings.Trim(domain, "."), ".")
 }
 
+// Clip shortens s to n characters, marking the cut with "…".
+func Clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
 // CleanLine trims a single-line input and turns any control characters
 // (line breaks, tabs, Unicode line and paragraph separators) into spaces,
 // collapsing runs of spaces; invalid UTF-8 is dropped.

@@ -69,7 +69,7 @@ func EndCrashed(ctx context.Context, s Store, id string) (bool, error) {
 		}
 		return false, fmt.Errorf("interviews: sweep %s: %w", id, err)
 	}
-	defer func() { _ = s.ReleaseLease(ctx, id, SweepOwner) }()
+	defer func() { _ = s.ReleaseLease(context.WithoutCancel(ctx), id, SweepOwner) }()
 	rec, err := s.Get(ctx, id)
 	if err != nil {
 		return false, fmt.Errorf("interviews: sweep: %w", err)

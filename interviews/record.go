@@ -4,8 +4,10 @@
 // feedback report — and the words every part of viva shares about an
 // interview: the Candidate and its validation, the Dispatch metadata that
 // sends the interviewer to a room, the invitation's states, the events a
-// hiring system hears, and the Store interface every backend implements
-// (every method takes the caller's context).
+// hiring system hears, the Store interface every backend implements
+// (every method takes the caller's context), and the Service that carries
+// out what people do with an interview (register it, withdraw or re-issue
+// its link, record a decision) for the web app and the command line.
 //
 // The backends are adapters in packages of their own: interviews/filestore
 // (one JSON file per interview on one machine) and interviews/postgres

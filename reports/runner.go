@@ -321,7 +321,9 @@ func (r *Runner) attempt(ctx context.Context, id string) outcome {
 		return outcome{err: fmt.Errorf("reports: taking the interview's lease: %w", err)}
 	}
 	defer func() {
-		if err := r.store.ReleaseLease(ctx, id, r.owner); err != nil {
+		// Released also when the runner stops, so the next one need not
+		// wait for the lease to lapse.
+		if err := r.store.ReleaseLease(context.WithoutCancel(ctx), id, r.owner); err != nil {
 			log.Error("reports: releasing the interview's lease", "err", err)
 		}
 	}()

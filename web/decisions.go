@@ -24,9 +24,6 @@ type ReportRequester interface {
 // MaxDecisionNoteLen bounds a decision's note, in characters.
 const MaxDecisionNoteLen = 2000
 
-// auditDetailLen bounds how much of a note the audit entry repeats.
-const auditDetailLen = 120
-
 // decisionRequest is the body of POST /api/interviews/{id}/decision.
 type decisionRequest struct {
 	Decision interviews.DecisionKind `json:"decision"`
@@ -47,48 +44,20 @@ type reportResponse struct {
 	Version int                     `json:"version"`
 }
 
-// recordDecision appends who's decision d, with note, to the finished
-// interview id, and an audit entry saying so, with the report version
-// the reviewer had in front of them; earlier decisions are never changed.
-// It then sends decision.recorded. Errors a person can fix are a
+// recordDecision records who's decision d, with note, on the finished
+// interview id (interviews.Service.Decide). The note is cleaned and
+// bounded here, as a form sends it. Errors a person can fix are a
 // *requestError with the HTTP status and a message saying what to do.
 func (s *Server) recordDecision(ctx context.Context, id, who string, d interviews.DecisionKind, note string) (*interviews.Record, error) {
-	if !d.Valid() {
-		return nil, &requestError{http.StatusUnprocessableEntity, "Choose a decision: advance, hold or reject."}
-	}
 	note = strings.TrimSpace(normalizeNewlines(strings.ToValidUTF8(note, "")))
 	if n := utf8.RuneCountInString(note); n > MaxDecisionNoteLen {
 		return nil, &requestError{http.StatusUnprocessableEntity, fmt.Sprintf("The note has %s characters; shorten it to at most %s.", thousands(n), thousands(MaxDecisionNoteLen))}
 	}
-	rec, err := s.store.Update(ctx, id, func(rec *interviews.Record) error {
-		if !rec.Status.Finished() {
-			return errNotEnded
-		}
-		at := s.now().UTC().Round(0)
-		dec := interviews.Decision{Decision: d, Note: note, By: who, At: at}
-		if rec.Report != nil && rec.Report.Status == interviews.ReportReady {
-			dec.ReportVersion = rec.Report.Version
-		}
-		detail := string(d)
-		if note != "" {
-			detail += ": " + cut(interviews.CleanLine(note), auditDetailLen)
-		}
-		rec.Decisions = append(rec.Decisions, dec)
-		rec.Audit = append(rec.Audit, interviews.AuditEntry{At: at, Who: who, Action: interviews.AuditDecision, Detail: detail, ReportVersion: dec.ReportVersion})
-		return nil
-	})
-	switch {
-	case errors.Is(err, errNotEnded):
-		return nil, errNotEnded
-	case errors.Is(err, interviews.ErrNotFound):
-		return nil, errNoInterview
-	case err != nil:
-		return nil, fmt.Errorf("web: recording a decision on %s: %w", id, err)
+	rec, err := s.interviews.Decide(ctx, id, who, d, note)
+	if err != nil {
+		return nil, forPeople(fmt.Errorf("web: recording a decision on %s: %w", id, err))
 	}
 	s.log.Info("web: decision recorded", "interview_id", id, "user", who, "decision", string(d))
-	if s.webhooks != nil {
-		s.webhooks.Notify(interviews.EventDecisionRecorded, rec)
-	}
 	return rec, nil
 }
 
@@ -118,17 +87,38 @@ func notDue(err error) bool {
 	return errors.As(err, &nd) && nd.NotDue()
 }
 
+// Refusals of the interview service, in words for people.
 var (
-	errNotEnded    = &requestError{http.StatusConflict, "The interview has not ended yet: record a decision once it has."}
-	errNoInterview = &requestError{http.StatusNotFound, "There is no interview with this id. Go back to the list of interviews."}
+	errNotEnded        = &requestError{http.StatusConflict, "The interview has not ended yet: record a decision once it has."}
+	errNoInterview     = &requestError{http.StatusNotFound, "There is no interview with this id. Go back to the list of interviews."}
+	errInvalidDecision = &requestError{http.StatusUnprocessableEntity, "Choose a decision: advance, hold or reject."}
+	errStarted         = &requestError{http.StatusConflict, "The interview has already started, so its link can no longer be withdrawn."}
+	errRunning         = &requestError{http.StatusConflict, "The interview is running now: re-issue its link once it has ended."}
+	errReissued        = &requestError{http.StatusConflict, "This invitation was re-issued already: open its replacement from the list of invitations."}
 )
 
-// cut shortens s to n characters, marking the cut.
-func cut(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
+// refusals map the interview service's errors to their answers.
+var refusals = []struct {
+	err error
+	re  *requestError
+}{
+	{interviews.ErrNotFound, errNoInterview},
+	{interviews.ErrNotEnded, errNotEnded},
+	{interviews.ErrInvalidDecision, errInvalidDecision},
+	{interviews.ErrStarted, errStarted},
+	{interviews.ErrRunning, errRunning},
+	{interviews.ErrReissued, errReissued},
+}
+
+// forPeople returns the *requestError answering err when it is one of
+// the interview service's refusals, else err.
+func forPeople(err error) error {
+	for _, r := range refusals {
+		if errors.Is(err, r.err) {
+			return r.re
+		}
 	}
-	return s
+	return err
 }
 
 // handleAPIDecision answers POST /api/interviews/{id}/decision: a JSON
@@ -180,6 +170,7 @@ func (s *Server) handleAPIReport(w http.ResponseWriter, r *http.Request) {
 // apiFailure answers an API request that failed: a *requestError with its
 // status and message, anything else as a logged 500.
 func (s *Server) apiFailure(w http.ResponseWriter, r *http.Request, err error) {
+	err = forPeople(err)
 	if re, ok := errors.AsType[*requestError](err); ok {
 		s.writeJSON(w, re.status, apiError{Error: re.msg})
 		return

@@ -137,7 +137,7 @@ func (s *Server) NotifyFeedbackReady(ctx context.Context, rec *interviews.Record
 	entry := interviews.AuditEntry{At: s.now().UTC().Round(0), Who: interviews.AuditSystem, Action: interviews.AuditFeedbackEmailed,
 		Detail: "to " + rec.Candidate.Email, ReportVersion: rec.Report.Version}
 	if sendErr != nil {
-		entry.Action, entry.Detail = interviews.AuditFeedbackEmailFail, "to "+rec.Candidate.Email+": "+cut(sendErr.Error(), auditDetailLen)
+		entry.Action, entry.Detail = interviews.AuditFeedbackEmailFail, "to "+rec.Candidate.Email+": "+interviews.Clip(sendErr.Error(), interviews.AuditDetailLen)
 		s.log.Warn("web: emailing a candidate their feedback failed", "interview_id", rec.ID, "err", sendErr)
 	}
 	if _, err := s.store.Update(ctx, rec.ID, func(r *interviews.Record) error {

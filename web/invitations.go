@@ -181,13 +181,6 @@ func (s *Server) handleInvitation(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// Refusals of the invitation actions.
-var (
-	errStarted  = &requestError{http.StatusConflict, "The interview has already started, so its link can no longer be withdrawn."}
-	errRunning  = &requestError{http.StatusConflict, "The interview is running now: re-issue its link once it has ended."}
-	errReissued = &requestError{http.StatusConflict, "This invitation was re-issued already: open its replacement from the list of invitations."}
-)
-
 // backTo is where an invitation action returns: the list page the form
 // was on (its hidden "back" field), else the invitation's own page.
 func backTo(r *http.Request, id string) string {
@@ -205,19 +198,7 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxSmallBody)
 	_ = r.ParseForm() // only the optional "back" field is read
 	who := reviewerOf(r)
-	_, err := s.store.Update(r.Context(), id, func(rec *interviews.Record) error {
-		if rec.RevokedAt != nil {
-			return nil
-		}
-		if rec.StartedAt != nil {
-			return errStarted
-		}
-		at := s.now().UTC().Round(0)
-		rec.Revoke(who, at)
-		rec.Audit = append(rec.Audit, interviews.AuditEntry{At: at, Who: who, Action: interviews.AuditInvitationRevoked})
-		return nil
-	})
-	if err != nil {
+	if err := s.interviews.Revoke(r.Context(), id, who); err != nil {
 		s.invitationFailed(w, r, id, "Link not withdrawn", err)
 		return
 	}
@@ -225,88 +206,27 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, backTo(r, id), http.StatusSeeOther)
 }
 
-// handleReissue replaces a candidate's link: the invitation is withdrawn
-// and a new interview is registered for the same candidate with the same
-// plan, template, brief, job description and résumé (and provider keys),
-// under a new id and link; each names the other. It answers with the new
-// invitation's page.
+// handleReissue replaces a candidate's link (interviews.Service.Reissue)
+// and answers with the new invitation's page.
 func (s *Server) handleReissue(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	r.Body = http.MaxBytesReader(w, r.Body, maxSmallBody)
 	_ = r.ParseForm()
 	who := reviewerOf(r)
-	newID := interviews.NewID()
-	at := s.now().UTC().Round(0)
-	var revokedNow bool
-	old, err := s.store.Update(r.Context(), id, func(rec *interviews.Record) error {
-		switch {
-		case rec.ReissuedAs != "":
-			return errReissued
-		case rec.Status == interviews.StatusInProgress || rec.CanRejoin(at):
-			return errRunning
-		}
-		revokedNow = rec.RevokedAt == nil
-		rec.Revoke(who, at)
-		rec.ReissuedAs = newID
-		rec.Audit = append(rec.Audit, interviews.AuditEntry{At: at, Who: who, Action: interviews.AuditInvitationReissued, Detail: "re-issued as " + newID})
-		return nil
-	})
+	rec, err := s.interviews.Reissue(r.Context(), id, who)
 	if err != nil {
 		s.invitationFailed(w, r, id, "Link not re-issued", err)
 		return
 	}
-	expires := at.Add(s.linkTTL)
-	rec := &interviews.Record{
-		ID: newID, Room: RoomName(old.Candidate.Name), Candidate: old.Candidate,
-		Blueprint: old.Blueprint, Template: old.Template, Brief: old.Brief,
-		JobDescription: old.JobDescription, ResumeText: old.ResumeText, ResumeSummary: old.ResumeSummary,
-		Status: interviews.StatusScheduled, CreatedBy: who, CreatedAt: at, ExpiresAt: &expires,
-		ReissuedFrom: old.ID,
-		Audit:        []interviews.AuditEntry{{At: at, Who: who, Action: interviews.AuditInvitationReissued, Detail: "re-issued from " + old.ID}},
-	}
-	if err := s.createReissued(r.Context(), rec); err != nil {
-		// Undo the first half, so the recruiter can try again.
-		_, uerr := s.store.Update(r.Context(), id, func(o *interviews.Record) error {
-			o.ReissuedAs = ""
-			if revokedNow {
-				o.RevokedAt, o.RevokedBy = nil, ""
-			}
-			o.Audit = o.Audit[:max(len(o.Audit)-1, 0)]
-			return nil
-		})
-		s.invitationFailed(w, r, id, "Link not re-issued", errors.Join(err, uerr))
-		return
-	}
-	s.log.Info("web: invitation re-issued", "interview_id", id, "new_interview_id", newID, "user", who)
-	http.Redirect(w, r, invitationPath(newID), http.StatusSeeOther)
-}
-
-// createReissued stores the new interview of a re-issue, with the
-// original's provider keys when it has them.
-func (s *Server) createReissued(ctx context.Context, rec *interviews.Record) error {
-	keys, err := s.store.Keys(ctx, rec.ReissuedFrom)
-	hasKeys := err == nil && !keys.Empty()
-	if hasKeys {
-		if err := s.store.PutKeys(ctx, rec.ID, keys); err != nil {
-			return fmt.Errorf("web: copying the interview keys to %s: %w", rec.ID, err)
-		}
-	}
-	if err := s.store.Create(ctx, rec); err != nil {
-		if hasKeys {
-			_ = s.store.DeleteKeys(ctx, rec.ID)
-		}
-		return fmt.Errorf("web: storing the re-issued interview: %w", err)
-	}
-	return nil
+	s.log.Info("web: invitation re-issued", "interview_id", id, "new_interview_id", rec.ID, "user", who)
+	http.Redirect(w, r, invitationPath(rec.ID), http.StatusSeeOther)
 }
 
 // invitationFailed answers an invitation action that could not be
 // carried out: a *requestError with its status and message, an unknown
 // interview with 404, anything else as a logged 500.
 func (s *Server) invitationFailed(w http.ResponseWriter, r *http.Request, id, title string, err error) {
-	if errors.Is(err, interviews.ErrNotFound) {
-		err = errNoInterview
-	}
+	err = forPeople(err)
 	if re, ok := errors.AsType[*requestError](err); ok {
 		s.render(w, r, re.status, "message.html", messagePage{view: view{Title: title, SignedIn: true}, Message: re.msg + " Go back to the invitations to try again."})
 		return
@@ -321,14 +241,7 @@ func (s *Server) markOpened(ctx context.Context, rec *interviews.Record) {
 	if rec.OpenedAt != nil {
 		return
 	}
-	_, err := s.store.Update(ctx, rec.ID, func(r *interviews.Record) error {
-		if r.OpenedAt == nil {
-			at := s.now().UTC().Round(0)
-			r.OpenedAt = &at
-		}
-		return nil
-	})
-	if err != nil {
+	if err := s.interviews.Opened(ctx, rec.ID); err != nil {
 		s.log.Warn("web: noting that the candidate opened the link", "interview_id", rec.ID, "err", err)
 	}
 }

@@ -132,8 +132,8 @@ func TestLinkTTLDefault(t *testing.T) {
 		t.Errorf("VIVA_LINK_TTL default %s, the record's %s", cfg.LinkTTL, interviews.DefaultLinkTTL)
 	}
 	ts := newTestServer(t)
-	if ts.linkTTL != interviews.DefaultLinkTTL {
-		t.Errorf("web default %s", ts.linkTTL)
+	if ts.interviews.LinkTTL != interviews.DefaultLinkTTL {
+		t.Errorf("web default %s", ts.interviews.LinkTTL)
 	}
 }
 

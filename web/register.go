@@ -548,43 +548,23 @@ func thousands(n int) string {
 	return s
 }
 
-// createRecord stores a new scheduled interview for v, in a new room,
+// createRecord registers a new interview for v (interviews.Service.Register),
 // recording who registered it (the signed-in user of ctx).
 func (s *Server) createRecord(ctx context.Context, v *validated) (*interviews.Record, error) {
 	by, ok := principalOf(ctx)
 	if !ok {
 		return nil, errors.New("web: registering without a signed-in user")
 	}
-	rec := &interviews.Record{
-		ID:             interviews.NewID(),
-		Room:           RoomName(v.candidate.Name),
-		Candidate:      v.candidate,
-		Blueprint:      v.blueprint,
-		Template:       v.template,
-		Brief:          v.brief,
-		JobDescription: v.jobDescription,
-		ResumeText:     v.resumeText,
-		Status:         interviews.StatusScheduled,
-		CreatedBy:      by.Email,
-		CreatedAt:      s.now().UTC().Round(0),
+	reg := interviews.Registration{
+		Candidate: v.candidate, Blueprint: v.blueprint, Template: v.template, Brief: v.brief,
+		JobDescription: v.jobDescription, ResumeText: v.resumeText, Keys: v.keys, By: by.Email,
 	}
-	expires := rec.CreatedAt.Add(s.linkTTL)
-	rec.ExpiresAt = &expires
 	if v.resumeText != "" {
-		rec.ResumeSummary = ResumeSummary(v.resumeText)
+		reg.ResumeSummary = ResumeSummary(v.resumeText)
 	}
-	// The keys are stored first: a worker must never find the interview
-	// without the keys it was registered with and use the server's own.
-	if !v.keys.Empty() {
-		if err := s.store.PutKeys(ctx, rec.ID, v.keys); err != nil {
-			return nil, fmt.Errorf("web: storing the new interview's keys: %w", err)
-		}
-	}
-	if err := s.store.Create(ctx, rec); err != nil {
-		if !v.keys.Empty() {
-			_ = s.store.DeleteKeys(ctx, rec.ID)
-		}
-		return nil, fmt.Errorf("web: storing the new interview: %w", err)
+	rec, err := s.interviews.Register(ctx, reg)
+	if err != nil {
+		return nil, fmt.Errorf("web: %w", err)
 	}
 	s.metrics.InterviewCreated()
 	s.log.Info("web: interview registered", "interview_id", rec.ID, "created_by", rec.CreatedBy, "room", rec.Room, "blueprint", rec.Blueprint,

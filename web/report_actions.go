@@ -49,6 +49,7 @@ func (s *Server) handleRegenerateForm(w http.ResponseWriter, r *http.Request) {
 // a *requestError with its status and message, anything else as a logged
 // 500.
 func (s *Server) actionFailed(w http.ResponseWriter, r *http.Request, id, title string, err error) {
+	err = forPeople(err)
 	if re, ok := errors.AsType[*requestError](err); ok {
 		s.render(w, r, re.status, "message.html", messagePage{view: view{Title: title, SignedIn: true}, Message: re.msg + " Go back to the interview to try again."})
 		return

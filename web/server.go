@@ -163,7 +163,6 @@ type Server struct {
 	// sharedPassword says the shared development password is set.
 	sharedPassword bool
 	tokenTTL       time.Duration
-	linkTTL        time.Duration
 	rejoinGrace    time.Duration
 	publicURL      string // without a trailing slash; empty: from the request
 	blueprints     []blueprintOption
@@ -171,8 +170,10 @@ type Server struct {
 	log            *slog.Logger
 	now            func() time.Time
 	secureCookies  bool
-	reports        ReportRequester     // nil: reports are not regenerated here
-	webhooks       interviews.Notifier // nil: no webhooks
+	reports        ReportRequester // nil: reports are not regenerated here
+	// interviews carries out registration, the invitation actions and
+	// decisions: the rules live there, the handlers speak HTTP.
+	interviews     *interviews.Service
 	mailer         Mailer
 	recordings     *recordings.Dir // nil: no recordings are played
 	findBlueprint  func(name string) (*stages.Blueprint, error)
@@ -344,7 +345,6 @@ func New(opts Options) (*Server, error) {
 		reviewerHash:   sha256.Sum256([]byte(opts.ReviewerToken)),
 		sharedPassword: opts.ReviewerToken != "",
 		tokenTTL:       opts.TokenTTL,
-		linkTTL:        opts.LinkTTL,
 		rejoinGrace:    opts.RejoinGrace,
 		publicURL:      publicURL,
 		blueprints:     blueprints,
@@ -353,7 +353,8 @@ func New(opts Options) (*Server, error) {
 		now:            opts.Now,
 		secureCookies:  opts.SecureCookies,
 		reports:        opts.Reports,
-		webhooks:       opts.Webhooks,
+		interviews: &interviews.Service{Store: opts.Store, NewRoom: RoomName, Notifier: opts.Webhooks,
+			LinkTTL: opts.LinkTTL, Now: opts.Now},
 		mailer:         opts.Mailer,
 		recordings:     opts.Recordings,
 		findBlueprint:  opts.FindBlueprint,

@@ -29,22 +29,33 @@ var usersCommands = []command{
 
 // runUsers manages the web app's user accounts.
 func runUsers(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return runSubcommand(ctx, "users", usersCommands, args, stdin, stdout, stderr)
+}
+
+// runSubcommand runs the subcommand of viva group that args name, or
+// prints the group's commands for -h (and with a usage error for none).
+func runSubcommand(ctx context.Context, group string, cmds []command, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	names := make([]string, len(cmds))
+	for i, c := range cmds {
+		names[i] = c.name
+	}
+	list := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(stderr, "Usage: viva users COMMAND [flags]\n\nCommands:")
-		for _, c := range usersCommands {
+		fmt.Fprintf(stderr, "Usage: viva %s COMMAND [flags]\n\nCommands:\n", group)
+		for _, c := range cmds {
 			fmt.Fprintf(stderr, "  %-7s %s\n", c.name, c.summary)
 		}
 		if len(args) == 0 {
-			return usageError("name a users command: add, list, remove or token")
+			return usageError("name a %s command: %s", group, list)
 		}
 		return flag.ErrHelp
 	}
-	for _, c := range usersCommands {
+	for _, c := range cmds {
 		if c.name == args[0] {
 			return c.run(ctx, args[1:], stdin, stdout, stderr)
 		}
 	}
-	return usageError("unknown users command %q: use add, list, remove or token", args[0])
+	return usageError("unknown %s command %q: use %s", group, args[0], list)
 }
 
 // openAccounts opens the users file the configuration names, with the

@@ -171,3 +171,34 @@ func TestNULInTextIsSaved(t *testing.T) {
 		t.Errorf("CreatedAt = %v, want %v to the nanosecond", got.CreatedAt, r.CreatedAt)
 	}
 }
+
+// TestCallerContextEndsTheWait: every call runs on the caller's context,
+// so a request, session or command that has ended stops waiting for the
+// database and gets the context's error, and a live context still works.
+func TestCallerContextEndsTheWait(t *testing.T) {
+	s := open(t, pgtest.Database(t))
+	rec := &interviews.Record{Candidate: interviews.Candidate{Name: "Ada", Role: "Engineer"}, Blueprint: "default"}
+	if err := s.Create(t.Context(), rec); err != nil {
+		t.Fatal(err)
+	}
+	ended, cancel := context.WithCancel(t.Context())
+	cancel()
+	calls := map[string]func(ctx context.Context) error{
+		"Get":  func(ctx context.Context) error { _, err := s.Get(ctx, rec.ID); return err },
+		"Save": func(ctx context.Context) error { return s.Save(ctx, rec) },
+		"List": func(ctx context.Context) error { _, err := s.List(ctx, interviews.ListOptions{}); return err },
+		"Update": func(ctx context.Context) error {
+			_, err := s.Update(ctx, rec.ID, func(*interviews.Record) error { return nil })
+			return err
+		},
+		"AcquireLease": func(ctx context.Context) error { _, err := s.AcquireLease(ctx, rec.ID, "me", time.Minute); return err },
+	}
+	for name, call := range calls {
+		if err := call(ended); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s on an ended context = %v, want context.Canceled", name, err)
+		}
+		if err := call(t.Context()); err != nil {
+			t.Errorf("%s on a live context: %v", name, err)
+		}
+	}
+}
