@@ -107,7 +107,7 @@ type synthesis struct {
 	rateHz   int
 	buf      []int16 // one chunk of at most 100 ms, reused
 	vocoded  func(samples int)
-	err      error   // why synthesis stopped early
+	err      error // why synthesis stopped early
 	panicked bool
 	panicVal any
 }

@@ -1,0 +1,375 @@
+package agent
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/viva-interviews/viva/fsm"
+	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/stages"
+)
+
+// What the guide suggests asking next, in its order, and how it words
+// a question it asks itself.
+
+// suggestion is a question the guide would ask next.
+type suggestion struct {
+	Text    string
+	Context stages.QuestionContext
+}
+
+// next returns the question the guide suggests in stage, or false when it
+// has none (the stage is not guided, or everything it wants is asked or
+// in flight). Follow-ups on this stage's answers come first, then P0
+// backlog questions, the stage's open rubric fields, the job's required
+// skills' gaps, the role template's questions, other gaps and P1 backlog
+// questions; within each, what continues the last answer's topic.
+func (g *guide) next(stage string) (suggestion, bool) {
+	if !g.bp.Guided(stage) {
+		return suggestion{}, false
+	}
+	all := g.candidates(stage)
+	if len(all) == 0 {
+		return suggestion{}, false
+	}
+	return all[0], true
+}
+
+// candidates lists every suggestion for stage in the order next prefers.
+func (g *guide) candidates(stage string) []suggestion {
+	qs := g.m.Questions()
+	asked := map[string]int{} // questions asked from each ref, withdrawn ones excepted
+	followed := map[string]int{}
+	var justAnswered []string              // the refs of the last question heard: never asked twice in a row
+	kinds := map[stages.QuestionKind]int{} // the kinds heard in this stage
+	for _, q := range qs {
+		if q.Withdrawn {
+			continue
+		}
+		if q.Context.Ref != "" {
+			asked[q.Context.Ref]++
+		}
+		if q.Context.FollowsUp != "" {
+			followed[q.Context.FollowsUp]++
+		}
+		if q.Spoken() {
+			justAnswered = targetRefs(q)
+			if q.Stage == stage {
+				kinds[q.Context.Kind]++
+			}
+		}
+	}
+	g.mu.Lock()
+	inflight, refused := maps.Clone(g.inflight), maps.Clone(g.refused)
+	g.mu.Unlock()
+	// free reports whether ref may be asked now: not in flight, not just
+	// asked, not refused as a repeat, and asked fewer than times times.
+	free := func(ref string, times int) bool {
+		return asked[ref] < times && inflight[ref] == 0 && !slices.Contains(justAnswered, ref) && !refused[ref]
+	}
+
+	var lastAnswer string
+	var follow, p0, rubric, gapsP0, tpl, gapsP1, p1 []suggestion
+	g.rec.View(func(r *interviews.Record) {
+		if n := len(r.Turns); n > 0 && r.Turns[n-1].Role == interviews.RoleCandidate {
+			lastAnswer = r.Turns[n-1].Text
+		}
+		for _, b := range r.Backlog {
+			if b.Status != interviews.StatusOpen || !free(b.ID, 1) {
+				continue
+			}
+			s := suggestion{Text: b.Text, Context: stages.QuestionContext{Kind: backlogKind(b.Origin), Ref: b.ID, Priority: b.Priority, FollowsUp: b.FollowsUp}}
+			switch {
+			case b.Origin == interviews.OriginFollowUp:
+				fq, ok := questionByID(qs, b.FollowsUp)
+				if !ok || fq.Stage != stage || followed[b.FollowsUp] >= stages.DefaultFollowUps {
+					continue
+				}
+				s.Context.Targets = fq.Context.Clone().Targets
+				follow = append(follow, s)
+			case b.Priority == stages.P0:
+				p0 = append(p0, s)
+			default:
+				p1 = append(p1, s)
+			}
+		}
+		st, _, _ := g.bp.Stage(stage)
+		for _, f := range g.bp.RubricFor(stage) {
+			ref := rubricRef + f.ID
+			item, ok := rubricItem(r, f.ID)
+			if !ok || item.Status != interviews.StatusOpen || !free(ref, stages.DefaultGapProbes) || item.Probes >= stages.DefaultGapProbes {
+				continue
+			}
+			// A bank question of the stage that asks for the field is asked
+			// as written before the field's own question.
+			var s suggestion
+			for _, bq := range st.Questions {
+				if bq.Context.Targets.Field == f.ID && asked[bq.ID] == 0 && !slices.Contains(justAnswered, ref) {
+					s = suggestion{Text: bq.Text, Context: bankContext(bq)}
+					break
+				}
+			}
+			if s.Text == "" {
+				s = suggestion{Text: rubricQuestion(f, item.Probes), Context: stages.QuestionContext{Kind: stages.KindRubric, Ref: ref, Targets: stages.Targets{Field: f.ID}}}
+			}
+			rubric = append(rubric, s)
+		}
+		for _, gp := range r.Gaps {
+			if gp.Status != interviews.StatusOpen || !free(gp.ID, stages.DefaultGapProbes) {
+				continue
+			}
+			s := suggestion{Text: gapQuestion(gp.Skill, gp.Attribute, gp.Probes), Context: stages.QuestionContext{Kind: stages.KindGap, Ref: gp.ID,
+				Priority: gp.Priority, Targets: stages.Targets{Skill: gp.Skill, Attribute: gp.Attribute}}}
+			if gp.Priority == stages.P0 {
+				gapsP0 = append(gapsP0, s)
+			} else {
+				gapsP1 = append(gapsP1, s)
+			}
+		}
+		if g.tpl != nil && !g.bp.KnowledgeCapture() {
+			job := jobText(r)
+			for _, tq := range g.tpl.Questions {
+				if !free(tq.ID, 1) || g.skip(r, tq) || !fitsJob(tq.Context.Targets.Category, job) {
+					continue
+				}
+				c := tq.Context.Clone()
+				c.Kind, c.Ref = stages.KindTemplate, tq.ID
+				tpl = append(tpl, suggestion{Text: tq.Text, Context: c})
+			}
+		}
+	})
+	byTopic := func(list []suggestion) []suggestion { return continuing(list, lastAnswer) }
+	var out []suggestion
+	if stage != g.mainStage() {
+		// Before the main stage the guide asks only for what this stage is
+		// for (its rubric fields) and follows up what it heard.
+		out = slices.Concat(follow, byTopic(p0), rubric)
+	} else {
+		// The main stage probes the job's required skills first, taking
+		// turns with the stage's rubric fields and the role template's
+		// questions, so none crowds the others out: whichever has been
+		// asked least comes first.
+		lists := [][]suggestion{gapsP0, rubric, tpl}
+		asked := []int{kinds[stages.KindGap], kinds[stages.KindRubric] + kinds[stages.KindBank], kinds[stages.KindTemplate]}
+		order := []int{0, 1, 2}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(asked[a], asked[b]) })
+		out = slices.Concat(follow, byTopic(p0), interleave(lists[order[0]], lists[order[1]], lists[order[2]]), gapsP1, byTopic(p1))
+	}
+	// Never what has been asked already, whatever ref it came from: the
+	// machine would refuse it as a repeat.
+	return slices.DeleteFunc(out, func(s suggestion) bool {
+		return slices.ContainsFunc(qs, func(q stages.Question) bool {
+			return !q.Withdrawn && fsm.Similarity(s.Text, q.Text) >= fsm.RepeatThreshold
+		})
+	})
+}
+
+// jobText is what the interview knows of the job: the role and its
+// description, in lower case.
+func jobText(r *interviews.Record) string {
+	return strings.ToLower(r.Candidate.Role + "\n" + r.JobDescription)
+}
+
+// specialties are the areas a role template's section may be about, with
+// the words that show a job asks for them.
+var specialties = map[string][]string{
+	"frontend": {"frontend", "front-end", "front end", "react", "vue", "angular", "css", "browser", "web app", "ui ", "user interface", "full-stack", "full stack", "fullstack"},
+	"mobile":   {"mobile", "ios", "android", "swift", "kotlin", "react native", "flutter"},
+	"backend":  {"backend", "back-end", "back end", "api", "server", "service", "full-stack", "full stack", "fullstack"},
+	"data":     {"data", "database", "sql", "postgres", "storage", "pipeline", "kafka", "warehouse"},
+}
+
+// fitsJob reports whether a template section (category) fits the job: a
+// section about a specialty (Frontend, Mobile, …) fits only a job whose
+// role or description names it; general sections always fit, and so does
+// every section when nothing is known of the job.
+func fitsJob(category, job string) bool {
+	if strings.TrimSpace(job) == "" {
+		return true
+	}
+	cat := strings.ToLower(category)
+	for area, words := range specialties {
+		if !strings.Contains(cat, area) {
+			continue
+		}
+		return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(job, w) })
+	}
+	return true
+}
+
+// mainStage is the last guided stage of the interview's path: where gaps,
+// template questions and discovered questions are asked.
+func (g *guide) mainStage() string {
+	main := ""
+	for _, name := range g.bp.Path() {
+		if g.bp.Guided(name) {
+			main = name
+		}
+	}
+	return main
+}
+
+// interleave merges the lists, one from each in turn.
+func interleave(lists ...[]suggestion) []suggestion {
+	var out []suggestion
+	for i := 0; ; i++ {
+		more := false
+		for _, l := range lists {
+			if i < len(l) {
+				out = append(out, l[i])
+				more = true
+			}
+		}
+		if !more {
+			return out
+		}
+	}
+}
+
+func backlogKind(origin string) stages.QuestionKind {
+	switch origin {
+	case interviews.OriginFollowUp:
+		return stages.KindFollowUp
+	case interviews.OriginBrief:
+		return stages.KindBrief
+	case interviews.OriginTemplate:
+		return stages.KindTemplate
+	}
+	return stages.KindDiscovered
+}
+
+// bankContext is the context of a question asked from a bank question.
+func bankContext(bq stages.Question) stages.QuestionContext {
+	c := bq.Context.Clone()
+	c.Kind, c.Ref = stages.KindBank, bq.ID
+	if c.Note == "" {
+		c.Note = bq.Purpose
+	}
+	return c
+}
+
+// continuing orders suggestions so that those sharing the most words with
+// the last answer come first (stable otherwise): the conversation follows
+// its topic rather than jumping about.
+func continuing(list []suggestion, lastAnswer string) []suggestion {
+	if len(list) < 2 || lastAnswer == "" {
+		return list
+	}
+	words := contentWords(lastAnswer)
+	overlap := func(s suggestion) int {
+		n := 0
+		for w := range contentWords(s.Text) {
+			if words[w] {
+				n++
+			}
+		}
+		return n
+	}
+	out := slices.Clone(list)
+	slices.SortStableFunc(out, func(a, b suggestion) int { return cmp.Compare(overlap(b), overlap(a)) })
+	return out
+}
+
+func contentWords(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
+		if len(w) >= 4 {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+// gapQuestion is how the guide probes a skill attribute; a second probe
+// (n = 1) asks from another angle, so it is never the same question twice.
+func gapQuestion(skill, attr string, n int) string {
+	first, second := fmt.Sprintf("Tell me more about your work with %s.", skill), fmt.Sprintf("What else should I know about your %s experience?", skill)
+	switch attr {
+	case "duration":
+		first, second = fmt.Sprintf("How long have you worked with %s?", skill), fmt.Sprintf("When did you first start using %s?", skill)
+	case "depth":
+		first, second = fmt.Sprintf("What is the most complex thing you have built with %s?", skill), fmt.Sprintf("Which part of %s do you know inside out?", skill)
+	case "scale":
+		first, second = fmt.Sprintf("How big was the system you ran on %s, in users, traffic or data?", skill), fmt.Sprintf("Roughly how many people relied on what you built with %s?", skill)
+	case "autonomy":
+		first, second = fmt.Sprintf("When you worked with %s, which decisions were yours to make?", skill), fmt.Sprintf("Did you choose %s yourself, or was it chosen for you?", skill)
+	case "production_vs_prototype":
+		first, second = fmt.Sprintf("Was your %s work running in production for real users, or was it a prototype?", skill), fmt.Sprintf("Did anything you built with %s ship to customers?", skill)
+	case "constraints":
+		first, second = fmt.Sprintf("What constraints shaped how you used %s, such as deadlines, budget or legacy systems?", skill), fmt.Sprintf("What limits did you have to work within on your %s projects?", skill)
+	}
+	if n > 0 {
+		return second
+	}
+	return first
+}
+
+// rubricQuestion is how the guide asks for a rubric field; a second ask
+// (n = 1) comes back to it in other words.
+func rubricQuestion(f stages.RubricField, n int) string {
+	q := strings.TrimSpace(f.Question)
+	if q == "" {
+		q = fmt.Sprintf("Could you tell me about %s?", strings.ToLower(f.Label))
+	}
+	if n > 0 {
+		return fmt.Sprintf("I'd still like to hear a little more about %s. Could you tell me in a sentence or two?", secondPerson(f.Label))
+	}
+	return q
+}
+
+// secondPerson turns a rubric label written about the candidate ("A
+// project they are proud of") into words said to them ("a project you
+// are proud of").
+func secondPerson(label string) string {
+	words := strings.Fields(label)
+	for i, w := range words {
+		lw := strings.ToLower(w)
+		switch lw {
+		case "they":
+			words[i] = "you"
+		case "their":
+			words[i] = "your"
+		case "them":
+			words[i] = "you"
+		case "themselves":
+			words[i] = "yourself"
+		default:
+			if i == 0 {
+				words[i] = lw
+			}
+		}
+	}
+	s := strings.Join(words, " ")
+	if !strings.HasPrefix(s, "a ") && !strings.HasPrefix(s, "an ") && !strings.HasPrefix(s, "the ") && !strings.HasPrefix(s, "why ") && !strings.HasPrefix(s, "how ") && !strings.HasPrefix(s, "your ") {
+		s = "your " + s
+	}
+	return s
+}
+
+// skip reports whether a template question's "Skip if" conditions hold
+// for what the record already knows.
+func (g *guide) skip(r *interviews.Record, q stages.Question) bool {
+	for _, c := range stages.SkipConditions(q.SkipIf) {
+		switch c.Kind {
+		case "covered":
+			if it, ok := rubricItem(r, c.Field); ok && it.Status == interviews.StatusCovered {
+				return true
+			}
+		case "known":
+			if s := skillByName(r, c.Skill); s != nil && (c.Attribute == "" || s.Attribute(c.Attribute) != "") {
+				return true
+			}
+		case "mentioned":
+			w := strings.ToLower(c.Word)
+			for _, t := range r.Turns {
+				if t.Role == interviews.RoleCandidate && strings.Contains(strings.ToLower(t.Text), w) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
