@@ -207,3 +207,7 @@ func Technologies(text string) []string {
 	}
 	return out
 }
+
+// Lacks are the technologies text says the speaker lacks or has never
+// used ("I have never used Rust"), as the offline answer rules find them.
+func Lacks(text string) []string { return findAbsent(parse(text), AnswerInput{}) }

@@ -230,7 +230,6 @@ func (t *Transport) Say(ctx context.Context, r *agent.Reply) agent.Playback {
 	}
 	t.clearPrompt() // the interviewer speaks up unprompted
 	t.printing++
-	fmt.Fprint(t.out, t.styled(styleInterviewer, InterviewerPrefix))
 	t.mu.Unlock()
 	go p.print()
 	return p
@@ -265,7 +264,10 @@ func (p *playback) print() {
 		t.mu.Lock()
 		if !interrupted {
 			if p.startedAt.IsZero() {
+				// A reply that says nothing (the interviewer waits) prints
+				// no line.
 				p.startedAt = time.Now()
+				fmt.Fprint(t.out, t.styled(styleInterviewer, InterviewerPrefix))
 			}
 			fmt.Fprint(t.out, d)
 			p.printed.WriteString(d)
@@ -275,7 +277,9 @@ func (p *playback) print() {
 	text, _ := p.reply.Wait()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	fmt.Fprintln(t.out)
+	if !p.startedAt.IsZero() {
+		fmt.Fprintln(t.out)
+	}
 	t.printing--
 	if t.printing == 0 {
 		for _, line := range t.pending {
@@ -283,11 +287,13 @@ func (p *playback) print() {
 		}
 		t.pending = nil
 	}
+	// What was printed, a filler said while the model was slow included
+	// (the conductor keeps it apart from the reply).
 	shown := strings.TrimSpace(p.printed.String())
-	if !interrupted {
-		shown = text
+	if interrupted && shown == strings.TrimSpace(text) {
+		interrupted = false
 	}
-	p.delivery = agent.Delivery{Text: shown, Interrupted: interrupted && shown != text, StartedAt: p.startedAt, EndedAt: time.Now()}
+	p.delivery = agent.Delivery{Text: shown, Interrupted: interrupted, StartedAt: p.startedAt, EndedAt: time.Now()}
 }
 
 func (p *playback) Done() <-chan struct{} { return p.done }

@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -48,7 +49,7 @@ type Interviewer struct {
 	greeted   bool            // the greeting has been said
 	refused   map[string]bool // question texts refused as repeats
 	lastAsked string          // text of the last question asked
-	calledOn  map[string]bool // stages where the candidate was invited to add something
+	calledOn  map[string]int  // times a stage with nothing left gave the candidate room
 	// usedTemplates and usedGeneric are the follow-ups' shapes used so far.
 	usedTemplates map[int]bool
 	usedGeneric   map[string]bool
@@ -56,7 +57,7 @@ type Interviewer struct {
 
 // New returns a scripted interviewer for the blueprint the machine runs.
 func New(view View, bp *stages.Blueprint, p stages.Profile) *Interviewer {
-	return &Interviewer{view: view, bp: bp, profile: p, ChunkWords: 3, refused: map[string]bool{}, calledOn: map[string]bool{},
+	return &Interviewer{view: view, bp: bp, profile: p, ChunkWords: 3, refused: map[string]bool{}, calledOn: map[string]int{},
 		usedTemplates: map[int]bool{}, usedGeneric: map[string]bool{}}
 }
 
@@ -212,7 +213,7 @@ func (s *Interviewer) hasSpokenQuestion() bool {
 // moves on.
 func (s *Interviewer) ask(req llm.Request, stage, lastAnswer string) llm.Response {
 	resp := s.pick(req, stage, lastAnswer)
-	if len(resp.ToolCalls) == 0 && resp.Text == "" {
+	if len(resp.ToolCalls) == 0 && resp.Text == "" && s.gateOpen() {
 		return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.TransitionStage{Reason: "nothing left to ask in this stage"})}}
 	}
 	if len(resp.ToolCalls) > 0 {
@@ -255,13 +256,20 @@ func (s *Interviewer) pick(req llm.Request, stage, lastAnswer string) llm.Respon
 	}
 	text := s.followUp(answers...)
 	if text == "" {
-		if s.gateOpen() || s.calledOn[stage] {
+		if s.gateOpen() {
 			return llm.Response{}
 		}
 		// The stage still needs time, and every question of it has been
-		// asked: give the candidate room to add something, once.
-		s.calledOn[stage] = true
-		return llm.Response{Text: s.preface(stage) + "Take your time. Is there anything you would like to add to what you have told me so far?"}
+		// asked: give the candidate room to add something, once; then
+		// thank them once; then wait quietly for the stage's clock.
+		s.calledOn[stage]++
+		switch s.calledOn[stage] {
+		case 1:
+			return llm.Response{Text: s.preface(stage) + "Take your time. Is there anything you would like to add to what you have told me so far?"}
+		case 2:
+			return llm.Response{Text: s.preface(stage) + "Thank you, that is a helpful picture."}
+		}
+		return llm.Response{Text: s.preface(stage)}
 	}
 	s.lastAsked = text
 	return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.AskQuestion{Question: text, Purpose: "follow up on the last answer", FollowsUp: lastID})}}
@@ -574,9 +582,12 @@ first second third every today yesterday tomorrow right great sure`) {
 func salient(answer string) []string {
 	seen := map[string]bool{}
 	var out []string
+	lacks := analysis.Lacks(answer)
 	for _, t := range analysis.Technologies(answer) {
 		seen[strings.ToLower(t)] = true
-		out = append(out, t)
+		if !slices.ContainsFunc(lacks, func(l string) bool { return strings.EqualFold(l, t) }) {
+			out = append(out, t) // never a follow-up on what they have not used
+		}
 	}
 	var words []string
 	for _, w := range strings.FieldsFunc(answer, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) {
