@@ -16,4 +16,9 @@
 //
 // The test reads the real import graph with `go list -deps -json`; a
 // broken rule fails it with the chain of imports that breaks it.
+//
+// The same tests keep the written map true: docs/architecture.md has one
+// row for each package of the module and none for a package that is gone,
+// and every relative link and anchor in README.md and docs/*.md leads to a
+// file and a heading that exist.
 package layout

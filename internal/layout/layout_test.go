@@ -218,21 +218,27 @@ func decodeGraph(r io.Reader) (graph, error) {
 // built for this platform without test files.
 func moduleGraph(t *testing.T) graph {
 	t.Helper()
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command is needed to read the import graph: %v", err)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(goCmd, "list", "-deps", "-json=ImportPath,Imports,Standard", module+"/...")
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("go list: %v\n%s", err, stderr.Bytes())
-	}
-	g, err := decodeGraph(&stdout)
+	g, err := decodeGraph(goList(t, "-deps", "-json=ImportPath,Imports,Standard", module+"/..."))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// goList runs `go list` with args and returns what it printed.
+func goList(t *testing.T, args ...string) *bytes.Buffer {
+	t.Helper()
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to read the module's packages: %v", err)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(goCmd, append([]string{"list"}, args...)...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.Bytes())
+	}
+	return &stdout
 }
 
 // TestImportRules checks viva's hard lines on the real import graph.
