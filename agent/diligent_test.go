@@ -85,7 +85,7 @@ func TestDiligentModelInterview(t *testing.T) {
 		slowMu.Unlock()
 		if slow {
 			// A model slow to its first token, past the filler's wait.
-			r.Chunk, r.Delay = 1000, 60*time.Millisecond
+			r.Chunk, r.Delay = 1000, 150*time.Millisecond
 		}
 		return r
 	})
@@ -101,7 +101,7 @@ func TestDiligentModelInterview(t *testing.T) {
 	an := &orderedAnalyzer{requests: func() int { return len(fake.ChatRequests()) }, skillsAfter: -1}
 	setup, _ := testSetup(t, 1, func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client { return client })
 	setup.Template, setup.Analyzer, setup.Clock = tpl, an, clock.Now
-	setup.FillerAfter = 20 * time.Millisecond
+	setup.FillerAfter = 10 * time.Millisecond
 	setup.Record.JobDescription, setup.Record.ResumeText = paymentsJob, paymentsResume
 	c, err := NewInterview(setup)
 	if err != nil {
