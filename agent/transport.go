@@ -73,13 +73,8 @@ type InputEnded struct{}
 
 // Closed is the transport no longer able to carry the interview (the room
 // is gone, the speech recogniser failed): the reply being delivered is cut
-// and the interview ends with Status and Reason.
-type Closed struct {
-	// Status is the record's final status.
-	Status interviews.Status
-	// Reason is what ended the interview.
-	Reason interviews.EndReason
-}
+// and the interview ends as its Ending says.
+type Closed Ending
 
 func (SpeechStarted) isInput() {}
 func (SpeechEnded) isInput()   {}
