@@ -366,7 +366,7 @@ func New(opts Options) (*Server, error) {
 		createLim:      newRateLimiter(opts.RateLimit, opts.Now),
 		loginLim:       newRateLimiter(opts.RateLimit, opts.Now),
 		bearerLim:      newRateLimiter(opts.RateLimit, opts.Now),
-		sessions:       newSessionStore(sessionTTL, maxSessions, opts.Now),
+		sessions:       newSessionStore(sessionTTL, maxSessions, maxSessionsPerUser, opts.Now),
 	}
 	if err := s.loadAssets(); err != nil {
 		return nil, err
