@@ -306,7 +306,7 @@ func (s *Server) require(perm accounts.Permission, h http.HandlerFunc) http.Hand
 		switch {
 		case !ok && wantsJSON(r):
 			w.Header().Set("WWW-Authenticate", `Bearer realm="viva"`)
-			s.writeJSON(w, http.StatusUnauthorized, apiError{Error: "Authentication required: send Authorization: Bearer <API token> (viva users token --email you@example.com creates one), or sign in at " + loginPath + "."})
+			s.writeJSON(w, http.StatusUnauthorized, apiError{Error: "Authentication required: send Authorization: Bearer <API token> (viva users token --email you@example.com creates one; a token stops working when it expires, is revoked, or its user's password or role changes), or sign in at " + loginPath + "."})
 		case !ok && r.Method == http.MethodGet:
 			http.Redirect(w, r, loginPath+"?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 		case !ok:
