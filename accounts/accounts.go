@@ -202,7 +202,8 @@ func (u *User) SameAccount(other *User) bool {
 }
 
 // Validate checks that u can be stored: a normalised email address, a known
-// role, a well-formed password hash (if any) and well-formed token hashes.
+// role, a well-formed password hash (if any), a generation not below zero
+// and well-formed tokens that expire after their creation.
 func (u *User) Validate() error {
 	var errs []error
 	if u.Email != NormalizeEmail(u.Email) {
@@ -219,9 +220,12 @@ func (u *User) Validate() error {
 		}
 	}
 	for i, t := range u.Tokens {
-		if len(t.Hash) != tokenHashHexLen || t.ID == "" {
+		if len(t.Hash) != tokenHashHexLen || t.ID == "" || !t.ExpiresAt.IsZero() && !t.ExpiresAt.After(t.CreatedAt) {
 			errs = append(errs, fmt.Errorf("accounts: user %s: token %d is malformed", u.Email, i))
 		}
+	}
+	if u.Generation < 0 {
+		errs = append(errs, fmt.Errorf("accounts: user %s: generation %d is negative", u.Email, u.Generation))
 	}
 	if u.CreatedAt.IsZero() {
 		errs = append(errs, fmt.Errorf("accounts: user %s: created_at is not set", u.Email))

@@ -230,7 +230,8 @@ func (s *Service) CreateToken(ctx context.Context, email string) (string, error)
 }
 
 // CreateTokenValidFor adds a new API token to the user that works for ttl
-// (at most MaxTokenTTL) and returns it with its stored form.
+// (at most MaxTokenTTL) and returns it with its stored form. The user's
+// expired tokens are dropped meanwhile.
 func (s *Service) CreateTokenValidFor(ctx context.Context, email string, ttl time.Duration) (string, Token, error) {
 	if ttl < time.Minute || ttl > MaxTokenTTL {
 		return "", Token{}, fmt.Errorf("accounts: a token's lifetime must be between a minute and %d days, not %v", MaxTokenTTL/(24*time.Hour), ttl)
@@ -239,7 +240,7 @@ func (s *Service) CreateTokenValidFor(ctx context.Context, email string, ttl tim
 	stored.CreatedAt = s.now().UTC().Round(0)
 	stored.ExpiresAt = stored.CreatedAt.Add(ttl)
 	err := s.store.Update(ctx, NormalizeEmail(email), func(u *User) error {
-		u.Tokens = append(u.Tokens, stored)
+		u.Tokens = append(slices.DeleteFunc(u.Tokens, func(t Token) bool { return t.Expired(stored.CreatedAt) }), stored)
 		return nil
 	})
 	if err != nil {
