@@ -34,6 +34,9 @@ var (
 	// Service.Authenticate): the password was not checked, and the caller
 	// may try again in a moment.
 	ErrBusy = errors.New("accounts: too many passwords are being checked at once")
+	// ErrWeakPassword means a new password was refused by the password
+	// policy (see CheckPassword); the error says what to choose instead.
+	ErrWeakPassword = errors.New("accounts: the password is too easy to guess")
 )
 
 // Role is what a user may do.
@@ -139,6 +142,15 @@ type User struct {
 	// Email identifies the user: normalised (NormalizeEmail), unique in a
 	// store. It is what records name as their creator.
 	Email string `json:"email"`
+	// ID is random and set when the user is added, so an account removed
+	// and added again under the same address is another account: the old
+	// one's sessions do not carry over. Users stored before IDs existed
+	// have none.
+	ID string `json:"id,omitempty"`
+	// Generation counts the changes that end the user's sessions and API
+	// tokens: a password reset and a role change raise it. A session
+	// started at another generation (or for another ID) is over.
+	Generation int `json:"generation,omitempty"`
 	// Role is what the user may do.
 	Role Role `json:"role"`
 	// PasswordHash is the argon2id hash of the password (PHC string form,
@@ -159,10 +171,39 @@ type Token struct {
 	Hash string `json:"hash"`
 	// CreatedAt is when the token was created.
 	CreatedAt time.Time `json:"created_at"`
+	// ExpiresAt is when the token stops working. Tokens stored before
+	// tokens expired have none and expire DefaultTokenTTL after CreatedAt.
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
+}
+
+// DefaultTokenTTL is how long a new API token works unless its creator
+// says otherwise.
+const DefaultTokenTTL = 90 * 24 * time.Hour
+
+// MaxTokenTTL bounds how long an API token may work.
+const MaxTokenTTL = 2 * 365 * 24 * time.Hour
+
+// Expires returns when the token stops working.
+func (t Token) Expires() time.Time {
+	if t.ExpiresAt.IsZero() {
+		return t.CreatedAt.Add(DefaultTokenTTL)
+	}
+	return t.ExpiresAt
+}
+
+// Expired reports whether the token no longer works at now.
+func (t Token) Expired(now time.Time) bool { return !now.Before(t.Expires()) }
+
+// SameAccount reports whether u is still the account, at the same
+// generation, that other was read as: false once the account was removed
+// (and perhaps added again), its password reset or its role changed.
+func (u *User) SameAccount(other *User) bool {
+	return u.Email == other.Email && u.ID == other.ID && u.Generation == other.Generation
 }
 
 // Validate checks that u can be stored: a normalised email address, a known
-// role, a well-formed password hash (if any) and well-formed token hashes.
+// role, a well-formed password hash (if any), a generation not below zero
+// and well-formed tokens that expire after their creation.
 func (u *User) Validate() error {
 	var errs []error
 	if u.Email != NormalizeEmail(u.Email) {
@@ -179,9 +220,12 @@ func (u *User) Validate() error {
 		}
 	}
 	for i, t := range u.Tokens {
-		if len(t.Hash) != tokenHashHexLen || t.ID == "" {
+		if len(t.Hash) != tokenHashHexLen || t.ID == "" || !t.ExpiresAt.IsZero() && !t.ExpiresAt.After(t.CreatedAt) {
 			errs = append(errs, fmt.Errorf("accounts: user %s: token %d is malformed", u.Email, i))
 		}
+	}
+	if u.Generation < 0 {
+		errs = append(errs, fmt.Errorf("accounts: user %s: generation %d is negative", u.Email, u.Generation))
 	}
 	if u.CreatedAt.IsZero() {
 		errs = append(errs, fmt.Errorf("accounts: user %s: created_at is not set", u.Email))
@@ -202,7 +246,8 @@ type Store interface {
 	// Update replaces the stored user with u's email address through fn,
 	// which may change everything but the address; ErrNotFound when absent.
 	Update(ctx context.Context, email string, fn func(*User) error) error
-	// Remove deletes the user, or fails with ErrNotFound.
+	// Remove deletes the user and their API tokens, or fails with
+	// ErrNotFound.
 	Remove(ctx context.Context, email string) error
 	// FindToken returns the user holding the token whose hex SHA-256 is
 	// hash, or ErrNotFound.

@@ -49,10 +49,49 @@ func TestHashAndVerify(t *testing.T) {
 }
 
 func TestCheckPassword(t *testing.T) {
-	for pw, ok := range map[string]bool{"short": false, "twelve chars": true, " leading space": false, strings.Repeat("x", MaxPasswordLen+1): false} {
-		if err := CheckPassword(pw); (err == nil) != ok {
-			t.Errorf("%.20q: %v", pw, err)
+	const email = "ada.lovelace@example.com"
+	for pw, ok := range map[string]bool{
+		"short":                               false,
+		" leading space padding":              false,
+		strings.Repeat("x", MaxPasswordLen+1): false,
+		"aaaaaaaaaaaa":                        false, // one character
+		"aaaaaaaaaaab":                        false, // two
+		"abababababab":                        false,
+		"abcdeabcdeab":                        false, // a part repeated, not whole
+		"hellohellohello":                     false,
+		"abcdefghijkl":                        false,
+		"lkjihgfedcba":                        false,
+		"123456789012":                        false,
+		"qwertyuiopas":                        false,
+		"1q2w3e4r5t6y":                        false,
+		"Password1234":                        false,
+		"P@ssw0rd2024!":                       false,
+		"iloveyou1234":                        false,
+		"letmein!!2025":                       false,
+		"correct horse battery staple":        false,
+		"Ada.Lovelace2024":                    false,
+		"ada.lovelace@example.com":            false,
+		"example12345":                        false,
+		"tundra ladle orbit pepper":           true,
+		"twelve chars":                        true,
+		"a good password":                     true,
+		"Xk3#vR9!qLmZ":                        true,
+		"correct horse battery":               true,
+		"my dog loves the password manager":   true,
+		"2aQ7-mountain-violet-spoon-harbour":  true,
+	} {
+		err := CheckPassword(email, pw)
+		if (err == nil) != ok {
+			t.Errorf("%.20q: %v, want accepted %v", pw, err, ok)
 		}
+		if err != nil && len(pw) <= MaxPasswordLen && strings.TrimSpace(pw) == pw {
+			if !errors.Is(err, ErrWeakPassword) || !strings.Contains(err.Error(), "passphrase") {
+				t.Errorf("%q: %v: want ErrWeakPassword saying what to choose", pw, err)
+			}
+		}
+	}
+	if len(commonPasswords) < 250 {
+		t.Errorf("%d common passwords, want a few hundred", len(commonPasswords))
 	}
 }
 
@@ -313,5 +352,135 @@ func TestSignInFloodHashesAtMostHashSlotsAtOnce(t *testing.T) {
 	}
 	if _, err := svc.Authenticate(ctx, "ada@example.com", "correct horse battery"); err != nil {
 		t.Fatalf("sign-in after the flood: %v", err)
+	}
+}
+
+// TestAccountVersions: removing and adding a user again makes another
+// account (another ID), and a password reset or a role change makes
+// another generation of it with no API tokens, so whatever was bound to
+// the old one (sessions, tokens) is over.
+func TestAccountVersions(t *testing.T) {
+	ctx := context.Background()
+	svc, st := newService(t)
+	first, err := svc.AddUser(ctx, "ada@example.com", RoleReviewer, "tundra ladle orbit pepper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := svc.CreateToken(ctx, "ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Remove(ctx, "ada@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	again, err := svc.AddUser(ctx, "ada@example.com", RoleAdmin, "tundra ladle orbit pepper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.ID == "" || again.SameAccount(first) {
+		t.Fatalf("re-added user %+v is the same account as %+v", again, first)
+	}
+	if _, err := svc.AuthenticateToken(ctx, token); !errors.Is(err, ErrBadCredentials) {
+		t.Errorf("the removed account's token: %v, want ErrBadCredentials", err)
+	}
+
+	token, _ = svc.CreateToken(ctx, "ada@example.com")
+	if _, err := svc.SetPassword(ctx, "ada@example.com", "aaaaaaaaaaaa"); !errors.Is(err, ErrWeakPassword) {
+		t.Errorf("weak new password: %v, want ErrWeakPassword", err)
+	}
+	if _, err := svc.SetPassword(ctx, "nobody@example.com", "violet spoon harbour kettle"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("password of nobody: %v, want ErrNotFound", err)
+	}
+	revoked, err := svc.SetPassword(ctx, "ADA@example.com", "violet spoon harbour kettle")
+	if err != nil || revoked != 1 {
+		t.Fatalf("SetPassword: %d revoked, %v", revoked, err)
+	}
+	reset, _ := st.Get(ctx, "ada@example.com")
+	if reset.SameAccount(again) || reset.ID != again.ID || len(reset.Tokens) != 0 {
+		t.Errorf("after the reset %+v, before %+v: want the same ID, another generation, no tokens", reset, again)
+	}
+	if _, err := svc.AuthenticateToken(ctx, token); !errors.Is(err, ErrBadCredentials) {
+		t.Errorf("token from before the reset: %v", err)
+	}
+	if _, err := svc.Authenticate(ctx, "ada@example.com", "tundra ladle orbit pepper"); !errors.Is(err, ErrBadCredentials) {
+		t.Errorf("old password: %v", err)
+	}
+	if _, err := svc.Authenticate(ctx, "ada@example.com", "violet spoon harbour kettle"); err != nil {
+		t.Errorf("new password: %v", err)
+	}
+
+	if n, err := svc.SetRole(ctx, "ada@example.com", RoleAdmin); err != nil || n != 0 {
+		t.Errorf("setting the same role: %d, %v", n, err)
+	}
+	same, _ := st.Get(ctx, "ada@example.com")
+	if !same.SameAccount(reset) {
+		t.Error("setting the role the user has made another generation")
+	}
+	if _, err := svc.SetRole(ctx, "ada@example.com", RoleReviewer); err != nil {
+		t.Fatal(err)
+	}
+	demoted, _ := st.Get(ctx, "ada@example.com")
+	if demoted.SameAccount(reset) || demoted.Role != RoleReviewer {
+		t.Errorf("after the role change %+v: want another generation", demoted)
+	}
+}
+
+// TestTokenExpiryAndRevocation: a token works until it expires (by
+// default DefaultTokenTTL after its creation, also for tokens stored
+// without an expiry), and one revoked stops at once while the others
+// keep working.
+func TestTokenExpiryAndRevocation(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	st, err := OpenFile(filepath.Join(t.TempDir(), "users.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := NewService(st, testParams, func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.AddUser(ctx, "ada@example.com", RoleReviewer, "tundra ladle orbit pepper"); err != nil {
+		t.Fatal(err)
+	}
+	long, _ := svc.CreateToken(ctx, "ada@example.com")
+	short, stored, err := svc.CreateTokenValidFor(ctx, "ada@example.com", 24*time.Hour)
+	if err != nil || !stored.ExpiresAt.Equal(now.Add(24*time.Hour)) {
+		t.Fatalf("CreateTokenValidFor: %+v %v", stored, err)
+	}
+	if _, _, err := svc.CreateTokenValidFor(ctx, "ada@example.com", MaxTokenTTL+time.Hour); err == nil {
+		t.Error("a token for longer than MaxTokenTTL was created")
+	}
+	legacy, old := NewToken() // stored before tokens expired: no ExpiresAt
+	old.CreatedAt = now
+	if err := st.Update(ctx, "ada@example.com", func(u *User) error { u.Tokens = append(u.Tokens, old); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	works := func(token string) bool { _, err := svc.AuthenticateToken(ctx, token); return err == nil }
+	if !works(long) || !works(short) || !works(legacy) {
+		t.Fatal("new tokens refused")
+	}
+	now = now.Add(24 * time.Hour)
+	if !works(long) || works(short) || !works(legacy) {
+		t.Errorf("a day on: long %v, short %v, legacy %v; want only the short one expired", works(long), works(short), works(legacy))
+	}
+	now = now.Add(DefaultTokenTTL - 24*time.Hour)
+	if works(long) || works(legacy) {
+		t.Errorf("after DefaultTokenTTL: long %v, legacy %v; want both expired", works(long), works(legacy))
+	}
+
+	a, _ := svc.CreateToken(ctx, "ada@example.com")
+	if u, _ := st.Get(ctx, "ada@example.com"); len(u.Tokens) != 1 {
+		t.Errorf("%d tokens stored after a new one, want the expired ones dropped", len(u.Tokens))
+	}
+	b, storedB, _ := svc.CreateTokenValidFor(ctx, "ada@example.com", time.Hour)
+	if err := svc.RevokeToken(ctx, "ada@example.com", storedB.ID+"…"); err != nil {
+		t.Fatalf("RevokeToken: %v", err)
+	}
+	if works(b) || !works(a) {
+		t.Errorf("after revoking b: a %v, b %v; want only a", works(a), works(b))
+	}
+	if err := svc.RevokeToken(ctx, "ada@example.com", storedB.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("revoking b again: %v, want ErrNotFound", err)
 	}
 }

@@ -45,15 +45,16 @@ const (
 	maxMemoryKiB = 1 << 20 // 1 GiB
 )
 
-// CheckPassword says what is wrong with a new password, or nil.
-func CheckPassword(password string) error {
+// checkLength says what is wrong with the length or edges of a password,
+// or nil.
+func checkLength(password string) error {
 	switch {
 	case len(password) < MinPasswordLen:
-		return fmt.Errorf("accounts: the password is shorter than %d characters", MinPasswordLen)
+		return fmt.Errorf("%w: it is shorter than %d characters: %s", ErrWeakPassword, MinPasswordLen, choosePassword)
 	case len(password) > MaxPasswordLen:
 		return fmt.Errorf("accounts: the password is longer than %d bytes", MaxPasswordLen)
 	case strings.TrimSpace(password) != password:
-		return errors.New("accounts: the password starts or ends with white space")
+		return errors.New("accounts: the password starts or ends with white space: remove it")
 	}
 	return nil
 }
@@ -61,7 +62,7 @@ func CheckPassword(password string) error {
 // HashPassword returns the argon2id hash of password with a new random
 // salt, as a PHC string: $argon2id$v=19$m=…,t=…,p=…$salt$key.
 func HashPassword(password string, p Params) (string, error) {
-	if err := CheckPassword(password); err != nil {
+	if err := checkLength(password); err != nil {
 		return "", err
 	}
 	if p.Time == 0 || p.MemoryKiB == 0 || p.Threads == 0 || p.Time > maxTime || p.MemoryKiB > maxMemoryKiB {

@@ -2,8 +2,12 @@ package accounts
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -71,25 +75,18 @@ func (s *Service) Store() Store { return s.store }
 
 // AddUser stores a new user with the given email address, role and
 // password (checked with CheckPassword). Its errors say what to change.
+// The user gets a new random ID, so sessions of an account removed before
+// under the same address do not carry over.
 func (s *Service) AddUser(ctx context.Context, email string, role Role, password string) (*User, error) {
 	email = NormalizeEmail(email)
 	if err := ValidateEmail(email); err != nil {
 		return nil, err
 	}
-	if err := CheckPassword(password); err != nil {
-		return nil, err
-	}
-	select { // an administrator's command waits its turn
-	case s.slots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("accounts: adding %s: %w", email, ctx.Err())
-	}
-	hash, err := HashPassword(password, s.params)
-	<-s.slots
+	hash, err := s.hashNew(ctx, email, password)
 	if err != nil {
 		return nil, err
 	}
-	u := &User{Email: email, Role: role, PasswordHash: hash, Tokens: []Token{}, CreatedAt: s.now().UTC().Round(0)}
+	u := &User{Email: email, ID: newUserID(), Generation: 1, Role: role, PasswordHash: hash, Tokens: []Token{}, CreatedAt: s.now().UTC().Round(0)}
 	if err := u.Validate(); err != nil {
 		return nil, err
 	}
@@ -97,6 +94,76 @@ func (s *Service) AddUser(ctx context.Context, email string, role Role, password
 		return nil, err
 	}
 	return u, nil
+}
+
+// hashNew checks a new password for the user with the (normalised) email
+// address against the policy and hashes it, waiting for a hashing slot:
+// an administrator's command waits its turn.
+func (s *Service) hashNew(ctx context.Context, email, password string) (string, error) {
+	if err := CheckPassword(email, password); err != nil {
+		return "", err
+	}
+	select {
+	case s.slots <- struct{}{}:
+	case <-ctx.Done():
+		return "", fmt.Errorf("accounts: hashing the password of %s: %w", email, ctx.Err())
+	}
+	defer func() { <-s.slots }()
+	return HashPassword(password, s.params)
+}
+
+// newUserID returns a random user ID: 16 bytes, hex.
+func newUserID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return hex.EncodeToString(b)
+}
+
+// SetPassword replaces the user's password (checked with CheckPassword).
+// It ends the user's sessions and revokes their API tokens: it raises the
+// user's Generation and drops the tokens. It returns how many tokens were
+// revoked.
+func (s *Service) SetPassword(ctx context.Context, email, password string) (revoked int, err error) {
+	email = NormalizeEmail(email)
+	if _, err := s.store.Get(ctx, email); err != nil {
+		return 0, err
+	}
+	hash, err := s.hashNew(ctx, email, password)
+	if err != nil {
+		return 0, err
+	}
+	err = s.store.Update(ctx, email, func(u *User) error {
+		u.PasswordHash = hash
+		revoked = newGeneration(u)
+		return nil
+	})
+	return revoked, err
+}
+
+// SetRole gives the user another role. A change ends the user's sessions
+// and revokes their API tokens, as SetPassword does; it returns how many
+// tokens were revoked. Setting the role the user has changes nothing.
+func (s *Service) SetRole(ctx context.Context, email string, role Role) (revoked int, err error) {
+	if !role.Valid() {
+		return 0, fmt.Errorf("accounts: role %q is not one of admin, recruiter, reviewer", role)
+	}
+	err = s.store.Update(ctx, NormalizeEmail(email), func(u *User) error {
+		if u.Role != role {
+			u.Role = role
+			revoked = newGeneration(u)
+		}
+		return nil
+	})
+	return revoked, err
+}
+
+// newGeneration raises u's generation, which ends its sessions, and drops
+// its API tokens; it returns how many there were.
+func newGeneration(u *User) int {
+	n := len(u.Tokens)
+	u.Generation++
+	u.Tokens = []Token{}
+	return n
 }
 
 // Authenticate returns the user with the email address when password is
@@ -127,17 +194,22 @@ func (s *Service) Authenticate(ctx context.Context, email, password string) (*Us
 }
 
 // AuthenticateToken returns the user holding the API token, else
-// ErrBadCredentials.
+// ErrBadCredentials: also when the token has expired or was revoked.
 func (s *Service) AuthenticateToken(ctx context.Context, token string) (*User, error) {
 	if !LooksLikeToken(token) {
 		return nil, ErrBadCredentials
 	}
-	u, err := s.store.FindToken(ctx, HashToken(token))
+	hash := HashToken(token)
+	u, err := s.store.FindToken(ctx, hash)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return nil, ErrBadCredentials
 	case err != nil:
 		return nil, fmt.Errorf("accounts: checking an API token: %w", err)
+	}
+	i := slices.IndexFunc(u.Tokens, func(t Token) bool { return t.Hash == hash })
+	if i < 0 || u.Tokens[i].Expired(s.now()) {
+		return nil, ErrBadCredentials
 	}
 	return u, nil
 }
@@ -149,17 +221,44 @@ func (s *Service) User(ctx context.Context, email string) (*User, error) {
 	return s.store.Get(ctx, NormalizeEmail(email))
 }
 
-// CreateToken adds a new API token to the user and returns it: the only
-// time it is seen, as only its hash is stored.
+// CreateToken adds a new API token to the user that works for
+// DefaultTokenTTL and returns it: the only time it is seen, as only its
+// hash is stored.
 func (s *Service) CreateToken(ctx context.Context, email string) (string, error) {
+	token, _, err := s.CreateTokenValidFor(ctx, email, DefaultTokenTTL)
+	return token, err
+}
+
+// CreateTokenValidFor adds a new API token to the user that works for ttl
+// (at most MaxTokenTTL) and returns it with its stored form. The user's
+// expired tokens are dropped meanwhile.
+func (s *Service) CreateTokenValidFor(ctx context.Context, email string, ttl time.Duration) (string, Token, error) {
+	if ttl < time.Minute || ttl > MaxTokenTTL {
+		return "", Token{}, fmt.Errorf("accounts: a token's lifetime must be between a minute and %d days, not %v", MaxTokenTTL/(24*time.Hour), ttl)
+	}
 	token, stored := NewToken()
 	stored.CreatedAt = s.now().UTC().Round(0)
+	stored.ExpiresAt = stored.CreatedAt.Add(ttl)
 	err := s.store.Update(ctx, NormalizeEmail(email), func(u *User) error {
-		u.Tokens = append(u.Tokens, stored)
+		u.Tokens = append(slices.DeleteFunc(u.Tokens, func(t Token) bool { return t.Expired(stored.CreatedAt) }), stored)
 		return nil
 	})
 	if err != nil {
-		return "", err
+		return "", Token{}, err
 	}
-	return token, nil
+	return token, stored, nil
+}
+
+// RevokeToken removes the user's API token whose ID is id (as listed),
+// which stops working at once; ErrNotFound when the user has none such.
+func (s *Service) RevokeToken(ctx context.Context, email, id string) error {
+	id = strings.TrimRight(strings.TrimSpace(id), "…")
+	return s.store.Update(ctx, NormalizeEmail(email), func(u *User) error {
+		i := slices.IndexFunc(u.Tokens, func(t Token) bool { return t.ID == id })
+		if i < 0 {
+			return fmt.Errorf("accounts: %s has no API token %q: %w", u.Email, id, ErrNotFound)
+		}
+		u.Tokens = slices.Delete(u.Tokens, i, i+1)
+		return nil
+	})
 }

@@ -542,6 +542,10 @@ func (s *setting) isEnum() bool {
 	return false
 }
 
+// ParseDuration reads a duration as settings do: Go duration syntax
+// ("36h"), whole days ("90d") or a plain number of seconds.
+func ParseDuration(text string) (time.Duration, error) { return parseDuration(text) }
+
 // parseDuration reads Go duration syntax ("500ms", "1m30s"), whole days
 // ("90d") or a plain number of seconds ("0.5", "60").
 func parseDuration(text string) (time.Duration, error) {

@@ -22,8 +22,12 @@ const (
 	sessionCookie = "viva_review"
 	// sessionTTL is how long a user stays signed in.
 	sessionTTL = 12 * time.Hour
-	// maxSessions bounds the sessions held; the oldest go first.
+	// maxSessions bounds the sessions held: past it, sign-ins are refused
+	// until sessions end, rather than ending anyone else's.
 	maxSessions = 1000
+	// maxSessionsPerUser bounds one account's sessions: a new one ends
+	// that account's session closest to expiry, and no one else's.
+	maxSessionsPerUser = 10
 )
 
 // Sign-in pages.
@@ -89,58 +93,76 @@ func principalOf(ctx context.Context) (principal, bool) {
 
 // session is one signed-in browser.
 type session struct {
-	email   string
+	// account is who signed in: the user's email address, ID and
+	// generation when the session started. It lasts only while the
+	// account does (see sameAccount).
+	account accounts.User
 	expires time.Time
 }
 
+// errSessionsFull is why a session was not started: maxSessions are live.
+var errSessionsFull = errors.New("web: every session slot is taken")
+
 // sessionStore maps random session ids to who signed in and until when.
 // Only a hash of each id is kept, so a memory dump does not hand out live
-// cookies.
+// cookies. It holds at most max sessions, perUser of them for one
+// account: a flood of sign-ins ends only the signing-in account's own
+// oldest sessions, and past max new ones are refused.
 type sessionStore struct {
-	ttl time.Duration
-	max int
-	now func() time.Time
+	ttl     time.Duration
+	max     int
+	perUser int
+	now     func() time.Time
 
 	mu       sync.Mutex
 	sessions map[[sha256.Size]byte]session
 }
 
-func newSessionStore(ttl time.Duration, max int, now func() time.Time) *sessionStore {
-	return &sessionStore{ttl: ttl, max: max, now: now, sessions: map[[sha256.Size]byte]session{}}
+func newSessionStore(ttl time.Duration, max, perUser int, now func() time.Time) *sessionStore {
+	return &sessionStore{ttl: ttl, max: max, perUser: perUser, now: now, sessions: map[[sha256.Size]byte]session{}}
 }
 
-// create starts a session for the user with the email address and returns
-// its id (32 random bytes, base64url).
-func (s *sessionStore) create(email string) string {
+// create starts a session for the account (its email address, ID and
+// generation) and returns its id (32 random bytes, base64url), or
+// errSessionsFull.
+func (s *sessionStore) create(account accounts.User) (string, error) {
 	var b [32]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	id := base64.RawURLEncoding.EncodeToString(b[:])
+	account = accounts.User{Email: account.Email, ID: account.ID, Generation: account.Generation}
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var (
+		own    int
+		oldest [sha256.Size]byte
+		first  time.Time
+	)
 	for k, ss := range s.sessions {
-		if !now.Before(ss.expires) {
+		switch {
+		case !now.Before(ss.expires):
 			delete(s.sessions, k)
-		}
-	}
-	for len(s.sessions) >= s.max { // drop the session closest to expiry
-		var oldest [sha256.Size]byte
-		var first time.Time
-		for k, ss := range s.sessions {
+		case ss.account.Email == account.Email:
+			own++
 			if first.IsZero() || ss.expires.Before(first) {
 				oldest, first = k, ss.expires
 			}
 		}
-		delete(s.sessions, oldest)
 	}
-	s.sessions[sha256.Sum256([]byte(id))] = session{email: email, expires: now.Add(s.ttl)}
-	return id
+	switch {
+	case own >= s.perUser: // the account's own session closest to expiry
+		delete(s.sessions, oldest)
+	case len(s.sessions) >= s.max:
+		return "", errSessionsFull
+	}
+	s.sessions[sha256.Sum256([]byte(id))] = session{account: account, expires: now.Add(s.ttl)}
+	return id, nil
 }
 
-// lookup returns the email address of the live session id.
-func (s *sessionStore) lookup(id string) (string, bool) {
+// lookup returns the account of the live session id.
+func (s *sessionStore) lookup(id string) (accounts.User, bool) {
 	if id == "" {
-		return "", false
+		return accounts.User{}, false
 	}
 	key := sha256.Sum256([]byte(id))
 	s.mu.Lock()
@@ -148,9 +170,9 @@ func (s *sessionStore) lookup(id string) (string, bool) {
 	ss, ok := s.sessions[key]
 	if ok && !s.now().Before(ss.expires) {
 		delete(s.sessions, key)
-		return "", false
+		return accounts.User{}, false
 	}
-	return ss.email, ok
+	return ss.account, ok
 }
 
 // end ends the session id.
@@ -159,6 +181,10 @@ func (s *sessionStore) end(id string) {
 	defer s.mu.Unlock()
 	delete(s.sessions, sha256.Sum256([]byte(id)))
 }
+
+// sessionsFullRetry is the Retry-After of a sign-in refused because
+// maxSessions are live.
+const sessionsFullRetry = 5 * time.Minute
 
 // busyRetry is the Retry-After of a sign-in refused because every
 // password-hashing slot was taken: a hash takes about 100 ms.
@@ -190,20 +216,28 @@ func (s *Server) authenticate(r *http.Request) (principal, bool) {
 	if err != nil {
 		return principal{}, false
 	}
-	email, ok := s.sessions.lookup(c.Value)
+	signedIn, ok := s.sessions.lookup(c.Value)
 	switch {
 	case !ok:
 		return principal{}, false
-	case email == SharedPasswordUser:
+	case signedIn.Email == SharedPasswordUser:
 		return sharedPrincipal, s.sharedPassword
 	case s.accounts == nil:
 		return principal{}, false
 	}
-	u, err := s.accounts.User(r.Context(), email)
-	if err != nil {
-		if !errors.Is(err, accounts.ErrNotFound) {
-			s.log.Error("web: reading a signed-in user", "err", err)
-		}
+	u, err := s.accounts.User(r.Context(), signedIn.Email)
+	switch {
+	case errors.Is(err, accounts.ErrNotFound):
+		s.sessions.end(c.Value)
+		return principal{}, false
+	case err != nil:
+		s.log.Error("web: reading a signed-in user", "err", err)
+		return principal{}, false
+	case !u.SameAccount(&signedIn):
+		// Removed and added again, password reset or role changed since
+		// the sign-in: the session is over for good.
+		s.sessions.end(c.Value)
+		s.log.Info("web: session ended: the account changed since it signed in", "user", u.Email)
 		return principal{}, false
 	}
 	return principal{Email: u.Email, Role: u.Role}, true
@@ -272,7 +306,7 @@ func (s *Server) require(perm accounts.Permission, h http.HandlerFunc) http.Hand
 		switch {
 		case !ok && wantsJSON(r):
 			w.Header().Set("WWW-Authenticate", `Bearer realm="viva"`)
-			s.writeJSON(w, http.StatusUnauthorized, apiError{Error: "Authentication required: send Authorization: Bearer <API token> (viva users token --email you@example.com creates one), or sign in at " + loginPath + "."})
+			s.writeJSON(w, http.StatusUnauthorized, apiError{Error: "Authentication required: send Authorization: Bearer <API token> (viva users token --email you@example.com creates one; a token stops working when it expires, is revoked, or its user's password or role changes), or sign in at " + loginPath + "."})
 		case !ok && r.Method == http.MethodGet:
 			http.Redirect(w, r, loginPath+"?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 		case !ok:
@@ -377,18 +411,21 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(r.PostForm.Get("next"))
 	email := accounts.NormalizeEmail(r.PostForm.Get("email"))
 	password := r.PostForm.Get("password")
-	var p principal
+	var (
+		p       principal
+		account accounts.User
+	)
 	ok := false
 	switch {
 	case email == "":
 		if ok = s.checkPassword(password); ok {
-			p = sharedPrincipal
+			p, account = sharedPrincipal, accounts.User{Email: SharedPasswordUser}
 		}
 	case s.accounts != nil:
 		u, err := s.accounts.Authenticate(r.Context(), email, password)
 		switch {
 		case err == nil:
-			p, ok = principal{Email: u.Email, Role: u.Role}, true
+			p, account, ok = principal{Email: u.Email, Role: u.Role}, *u, true
 		case errors.Is(err, accounts.ErrBusy):
 			s.log.Warn("web: sign-in refused: every password-hashing slot is taken", "client", clientKey(r))
 			retryAfter(w, busyRetry)
@@ -411,8 +448,16 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusUnauthorized, "login.html", page)
 		return
 	}
+	id, err := s.sessions.create(account)
+	if err != nil {
+		s.log.Warn("web: sign-in refused: every session slot is taken", "user", p.Email, "client", clientKey(r), "sessions", maxSessions)
+		retryAfter(w, sessionsFullRetry)
+		s.render(w, r, http.StatusServiceUnavailable, "login.html",
+			s.loginPage(next, email, "Too many people are signed in to this server right now. Try again in a few minutes, or ask an administrator."))
+		return
+	}
 	http.SetCookie(w, &http.Cookie{
-		Name: sessionCookie, Value: s.sessions.create(p.Email), Path: "/",
+		Name: sessionCookie, Value: id, Path: "/",
 		MaxAge: int(sessionTTL / time.Second), HttpOnly: true, Secure: s.secureCookies, SameSite: http.SameSiteStrictMode,
 	})
 	s.log.Info("web: signed in", "user", p.Email, "role", string(p.Role), "client", clientKey(r))

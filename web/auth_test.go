@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -324,5 +325,161 @@ func TestBearerGuessesAreLimitedAndLogged(t *testing.T) {
 	ts.clock.Advance(time.Minute)
 	if rec := bearer(testReviewerToken, attacker); rec.Code != http.StatusOK {
 		t.Errorf("a minute later, the right password: %d, want 200", rec.Code)
+	}
+}
+
+// TestSessionStoreIsBounded: the store holds at most max sessions and
+// perUser per account. An account signing in again and again ends only
+// its own oldest sessions; past max, new sessions are refused and nobody
+// else's ends; expired sessions free their place.
+func TestSessionStoreIsBounded(t *testing.T) {
+	clock := newFakeClock()
+	s := newSessionStore(time.Hour, 4, 2, clock.Now)
+	user := func(i int) accounts.User { return accounts.User{Email: fmt.Sprintf("user%d@example.com", i)} }
+	create := func(u accounts.User) string {
+		t.Helper()
+		id, err := s.create(u)
+		if err != nil {
+			t.Fatalf("create %s: %v", u.Email, err)
+		}
+		clock.Advance(time.Second)
+		return id
+	}
+	admin := create(user(0))
+	var flood []string
+	for range 1040 {
+		flood = append(flood, create(user(1)))
+	}
+	if got, ok := s.lookup(admin); !ok || got.Email != "user0@example.com" {
+		t.Fatalf("another account's sign-ins ended user0's session: %+v %v", got, ok)
+	}
+	live := 0
+	for _, id := range flood {
+		if _, ok := s.lookup(id); ok {
+			live++
+		}
+	}
+	if live != 2 {
+		t.Errorf("user1 holds %d sessions after 1,040 sign-ins, want 2 (its newest)", live)
+	}
+	third := create(user(2))
+	if _, err := s.create(user(3)); !errors.Is(err, errSessionsFull) {
+		t.Errorf("a fifth session past the cap of 4: %v, want errSessionsFull", err)
+	}
+	for _, id := range []string{admin, third, flood[len(flood)-1]} {
+		if _, ok := s.lookup(id); !ok {
+			t.Error("a refused session ended a live one")
+		}
+	}
+	clock.Advance(time.Hour)
+	if _, ok := s.lookup(third); ok {
+		t.Error("expired session still valid")
+	}
+	if _, ok := s.lookup(""); ok {
+		t.Error("empty session id valid")
+	}
+	create(user(3))
+	if n := len(s.sessions); n != 1 {
+		t.Errorf("%d sessions held after expiry, want 1", n)
+	}
+}
+
+// TestSignInFloodDoesNotSignOthersOut: 1,040 sign-ins of one account
+// through the form leave an admin signed in; with every session slot
+// taken, a sign-in is refused with 503 and Retry-After, says to try
+// later, is logged, and ends no one's session.
+func TestSignInFloodDoesNotSignOthersOut(t *testing.T) {
+	ts := newTestServer(t, func(o *Options) { o.RateLimit = 5000 })
+	admin := ts.signIn(t, testAdmin)
+	for range 1040 {
+		ts.login(t)
+	}
+	ts.signIn(t, testReviewer)
+	req := httptest.NewRequest(http.MethodGet, "/review", nil)
+	req.AddCookie(admin)
+	if rec := ts.do(req); rec.Code != http.StatusOK {
+		t.Fatalf("the admin after 1,040 sign-ins of another account: %d, want 200", rec.Code)
+	}
+	if n := len(ts.sessions.sessions); n != 2+maxSessionsPerUser {
+		t.Errorf("%d sessions held, want %d", n, 2+maxSessionsPerUser)
+	}
+
+	ts.sessions = newSessionStore(sessionTTL, 2, maxSessionsPerUser, ts.clock.Now)
+	admin, reviewer := ts.signIn(t, testAdmin), ts.signIn(t, testReviewer)
+	req = httptest.NewRequest(http.MethodPost, loginPath, strings.NewReader(url.Values{"email": {testRecruiter}, "password": {testUserPassword}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := ts.do(req)
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" || len(rec.Result().Cookies()) != 0 {
+		t.Fatalf("sign-in past the cap: %d, Retry-After %q, cookies %v; want 503 with Retry-After and no cookie", rec.Code, rec.Header().Get("Retry-After"), rec.Result().Cookies())
+	}
+	if !strings.Contains(rec.Body.String(), "Try again in a few minutes") || !strings.Contains(ts.logs.String(), "every session slot is taken") {
+		t.Errorf("the refusal does not say what to do or is not logged:\n%s", rec.Body.String())
+	}
+	for _, c := range []*http.Cookie{admin, reviewer} {
+		req := httptest.NewRequest(http.MethodGet, "/review", nil)
+		req.AddCookie(c)
+		if rec := ts.do(req); rec.Code != http.StatusOK {
+			t.Errorf("a session after the refused sign-in: %d", rec.Code)
+		}
+	}
+}
+
+// TestSessionsEndWithTheAccountVersion: a session lasts only as long as
+// the account it signed in to, at the same generation. Removing the user
+// and adding them again (with another role), resetting the password or
+// changing the role ends it for good; signing in again works.
+func TestSessionsEndWithTheAccountVersion(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := t.Context()
+	reviewPage := func(c *http.Cookie) int {
+		req := httptest.NewRequest(http.MethodGet, "/review", nil)
+		req.AddCookie(c)
+		return ts.do(req).Code
+	}
+	old := ts.signIn(t, testRecruiter)
+	oldToken := ts.tokens[testRecruiter]
+	if err := ts.users.Store().Remove(ctx, testRecruiter); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.users.AddUser(ctx, testRecruiter, accounts.RoleAdmin, testUserPassword); err != nil {
+		t.Fatal(err)
+	}
+	if got := reviewPage(old); got != http.StatusSeeOther {
+		t.Errorf("a session from before the user was removed and added again as admin: %d, want a redirect to sign in", got)
+	}
+	if rec := ts.get("/api/interviews", "Authorization", "Bearer "+oldToken); rec.Code != http.StatusUnauthorized {
+		t.Errorf("an API token from before the removal: %d, want 401", rec.Code)
+	}
+	if !strings.Contains(ts.logs.String(), "session ended: the account changed") {
+		t.Error("the ended session is not logged")
+	}
+
+	c := ts.signIn(t, testRecruiter)
+	if got := reviewPage(c); got != http.StatusOK {
+		t.Fatalf("signed in again as admin: %d", got)
+	}
+	const newPassword = "violet spoon harbour kettle"
+	if _, err := ts.users.SetPassword(ctx, testRecruiter, newPassword); err != nil {
+		t.Fatal(err)
+	}
+	if got := reviewPage(c); got != http.StatusSeeOther {
+		t.Errorf("a session from before the password reset: %d", got)
+	}
+	c = ts.signInWith(t, testRecruiter, newPassword)
+	if _, err := ts.users.SetRole(ctx, testRecruiter, accounts.RoleReviewer); err != nil {
+		t.Fatal(err)
+	}
+	if got := reviewPage(c); got != http.StatusSeeOther {
+		t.Errorf("a session from before the role change: %d", got)
+	}
+	// The session is over even were the role changed back.
+	if _, err := ts.users.SetRole(ctx, testRecruiter, accounts.RoleAdmin); err != nil {
+		t.Fatal(err)
+	}
+	if got := reviewPage(c); got != http.StatusSeeOther {
+		t.Errorf("the session after the role was changed back: %d", got)
+	}
+	if got := reviewPage(ts.signInWith(t, testRecruiter, newPassword)); got != http.StatusOK {
+		t.Errorf("signed in after the changes: %d", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -61,12 +62,23 @@ func (s *Server) recordDecision(ctx context.Context, id, who string, d interview
 	return rec, nil
 }
 
+// reportRequestsPerMinute is how many reports one user may ask to be
+// written again per minute (and at once).
+const reportRequestsPerMinute = 6
+
 // requestReport asks for id's report to be written again (or tried again
 // now, when it is pending), as by who; the report is written in the
-// background. Errors a person can fix are a *requestError.
+// background. Errors a person can fix are a *requestError. One user may
+// ask reportRequestsPerMinute times a minute; beyond, requests are refused
+// with 429 and logged.
 func (s *Server) requestReport(ctx context.Context, id, who string) error {
 	if s.reports == nil {
 		return &requestError{http.StatusServiceUnavailable, "This server does not write reports. Ask the administrator to run viva web, which writes them."}
+	}
+	if ok, wait := s.reportLim.allow(who); !ok {
+		s.log.Warn("web: report request refused: too many from this user", "interview_id", id, "user", who)
+		return &requestError{http.StatusTooManyRequests, fmt.Sprintf("You asked for %d new reports within a minute, the most allowed, as each costs model calls. Wait %d seconds and ask again.",
+			reportRequestsPerMinute, max(int(math.Ceil(wait.Seconds())), 1))}
 	}
 	err := s.reports.Request(ctx, id, who)
 	switch {

@@ -548,35 +548,6 @@ func TestReviewDownload(t *testing.T) {
 	}
 }
 
-func TestSessionStoreIsBounded(t *testing.T) {
-	clock := newFakeClock()
-	s := newSessionStore(time.Hour, 3, clock.Now)
-	var ids []string
-	for i := range 4 {
-		ids = append(ids, s.create(fmt.Sprintf("user%d@example.com", i)))
-		clock.Advance(time.Minute)
-	}
-	if _, ok := s.lookup(ids[0]); ok {
-		t.Error("the oldest session survived past the cap")
-	}
-	for i, id := range ids[1:] {
-		if email, ok := s.lookup(id); !ok || email != fmt.Sprintf("user%d@example.com", i+1) {
-			t.Errorf("session %d: %q %v", i+1, email, ok)
-		}
-	}
-	clock.Advance(time.Hour)
-	if _, ok := s.lookup(ids[3]); ok {
-		t.Error("expired session still valid")
-	}
-	if _, ok := s.lookup(""); ok {
-		t.Error("empty session id valid")
-	}
-	s.create("ada@example.com")
-	if n := len(s.sessions); n != 1 {
-		t.Errorf("%d sessions held after expiry, want 1", n)
-	}
-}
-
 // TestReviewDetailShowsIncidents: provider faults are listed in words after
 // the report, with their details escaped and whether the interview got
 // over them, and turns of the backup interviewer are marked as such.

@@ -194,6 +194,8 @@ type Server struct {
 	loginLim      *rateLimiter
 	// bearerLim counts each client's refused Authorization headers.
 	bearerLim *rateLimiter
+	// reportLim counts each user's requests for a new report.
+	reportLim *rateLimiter
 	sessions  *sessionStore
 	handler   http.Handler
 }
@@ -367,7 +369,8 @@ func New(opts Options) (*Server, error) {
 		createLim:      newRateLimiter(opts.RateLimit, opts.Now),
 		loginLim:       newRateLimiter(opts.RateLimit, opts.Now),
 		bearerLim:      newRateLimiter(opts.RateLimit, opts.Now),
-		sessions:       newSessionStore(sessionTTL, maxSessions, opts.Now),
+		reportLim:      newRateLimiter(reportRequestsPerMinute, opts.Now),
+		sessions:       newSessionStore(sessionTTL, maxSessions, maxSessionsPerUser, opts.Now),
 	}
 	if err := s.loadAssets(); err != nil {
 		return nil, err

@@ -4,7 +4,7 @@
 //	viva web     the web app: registration, room page, reviewer pages
 //	viva dev     everything on one machine (LiveKit dev server, worker, web app)
 //	viva chat    an interview in the terminal (no audio, no LiveKit)
-//	viva users   the web app's accounts: add, list, remove, token
+//	viva users   the web app's accounts: add, list, passwd, role, remove, token, tokens, revoke-token
 //	viva invitations  a candidate's link: revoke, reissue
 //	viva blueprints  the installed interview blueprints and role templates
 //	viva bench   benchmarks: turn latency and the cost of each interview
@@ -44,7 +44,7 @@ var commands = []command{
 	{"web", "serve the web app: registration, the candidate's room page, reviewer pages", runWeb},
 	{"dev", "run everything on this machine: LiveKit (dev mode), a worker and the web app", runDev},
 	{"chat", "hold an interview in the terminal (offline when no OPENAI_API_KEY is set)", runChat},
-	{"users", "manage who signs in to the web app: add, list, remove, token", runUsers},
+	{"users", "manage who signs in to the web app: add, list, passwd, role, remove, token, tokens, revoke-token", runUsers},
 	{"invitations", "withdraw or re-issue a candidate's link: revoke, reissue", runInvitations},
 	{"blueprints", "list the installed interview blueprints and role templates", runBlueprints},
 	{"bench", "measure turn latency and the cost per interview over a local LiveKit server: latency, density", runBench},

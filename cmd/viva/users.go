@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -23,8 +24,12 @@ import (
 var usersCommands = []command{
 	{"add", "add a user: --email ADDRESS --role admin|recruiter|reviewer (password read from the terminal or stdin, or --generate-password)", runUsersAdd},
 	{"list", "list the users, their roles and how many API tokens each has", runUsersList},
+	{"passwd", "set a user's new password, ending their sessions and API tokens: EMAIL (read as add reads it, or --generate-password)", runUsersPasswd},
+	{"role", "change a user's role, ending their sessions and API tokens: --email ADDRESS --role admin|recruiter|reviewer", runUsersRole},
 	{"remove", "remove a user and their API tokens: --email ADDRESS", runUsersRemove},
-	{"token", "create an API token for a user and print it once: --email ADDRESS", runUsersToken},
+	{"token", "create an API token for a user and print it once: --email ADDRESS [--valid-for 90d]", runUsersToken},
+	{"tokens", "list a user's API tokens and when each expires: --email ADDRESS", runUsersTokens},
+	{"revoke-token", "revoke one API token of a user: --email ADDRESS --id ID (as tokens lists it)", runUsersRevokeToken},
 }
 
 // runUsers manages the web app's user accounts.
@@ -43,7 +48,7 @@ func runSubcommand(ctx context.Context, group string, cmds []command, args []str
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprintf(stderr, "Usage: viva %s COMMAND [flags]\n\nCommands:\n", group)
 		for _, c := range cmds {
-			fmt.Fprintf(stderr, "  %-7s %s\n", c.name, c.summary)
+			fmt.Fprintf(stderr, "  %-12s %s\n", c.name, c.summary)
 		}
 		if len(args) == 0 {
 			return usageError("name a %s command: %s", group, list)
@@ -90,12 +95,8 @@ func runUsersAdd(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return err
 	}
-	var password string
-	if *generate {
-		b := make([]byte, 18)
-		_, _ = rand.Read(b) // crypto/rand.Read never fails
-		password = base64.RawURLEncoding.EncodeToString(b)
-	} else if password, err = readPassword(stdin, stderr); err != nil {
+	password, err := newPassword(*generate, stdin, stderr)
+	if err != nil {
 		return err
 	}
 	u, err := svc.AddUser(ctx, *email, r, password)
@@ -103,13 +104,33 @@ func runUsersAdd(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return fmt.Errorf("%s already has an account: remove it first with viva users remove --email %s", accounts.NormalizeEmail(*email), accounts.NormalizeEmail(*email))
 	}
 	if err != nil {
-		return err
+		return weakPassword(err)
 	}
 	fmt.Fprintf(stdout, "Added %s (%s) to %s.\n", u.Email, u.Role, cfg.ResolvedUsersFile())
 	if *generate {
 		fmt.Fprintf(stdout, "Password: %s\n(shown once: only its hash is stored)\n", password)
 	}
 	return nil
+}
+
+// newPassword returns a generated password when generate is set, else
+// one read with readPassword.
+func newPassword(generate bool, stdin io.Reader, stderr io.Writer) (string, error) {
+	if !generate {
+		return readPassword(stdin, stderr)
+	}
+	b := make([]byte, 18)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// weakPassword adds to a refusal by the password policy how to have a
+// strong password made.
+func weakPassword(err error) error {
+	if errors.Is(err, accounts.ErrWeakPassword) {
+		return usageError("%v; or pass --generate-password to have one made", err)
+	}
+	return err
 }
 
 // readPassword reads a new password: from a terminal twice, without echo;
@@ -138,7 +159,7 @@ func readPassword(stdin io.Reader, stderr io.Writer) (string, error) {
 	}
 	line = strings.TrimRight(line, "\r\n")
 	if line == "" {
-		return "", usageError("no password on stdin: pipe one in (printf '%%s\\n' \"$PASSWORD\" | viva users add …), type it at a terminal, or pass --generate-password")
+		return "", usageError("no password on stdin: pipe one in (printf '%%s\\n' \"$PASSWORD\" | viva users add|passwd …), type it at a terminal, or pass --generate-password")
 	}
 	return line, nil
 }
@@ -198,11 +219,20 @@ func runUsersList(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	return tw.Flush()
 }
 
-// emailFlag parses a users subcommand that takes only --email.
-func emailFlag(name string, args []string, stderr io.Writer) (*config.Config, string, error) {
+// emailFlag parses a users subcommand that takes --email (or the address
+// as its first argument) and the flags more registers, and opens the
+// accounts.
+func emailFlag(name string, args []string, stderr io.Writer, more func(*flag.FlagSet)) (*accounts.Service, string, error) {
 	var email *string
+	var positional string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		positional, args = args[0], args[1:]
+	}
 	cfg, err := loadConfig("users "+name, args, stderr, func(fs *flag.FlagSet) {
-		email = fs.String("email", "", "the user's email address (required)")
+		email = fs.String("email", positional, "the user's email address (required; or give it as the first argument)")
+		if more != nil {
+			more(fs)
+		}
 	})
 	if err != nil {
 		return nil, "", err
@@ -210,43 +240,164 @@ func emailFlag(name string, args []string, stderr io.Writer) (*config.Config, st
 	if *email == "" {
 		return nil, "", usageError("--email is required, such as --email ada@example.com")
 	}
-	return cfg, accounts.NormalizeEmail(*email), nil
+	svc, err := openAccounts(cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	return svc, accounts.NormalizeEmail(*email), nil
+}
+
+// noAccount turns ErrNotFound for the user email into a message saying
+// how to see who has an account.
+func noAccount(email string, err error) error {
+	if errors.Is(err, accounts.ErrNotFound) {
+		return fmt.Errorf("%s has no account (viva users list shows who has; viva users add adds one)", email)
+	}
+	return err
+}
+
+// revokedNote says that a user's sessions ended and how many API tokens
+// were revoked with them.
+func revokedNote(revoked int) string {
+	note := "their sessions have ended"
+	if revoked > 0 {
+		note += fmt.Sprintf(" and their %d API token(s) were revoked (viva users token creates new ones)", revoked)
+	}
+	return note
+}
+
+func runUsersPasswd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var generate *bool
+	svc, email, err := emailFlag("passwd", args, stderr, func(fs *flag.FlagSet) {
+		generate = fs.Bool("generate-password", false, "generate a password and print it once instead of reading one")
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := svc.Store().Get(ctx, email); err != nil {
+		return noAccount(email, err)
+	}
+	password, err := newPassword(*generate, stdin, stderr)
+	if err != nil {
+		return err
+	}
+	revoked, err := svc.SetPassword(ctx, email, password)
+	if err != nil {
+		return weakPassword(noAccount(email, err))
+	}
+	fmt.Fprintf(stdout, "Changed the password of %s; %s.\n", email, revokedNote(revoked))
+	if *generate {
+		fmt.Fprintf(stdout, "Password: %s\n(shown once: only its hash is stored)\n", password)
+	}
+	return nil
+}
+
+func runUsersRole(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var role *string
+	svc, email, err := emailFlag("role", args, stderr, func(fs *flag.FlagSet) {
+		role = fs.String("role", "", "the user's new role: admin, recruiter or reviewer (required)")
+	})
+	if err != nil {
+		return err
+	}
+	r, err := accounts.ParseRole(*role)
+	if err != nil {
+		return usageError("--role: %q is not a role: use admin, recruiter or reviewer", *role)
+	}
+	u, err := svc.Store().Get(ctx, email)
+	if err != nil {
+		return noAccount(email, err)
+	}
+	if u.Role == r {
+		fmt.Fprintf(stdout, "%s is a %s already; nothing changed.\n", email, r)
+		return nil
+	}
+	revoked, err := svc.SetRole(ctx, email, r)
+	if err != nil {
+		return noAccount(email, err)
+	}
+	fmt.Fprintf(stdout, "%s is now a %s; %s.\n", email, r, revokedNote(revoked))
+	return nil
 }
 
 func runUsersRemove(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	cfg, email, err := emailFlag("remove", args, stderr)
+	svc, email, err := emailFlag("remove", args, stderr, nil)
 	if err != nil {
 		return err
 	}
-	svc, err := openAccounts(cfg)
-	if err != nil {
-		return err
+	if err := svc.Store().Remove(ctx, email); err != nil {
+		return noAccount(email, err)
 	}
-	if err := svc.Store().Remove(ctx, email); errors.Is(err, accounts.ErrNotFound) {
-		return fmt.Errorf("%s has no account (viva users list shows who has)", email)
-	} else if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "Removed %s; their sessions and API tokens stop working at once.\n", email)
+	fmt.Fprintf(stdout, "Removed %s; their sessions and API tokens stop working at once, and do not come back if the address is added again.\n", email)
 	return nil
 }
 
 func runUsersToken(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	cfg, email, err := emailFlag("token", args, stderr)
+	var validFor *string
+	svc, email, err := emailFlag("token", args, stderr, func(fs *flag.FlagSet) {
+		validFor = fs.String("valid-for", "90d", "how long the token works: days (30d) or hours (36h), at most 730d")
+	})
 	if err != nil {
 		return err
 	}
-	svc, err := openAccounts(cfg)
-	if err != nil {
-		return err
+	ttl, err := config.ParseDuration(*validFor)
+	if err != nil || ttl < time.Minute || ttl > accounts.MaxTokenTTL {
+		return usageError("--valid-for %q: give a lifetime from 1m to 730d, such as 90d or 36h", *validFor)
 	}
-	token, err := svc.CreateToken(ctx, email)
+	token, stored, err := svc.CreateTokenValidFor(ctx, email, ttl)
 	if errors.Is(err, accounts.ErrNotFound) {
 		return fmt.Errorf("%s has no account: add it first with viva users add --email %s --role …", email, email)
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "API token for %s (shown once: only its hash is stored):\n%s\n\nSend it as: Authorization: Bearer <token>\n", email, token)
+	fmt.Fprintf(stdout, "API token %s… for %s, valid until %s (shown once: only its hash is stored):\n%s\n\nSend it as: Authorization: Bearer <token>\nRevoke it with: viva users revoke-token --email %s --id %s\n",
+		stored.ID, email, stored.Expires().Format(time.DateTime+" MST"), token, email, stored.ID)
+	return nil
+}
+
+func runUsersTokens(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	svc, email, err := emailFlag("tokens", args, stderr, nil)
+	if err != nil {
+		return err
+	}
+	u, err := svc.Store().Get(ctx, email)
+	if err != nil {
+		return noAccount(email, err)
+	}
+	if len(u.Tokens) == 0 {
+		fmt.Fprintf(stdout, "%s has no API tokens: viva users token --email %s creates one.\n", email, email)
+		return nil
+	}
+	now := time.Now()
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tCREATED\tEXPIRES\tSTATE")
+	for _, t := range u.Tokens {
+		state := "works"
+		if t.Expired(now) {
+			state = "expired"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.ID, t.CreatedAt.Format("2006-01-02 15:04"), t.Expires().Format("2006-01-02 15:04"), state)
+	}
+	return tw.Flush()
+}
+
+func runUsersRevokeToken(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var id *string
+	svc, email, err := emailFlag("revoke-token", args, stderr, func(fs *flag.FlagSet) {
+		id = fs.String("id", "", "the token's ID, as viva users tokens lists it (required)")
+	})
+	if err != nil {
+		return err
+	}
+	if *id == "" {
+		return usageError("--id is required: viva users tokens --email %s lists the IDs", email)
+	}
+	if err := svc.RevokeToken(ctx, email, *id); errors.Is(err, accounts.ErrNotFound) {
+		return fmt.Errorf("%s has no account or no token %s: viva users tokens --email %s lists its tokens", email, *id, email)
+	} else if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Revoked API token %s of %s; it stops working at once.\n", strings.TrimRight(*id, "…"), email)
 	return nil
 }

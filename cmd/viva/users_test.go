@@ -7,16 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/viva-interviews/viva/accounts"
 )
 
 func TestUsersCommand(t *testing.T) {
 	dir := t.TempDir()
-	ctx := context.Background()
-	viva := func(stdin string, args ...string) (int, string, string) {
-		var out, errOut bytes.Buffer
-		code := run(ctx, append(args, "--data-dir", dir), strings.NewReader(stdin), &out, &errOut)
-		return code, out.String(), errOut.String()
-	}
+	viva := vivaIn(dir)
 	const pw = "a long enough password"
 	if code, out, errs := viva(pw+"\n", "users", "add", "--email", "Ada@Example.com", "--role", "admin"); code != 0 || !strings.Contains(out, "Added ada@example.com (admin)") {
 		t.Fatalf("add: %d %q %q", code, out, errs)
@@ -65,6 +62,97 @@ func TestUsersCommand(t *testing.T) {
 	if code, _, errs := viva("", "users", "frobnicate"); code != 2 || !strings.Contains(errs, "unknown users command") {
 		t.Errorf("unknown: %d %q", code, errs)
 	}
+}
+
+// TestUsersPasswdRoleAndTokens: viva users passwd resets a password
+// (refusing a trivial one), role changes a role, and both revoke the
+// user's API tokens; tokens lists tokens with their expiry and
+// revoke-token revokes one while the others keep working.
+func TestUsersPasswdRoleAndTokens(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	viva := vivaIn(dir)
+	tokenOf := func(out string) string { return "viva_" + strings.Fields(strings.SplitN(out, "\nviva_", 2)[1])[0] }
+	if code, _, errs := viva("aaaaaaaaaaaa\n", "users", "add", "--email", "ada@example.com", "--role", "admin"); code != 2 || !strings.Contains(errs, "passphrase") || !strings.Contains(errs, "--generate-password") {
+		t.Errorf("trivial password: %d %q", code, errs)
+	}
+	if code, out, errs := viva("tundra ladle orbit pepper\n", "users", "add", "--email", "ada@example.com", "--role", "admin"); code != 0 {
+		t.Fatalf("add: %d %q %q", code, out, errs)
+	}
+	code, out, errs := viva("", "users", "token", "--email", "ada@example.com", "--valid-for", "7d")
+	if code != 0 || !strings.Contains(out, "valid until") || !strings.Contains(out, "revoke-token") {
+		t.Fatalf("token: %d %q %q", code, out, errs)
+	}
+	first := tokenOf(out)
+	if code, _, errs := viva("", "users", "token", "--email", "ada@example.com", "--valid-for", "1000d"); code != 2 || !strings.Contains(errs, "730d") {
+		t.Errorf("token for 1000 days: %d %q", code, errs)
+	}
+	_, out, _ = viva("", "users", "token", "--email", "ada@example.com")
+	second := tokenOf(out)
+	code, out, _ = viva("", "users", "tokens", "--email", "ada@example.com")
+	if code != 0 || !strings.Contains(out, first[:13]) || !strings.Contains(out, second[:13]) || strings.Count(out, "works") != 2 {
+		t.Fatalf("tokens: %d %q", code, out)
+	}
+	if code, out, errs := viva("", "users", "revoke-token", "--email", "ada@example.com", "--id", first[:13]); code != 0 || !strings.Contains(out, "Revoked") {
+		t.Fatalf("revoke-token: %d %q %q", code, out, errs)
+	}
+	svc := openTestAccounts(t, dir)
+	if _, err := svc.AuthenticateToken(ctx, first); err == nil {
+		t.Error("the revoked token works")
+	}
+	if _, err := svc.AuthenticateToken(ctx, second); err != nil {
+		t.Errorf("the other token: %v", err)
+	}
+	if code, _, errs := viva("", "users", "revoke-token", "--email", "ada@example.com", "--id", first[:13]); code != 1 || !strings.Contains(errs, "no token") {
+		t.Errorf("revoking twice: %d %q", code, errs)
+	}
+
+	if code, _, errs := viva("password1234\n", "users", "passwd", "ada@example.com"); code != 2 || !strings.Contains(errs, "common") {
+		t.Errorf("passwd with a common password: %d %q", code, errs)
+	}
+	if code, _, errs := viva("violet spoon harbour kettle\n", "users", "passwd", "carol@example.com"); code != 1 || !strings.Contains(errs, "has no account") {
+		t.Errorf("passwd of nobody: %d %q", code, errs)
+	}
+	code, out, errs = viva("violet spoon harbour kettle\n", "users", "passwd", "ada@example.com")
+	if code != 0 || !strings.Contains(out, "sessions have ended") || !strings.Contains(out, "1 API token") {
+		t.Fatalf("passwd: %d %q %q", code, out, errs)
+	}
+	if _, err := svc.AuthenticateToken(ctx, second); err == nil {
+		t.Error("a token from before the password reset works")
+	}
+	if _, err := svc.Authenticate(ctx, "ada@example.com", "violet spoon harbour kettle"); err != nil {
+		t.Errorf("sign-in with the new password: %v", err)
+	}
+	if code, out, _ := viva("", "users", "role", "--email", "ada@example.com", "--role", "reviewer"); code != 0 || !strings.Contains(out, "now a reviewer") {
+		t.Errorf("role: %d %q", code, out)
+	}
+	if u, _ := svc.User(ctx, "ada@example.com"); u == nil || u.Role != "reviewer" || u.Generation != 3 {
+		t.Errorf("after passwd and role: %+v", u)
+	}
+}
+
+// vivaIn returns a function that runs viva with the data directory dir,
+// stdin and args, and returns its exit code, stdout and stderr.
+func vivaIn(dir string) func(stdin string, args ...string) (int, string, string) {
+	return func(stdin string, args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), append(args, "--data-dir", dir), strings.NewReader(stdin), &out, &errOut)
+		return code, out.String(), errOut.String()
+	}
+}
+
+// openTestAccounts opens the users file of the data directory dir.
+func openTestAccounts(t *testing.T, dir string) *accounts.Service {
+	t.Helper()
+	st, err := accounts.OpenFile(filepath.Join(dir, "accounts", "users.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := accounts.NewService(st, accounts.Params{Time: 1, MemoryKiB: 64, Threads: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
 }
 
 func TestWebRefusesToStartWithoutUsers(t *testing.T) {
