@@ -52,15 +52,9 @@ type Options struct {
 	// endpointing delay runs (Prefetch). Only for a model whose calls
 	// change nothing (a remote model, not the scripted interviewer).
 	Preemptive bool
-	// Filler is said once in a turn whose model has said nothing for
-	// FillerAfter (default DefaultFiller after DefaultFillerAfter; "-" says
-	// nothing). It is never part of the reply: not in the model's history,
-	// the analysis or the turn's text (the record keeps it in Turn.Filler).
-	Filler      string
-	FillerAfter time.Duration
-	// Clock is the interview's clock, the machine's too; nil means
-	// time.Now.
-	Clock func() time.Time
+	// Pace is the interview's clock and what is said while the model is
+	// slow.
+	Pace
 	// Resume continues an interview a previous session started (its
 	// machine resumed with fsm.Machine.Resume): the conversation so far is
 	// read back from the record, and the loop opens with Resume instead of
@@ -68,7 +62,21 @@ type Options struct {
 	Resume bool
 }
 
-// Defaults of Options.
+// Pace is the interview's clock and what it says while the model is
+// slow; the zero value uses the defaults.
+type Pace struct {
+	// Filler is said once in a turn whose model has said nothing for
+	// FillerAfter (default DefaultFiller after DefaultFillerAfter; "-" says
+	// nothing). It is never part of the reply: not in the model's history,
+	// the analysis or the turn's text (the record keeps it in Turn.Filler).
+	Filler      string
+	FillerAfter time.Duration
+	// Clock is the interview's clock, the state machine's too (its gates
+	// and deadlines); nil means time.Now.
+	Clock func() time.Time
+}
+
+// Defaults of Pace.
 const (
 	// DefaultFiller is what the interviewer says while the model is slow to
 	// answer.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/viva-interviews/viva/agent/analysis"
 	"github.com/viva-interviews/viva/agent/llm"
@@ -38,13 +37,9 @@ type Setup struct {
 	// (see Options.Preemptive): only for a model whose calls change
 	// nothing.
 	Preemptive bool
-	// Filler and FillerAfter are what is said while the model is slow (see
-	// Options.Filler).
-	Filler      string
-	FillerAfter time.Duration
-	// Clock is the state machine's clock (its gates and deadlines); nil
-	// means time.Now.
-	Clock func() time.Time
+	// Pace is the interview's clock and what is said while the model is
+	// slow.
+	Pace
 	// OnEvent, when set, also receives every state machine event, after the
 	// record has been updated (the voice session shows stage changes).
 	OnEvent func(fsm.Event)
@@ -109,5 +104,5 @@ func NewInterview(s Setup) (*Conductor, error) {
 	}
 	recorder.QuestionsFrom(m.Questions)
 	return New(Options{LLM: s.NewLLM(m, bp, profile), Machine: m, Recorder: recorder, Profile: profile, Logger: log, Resume: resume,
-		Template: s.Template, Analyzer: s.Analyzer, Preemptive: s.Preemptive, Filler: s.Filler, FillerAfter: s.FillerAfter, Clock: s.Clock})
+		Template: s.Template, Analyzer: s.Analyzer, Preemptive: s.Preemptive, Pace: s.Pace})
 }
