@@ -402,6 +402,8 @@ func newBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) *browser {
 		chromedp.Flag("disable-sync", true),
 		chromedp.UserDataDir(profileDir(t)),
 		chromedp.WindowSize(412, 915), // a phone
+		// A loaded machine may take a while to start Chromium.
+		chromedp.WSURLReadTimeout(2*time.Minute),
 	)
 	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)

@@ -53,12 +53,14 @@ func TestSessionRecordsBothVoices(t *testing.T) {
 		t.Fatalf("entry says %d bytes and %v; the file has %d bytes and plays %v", entry.Bytes, entry.Duration(), len(data), stream.Duration())
 	}
 	// The session ran from the recording's start until the interview
-	// ended (the candidate left): the recording covers it, to 5 %.
+	// ended (the candidate left): the recording covers it, to 5 %, and runs
+	// on past its end by no more than the time a loaded machine takes to
+	// close the session.
 	if rec.StartedAt == nil || rec.EndedAt == nil || rec.StartedAt.Before(entry.StartedAt) {
 		t.Fatalf("interview %v–%v, recording from %v", rec.StartedAt, rec.EndedAt, entry.StartedAt)
 	}
 	session := rec.EndedAt.Sub(entry.StartedAt)
-	if diff := entry.Duration() - session; math.Abs(float64(diff)) > 0.05*float64(session) {
+	if diff := entry.Duration() - session; float64(diff) < -0.05*float64(session) || diff > 2*time.Second {
 		t.Fatalf("recording %v, session %v", entry.Duration(), session)
 	}
 	t.Logf("recording %v (%d bytes), session %v", entry.Duration(), entry.Bytes, session)
