@@ -84,6 +84,12 @@ type RunnerOptions struct {
 	// "report <host>:<pid>"); two Runners sharing a store need different
 	// owners.
 	Owner string
+	// DropTexts removes the record's server-side texts (job description,
+	// résumé text and summary, brief) in the same write that makes its
+	// report ready, noting it in the record and its audit list: the texts
+	// served the interview and the report, and are not kept longer. A
+	// regenerated report reads the transcript and the analyses, not them.
+	DropTexts bool
 }
 
 // Runner generates the report of every interview that ends, in the
@@ -104,6 +110,7 @@ type Runner struct {
 	backoff  []time.Duration
 	timeout  time.Duration
 	owner    string
+	drop     bool
 	leaseTTL time.Duration
 	wake     chan struct{}
 
@@ -123,7 +130,7 @@ func NewRunner(opts RunnerOptions) (*Runner, error) {
 	}
 	r := &Runner{store: opts.Store, gen: opts.Generator, bp: opts.Blueprint, hooks: opts.Webhooks, onReport: opts.OnReport, log: opts.Logger,
 		now: opts.Now, poll: opts.PollInterval, backoff: opts.Backoff, timeout: opts.GenerateTimeout, owner: opts.Owner,
-		wake: make(chan struct{}, 1), settled: map[string]string{}}
+		drop: opts.DropTexts, wake: make(chan struct{}, 1), settled: map[string]string{}}
 	if r.log == nil {
 		r.log = slog.Default()
 	}
@@ -384,6 +391,10 @@ func (r *Runner) attempt(ctx context.Context, id string) outcome {
 			rec.Report = &content
 			rec.Audit = append(rec.Audit, interviews.AuditEntry{At: now, Who: interviews.AuditSystem, Action: interviews.AuditReportGenerated,
 				Detail: fmt.Sprintf("report version %d by %s, attempt %d", version, writer(&content), content.Attempts), ReportVersion: version, Model: content.Model})
+			if r.drop && rec.DropServerTexts(now, interviews.DropReasonReportReady) {
+				rec.Audit = append(rec.Audit, interviews.AuditEntry{At: now, Who: interviews.AuditSystem, Action: interviews.AuditTextsDropped,
+					Detail: "job description, résumé and brief removed: the report is ready", ReportVersion: version})
+			}
 			return nil
 		}
 		rep.Attempts++

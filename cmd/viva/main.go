@@ -213,7 +213,7 @@ const (
 var settingGroups = []settingGroup{
 	{groupEngines, []string{"llm", "openai-base-url", "openai-model", "analysis-model", "llm-first-token-timeout", "llm-chunk-gap-timeout"}},
 	{groupSpeech, []string{"stt", "tts", "deepgram-model", "openai-stt-model", "openai-tts-model", "openai-tts-voice"}},
-	{groupGeneral, []string{"data-dir", "database-url", "time-scale", config.ConfigFlag, flagLogLevel}},
+	{groupGeneral, []string{"data-dir", "database-url", "record-retention", "drop-texts-after-report", "time-scale", config.ConfigFlag, flagLogLevel}},
 	{groupLiveKit, []string{"livekit-url", "livekit-api-key", "agent-name", "max-sessions", "load-threshold", "drain-timeout", "rejoin-grace"}},
 	{groupOps, []string{"health-addr", "pprof"}},
 	{groupTurns, []string{"endpointing-delay", "endpointing-min", "endpointing-max", "interrupt-threshold", "thinking-pause",
