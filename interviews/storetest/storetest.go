@@ -573,21 +573,27 @@ func testUpdateReturnsCopy(t *testing.T, open Opener) {
 	}
 }
 
-// fakeClock is a settable clock for leases.
-type fakeClock struct {
+// Clock is a clock tests move by hand (Options.Now takes its Now), safe
+// for concurrent use.
+type Clock struct {
 	mu  sync.Mutex
 	now time.Time
 }
 
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+// NewClock returns a Clock showing at.
+func NewClock(at time.Time) *Clock { return &Clock{now: at} }
 
-func (c *fakeClock) Advance(d time.Duration) {
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+// Advance moves the clock on by d.
+func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
 }
 
-func newClock() *fakeClock { return &fakeClock{now: time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)} }
+func newClock() *Clock { return NewClock(time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)) }
 
 // testLease: one owner at a time; the same owner renews; a lapsed lease is
 // taken over and its old owner learns it lost it.
