@@ -120,7 +120,7 @@ func (e *Eraser) Erase(ctx context.Context, id, who, reason string) (Erased, err
 			out.Recordings++
 		}
 	}
-	entry := interviews.Erasure{At: e.now().UTC().Round(0), Who: who, Reason: reason, Detail: out.String()}
+	entry := interviews.Erasure{At: e.now().UTC().Truncate(time.Microsecond), Who: who, Reason: reason, Detail: out.String()}
 	if err := e.Store.Delete(ctx, id, entry); err != nil {
 		return out, fmt.Errorf("erasing %s: %w", id, err)
 	}
