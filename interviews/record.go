@@ -705,12 +705,18 @@ type TextsDropped struct {
 // the interview's report was written.
 const DropReasonReportReady = "report ready"
 
+// HasServerTexts reports whether r holds any of the server-side texts
+// DropServerTexts removes.
+func (r *Record) HasServerTexts() bool {
+	return r.JobDescription != "" || r.ResumeText != "" || r.ResumeSummary != "" || r.Brief != ""
+}
+
 // DropServerTexts removes the server-side texts — the job description, the
 // résumé text and its summary, a knowledge capture's brief — that served
 // the interview and its report, and notes when and why. It reports whether
 // there was anything to remove; a record without them is left as it is.
 func (r *Record) DropServerTexts(at time.Time, reason string) bool {
-	if r.JobDescription == "" && r.ResumeText == "" && r.ResumeSummary == "" && r.Brief == "" {
+	if !r.HasServerTexts() {
 		return false
 	}
 	r.JobDescription, r.ResumeText, r.ResumeSummary, r.Brief = "", "", "", ""

@@ -533,3 +533,43 @@ func TestRunnerDropsTexts(t *testing.T) {
 		})
 	}
 }
+
+// TestRunnerDropsTextsOfEarlierReports: a record whose report was ready
+// before texts were dropped (an older viva, or the setting off) loses its
+// texts at the next scan, its report untouched; a record without a ready
+// report keeps them.
+func TestRunnerDropsTextsOfEarlierReports(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := openStore(t)
+		finished(t, s, "old", interviews.StatusCompleted, 3)
+		finished(t, s, "short", interviews.StatusCandidateLeft, 1)
+		ready := time.Now().Add(-time.Hour).UTC()
+		for _, id := range []string{"old", "short"} {
+			if _, err := s.Update(t.Context(), id, func(r *interviews.Record) error {
+				r.ResumeText, r.JobDescription = "Ada's CV", "Build things."
+				if id == "old" {
+					r.Report = &interviews.Report{Status: interviews.ReportReady, Version: 1, OverallScore: 64, GeneratedAt: &ready}
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		gen := &scriptedGen{}
+		start(t, newRunner(t, RunnerOptions{Store: s, Generator: gen, DropTexts: true}))
+		synctest.Wait()
+		rec := get(t, s, "old")
+		if rec.HasServerTexts() || rec.TextsDropped == nil || !rec.TextsDropped.At.Equal(time.Now().UTC()) {
+			t.Fatalf("texts kept %v, dropped %+v; want them gone now", rec.HasServerTexts(), rec.TextsDropped)
+		}
+		if rec.Report.OverallScore != 64 || rec.Report.Version != 1 || len(gen.Calls()) != 0 {
+			t.Errorf("the report changed: %+v, %d generations", rec.Report, len(gen.Calls()))
+		}
+		if got, want := actions(rec), []string{"texts.dropped v1"}; !slices.Equal(got, want) {
+			t.Errorf("audit = %v, want %v", got, want)
+		}
+		if rec := get(t, s, "short"); rec.ResumeText != "Ada's CV" || rec.TextsDropped != nil {
+			t.Errorf("an interview without a report lost its texts: %q, %+v", rec.ResumeText, rec.TextsDropped)
+		}
+	})
+}
