@@ -58,6 +58,20 @@ type Config struct {
 	// RecordingRetention is how long a recording is kept after it started
 	// before the web app deletes it; zero keeps recordings forever.
 	RecordingRetention time.Duration `flag:"recording-retention" env:"VIVA_RECORDING_RETENTION" yaml:"recording_retention" default:"90d" check:"ge=0s" help:"how long the web app keeps each recording (0 keeps them forever)" accept:"a duration such as 90d or 720h, or 0 to keep recordings forever"`
+	// RecordRetention is how long an interview record is kept after it was
+	// registered before the web app erases it, with its recordings and
+	// provider keys (an erasure log entry without personal data stays);
+	// zero keeps records until they are erased by hand (viva erase). Off by
+	// default: an erasure cannot be undone, and how long candidates' data
+	// may be kept depends on the employer's jurisdiction and hiring
+	// process, so the operator chooses it (and an upgrade never deletes
+	// records by itself). A value below MinRecordRetention is refused.
+	RecordRetention time.Duration `flag:"record-retention" env:"VIVA_RECORD_RETENTION" yaml:"record_retention" check:"ge=0s" help:"how long the web app keeps each interview record after it was registered, then erases it with its recordings (0 keeps records until erased with viva erase)" accept:"a duration of at least 1d such as 365d or 4320h, or 0 to keep records"`
+	// DropTextsAfterReport removes the job description, the résumé text
+	// and summary and a knowledge capture's brief from a record once its
+	// report is ready: they served the interview and the report, and are
+	// not kept longer than that. The record says when and why.
+	DropTextsAfterReport bool `flag:"drop-texts-after-report" env:"VIVA_DROP_TEXTS_AFTER_REPORT" yaml:"drop_texts_after_report" default:"true" help:"remove the job description, résumé text and brief from a record once its report is ready (false keeps them)" accept:"true or false"`
 	// TimeScale multiplies every stage limit and gate: 0.1 gives a ten times
 	// shorter practice interview.
 	TimeScale float64 `flag:"time-scale" env:"VIVA_TIME_SCALE" yaml:"time_scale" default:"1" check:"gt=0,le=10" help:"multiplies every stage limit and gate (0.1 = ten times faster)" accept:"a positive number such as 0.1 (ten times faster) or 1, at most 10"`
@@ -672,6 +686,11 @@ func lookup(key string) *setting {
 	panic("config: no setting " + key)
 }
 
+// MinRecordRetention is the shortest record retention accepted besides 0:
+// a shorter one, a slip for hours or days, would erase interviews before
+// anyone reads them.
+const MinRecordRetention = 24 * time.Hour
+
 // Validate checks every setting and the settings that depend on each other
 // (the endpointing delays; an engine chosen explicitly needs its key). It
 // returns every problem found, joined, each naming the setting as the user
@@ -723,6 +742,11 @@ func (c *Config) Validate() error {
 	}
 	if c.TTS == EngineOpenAI && !openAIReady {
 		needsKey("tts", EngineOpenAI, "OPENAI_API_KEY", viaBaseURL, "flite for offline speech")
+	}
+
+	if c.RecordRetention > 0 && c.RecordRetention < MinRecordRetention {
+		s := lookup("record_retention")
+		errs = append(errs, s.problem(c.origin(s.Key), c, "is shorter than a day, which would erase interviews before anyone reads them"))
 	}
 
 	if hooks := lookup("webhook_urls"); c.WebhookURLs != "" && c.WebhookSecret == "" {

@@ -67,13 +67,33 @@ func TestRecordingSettings(t *testing.T) {
 	}
 }
 
+// TestRecordRetention: records are kept until erased unless a retention
+// is set; a retention under a day is refused with what to use; dropping
+// the texts after the report is on unless turned off.
+func TestRecordRetention(t *testing.T) {
+	cfg, err, _ := load(t, nil, nil, "")
+	if err != nil || cfg.RecordRetention != 0 || !cfg.DropTextsAfterReport {
+		t.Fatalf("defaults: retention %v, drop texts %v, err %v", cfg.RecordRetention, cfg.DropTextsAfterReport, err)
+	}
+	cfg, err, _ = load(t, []string{"--record-retention", "365d", "--drop-texts-after-report=false"}, nil, "")
+	if err != nil || cfg.RecordRetention != 365*24*time.Hour || cfg.DropTextsAfterReport {
+		t.Fatalf("set: retention %v, drop texts %v, err %v", cfg.RecordRetention, cfg.DropTextsAfterReport, err)
+	}
+	for _, bad := range []string{"12h", "-1d", "30"} {
+		_, err, _ := load(t, nil, map[string]string{"VIVA_RECORD_RETENTION": bad}, "")
+		if err == nil || !strings.Contains(err.Error(), "VIVA_RECORD_RETENTION") || !strings.Contains(err.Error(), "at least 1d") {
+			t.Errorf("VIVA_RECORD_RETENTION=%s: err %v; want a refusal naming the setting and what to use", bad, err)
+		}
+	}
+}
+
 func TestDefaults(t *testing.T) {
 	c, err, _ := load(t, nil, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]any{
-		"DataDir": "./data/interviews", "DatabaseURL": "", "RecordingsDir": "", "RecordAudio": true, "RecordingRetention": 90 * 24 * time.Hour, "TimeScale": 1.0, "LLM": "", "OpenAIAPIKey": "", "OpenAIBaseURL": "",
+		"DataDir": "./data/interviews", "DatabaseURL": "", "RecordingsDir": "", "RecordAudio": true, "RecordingRetention": 90 * 24 * time.Hour, "RecordRetention": time.Duration(0), "DropTextsAfterReport": true, "TimeScale": 1.0, "LLM": "", "OpenAIAPIKey": "", "OpenAIBaseURL": "",
 		"OpenAIModel": "gpt-4o-mini", "AnalysisModel": "", "LLMFirstTokenTimeout": 8 * time.Second, "LLMChunkGapTimeout": 5 * time.Second, "STT": "", "TTS": "", "DeepgramAPIKey": "", "DeepgramModel": "nova-3",
 		"OpenAISTTModel": "gpt-4o-mini-transcribe", "OpenAITTSModel": "gpt-4o-mini-tts", "OpenAITTSVoice": "alloy",
 		"LiveKitURL": "", "LiveKitAPIKey": "", "LiveKitAPISecret": "", "AgentName": "viva-interviewer",
@@ -370,7 +390,7 @@ func TestFileErrors(t *testing.T) {
 		want string // FILE is the path
 	}{
 		{"unknown key with its line", "time_scale: 1\n\nagent_name: x\nfavourite_colour: blue\n",
-			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, database_url, recordings_dir, record_audio, recording_retention, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, thinking_pause, false_interruption_timeout, away_after, hearing_timeout, addr, reviewer_token, users_file, secrets_key, token_ttl, link_ttl, public_url, webhook_urls, webhook_secret, smtp_url, brand_name, brand_logo, consent_text, consent_file, log_level, load_threshold, health_addr, pprof_addr`},
+			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, database_url, recordings_dir, record_audio, recording_retention, record_retention, drop_texts_after_report, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, thinking_pause, false_interruption_timeout, away_after, hearing_timeout, addr, reviewer_token, users_file, secrets_key, token_ttl, link_ttl, public_url, webhook_urls, webhook_secret, smtp_url, brand_name, brand_logo, consent_text, consent_file, log_level, load_threshold, health_addr, pprof_addr`},
 		{"typo", "# settings\ntime_scael: 0.5\n", `FILE:2: unknown setting "time_scael": did you mean time_scale?`},
 		{"env name as key", "OPENAI_API_KEY: sk-test\n", `FILE:1: unknown setting "OPENAI_API_KEY": did you mean openai_api_key?`},
 		{"flag name as key", "time-scale: 0.5\n", `FILE:1: unknown setting "time-scale": did you mean time_scale?`},

@@ -230,6 +230,10 @@ type Record struct {
 	// Brief is a knowledge-capture interview's brief (markdown): its
 	// headings and points become the backlog. Server-side only.
 	Brief string `json:"brief,omitempty"`
+	// TextsDropped says when and why the server-side texts (job
+	// description, résumé text and summary, brief) were removed from the
+	// record (see DropServerTexts); nil while they are kept.
+	TextsDropped *TextsDropped `json:"texts_dropped,omitempty"`
 	// Skills are the candidate's skills with the six attributes, from the
 	// résumé, the job description and the answers.
 	Skills []Skill `json:"skills,omitempty"`
@@ -691,10 +695,45 @@ func (r *Record) Public() *Record {
 	return c
 }
 
+// TextsDropped notes that a record's server-side texts were removed.
+type TextsDropped struct {
+	// At is when they were removed.
+	At time.Time `json:"at"`
+	// Reason says why ("report ready").
+	Reason string `json:"reason"`
+}
+
+// DropReasonReportReady is the TextsDropped.Reason of texts removed once
+// the interview's report was written.
+const DropReasonReportReady = "report ready"
+
+// HasServerTexts reports whether r holds any of the server-side texts
+// DropServerTexts removes.
+func (r *Record) HasServerTexts() bool {
+	return r.JobDescription != "" || r.ResumeText != "" || r.ResumeSummary != "" || r.Brief != ""
+}
+
+// DropServerTexts removes the server-side texts — the job description, the
+// résumé text and its summary, a knowledge capture's brief — that served
+// the interview and its report, and notes when and why. It reports whether
+// there was anything to remove; a record without them is left as it is.
+func (r *Record) DropServerTexts(at time.Time, reason string) bool {
+	if !r.HasServerTexts() {
+		return false
+	}
+	r.JobDescription, r.ResumeText, r.ResumeSummary, r.Brief = "", "", "", ""
+	r.TextsDropped = &TextsDropped{At: at.UTC().Round(0), Reason: reason}
+	return true
+}
+
 // Clone returns a deep copy of r that shares no memory with it, so a
 // snapshot can be saved outside the lock that guards r.
 func (r *Record) Clone() *Record {
 	c := *r
+	if r.TextsDropped != nil {
+		d := *r.TextsDropped
+		c.TextsDropped = &d
+	}
 	c.StartedAt = cloneTime(r.StartedAt)
 	c.EndedAt = cloneTime(r.EndedAt)
 	c.RejoinUntil = cloneTime(r.RejoinUntil)

@@ -79,6 +79,7 @@ func fullRecord() *Record {
 		QuestionID: "q1", Stage: "greeting", DepthScore: 2, KeyPoints: []string{"fine"}, Guidance: "move on", Declined: true, At: at(6),
 	})
 	r.Template, r.Brief = "fullstack-senior", "# Handover\n- The billing job"
+	r.TextsDropped = &TextsDropped{At: t0.Add(time.Hour), Reason: DropReasonReportReady}
 	r.Skills = []Skill{{Name: "Go", Sources: []string{"resume"}, Duration: "3 years", Depth: "wrote a scheduler", Autonomy: "chose the design",
 		Scale: "2 million users", Constraints: "legacy API", ProductionVsPrototype: "production", Evidence: []string{"3 years"}, Confidence: 0.9, By: ByRules, Absent: true}}
 	r.Gaps = []Gap{{ID: "g1", Skill: "Go", Attribute: "duration", Priority: stages.P0, Status: StatusResolved, Probes: 1, QuestionIDs: []string{"q1"}}}
@@ -580,5 +581,27 @@ func TestRecordCreatedBy(t *testing.T) {
 	var got Record
 	if err := json.Unmarshal(data, &got); err != nil || got.CreatedBy != r.CreatedBy {
 		t.Errorf("stored created_by %q, %v", got.CreatedBy, err)
+	}
+}
+
+// TestDropServerTexts: the job description, résumé text and summary and
+// the brief go, the record says when and why, and a record without them
+// is left as it was.
+func TestDropServerTexts(t *testing.T) {
+	r := &Record{JobDescription: "jd", ResumeText: "cv", ResumeSummary: "sum", Brief: "# b"}
+	if !r.DropServerTexts(t0, DropReasonReportReady) {
+		t.Fatal("DropServerTexts found nothing to drop")
+	}
+	if r.JobDescription != "" || r.ResumeText != "" || r.ResumeSummary != "" || r.Brief != "" {
+		t.Fatalf("texts kept: %+v", r)
+	}
+	if r.TextsDropped == nil || !r.TextsDropped.At.Equal(t0) || r.TextsDropped.Reason != DropReasonReportReady {
+		t.Fatalf("TextsDropped = %+v", r.TextsDropped)
+	}
+	if r.DropServerTexts(t0.Add(time.Hour), "again") || r.TextsDropped.Reason != DropReasonReportReady {
+		t.Fatalf("a second drop changed the note: %+v", r.TextsDropped)
+	}
+	if c := r.Clone(); c.TextsDropped == r.TextsDropped {
+		t.Fatal("Clone shares TextsDropped")
 	}
 }

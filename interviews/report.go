@@ -221,6 +221,7 @@ const (
 	AuditWebhookFailed     = "webhook.failed"
 	AuditFeedbackEmailed   = "feedback.emailed"
 	AuditFeedbackEmailFail = "feedback.email_failed"
+	AuditTextsDropped      = "texts.dropped"
 )
 
 // AuditEntry is one thing done to the record after the interview.

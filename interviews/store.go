@@ -100,7 +100,44 @@ type Store interface {
 	// Locate says where the record of id is kept, for people: a file
 	// path, or the database and id.
 	Locate(id string) string
+	// Delete erases the record of id with its lease and its provider
+	// keys, and keeps e (its ID set to id) in the store's erasure log, in
+	// one step: the log never misses a record that is gone. ErrNotFound
+	// when there is no such record (nothing is logged then). Recordings
+	// are files beside the store: the caller removes them first.
+	Delete(ctx context.Context, id string, e Erasure) error
+	// Erasures returns the erasure log, oldest first.
+	Erasures(ctx context.Context) ([]Erasure, error)
 }
+
+// Erasure is the entry an erased record leaves in the store's erasure
+// log: what went, when, why and on whose word, and nothing of the
+// candidate. The interview id is kept: it is random, names nothing once
+// the record is gone, and lets an operator erase the record again from a
+// backup restored later.
+type Erasure struct {
+	// ID is the erased interview's id.
+	ID string `json:"id"`
+	// At is when the record was erased.
+	At time.Time `json:"at"`
+	// Who asked: the operator who ran viva erase, or AuditSystem for the
+	// retention sweep. Never the candidate.
+	Who string `json:"who"`
+	// Reason is ErasureRequested or ErasureRetention.
+	Reason string `json:"reason"`
+	// Detail says what went, in words without personal data ("record,
+	// 2 recordings, provider keys, report version 1").
+	Detail string `json:"detail,omitempty"`
+}
+
+// The reasons a record is erased (Erasure.Reason).
+const (
+	// ErasureRequested: the candidate asked for their data to be erased
+	// (viva erase).
+	ErasureRequested = "erasure_requested"
+	// ErasureRetention: the record outlived the record retention.
+	ErasureRetention = "retention_expired"
+)
 
 // PrepareCreate gives r what Store.Create assigns before it validates and
 // stores a record: a new id (NewID) when it has none, now as CreatedAt
@@ -141,6 +178,12 @@ type ListOptions struct {
 	Role string
 	// Query keeps only candidates whose name contains this text, ignoring case.
 	Query string
+	// Email keeps only candidates whose email address is this one,
+	// ignoring case and surrounding spaces: every interview of one person.
+	Email string
+	// CreatedBefore, when not zero, keeps only interviews registered
+	// before it.
+	CreatedBefore time.Time
 	// Offset skips this many matching interviews (for later pages).
 	Offset int
 	// Limit is the page size: 0 means DefaultListLimit, larger than
@@ -268,6 +311,29 @@ func (opts ListOptions) PageSize() (int, error) {
 	}
 	return min(limit, MaxListLimit), nil
 }
+
+// Matches reports whether s passes opts' filters (status, role, name,
+// email, creation time): the file store filters with it, and the
+// database's query says the same in SQL.
+func (opts ListOptions) Matches(s Summary) bool {
+	switch {
+	case opts.Status != "" && s.Status != opts.Status:
+		return false
+	case opts.Role != "" && !strings.Contains(strings.ToLower(s.Candidate.Role), strings.ToLower(opts.Role)):
+		return false
+	case opts.Query != "" && !strings.Contains(strings.ToLower(s.Candidate.Name), strings.ToLower(opts.Query)):
+		return false
+	case opts.Email != "" && NormalizeEmail(s.Candidate.Email) != NormalizeEmail(opts.Email):
+		return false
+	case !opts.CreatedBefore.IsZero() && !s.CreatedAt.Before(opts.CreatedBefore):
+		return false
+	}
+	return true
+}
+
+// NormalizeEmail is the form in which email addresses are compared:
+// trimmed and lower-cased.
+func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
 // Measure sets s.Duration to how long the interview ran, up to now while
 // it is in progress: List calls it on every summary it returns.

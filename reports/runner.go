@@ -84,6 +84,12 @@ type RunnerOptions struct {
 	// "report <host>:<pid>"); two Runners sharing a store need different
 	// owners.
 	Owner string
+	// DropTexts removes the record's server-side texts (job description,
+	// résumé text and summary, brief) in the same write that makes its
+	// report ready, noting it in the record and its audit list: the texts
+	// served the interview and the report, and are not kept longer. A
+	// regenerated report reads the transcript and the analyses, not them.
+	DropTexts bool
 }
 
 // Runner generates the report of every interview that ends, in the
@@ -104,6 +110,7 @@ type Runner struct {
 	backoff  []time.Duration
 	timeout  time.Duration
 	owner    string
+	drop     bool
 	leaseTTL time.Duration
 	wake     chan struct{}
 
@@ -123,7 +130,7 @@ func NewRunner(opts RunnerOptions) (*Runner, error) {
 	}
 	r := &Runner{store: opts.Store, gen: opts.Generator, bp: opts.Blueprint, hooks: opts.Webhooks, onReport: opts.OnReport, log: opts.Logger,
 		now: opts.Now, poll: opts.PollInterval, backoff: opts.Backoff, timeout: opts.GenerateTimeout, owner: opts.Owner,
-		wake: make(chan struct{}, 1), settled: map[string]string{}}
+		drop: opts.DropTexts, wake: make(chan struct{}, 1), settled: map[string]string{}}
 	if r.log == nil {
 		r.log = slog.Default()
 	}
@@ -233,6 +240,7 @@ func (r *Runner) consider(ctx context.Context, id, stamp string) *time.Time {
 	case retry != nil:
 		return retry
 	case !work:
+		r.dropLeftTexts(ctx, rec)
 		r.mu.Lock()
 		if ok {
 			r.settled[id] = stamp
@@ -386,6 +394,9 @@ func (r *Runner) attempt(ctx context.Context, id string) outcome {
 			rec.Report = &content
 			rec.Audit = append(rec.Audit, interviews.AuditEntry{At: now, Who: interviews.AuditSystem, Action: interviews.AuditReportGenerated,
 				Detail: fmt.Sprintf("report version %d by %s, attempt %d", version, writer(&content), content.Attempts), ReportVersion: version, Model: content.Model})
+			if r.drop {
+				dropTexts(rec, now)
+			}
 			return nil
 		}
 		rep.Attempts++
@@ -424,6 +435,35 @@ func (r *Runner) attempt(ctx context.Context, id string) outcome {
 		r.hooks.Notify(interviews.EventReportReady, saved)
 	}
 	return outcome{saved: saved}
+}
+
+// dropTexts removes rec's server-side texts, once its report is ready, and
+// notes it in the audit list; it reports whether there were any.
+func dropTexts(rec *interviews.Record, now time.Time) bool {
+	if rec.Report == nil || rec.Report.Status != interviews.ReportReady || !rec.DropServerTexts(now, interviews.DropReasonReportReady) {
+		return false
+	}
+	rec.Audit = append(rec.Audit, interviews.AuditEntry{At: now, Who: interviews.AuditSystem, Action: interviews.AuditTextsDropped,
+		Detail: "job description, résumé and brief removed: the report is ready", ReportVersion: rec.Report.Version})
+	return true
+}
+
+// dropLeftTexts removes the texts of a record whose report was ready
+// before DropTexts was on (written by an older viva, or with the setting
+// off), so they go at the next scan as they would have with the report.
+func (r *Runner) dropLeftTexts(ctx context.Context, rec *interviews.Record) {
+	if !r.drop || rec.Report == nil || rec.Report.Status != interviews.ReportReady || !rec.HasServerTexts() {
+		return
+	}
+	_, err := r.store.Update(ctx, rec.ID, func(rec *interviews.Record) error {
+		if !dropTexts(rec, r.now().UTC().Round(0)) {
+			return errUnchanged
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errUnchanged) && !errors.Is(err, interviews.ErrNotFound) {
+		r.log.Error("reports: removing the texts of a reported interview", "interview_id", rec.ID, "err", err)
+	}
 }
 
 // errUnchanged stops an update that has nothing to change.

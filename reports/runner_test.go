@@ -456,3 +456,120 @@ func TestRunnerGenerate(t *testing.T) {
 		t.Errorf("report after a failed attempt %+v, want pending with a retry scheduled", rec.Report)
 	}
 }
+
+// textsGen is a Generator that notes whether the record it was given still
+// held the résumé text.
+type textsGen struct {
+	mu      sync.Mutex
+	resumes []string
+}
+
+func (g *textsGen) Generate(ctx context.Context, in Input) (interviews.Report, error) {
+	g.mu.Lock()
+	g.resumes = append(g.resumes, in.Record.ResumeText)
+	n := len(g.resumes)
+	g.mu.Unlock()
+	if n == 1 {
+		return interviews.Report{}, errors.New("model answered 503")
+	}
+	return interviews.Report{OverallScore: 60, Headline: "Fine", Model: "fake:model"}, nil
+}
+
+// TestRunnerDropsTexts: with DropTexts, the job description, résumé and
+// brief stay while the report is pending (a retry needs them), go in the
+// write that makes it ready, with the time and reason in the record and
+// an audit entry; a regenerated report is still written. Without it they
+// stay.
+func TestRunnerDropsTexts(t *testing.T) {
+	for _, drop := range []bool{true, false} {
+		t.Run(fmt.Sprint("drop=", drop), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := openStore(t)
+				finished(t, s, "texts", interviews.StatusCompleted, 3)
+				if _, err := s.Update(t.Context(), "texts", func(r *interviews.Record) error {
+					r.JobDescription, r.ResumeText, r.ResumeSummary, r.Brief = "Build things.", "Ada's CV", "Programmer.", "# Topics"
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				gen := &textsGen{}
+				r := newRunner(t, RunnerOptions{Store: s, Generator: gen, DropTexts: drop})
+				start(t, r)
+				synctest.Wait()
+				if rec := get(t, s, "texts"); rec.Report.Status != interviews.ReportPending || rec.ResumeText == "" || rec.TextsDropped != nil {
+					t.Fatalf("after a failed attempt: report %s, résumé %q, dropped %+v; want pending with the texts kept", rec.Report.Status, rec.ResumeText, rec.TextsDropped)
+				}
+				time.Sleep(time.Minute)
+				synctest.Wait()
+				readyAt := time.Now().UTC()
+				rec := get(t, s, "texts")
+				if rec.Report.Status != interviews.ReportReady {
+					t.Fatalf("report = %+v, want ready", rec.Report)
+				}
+				kept := rec.JobDescription != "" || rec.ResumeText != "" || rec.ResumeSummary != "" || rec.Brief != ""
+				if drop {
+					if kept || rec.TextsDropped == nil || !rec.TextsDropped.At.Equal(readyAt) || rec.TextsDropped.Reason != interviews.DropReasonReportReady {
+						t.Fatalf("texts kept %v, dropped %+v; want them gone at %v for %q", kept, rec.TextsDropped, readyAt, interviews.DropReasonReportReady)
+					}
+					if got, want := actions(rec), []string{"report.failed v1", "report.generated v1", "texts.dropped v1"}; !slices.Equal(got, want) {
+						t.Errorf("audit = %v, want %v", got, want)
+					}
+					if err := r.Request(t.Context(), "texts", "rev@example.com"); err != nil {
+						t.Fatal(err)
+					}
+					synctest.Wait()
+					if rec := get(t, s, "texts"); rec.Report.Status != interviews.ReportReady || rec.Report.Version != 2 {
+						t.Fatalf("regenerated report = %+v, want version 2 ready", rec.Report)
+					}
+					if got, want := gen.resumes, []string{"Ada's CV", "Ada's CV", ""}; !slices.Equal(got, want) {
+						t.Errorf("the generator saw résumés %q, want %q", got, want)
+					}
+					return
+				}
+				if !kept || rec.ResumeText != "Ada's CV" || rec.TextsDropped != nil {
+					t.Fatalf("without DropTexts: résumé %q, dropped %+v; want the texts kept", rec.ResumeText, rec.TextsDropped)
+				}
+			})
+		})
+	}
+}
+
+// TestRunnerDropsTextsOfEarlierReports: a record whose report was ready
+// before texts were dropped (an older viva, or the setting off) loses its
+// texts at the next scan, its report untouched; a record without a ready
+// report keeps them.
+func TestRunnerDropsTextsOfEarlierReports(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := openStore(t)
+		finished(t, s, "old", interviews.StatusCompleted, 3)
+		finished(t, s, "short", interviews.StatusCandidateLeft, 1)
+		ready := time.Now().Add(-time.Hour).UTC()
+		for _, id := range []string{"old", "short"} {
+			if _, err := s.Update(t.Context(), id, func(r *interviews.Record) error {
+				r.ResumeText, r.JobDescription = "Ada's CV", "Build things."
+				if id == "old" {
+					r.Report = &interviews.Report{Status: interviews.ReportReady, Version: 1, OverallScore: 64, GeneratedAt: &ready}
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		gen := &scriptedGen{}
+		start(t, newRunner(t, RunnerOptions{Store: s, Generator: gen, DropTexts: true}))
+		synctest.Wait()
+		rec := get(t, s, "old")
+		if rec.HasServerTexts() || rec.TextsDropped == nil || !rec.TextsDropped.At.Equal(time.Now().UTC()) {
+			t.Fatalf("texts kept %v, dropped %+v; want them gone now", rec.HasServerTexts(), rec.TextsDropped)
+		}
+		if rec.Report.OverallScore != 64 || rec.Report.Version != 1 || len(gen.Calls()) != 0 {
+			t.Errorf("the report changed: %+v, %d generations", rec.Report, len(gen.Calls()))
+		}
+		if got, want := actions(rec), []string{"texts.dropped v1"}; !slices.Equal(got, want) {
+			t.Errorf("audit = %v, want %v", got, want)
+		}
+		if rec := get(t, s, "short"); rec.ResumeText != "Ada's CV" || rec.TextsDropped != nil {
+			t.Errorf("an interview without a report lost its texts: %q, %+v", rec.ResumeText, rec.TextsDropped)
+		}
+	})
+}

@@ -503,6 +503,29 @@ func TestReviewDetailShowsAbsences(t *testing.T) {
 	}
 }
 
+// TestReviewDetailSaysTextsWereDropped: once the résumé and job
+// description left the record, the page says when and why.
+func TestReviewDetailSaysTextsWereDropped(t *testing.T) {
+	ts := newTestServer(t)
+	r := detailRecord(t, ts, interviews.StatusCompleted)
+	r.ResumeText = "Ada's résumé"
+	path := "/review/" + r.ID
+	if err := ts.store.Save(t.Context(), r); err != nil {
+		t.Fatal(err)
+	}
+	if body := ts.get(path, "Authorization", "Bearer "+testReviewerToken).Body.String(); strings.Contains(body, "texts-dropped") {
+		t.Fatal("the page says the texts were removed while they are kept")
+	}
+	r.DropServerTexts(ts.clock.Now(), interviews.DropReasonReportReady)
+	if err := ts.store.Save(t.Context(), r); err != nil {
+		t.Fatal(err)
+	}
+	body := ts.get(path, "Authorization", "Bearer "+testReviewerToken).Body.String()
+	if want := "Removed from the record 2026-03-02 09:30 UTC (report ready)"; !strings.Contains(body, want) {
+		t.Errorf("the page lacks %q", want)
+	}
+}
+
 func TestReviewDetailGroupsUnrecordedStages(t *testing.T) {
 	ts := newTestServer(t)
 	r := &interviews.Record{Candidate: interviews.Candidate{Name: "Ada", Role: "Engineer"}, Blueprint: "default", CreatedAt: ts.clock.Now()}

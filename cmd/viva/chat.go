@@ -125,7 +125,7 @@ func writeReport(ctx context.Context, cfg *config.Config, log *slog.Logger, stor
 	if err != nil {
 		return nil, err
 	}
-	runner, err := reports.NewRunner(reports.RunnerOptions{Store: store, Generator: gen, Logger: log,
+	runner, err := reports.NewRunner(reports.RunnerOptions{Store: store, Generator: gen, Logger: log, DropTexts: cfg.DropTextsAfterReport,
 		Blueprint: func(string) (*stages.Blueprint, error) { return bp, nil }})
 	if err != nil {
 		return nil, err

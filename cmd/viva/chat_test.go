@@ -416,8 +416,8 @@ func TestChatTemplateAndFiles(t *testing.T) {
 	}
 	// The guide keeps the interviewer in its main stage while the template
 	// and the job's skills give it questions; the stage's deadline moves
-	// it on.
-	out, rec := runChatWith(t, pipedAnswers, 500*time.Millisecond, "--time-scale", "0.02",
+	// it on. The texts are kept past the report to be checked here.
+	out, rec := runChatWith(t, pipedAnswers, 500*time.Millisecond, "--time-scale", "0.02", "--drop-texts-after-report=false",
 		"--template", "fullstack-senior", "--resume", resume, "--jd", jd)
 	if rec.Status != interviews.StatusCompleted {
 		t.Fatalf("status %s (%s), want completed; output:\n%s", rec.Status, rec.EndedBy, out)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +10,8 @@ import (
 
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/filestore"
+	"github.com/viva-interviews/viva/interviews/privacy"
+	"github.com/viva-interviews/viva/interviews/recordings"
 )
 
 // exportName is the export command's name, for loadConfig and its help.
@@ -19,13 +20,16 @@ const exportName = "export"
 // runExport is "viva export --out DIR": it writes every record of the
 // configured store (PostgreSQL or a data directory), or those in one
 // status, as <id>.json files in DIR, the format of the file store, so that
-// reviewers' tools and "viva web --data-dir DIR" read them. The store is
-// only read: no sweep, no write check.
+// reviewers' tools and "viva web --data-dir DIR" read them. With --email
+// it writes everything held about one candidate (a subject access
+// request): their records, whole, and their recordings in DIR/recordings.
+// The store is only read: no sweep, no write check.
 func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	var out, status *string
+	var out, status, email *string
 	cfg, err := loadConfig(exportName, args, stderr, func(fs *flag.FlagSet) {
 		out = fs.String("out", "", "directory to write the records to, one <id>.json each (created when missing; required)")
 		status = fs.String("status", "", "export only the interviews in this status: "+strings.Join(statusNames(), ", "))
+		email = fs.String("email", "", "export everything held about the candidate with this email address: their records and, in DIR/recordings, their recordings")
 	})
 	if err != nil {
 		return err
@@ -36,6 +40,9 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	st := interviews.Status(*status)
 	if st != "" && !st.Valid() {
 		return usageError("--status %q is not a status: use one of %s", *status, strings.Join(statusNames(), ", "))
+	}
+	if err := checkEmailFlag(*email, false); err != nil {
+		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)
 	src, err := openBackend(cfg, log)
@@ -50,45 +57,36 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if err != nil {
 		return err
 	}
-	n, err := exportRecords(ctx, src, dst, st)
-	if err != nil {
-		return fmt.Errorf("exported %d interviews to %s, then: %w", n, dst.Dir(), err)
+	opts := interviews.ListOptions{Status: st, Email: *email}
+	var rec *recordings.Dir
+	recOut := ""
+	if *email != "" {
+		rec, recOut = recordings.At(cfg.ResolvedRecordingsDir()), filepath.Join(dst.Dir(), privacy.RecordingsDirName)
 	}
-	fmt.Fprintf(stdout, "exported %d interviews to %s\n", n, dst.Dir())
+	n, err := privacy.Export(ctx, src, dst, opts, rec, recOut)
+	if err != nil {
+		return fmt.Errorf("exported %d interviews to %s, then: %w", n.Records, dst.Dir(), err)
+	}
+	switch {
+	case *email == "":
+		fmt.Fprintf(stdout, "exported %d interviews to %s\n", n.Records, dst.Dir())
+	case n.Records == 0:
+		fmt.Fprintf(stdout, "no interviews of %s are stored: nothing exported\n", *email)
+	default:
+		fmt.Fprintf(stdout, "exported %d interviews of %s to %s, and %d recordings to %s\n", n.Records, *email, dst.Dir(), n.Recordings, recOut)
+	}
 	return nil
 }
 
-// exportRecords copies the records of src in status st (all when empty)
-// to dst, newest first, a page at a time, and returns how many it wrote.
-// A record that changes meanwhile is written as it is when read.
-func exportRecords(ctx context.Context, src interviews.Store, dst *filestore.Store, st interviews.Status) (int, error) {
-	n := 0
-	for offset := 0; ; {
-		page, err := src.List(ctx, interviews.ListOptions{Status: st, Offset: offset, Limit: interviews.MaxListLimit})
-		if err != nil {
-			return n, err
-		}
-		for _, sum := range page.Items {
-			if err := ctx.Err(); err != nil {
-				return n, err
-			}
-			r, err := src.Get(ctx, sum.ID)
-			if errors.Is(err, interviews.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return n, err
-			}
-			if err := dst.Save(ctx, r); err != nil {
-				return n, err
-			}
-			n++
-		}
-		offset += len(page.Items)
-		if len(page.Items) == 0 || offset >= page.Total {
-			return n, nil
-		}
+// checkEmailFlag checks the --email flag: required or not, an address.
+func checkEmailFlag(email string, required bool) error {
+	switch {
+	case email == "" && required:
+		return usageError("--email ADDRESS is required: the candidate's email address, as registered")
+	case email != "" && !strings.Contains(email, "@"):
+		return usageError("--email %q is not an email address: give the candidate's address as registered, such as ada@example.com", email)
 	}
+	return nil
 }
 
 // statusNames are the interview statuses, for help and errors.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/url"
 	"os"
@@ -43,9 +42,7 @@ func exportFixture(t *testing.T, s interviews.Store) []*interviews.Record {
 // stdout and stderr.
 func runExportCmd(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	code := run(context.Background(), append([]string{exportName}, args...), strings.NewReader(""), &out, &errOut)
-	return code, out.String(), errOut.String()
+	return runCmd(t, "", append([]string{exportName}, args...)...)
 }
 
 // TestExportFromPostgres: with VIVA_DATABASE_URL set, viva export writes

@@ -8,7 +8,9 @@
 //	viva invitations  a candidate's link: revoke, reissue
 //	viva blueprints  the installed interview blueprints and role templates
 //	viva bench   benchmarks: turn latency and the cost of each interview
-//	viva export  the stored records as JSON files, from PostgreSQL or files
+//	viva export  the stored records as JSON files, from PostgreSQL or files;
+//	             with --email, everything held about one candidate
+//	viva erase   every interview of one candidate, with its recordings and keys
 //
 // Every command takes the settings of package config as flags, environment
 // variables (VIVA_*, LIVEKIT_*, OPENAI_*, DEEPGRAM_API_KEY) or a YAML file
@@ -48,7 +50,8 @@ var commands = []command{
 	{"invitations", "withdraw or re-issue a candidate's link: revoke, reissue", runInvitations},
 	{"blueprints", "list the installed interview blueprints and role templates", runBlueprints},
 	{"bench", "measure turn latency and the cost per interview over a local LiveKit server: latency, density", runBench},
-	{exportName, "write the stored interview records as JSON files (<id>.json) in a directory", runExport},
+	{exportName, "write the stored interview records as JSON files (<id>.json) in a directory, or everything held about one candidate", runExport},
+	{eraseName, "erase every interview of one candidate: records, reports, recordings and keys", runErase},
 }
 
 func main() {
@@ -215,7 +218,7 @@ const (
 var settingGroups = []settingGroup{
 	{groupEngines, []string{"llm", "openai-base-url", "openai-model", "analysis-model", "llm-first-token-timeout", "llm-chunk-gap-timeout"}},
 	{groupSpeech, []string{"stt", "tts", "deepgram-model", "openai-stt-model", "openai-tts-model", "openai-tts-voice"}},
-	{groupGeneral, []string{"data-dir", "database-url", "time-scale", config.ConfigFlag, flagLogLevel}},
+	{groupGeneral, []string{"data-dir", "database-url", "record-retention", "drop-texts-after-report", "time-scale", config.ConfigFlag, flagLogLevel}},
 	{groupLiveKit, []string{"livekit-url", "livekit-api-key", "agent-name", "max-sessions", "load-threshold", "drain-timeout", "rejoin-grace"}},
 	{groupOps, []string{"health-addr", "pprof"}},
 	{groupTurns, []string{"endpointing-delay", "endpointing-min", "endpointing-max", "interrupt-threshold", "thinking-pause",
@@ -265,12 +268,21 @@ var commandHelps = map[string]commandHelp{
 		},
 	},
 	exportName: {
-		usage:  "viva export --out DIR [--status STATUS] [settings]",
-		groups: []string{groupGeneral},
+		usage:  "viva export --out DIR [--status STATUS | --email ADDRESS] [settings]",
+		groups: []string{groupGeneral, groupAudio},
 		examples: [][2]string{
+			{`viva export --email ada@example.com --out ./ada`, "everything held about one candidate: records and recordings"},
 			{`VIVA_DATABASE_URL=postgres://viva:PASSWORD@db:5432/viva viva export --out ./export`, "every record in PostgreSQL as files"},
 			{`viva export --out ./completed --status completed`, "the completed interviews of the data directory"},
 			{`viva web --data-dir ./export`, "then read the exported records in the web app"},
+		},
+	},
+	eraseName: {
+		usage:  "viva erase --email ADDRESS [--yes] [--by NAME] [settings]",
+		groups: []string{groupGeneral, groupAudio},
+		examples: [][2]string{
+			{`viva erase --email ada@example.com`, "list the candidate's interviews, ask, then erase them"},
+			{`VIVA_DATABASE_URL=postgres://viva:PASSWORD@db:5432/viva viva erase --email ada@example.com --yes --by dpo@example.com`, "erase from PostgreSQL without asking"},
 		},
 	},
 	"dev": {

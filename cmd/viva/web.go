@@ -22,6 +22,7 @@ import (
 	"github.com/viva-interviews/viva/internal/mail"
 	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/privacy"
 	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/reports"
 	"github.com/viva-interviews/viva/web"
@@ -98,7 +99,7 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	// report also emails the candidate their feedback link.
 	events := &feedbackMail{next: hooks}
 	runner, err := reports.NewRunner(reports.RunnerOptions{Store: store, Generator: gen, Blueprint: installedBlueprint, Webhooks: events, Logger: log,
-		OnReport: webMetrics.Report})
+		OnReport: webMetrics.Report, DropTexts: cfg.DropTextsAfterReport})
 	if err != nil {
 		return err
 	}
@@ -128,6 +129,11 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	// Recordings past their retention are deleted hourly.
 	sweeper := &recordings.Sweeper{Dir: recordings.At(cfg.ResolvedRecordingsDir()), Store: store, Retention: cfg.RecordingRetention, Logger: log}
 	background.Go(func() { sweeper.Run(bgCtx, recordings.DefaultSweepInterval) })
+	// Records past the record retention are erased hourly, with their
+	// recordings.
+	expiry := &privacy.Sweeper{Eraser: &privacy.Eraser{Store: store, Recordings: recordings.At(cfg.ResolvedRecordingsDir())},
+		Retention: cfg.RecordRetention, Logger: log}
+	background.Go(func() { expiry.Run(bgCtx, privacy.DefaultSweepInterval) })
 	if err := web.CheckResumeParser(ctx); err != nil {
 		return err
 	}

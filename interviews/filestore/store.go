@@ -242,19 +242,11 @@ func (s *Store) List(ctx context.Context, opts interviews.ListOptions) (intervie
 	if err != nil {
 		return interviews.ListPage{}, err
 	}
-	role, query := strings.ToLower(opts.Role), strings.ToLower(opts.Query)
 	matched := all[:0]
 	for _, sum := range all {
-		if opts.Status != "" && sum.Status != opts.Status {
-			continue
+		if opts.Matches(sum) {
+			matched = append(matched, sum)
 		}
-		if role != "" && !strings.Contains(strings.ToLower(sum.Candidate.Role), role) {
-			continue
-		}
-		if query != "" && !strings.Contains(strings.ToLower(sum.Candidate.Name), query) {
-			continue
-		}
-		matched = append(matched, sum)
 	}
 	slices.SortFunc(matched, func(a, b interviews.Summary) int {
 		switch opts.Sort {

@@ -386,6 +386,12 @@ func (s *Store) List(ctx context.Context, opts interviews.ListOptions) (intervie
 	if opts.Query != "" {
 		where = append(where, "name_lower LIKE "+arg(contains(opts.Query)))
 	}
+	if opts.Email != "" {
+		where = append(where, "lower(btrim(summary->'candidate'->>'email')) = "+arg(interviews.NormalizeEmail(opts.Email)))
+	}
+	if !opts.CreatedBefore.IsZero() {
+		where = append(where, "created_ns < "+arg(orderNS(opts.CreatedBefore)))
+	}
 	cond := ""
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -100,6 +101,31 @@ func (d *Dir) Remove(name string) error {
 		return fmt.Errorf("recordings: removing %s: %w", name, err)
 	}
 	return nil
+}
+
+// Of returns the names of interview id's recordings on disk, in part
+// order: what a record lists and what a crashed session left unlisted.
+// A missing directory holds none.
+func (d *Dir) Of(id string) ([]string, error) {
+	entries, err := os.ReadDir(d.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("recordings: reading %s: %w", d.path, err)
+	}
+	var names []string
+	for _, e := range entries {
+		if rid, _, ok := Parse(e.Name()); ok && rid == id && e.Type().IsRegular() {
+			names = append(names, e.Name())
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		_, pa, _ := Parse(a)
+		_, pb, _ := Parse(b)
+		return pa - pb
+	})
+	return names, nil
 }
 
 // File is a recording being written.

@@ -56,6 +56,8 @@ func Run(t *testing.T, newBackend func(t *testing.T) Opener) {
 		{"Keys", testKeys},
 		{"SweepDeletesKeys", testSweepDeletesKeys},
 		{"CheckWritableAndLocate", testCheckWritableAndLocate},
+		{"ListByEmailAndAge", testListByEmailAndAge},
+		{"DeleteErasesAndLogs", testDelete},
 	}
 	t.Run("FullRecordSetsEveryField", testFullRecordSetsEveryField)
 	for _, tt := range tests {
@@ -571,21 +573,27 @@ func testUpdateReturnsCopy(t *testing.T, open Opener) {
 	}
 }
 
-// fakeClock is a settable clock for leases.
-type fakeClock struct {
+// Clock is a clock tests move by hand (Options.Now takes its Now), safe
+// for concurrent use.
+type Clock struct {
 	mu  sync.Mutex
 	now time.Time
 }
 
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+// NewClock returns a Clock showing at.
+func NewClock(at time.Time) *Clock { return &Clock{now: at} }
 
-func (c *fakeClock) Advance(d time.Duration) {
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+// Advance moves the clock on by d.
+func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
 }
 
-func newClock() *fakeClock { return &fakeClock{now: time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)} }
+func newClock() *Clock { return NewClock(time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)) }
 
 // testLease: one owner at a time; the same owner renews; a lapsed lease is
 // taken over and its old owner learns it lost it.
@@ -890,5 +898,95 @@ func testCheckWritableAndLocate(t *testing.T, open Opener) {
 	}
 	if page, err := s.List(t.Context(), interviews.ListOptions{}); err != nil || page.Total != 1 {
 		t.Errorf("CheckWritable left records behind: %+v, %v", page, err)
+	}
+}
+
+// testListByEmailAndAge: Email finds every interview of one address,
+// whatever its case and spaces, and nobody else's; CreatedBefore keeps the
+// interviews registered before a time.
+func testListByEmailAndAge(t *testing.T, open Opener) {
+	s := open(Options{})
+	recs := listFixture()
+	emails := []string{"ada@example.com", "alan@example.com", "ADA@Example.com", "", "ada@example.co", "Ada@example.com"}
+	for i, r := range recs {
+		r.Candidate.Email = emails[i]
+		if err := s.Save(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name string
+		opts interviews.ListOptions
+		want []string
+	}{
+		{"email ignoring case", interviews.ListOptions{Email: "Ada@EXAMPLE.com "}, []string{"c3", "a1", "f6"}},
+		{"email matches whole", interviews.ListOptions{Email: "example.com"}, []string{}},
+		{"email and status", interviews.ListOptions{Email: "ada@example.com", Status: interviews.StatusCompleted}, []string{"a1", "f6"}},
+		{"created before", interviews.ListOptions{CreatedBefore: at(200)}, []string{"a1", "f6"}},
+		{"created before is strict", interviews.ListOptions{CreatedBefore: at(100)}, []string{"f6"}},
+		{"email and age", interviews.ListOptions{Email: "ada@example.com", CreatedBefore: at(300)}, []string{"c3", "a1", "f6"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			page, err := s.List(t.Context(), tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(page); !reflect.DeepEqual(got, tt.want) || page.Total != len(tt.want) {
+				t.Fatalf("List(%+v) = %v total %d, want %v", tt.opts, got, page.Total, tt.want)
+			}
+		})
+	}
+}
+
+// testDelete: Delete removes the record, its lease and its keys, logs the
+// erasure with the id, leaves other records alone, and refuses an unknown
+// id without logging anything.
+func testDelete(t *testing.T, open Opener) {
+	clock := newClock()
+	s := open(Options{Sealer: sealer(t, 9), Now: clock.Now})
+	gone := NewRecord("gone1", "Ada", "x", interviews.StatusCompleted, at(0))
+	kept := NewRecord("kept1", "Alan", "x", interviews.StatusCompleted, at(0))
+	for _, r := range []*interviews.Record{gone, kept} {
+		if err := s.Create(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutKeys(t.Context(), r.ID, interviews.Keys{OpenAI: "sk-proj-0123456789abcdefghij"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.AcquireLease(t.Context(), "gone1", "eraser", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	e := interviews.Erasure{At: at(1000).UTC(), Who: "operator", Reason: interviews.ErasureRequested, Detail: "record, provider keys"}
+	if err := s.Delete(t.Context(), "gone1", e); err != nil {
+		t.Fatal(err)
+	}
+	other := open(Options{Sealer: sealer(t, 9), Now: clock.Now})
+	if _, err := other.Get(t.Context(), "gone1"); !errors.Is(err, interviews.ErrNotFound) {
+		t.Fatalf("Get after Delete = %v, want ErrNotFound", err)
+	}
+	if other.HasKeys(t.Context(), "gone1") {
+		t.Error("the erased record's keys are still stored")
+	}
+	if _, held, err := other.Lease(t.Context(), "gone1"); err != nil || held {
+		t.Errorf("the erased record's lease: held %v, err %v", held, err)
+	}
+	if page, err := other.List(t.Context(), interviews.ListOptions{}); err != nil || !reflect.DeepEqual(ids(page), []string{"kept1"}) {
+		t.Errorf("List after Delete = %v, %v; want only kept1", ids(page), err)
+	}
+	if !other.HasKeys(t.Context(), "kept1") {
+		t.Error("Delete removed another record's keys")
+	}
+	if err := other.Delete(t.Context(), "gone1", e); !errors.Is(err, interviews.ErrNotFound) {
+		t.Fatalf("Delete of an erased record = %v, want ErrNotFound", err)
+	}
+	if err := other.Delete(t.Context(), "../x", e); !errors.Is(err, interviews.ErrNotFound) {
+		t.Fatalf("Delete of an invalid id = %v, want ErrNotFound", err)
+	}
+	log, err := other.Erasures(t.Context())
+	e.ID = "gone1"
+	if err != nil || len(log) != 1 || !reflect.DeepEqual(log[0], e) {
+		t.Fatalf("Erasures = %+v, %v; want one entry %+v", log, err, e)
 	}
 }
