@@ -32,12 +32,17 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/gorilla/websocket"
+	"github.com/livekit/protocol/auth"
 	"github.com/livekit/protocol/livekit"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/viva-interviews/viva/lkagent/lkurl"
 )
@@ -133,6 +138,61 @@ func (s Status) String() string {
 	}
 	return "disconnected"
 }
+
+// Job is one dispatch assigned to this worker: a room to join.
+type Job struct {
+	// ID is LiveKit's job id (AJ_…).
+	ID string
+	// RoomName is the room to join.
+	RoomName string
+	// Token joins RoomName as the agent participant (kind AGENT); it is a
+	// secret and must not be logged.
+	Token string
+	// URL is the LiveKit URL to join with Token (ws:// or wss://).
+	URL string
+	// ParticipantIdentity is the agent participant's identity in the room.
+	ParticipantIdentity string
+	// Metadata is the dispatch metadata (JSON chosen by whoever dispatched
+	// the agent). It may hold candidate data: do not log it.
+	Metadata string
+	// AgentName is the agent name the job was dispatched to.
+	AgentName string
+	// Raw is the job as the server sent it.
+	Raw *livekit.Job
+
+	run *jobRun
+}
+
+// Complete reports the job's outcome to the server now: SUCCESS when err is
+// nil, FAILED with err's text otherwise. Call it before leaving or deleting
+// the room: livekit-server marks a job whose agent participant leaves first
+// as failed ("agent worker left the room"). When HandleJob returns, the
+// worker reports its result unless Complete already did; later calls do
+// nothing.
+func (j Job) Complete(err error) {
+	if j.run != nil {
+		j.run.report(err)
+	}
+}
+
+// Handler runs one job: it joins the room with job.Token at job.URL and
+// holds the session until it is over.
+//
+// ctx is cancelled when the server terminates the job (cause
+// ErrJobTerminated), when a drain times out (ErrDrainTimeout) or when the
+// worker stops at once (ErrWorkerStopped); while a worker drains, ctx stays
+// alive up to Options.DrainTimeout. The returned error is reported to the
+// server as the job's FAILED status; nil reports SUCCESS. A panic is
+// recovered and reported as a failure.
+type Handler interface {
+	HandleJob(ctx context.Context, job Job) error
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, job Job) error
+
+// HandleJob calls f(ctx, job).
+func (f HandlerFunc) HandleJob(ctx context.Context, job Job) error { return f(ctx, job) }
 
 // Options configure a Worker. URL, APIKey, APISecret and MaxSessions are
 // required; the zero value of every other field means what its comment
@@ -544,4 +604,502 @@ func (w *Worker) kickStatus() {
 	case w.kick <- struct{}{}:
 	default:
 	}
+}
+
+// backoffDelay is the wait before reconnect attempt n (from 0): min doubled
+// per attempt up to max, of which the upper half is random ("equal jitter")
+// so that workers cut off together do not reconnect together.
+func backoffDelay(attempt int, min, max time.Duration, jitter func() float64) time.Duration {
+	d := max
+	if attempt < 30 {
+		if e := min << attempt; e > 0 && e < max {
+			d = e
+		}
+	}
+	half := d / 2
+	return half + time.Duration(jitter()*float64(d-half))
+}
+
+// dialWebsocket opens the /agent websocket with a worker token.
+func (w *Worker) dialWebsocket(ctx context.Context) (transport, error) {
+	token, err := auth.NewAccessToken(w.opts.APIKey, w.opts.APISecret).
+		SetVideoGrant(&auth.VideoGrant{Agent: true}).
+		SetValidFor(time.Hour).
+		ToJWT()
+	if err != nil {
+		return nil, fmt.Errorf("lkagent: sign worker token: %w", err)
+	}
+	d := websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: 10 * time.Second}
+	conn, resp, err := d.DialContext(ctx, w.agentURL, http.Header{"Authorization": {"Bearer " + token}})
+	if err != nil {
+		if resp != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+			return nil, fmt.Errorf("%w (HTTP %d from %s)", ErrUnauthorized, resp.StatusCode, w.agentURL)
+		}
+		return nil, fmt.Errorf("lkagent: connect to %s: %w", w.agentURL, err)
+	}
+	conn.SetReadLimit(maxServerMessageBytes)
+	return &wsTransport{conn: conn, writeTimeout: w.writeTimeout}, nil
+}
+
+// serve runs one connection: register, then answer the server until the
+// connection fails or the worker stops. registered reports whether the
+// server accepted the registration.
+func (w *Worker) serve() (registered bool, err error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-w.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	tr, err := w.dial(ctx)
+	if err != nil {
+		return false, err
+	}
+
+	in := make(chan *livekit.ServerMessage)
+	readErr := make(chan error, 1)
+	quit := make(chan struct{})
+	defer func() {
+		close(quit)
+		w.detach(tr)
+		tr.Close()
+	}()
+	go func() {
+		for {
+			m, err := tr.Read()
+			if err != nil {
+				readErr <- err
+				return
+			}
+			select {
+			case in <- m:
+			case <-quit:
+				return
+			}
+		}
+	}()
+
+	if err := tr.Write(w.registerMessage()); err != nil {
+		return false, fmt.Errorf("lkagent: send registration: %w", err)
+	}
+	regTimer := time.NewTimer(w.registerTimeout)
+	defer regTimer.Stop()
+	var reg *livekit.RegisterWorkerResponse
+	for reg == nil {
+		select {
+		case m := <-in:
+			reg = m.GetRegister()
+		case err := <-readErr:
+			return false, fmt.Errorf("lkagent: registration: %w", err)
+		case <-regTimer.C:
+			return false, fmt.Errorf("lkagent: no registration answer within %s", w.registerTimeout)
+		case <-w.stop:
+			return false, errStopping
+		}
+	}
+	w.attach(tr, reg.GetWorkerId())
+	if w.onRegister != nil {
+		w.onRegister(reg.GetWorkerId())
+	}
+	w.log.Info("lkagent: registered with LiveKit", "worker_id", reg.GetWorkerId(),
+		"server_version", reg.GetServerInfo().GetVersion(), "url", w.agentURL, "running_jobs", w.Active())
+	if err := tr.Write(w.statusMessage()); err != nil {
+		return true, fmt.Errorf("lkagent: send status: %w", err)
+	}
+
+	ping := time.NewTicker(w.pingInterval)
+	defer ping.Stop()
+	status := time.NewTicker(w.opts.StatusInterval)
+	defer status.Stop()
+	silence := w.pingInterval + w.pingTimeout
+	watchdog := time.NewTimer(silence)
+	defer watchdog.Stop()
+	for {
+		var out *livekit.WorkerMessage
+		select {
+		case m := <-in:
+			watchdog.Reset(silence)
+			out = w.handle(m)
+		case err := <-readErr:
+			return true, fmt.Errorf("lkagent: connection lost: %w", err)
+		case <-watchdog.C:
+			return true, fmt.Errorf("lkagent: no message from the server for %s", silence)
+		case <-ping.C:
+			out = &livekit.WorkerMessage{Message: &livekit.WorkerMessage_Ping{
+				Ping: &livekit.WorkerPing{Timestamp: time.Now().UnixMilli()},
+			}}
+		case <-status.C:
+			out = w.statusMessage()
+		case <-w.kick:
+			out = w.statusMessage()
+		case <-w.stop:
+			return true, errStopping
+		}
+		if out != nil {
+			if err := tr.Write(out); err != nil {
+				return true, fmt.Errorf("lkagent: send: %w", err)
+			}
+		}
+	}
+}
+
+// attach makes tr the connection job statuses go out on.
+func (w *Worker) attach(tr transport, workerID string) {
+	w.mu.Lock()
+	w.tr, w.workerID = tr, workerID
+	w.mu.Unlock()
+}
+
+// detach forgets tr and the slots reserved on it (the server that asked for
+// them is gone with the connection).
+func (w *Worker) detach(tr transport) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.tr == tr {
+		w.tr = nil
+	}
+	if len(w.reserved) > 0 {
+		for id, t := range w.reserved {
+			t.Stop()
+			delete(w.reserved, id)
+		}
+		w.notifyLocked()
+	}
+}
+
+// registerMessage registers a room-job worker under the agent name.
+func (w *Worker) registerMessage() *livekit.WorkerMessage {
+	return &livekit.WorkerMessage{Message: &livekit.WorkerMessage_Register{Register: &livekit.RegisterWorkerRequest{
+		Type:      livekit.JobType_JT_ROOM,
+		AgentName: w.agentName,
+		Version:   w.opts.Version,
+		AllowedPermissions: &livekit.ParticipantPermission{
+			CanSubscribe:      true,
+			CanPublish:        true,
+			CanPublishData:    true,
+			CanUpdateMetadata: true, // the agent sets its own attributes
+		},
+	}}}
+}
+
+// load is the worker's load in [0, 1].
+func (w *Worker) load() float32 {
+	var l float32
+	if w.opts.Load != nil {
+		l = w.opts.Load()
+	} else {
+		w.mu.Lock()
+		l = float32(len(w.jobs)+len(w.reserved)) / float32(w.opts.MaxSessions)
+		w.mu.Unlock()
+	}
+	return min(max(l, 0), 1)
+}
+
+// threshold is the load at which the worker declines jobs.
+func (w *Worker) threshold() float32 {
+	if w.opts.LoadThreshold > 0 {
+		return w.opts.LoadThreshold
+	}
+	return 1
+}
+
+// statusMessage reports load, job count and whether the worker is full.
+func (w *Worker) statusMessage() *livekit.WorkerMessage {
+	load := w.load()
+	w.mu.Lock()
+	n := len(w.jobs)
+	full := w.draining || n+len(w.reserved) >= w.opts.MaxSessions || load >= w.threshold()
+	w.mu.Unlock()
+	status := livekit.WorkerStatus_WS_AVAILABLE
+	if full {
+		status = livekit.WorkerStatus_WS_FULL
+	}
+	return &livekit.WorkerMessage{Message: &livekit.WorkerMessage_UpdateWorker{UpdateWorker: &livekit.UpdateWorkerStatus{
+		Status:   &status,
+		Load:     load,
+		JobCount: uint32(n),
+	}}}
+}
+
+// handle answers one server message; it returns the reply to send, if any.
+func (w *Worker) handle(m *livekit.ServerMessage) *livekit.WorkerMessage {
+	switch msg := m.GetMessage().(type) {
+	case *livekit.ServerMessage_Availability:
+		return w.answerAvailability(msg.Availability)
+	case *livekit.ServerMessage_Assignment:
+		w.startJob(msg.Assignment)
+	case *livekit.ServerMessage_Termination:
+		w.terminate(msg.Termination.GetJobId())
+	case *livekit.ServerMessage_Pong:
+		w.log.Debug("lkagent: pong", "rtt", time.Since(time.UnixMilli(msg.Pong.GetLastTimestamp())))
+	}
+	return nil
+}
+
+// answerAvailability accepts a job when a slot is free and the worker is not
+// draining; the slot is held until the assignment arrives.
+func (w *Worker) answerAvailability(req *livekit.AvailabilityRequest) *livekit.WorkerMessage {
+	job := req.GetJob()
+	id := job.GetId()
+	load := w.load()
+	w.mu.Lock()
+	_, running := w.jobs[id]
+	_, held := w.reserved[id]
+	reason := ""
+	switch {
+	case id == "":
+		reason = DeclineNoID
+	case job.GetType() != livekit.JobType_JT_ROOM:
+		reason = DeclineNotRoomJob
+	case job.GetAgentName() != w.agentName:
+		reason = DeclineOtherAgent
+	case w.draining:
+		reason = DeclineDraining
+	case running || held:
+		reason = DeclineDuplicate
+	case len(w.jobs)+len(w.reserved) >= w.opts.MaxSessions:
+		reason = DeclineAtCapacity
+	case load >= w.threshold():
+		reason = DeclineLoad
+	default:
+		w.reserved[id] = time.AfterFunc(w.reserveTimeout, func() { w.release(id) })
+	}
+	w.mu.Unlock()
+	if w.opts.OnAvailability != nil {
+		w.opts.OnAvailability(reason == "", reason)
+	}
+
+	resp := &livekit.AvailabilityResponse{JobId: id, Available: reason == ""}
+	log := w.log.With("job_id", id, "room", job.GetRoom().GetName())
+	if reason != "" {
+		log.Info("lkagent: declined job", "reason", reason, "load", load, "load_threshold", w.threshold())
+	} else {
+		log.Debug("lkagent: accepted job")
+		resp.ParticipantIdentity = agentIdentity(id)
+		resp.ParticipantName = w.agentName
+		// Frontends show the agent as starting up from the moment it joins.
+		resp.ParticipantAttributes = map[string]string{AttrAgentState: StateInitializing}
+		w.kickStatus()
+	}
+	return &livekit.WorkerMessage{Message: &livekit.WorkerMessage_Availability{Availability: resp}}
+}
+
+// agentIdentity is the agent participant's identity for a job.
+func agentIdentity(jobID string) string { return "agent-" + jobID }
+
+// release frees a slot whose assignment never came.
+func (w *Worker) release(id string) {
+	w.mu.Lock()
+	_, ok := w.reserved[id]
+	if ok {
+		delete(w.reserved, id)
+		w.notifyLocked()
+	}
+	w.mu.Unlock()
+	if ok {
+		w.log.Warn("lkagent: accepted job was never assigned; slot released", "job_id", id)
+		w.kickStatus()
+	}
+}
+
+// startJob runs the handler for an assigned job.
+func (w *Worker) startJob(a *livekit.JobAssignment) {
+	raw := a.GetJob()
+	id := raw.GetId()
+	log := w.log.With("job_id", id, "room", raw.GetRoom().GetName())
+	roomURL := w.roomURL
+	if a.Url != nil && a.GetUrl() != "" {
+		roomURL = a.GetUrl()
+	}
+	identity := raw.GetState().GetParticipantIdentity()
+	if identity == "" {
+		identity = agentIdentity(id)
+	}
+
+	w.mu.Lock()
+	if t, ok := w.reserved[id]; ok {
+		t.Stop()
+		delete(w.reserved, id)
+	}
+	if _, dup := w.jobs[id]; dup || id == "" {
+		w.mu.Unlock()
+		log.Warn("lkagent: ignoring duplicate or anonymous job assignment")
+		return
+	}
+	if w.closing {
+		w.mu.Unlock()
+		log.Warn("lkagent: job assigned while stopping; reporting it failed")
+		w.sendJobStatus(id, livekit.JobStatus_JS_FAILED, ErrWorkerStopped.Error())
+		return
+	}
+	ctx, cancel := context.WithCancelCause(w.jobsCtx)
+	run := &jobRun{w: w, id: id, assigned: time.Now(), cancel: cancel}
+	w.jobs[id] = run
+	w.wg.Add(1)
+	w.mu.Unlock()
+	w.kickStatus()
+
+	job := Job{
+		ID:                  id,
+		RoomName:            raw.GetRoom().GetName(),
+		Token:               a.GetToken(),
+		URL:                 roomURL,
+		ParticipantIdentity: identity,
+		Metadata:            raw.GetMetadata(),
+		AgentName:           raw.GetAgentName(),
+		Raw:                 raw,
+		run:                 run,
+	}
+	log.Info("lkagent: job started", "dispatch_id", raw.GetDispatchId(), "identity", identity)
+	w.sendJobStatus(id, livekit.JobStatus_JS_RUNNING, "")
+	go w.runJob(ctx, run, job, log)
+}
+
+// runJob calls the handler and reports how it ended.
+func (w *Worker) runJob(ctx context.Context, run *jobRun, job Job, log *slog.Logger) {
+	defer w.wg.Done()
+	start := time.Now()
+	err := w.callHandler(ctx, job, log)
+	run.cancel(context.Canceled)
+	run.report(err)
+
+	w.mu.Lock()
+	delete(w.jobs, run.id)
+	w.notifyLocked()
+	w.mu.Unlock()
+	w.kickStatus()
+	if err != nil {
+		log.Warn("lkagent: job failed", "err", err, "duration", time.Since(start))
+	} else {
+		log.Info("lkagent: job finished", "duration", time.Since(start))
+	}
+}
+
+// callHandler runs the handler, turning a panic into an error.
+func (w *Worker) callHandler(ctx context.Context, job Job, log *slog.Logger) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("lkagent: job handler panicked", "panic", r, "stack", string(debug.Stack()))
+			err = fmt.Errorf("lkagent: job handler panicked: %v", r)
+		}
+	}()
+	return w.handler.HandleJob(ctx, job)
+}
+
+// terminate cancels a job the server ended.
+func (w *Worker) terminate(id string) {
+	w.mu.Lock()
+	run := w.jobs[id]
+	w.mu.Unlock()
+	if run == nil {
+		return
+	}
+	w.log.Info("lkagent: server terminated job", "job_id", id)
+	run.cancel(ErrJobTerminated)
+}
+
+// report sends the job's final status once.
+func (r *jobRun) report(err error) {
+	if !r.reported.CompareAndSwap(false, true) {
+		return
+	}
+	// livekit-server records a job only after it has sent the assignment,
+	// and drops a status for a job it has not recorded yet; a job that ends
+	// at once therefore reports after a short grace.
+	if wait := r.w.minReportDelay - time.Since(r.assigned); wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-r.w.stop:
+		}
+		t.Stop()
+	}
+	if err == nil {
+		r.w.sendJobStatus(r.id, livekit.JobStatus_JS_SUCCESS, "")
+		return
+	}
+	text := err.Error()
+	if len(text) > maxJobErrorBytes {
+		text = strings.ToValidUTF8(text[:maxJobErrorBytes], "")
+	}
+	r.w.sendJobStatus(r.id, livekit.JobStatus_JS_FAILED, text)
+}
+
+// sendJobStatus reports a job's status on the current connection; while
+// disconnected the update is dropped (a reconnected server no longer knows
+// the job).
+func (w *Worker) sendJobStatus(id string, status livekit.JobStatus, errText string) {
+	w.mu.Lock()
+	tr := w.tr
+	w.mu.Unlock()
+	if tr == nil {
+		w.log.Debug("lkagent: not connected; job status dropped", "job_id", id, "status", status.String())
+		return
+	}
+	err := tr.Write(&livekit.WorkerMessage{Message: &livekit.WorkerMessage_UpdateJob{UpdateJob: &livekit.UpdateJobStatus{
+		JobId:  id,
+		Status: status,
+		Error:  errText,
+	}}})
+	if err != nil {
+		w.log.Debug("lkagent: job status not sent", "job_id", id, "status", status.String(), "err", err)
+	}
+}
+
+// wsTransport is a transport over a gorilla websocket.
+type wsTransport struct {
+	conn         *websocket.Conn
+	writeTimeout time.Duration
+	wmu          sync.Mutex
+	closeOnce    sync.Once
+}
+
+// Read returns the next server message (protobuf, or JSON if the server
+// chose text frames).
+func (t *wsTransport) Read() (*livekit.ServerMessage, error) {
+	for {
+		typ, data, err := t.conn.ReadMessage()
+		if err != nil {
+			return nil, err
+		}
+		msg := &livekit.ServerMessage{}
+		switch typ {
+		case websocket.BinaryMessage:
+			err = proto.Unmarshal(data, msg)
+		case websocket.TextMessage:
+			err = protojson.Unmarshal(data, msg)
+		default:
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("lkagent: decode server message: %w", err)
+		}
+		return msg, nil
+	}
+}
+
+// Write sends one message as a binary protobuf frame.
+func (t *wsTransport) Write(m *livekit.WorkerMessage) error {
+	data, err := proto.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("lkagent: encode message: %w", err)
+	}
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	_ = t.conn.SetWriteDeadline(time.Now().Add(t.writeTimeout))
+	return t.conn.WriteMessage(websocket.BinaryMessage, data)
+}
+
+// Close says goodbye with a close frame and closes the socket.
+func (t *wsTransport) Close() error {
+	var err error
+	t.closeOnce.Do(func() {
+		_ = t.conn.WriteControl(websocket.CloseMessage,
+			websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
+		err = t.conn.Close()
+	})
+	return err
 }
