@@ -151,6 +151,7 @@ const (
 	msgBadDispatch = "Sorry, this interview link is not valid, so the interview cannot start; please contact the recruiter."
 	msgLeaseHeld   = "This interview is already running in another window, so it cannot start here."
 	msgFinished    = "This interview has already ended, so it cannot start again; thank you."
+	msgRevoked     = "This interview link has been withdrawn, so the interview cannot start; please contact the recruiter if you think this is a mistake."
 	msgUnavailable = "Sorry, the interviewer cannot start this interview right now; please try again later or contact the recruiter."
 	msgKeysRefused = "Sorry, this interview cannot start because the service keys it was set up with were refused; please contact the recruiter."
 )
@@ -229,6 +230,8 @@ func (s *Sessions) open(ctx context.Context, job lkagent.Job, ttl time.Duration)
 		switch {
 		case errors.Is(err, interviews.ErrFinished):
 			return nil, nil, msgFinished, err
+		case errors.Is(err, interviews.ErrRevoked):
+			return nil, nil, msgRevoked, err
 		case errors.Is(err, interviews.ErrNotFound):
 			return nil, nil, msgBadDispatch, err
 		}
