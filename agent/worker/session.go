@@ -144,7 +144,10 @@ func positiveOr(d, def time.Duration) time.Duration {
 
 // DefaultLeaseTTL is how long an interview's lease lasts unless renewed
 // when Sessions.LeaseTTL is zero; a session renews it every third of that.
-const DefaultLeaseTTL = 30 * time.Second
+// It is how long a candidate whose worker died waits, at least, before a
+// new worker may resume the interview (see package rescue), so it is kept
+// short: two renewals may fail before a live session loses it.
+const DefaultLeaseTTL = 10 * time.Second
 
 // What the candidate is told when a job cannot run, in one sentence.
 const (
