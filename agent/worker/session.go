@@ -248,6 +248,27 @@ func (s *Sessions) open(ctx context.Context, job lkagent.Job, ttl time.Duration)
 	return rec, bp, "", nil
 }
 
+// Admit decides, before the worker accepts a job, whether it is worth
+// taking (lkagent.Options.Admit): a dispatch of an interview that is over,
+// and not resumable, is refused at once, so an old token of a completed
+// interview does not bring the interviewer back into a room on each
+// reconnect. Anything else is accepted, HandleJob telling the candidate
+// why a job cannot run (a withdrawn link, a store failing).
+func (s *Sessions) Admit(ctx context.Context, job lkagent.Job) error {
+	d, err := interviews.ParseDispatch(job.Metadata)
+	if err != nil || d.InterviewID == "" {
+		return nil
+	}
+	rec, err := s.Store.Get(ctx, d.InterviewID)
+	if err != nil {
+		return nil
+	}
+	if rec.Status.Finished() && !rec.Resumable() {
+		return fmt.Errorf("interview %s: %w (%s)", rec.ID, interviews.ErrFinished, rec.Status)
+	}
+	return nil
+}
+
 // HandleJob holds one spoken interview in the job's room. A job that
 // cannot run (bad metadata, the interview running elsewhere or over, the
 // store failing) is refused: the candidate is told why in one sentence and

@@ -25,8 +25,9 @@ const rescueAgentName = "viva-rescue-test"
 
 // startAgentProcess runs "viva agent" (this test binary standing in for
 // viva) as a separate process against lk, keeping records in data, and
-// returns once it has registered. The process is killed when the test ends.
-func startAgentProcess(t *testing.T, lk *lktest.Server, data, name string) *exec.Cmd {
+// returns once it has registered, with the path of its log. The process is
+// killed when the test ends.
+func startAgentProcess(t *testing.T, lk *lktest.Server, data, name string) (*exec.Cmd, string) {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -68,7 +69,7 @@ func startAgentProcess(t *testing.T, lk *lktest.Server, data, name string) *exec
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return cmd
+	return cmd, logf.Name()
 }
 
 // tailLines is the last n lines of s.
@@ -93,6 +94,48 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 	return time.Since(start)
 }
 
+// processRig is a livekit-server, a data directory the worker processes
+// share and the store on it, and one registered interview.
+type processRig struct {
+	lk    *lktest.Server
+	data  string
+	store *filestore.Store
+	rec   *interviews.Record
+}
+
+// startProcessRig starts livekit-server and registers an interview with
+// candidate name.
+func startProcessRig(t *testing.T, ctx context.Context, name string) *processRig {
+	t.Helper()
+	r := &processRig{lk: lktest.Start(t), data: t.TempDir()}
+	var err error
+	if r.store, err = filestore.Open(r.data); err != nil {
+		t.Fatal(err)
+	}
+	r.rec = &interviews.Record{Candidate: interviews.Candidate{Name: name, Role: "Backend engineer"}, Room: web.RoomName(name), Blueprint: stages.DefaultName}
+	if err := r.store.Create(ctx, r.rec); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// join brings the candidate into the interview's room with a token that
+// dispatches the interviewer, as the web app's does.
+func (r *processRig) join(t *testing.T, ctx context.Context) *candidatebot.Bot {
+	t.Helper()
+	meta, err := interviews.Dispatch{InterviewID: r.rec.ID}.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bot, err := candidatebot.Join(ctx, candidatebot.Options{URL: r.lk.URL,
+		Token: r.lk.Token(web.CandidateIdentity(r.rec.ID), r.rec.Room, lktest.WithAgentDispatch(rescueAgentName, meta))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(bot.Leave)
+	return bot
+}
+
 // TestCrashedWorkerCandidateServedAgain: a real "viva agent" process is
 // killed (SIGKILL) mid-interview while the candidate stays in the room,
 // and a new worker process is started at once. The watchdog the web app
@@ -104,30 +147,12 @@ func TestCrashedWorkerCandidateServedAgain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts livekit-server and two worker processes")
 	}
-	lk := lktest.Start(t)
-	data := t.TempDir()
-	store, err := filestore.Open(data)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
-	rec := &interviews.Record{Candidate: interviews.Candidate{Name: "Ada Lovelace", Role: "Backend engineer"}, Room: web.RoomName("Ada Lovelace"), Blueprint: stages.DefaultName}
-	if err := store.Create(ctx, rec); err != nil {
-		t.Fatal(err)
-	}
-	meta, err := interviews.Dispatch{InterviewID: rec.ID}.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := startAgentProcess(t, lk, data, "worker-1")
-
-	bot, err := candidatebot.Join(ctx, candidatebot.Options{URL: lk.URL,
-		Token: lk.Token(web.CandidateIdentity(rec.ID), rec.Room, lktest.WithAgentDispatch(rescueAgentName, meta))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bot.Leave()
+	r := startProcessRig(t, ctx, "Ada Lovelace")
+	lk, data, store, rec := r.lk, r.data, r.store, r.rec
+	first, _ := startAgentProcess(t, lk, data, "worker-1")
+	bot := r.join(t, ctx)
 	firstAgent, err := bot.WaitAgent(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -186,5 +211,41 @@ func TestCrashedWorkerCandidateServedAgain(t *testing.T) {
 	lease, held, err := store.Lease(ctx, rec.ID)
 	if err != nil || !held || !strings.Contains(lease.Owner, strings.TrimPrefix(bot.AgentIdentity(), "agent-")) {
 		t.Errorf("lease %+v (held %v, %v), want it held by the new interviewer's job", lease, held, err)
+	}
+}
+
+// TestOldTokenOfFinishedInterviewRefused: a candidate token of an
+// interview that is over dispatches the interviewer when it opens a room;
+// a real "viva agent" refuses the job before accepting it, so no
+// interviewer joins the room and the record stays as it was.
+func TestOldTokenOfFinishedInterviewRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts livekit-server and a worker process")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	r := startProcessRig(t, ctx, "Grace Hopper")
+	lk, store, rec := r.lk, r.store, r.rec
+	at := time.Now().UTC().Round(0)
+	rec.Start(at)
+	rec.Finish(interviews.StatusCompleted, interviews.EndedClosingDelivered, at)
+	if err := store.Save(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	_, logPath := startAgentProcess(t, lk, r.data, "worker")
+	workerLog := func() string { b, _ := os.ReadFile(logPath); return string(b) }
+	bot := r.join(t, ctx)
+	waitFor(t, "the worker to refuse the job", time.Minute, func() bool { return strings.Contains(workerLog(), "lkagent: refused job") })
+	// The server has the answer; the room is still open with no
+	// interviewer in it, and no job ran.
+	lk.WaitLog(t, 30*time.Second, "no worker available to handle job", rec.Room)
+	if id := bot.AgentIdentity(); id != "" {
+		t.Errorf("interviewer %s joined the room of an interview that is over", id)
+	}
+	if strings.Contains(workerLog(), "lkagent: job started") {
+		t.Errorf("the worker started a job for an interview that is over:\n%s", tailLines(workerLog(), 20))
+	}
+	if got, err := store.Get(ctx, rec.ID); err != nil || got.Status != interviews.StatusCompleted || len(got.Turns) != 0 {
+		t.Errorf("the record changed (%v): %+v", err, got)
 	}
 }
