@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/livekit/protocol/livekit"
+	"github.com/twitchtv/twirp"
 
 	"github.com/viva-interviews/viva/interviews"
 )
@@ -231,9 +232,12 @@ func (w *Watchdog) rescue(ctx context.Context, s interviews.Summary, now time.Ti
 		return false, nil
 	}
 	resp, err := w.Rooms.ListParticipants(ctx, &livekit.ListParticipantsRequest{Room: s.Room})
-	if err != nil {
+	if terr, ok := errors.AsType[twirp.Error](err); ok && terr.Code() == twirp.NotFound {
 		// The room is gone (the candidate left and it closed): nobody waits.
-		return false, nil //nolint:nilerr // a missing room is the common case
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("listing room %s (is LiveKit reachable with LIVEKIT_URL and the API key?): %w", s.Room, err)
 	}
 	// An interviewer still listed without the lease is dead: a live
 	// session renews its lease every few seconds and takes it before it

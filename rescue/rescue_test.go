@@ -2,14 +2,17 @@ package rescue_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/livekit/protocol/livekit"
+	"github.com/twitchtv/twirp"
 
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/filestore"
@@ -29,9 +32,12 @@ type fakeLiveKit struct {
 func (f *fakeLiveKit) ListParticipants(_ context.Context, req *livekit.ListParticipantsRequest) (*livekit.ListParticipantsResponse, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if req.Room == brokenRoom {
+		return nil, errors.New("dial tcp 127.0.0.1:7880: connection refused")
+	}
 	ps, ok := f.rooms[req.Room]
 	if !ok {
-		return nil, fmt.Errorf("twirp error not_found: requested room does not exist")
+		return nil, twirp.NotFoundError("requested room does not exist")
 	}
 	return &livekit.ListParticipantsResponse{Participants: ps}, nil
 }
@@ -57,6 +63,9 @@ func (f *fakeLiveKit) DeleteDispatch(_ context.Context, req *livekit.DeleteAgent
 	f.deleted = append(f.deleted, req.DispatchId)
 	return &livekit.AgentDispatch{Id: req.DispatchId}, nil
 }
+
+// brokenRoom is a room LiveKit cannot be asked about.
+const brokenRoom = "interview-broken"
 
 func candidateOf(id string) string { return "candidate-" + id }
 
@@ -220,7 +229,8 @@ func TestRunStops(t *testing.T) {
 // TestWatchdogScheduled: a worker that died before the interview started
 // leaves it scheduled; once its candidate, who opened the link, has waited
 // alone past the settling time the interviewer is dispatched again. An
-// interview whose link was never opened is not looked at.
+// interview whose link was never opened is not looked at; one whose room
+// LiveKit cannot be asked about is reported without stopping the others.
 func TestWatchdogScheduled(t *testing.T) {
 	store, err := filestore.Open(t.TempDir())
 	if err != nil {
@@ -231,7 +241,8 @@ func TestWatchdogScheduled(t *testing.T) {
 	ctx := t.Context()
 	opened := &interviews.Record{Candidate: interviews.Candidate{Name: "opened", Role: "Engineer"}, Room: "interview-opened", OpenedAt: &now}
 	unopened := &interviews.Record{Candidate: interviews.Candidate{Name: "unopened", Role: "Engineer"}, Room: "interview-unopened"}
-	for _, r := range []*interviews.Record{opened, unopened} {
+	broken := &interviews.Record{Candidate: interviews.Candidate{Name: "broken", Role: "Engineer"}, Room: brokenRoom, OpenedAt: &now}
+	for _, r := range []*interviews.Record{opened, unopened, broken} {
 		if err := store.Create(ctx, r); err != nil {
 			t.Fatal(err)
 		}
@@ -244,8 +255,8 @@ func TestWatchdogScheduled(t *testing.T) {
 		CandidateIdentity: candidateOf, Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler)}
 	for i, want := range [][]string{nil, nil, {opened.ID}} {
 		res, err := w.Check(ctx)
-		if err != nil || !slices.Equal(res.Dispatched, want) {
-			t.Fatalf("check %d: %+v, %v; want dispatched %v", i, res, err, want)
+		if err == nil || !strings.Contains(err.Error(), brokenRoom) || !slices.Equal(res.Dispatched, want) {
+			t.Fatalf("check %d: %+v, %v; want dispatched %v and an error naming %s", i, res, err, want, brokenRoom)
 		}
 		now = now.Add(rescue.DefaultSettle / 2)
 	}
