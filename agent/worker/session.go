@@ -200,6 +200,10 @@ func (s *Sessions) dropKeys(ctx context.Context, id string, log *slog.Logger) {
 	}
 }
 
+// errDuplicateJob means the job's interview already runs in the job's room:
+// the job leaves without joining, and without closing the room.
+var errDuplicateJob = errors.New("the interview already runs in this room")
+
 // rejectWait bounds how long a refused job waits for the candidate to be
 // in the room to hear why.
 const rejectWait = 15 * time.Second
@@ -220,6 +224,12 @@ func (s *Sessions) open(ctx context.Context, job lkagent.Job, ttl time.Duration)
 		// The lease comes first: the record is read only by its holder.
 		if _, err := s.Store.AcquireLease(ctx, d.InterviewID, owner, ttl); err != nil {
 			if errors.Is(err, interviews.ErrLeaseHeld) {
+				// A second dispatch into the room the interview runs in
+				// (the room's own and a rescue's, or two web apps'
+				// rescues) leaves it to the running session.
+				if rec, gerr := s.Store.Get(ctx, d.InterviewID); gerr == nil && rec.Room == job.RoomName {
+					return nil, nil, "", fmt.Errorf("%w: %w", errDuplicateJob, err)
+				}
 				return nil, nil, msgLeaseHeld, err
 			}
 			return nil, nil, msgUnavailable, err
@@ -288,6 +298,10 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 		ttl = DefaultLeaseTTL
 	}
 	rec, bp, msg, err := s.open(ctx, job, ttl)
+	if errors.Is(err, errDuplicateJob) {
+		log.Warn("leaving a second dispatch of an interview that runs in this room to its session", "err", err)
+		return nil
+	}
 	if err != nil {
 		log.Error("rejecting job: the interview cannot run here", "err", err, "told", msg)
 		s.reject(ctx, job, log, msg)
