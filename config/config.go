@@ -170,7 +170,7 @@ type Config struct {
 	// cannot bring their own keys. Secret.
 	SecretsKey string `env:"VIVA_SECRETS_KEY" yaml:"secrets_key" secret:"true" check:"secretkey" help:"key that seals per-interview provider keys (same value for web and agent); empty disables own keys" accept:"32 bytes as 64 hex characters or base64, for example from: openssl rand -hex 32" json:"-"`
 	// TokenTTL is the lifetime of a candidate's LiveKit token.
-	TokenTTL time.Duration `flag:"token-ttl" env:"VIVA_TOKEN_TTL" yaml:"token_ttl" check:"ge=1m,le=168h" help:"lifetime of a candidate's room token" accept:"a duration from 1m to 168h, such as 2h"`
+	TokenTTL time.Duration `flag:"token-ttl" env:"VIVA_TOKEN_TTL" yaml:"token_ttl" check:"ge=1m,le=168h" help:"lifetime of a candidate's room token" accept:"a duration from 1m to 168h, such as 10m"`
 	// LinkTTL is how long a candidate's interview link stays valid after
 	// registration unless the interview has started; the web app's
 	// default is the same seven days (interviews.DefaultLinkTTL).
@@ -232,8 +232,13 @@ const (
 	// and the web app's tokens dispatch to. Both must agree: a dispatch to
 	// another name finds no worker.
 	DefaultAgentName = "viva-interviewer"
-	// DefaultTokenTTL is the lifetime of a candidate's room token.
-	DefaultTokenTTL = 2 * time.Hour
+	// DefaultTokenTTL is the lifetime of a candidate's room token. LiveKit
+	// checks it only when the token joins (a connected participant's
+	// client is kept connected with tokens the server refreshes), and the
+	// room page mints a fresh one on every join and rejoin: so it only
+	// bounds how long a copied token, one minted before a revocation or
+	// the interview's end, can open the room.
+	DefaultTokenTTL = 10 * time.Minute
 	// DefaultBrandName is the name candidates see when the operator names
 	// no company.
 	DefaultBrandName = "viva"

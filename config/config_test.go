@@ -101,7 +101,7 @@ func TestDefaults(t *testing.T) {
 		"EndpointingMin": 200 * time.Millisecond, "EndpointingMax": 3 * time.Second,
 		"InterruptThreshold": 500 * time.Millisecond, "ThinkingPause": 2500 * time.Millisecond, "FalseInterruptionTimeout": 2 * time.Second,
 		"AwayAfter": 20 * time.Second, "HearingTimeout": 5 * time.Second, "Addr": "127.0.0.1:8080", "ReviewerToken": "", "UsersFile": "", "SecretsKey": "",
-		"TokenTTL": 2 * time.Hour, "LinkTTL": 168 * time.Hour, "PublicURL": "", "WebhookURLs": "", "WebhookSecret": "", "SMTPURL": "", "LogLevel": "info",
+		"TokenTTL": 10 * time.Minute, "LinkTTL": 168 * time.Hour, "PublicURL": "", "WebhookURLs": "", "WebhookSecret": "", "SMTPURL": "", "LogLevel": "info",
 		"BrandName": "viva", "BrandLogo": "", "ConsentText": "", "ConsentFile": "",
 	}
 	v := reflect.ValueOf(c).Elem()
@@ -260,7 +260,7 @@ func TestInvalidValues(t *testing.T) {
 		{"negative duration", nil, nil, "drain_timeout: -5s\n",
 			[]string{`FILE:1: drain_timeout: "-5s" must be at least 0s: use a duration such as 60s or 2m, or a number of seconds`}},
 		{"duration too short", nil, map[string]string{"VIVA_TOKEN_TTL": "30s"}, "",
-			[]string{`VIVA_TOKEN_TTL="30s" must be at least 1m: use a duration from 1m to 168h, such as 2h`}},
+			[]string{`VIVA_TOKEN_TTL="30s" must be at least 1m: use a duration from 1m to 168h, such as 10m`}},
 		{"duration zero", nil, map[string]string{"VIVA_INTERRUPT_THRESHOLD": "0"}, "",
 			[]string{`VIVA_INTERRUPT_THRESHOLD="0" must be above 0s: use a duration above 0 and at most 5s, such as 500ms`}},
 		// The listener reads a zero endpointing delay as its own default, so

@@ -165,9 +165,14 @@ type RecordSource interface {
 // run again.
 var ErrFinished = errors.New("the interview is already over")
 
+// ErrRevoked means a dispatched interview's link was withdrawn: a token
+// minted before the revocation gets no interview.
+var ErrRevoked = errors.New("the interview's link was withdrawn")
+
 // Open returns the record and blueprint of the interview d asks for, held
 // in room: the registered interview d.InterviewID, which must not have
-// finished unless its worker crashed (Record.Resumable: the caller resumes
+// been revoked (ErrRevoked) nor have finished (ErrFinished) unless its
+// worker crashed (Record.Resumable: the caller resumes
 // it; it is given room when it has none yet), or a new record for
 // d.Candidate created in store. blueprint returns an installed blueprint
 // by name (stages.Builtin when nil); it is given names from dispatch
@@ -184,6 +189,9 @@ func (d Dispatch) Open(ctx context.Context, store RecordSource, room string, blu
 		rec, err := store.Get(ctx, d.InterviewID)
 		if err != nil {
 			return nil, nil, fmt.Errorf("interviews: dispatched interview %q: %w", d.InterviewID, err)
+		}
+		if rec.RevokedAt != nil {
+			return nil, nil, fmt.Errorf("interviews: dispatched interview %s: %w", rec.ID, ErrRevoked)
 		}
 		if rec.Status.Finished() && !rec.Resumable() {
 			return nil, nil, fmt.Errorf("interviews: dispatched interview %s: %w (%s)", rec.ID, ErrFinished, rec.Status)

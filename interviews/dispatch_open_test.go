@@ -17,7 +17,9 @@ func TestDispatchOpen(t *testing.T) {
 	}
 	registered := &interviews.Record{Candidate: interviews.Candidate{Name: "Grace Hopper", Role: "Compiler engineer"}, Blueprint: "system-design"}
 	finished := &interviews.Record{Candidate: interviews.Candidate{Name: "Done", Role: "Engineer"}, Blueprint: stages.DefaultName}
-	for _, r := range []*interviews.Record{registered, finished} {
+	revoked := &interviews.Record{Candidate: interviews.Candidate{Name: "Withdrawn", Role: "Engineer"}, Blueprint: stages.DefaultName}
+	crashedRevoked := &interviews.Record{Candidate: interviews.Candidate{Name: "Crashed", Role: "Engineer"}, Blueprint: stages.DefaultName}
+	for _, r := range []*interviews.Record{registered, finished, revoked, crashedRevoked} {
 		if err := store.Create(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
@@ -26,6 +28,17 @@ func TestDispatchOpen(t *testing.T) {
 	finished.Finish(interviews.StatusCompleted, interviews.EndedClosingDelivered, finished.CreatedAt)
 	if err := store.Save(t.Context(), finished); err != nil {
 		t.Fatal(err)
+	}
+	revoked.Revoke("recruiter@example.com", revoked.CreatedAt)
+	// A resumable interview (its worker crashed) revoked meanwhile is not
+	// resumed either.
+	crashedRevoked.Start(crashedRevoked.CreatedAt)
+	crashedRevoked.Finish(interviews.StatusFailed, interviews.EndedWorkerCrashed, crashedRevoked.CreatedAt)
+	crashedRevoked.Revoke("recruiter@example.com", crashedRevoked.CreatedAt)
+	for _, r := range []*interviews.Record{revoked, crashedRevoked} {
+		if err := store.Save(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	t.Run("registered", func(t *testing.T) {
@@ -58,6 +71,8 @@ func TestDispatchOpen(t *testing.T) {
 	}{
 		{"unknown interview", interviews.Dispatch{InterviewID: "nosuchinterview"}, "no such interview"},
 		{"finished interview", interviews.Dispatch{InterviewID: finished.ID}, "already over (completed)"},
+		{"revoked interview", interviews.Dispatch{InterviewID: revoked.ID}, "link was withdrawn"},
+		{"revoked crashed interview", interviews.Dispatch{InterviewID: crashedRevoked.ID}, "link was withdrawn"},
 		{"unknown blueprint", interviews.Dispatch{Candidate: &interviews.Candidate{Name: "Ada", Role: "x"}, Blueprint: "nope"}, "no built-in blueprint"},
 		{"invalid", interviews.Dispatch{}, "names no interview"},
 	} {
@@ -74,5 +89,8 @@ func TestDispatchOpen(t *testing.T) {
 	}
 	if _, _, err := (interviews.Dispatch{InterviewID: "nosuchinterview"}).Open(t.Context(), store, "r", nil); !errors.Is(err, interviews.ErrNotFound) {
 		t.Errorf("unknown interview: %v, want it to wrap interviews.ErrNotFound", err)
+	}
+	if _, _, err := (interviews.Dispatch{InterviewID: revoked.ID}).Open(t.Context(), store, "r", nil); !errors.Is(err, interviews.ErrRevoked) {
+		t.Errorf("revoked interview: %v, want it to wrap interviews.ErrRevoked", err)
 	}
 }

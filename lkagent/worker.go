@@ -111,7 +111,13 @@ const (
 	// DeclineLoad: the worker's load is at or above
 	// Options.LoadThreshold.
 	DeclineLoad = "load_threshold"
+	// DeclineRefused: Options.Admit refused the job.
+	DeclineRefused = "refused"
 )
+
+// AdmitTimeout bounds Options.Admit: LiveKit waits about 10 s for an
+// availability answer.
+const AdmitTimeout = 5 * time.Second
 
 // Status is the worker's standing with the LiveKit server, for health
 // checks.
@@ -234,6 +240,14 @@ type Options struct {
 	// Decline constants). It is called from the connection's goroutine and
 	// must not block; metrics count dispatches with it.
 	OnAvailability func(accepted bool, reason string)
+	// Admit, when set, decides whether a job LiveKit offers is worth
+	// taking before the worker accepts it (and before any agent joins the
+	// room): a non-nil error declines it (DeclineRefused), so a dispatch
+	// that can only be refused costs no room join. It sees the job's ID,
+	// RoomName, Metadata, AgentName and Raw (no Token or URL yet), runs in
+	// a goroutine of its own with a context that ends after AdmitTimeout
+	// or when the worker stops, and may block until then.
+	Admit func(ctx context.Context, job Job) error
 	// StatusInterval is how often load is reported besides on every change.
 	// Default DefaultStatusInterval.
 	StatusInterval time.Duration
@@ -867,7 +881,53 @@ func (w *Worker) answerAvailability(req *livekit.AvailabilityRequest) *livekit.W
 	default:
 		w.reserved[id] = time.AfterFunc(w.reserveTimeout, func() { w.release(id) })
 	}
+	tr := w.tr
 	w.mu.Unlock()
+	if reason == "" && w.opts.Admit != nil {
+		// The slot is held while Admit decides; the answer goes out on
+		// the connection that asked.
+		go func() {
+			ctx, cancel := context.WithTimeout(w.jobsCtx, AdmitTimeout)
+			defer cancel()
+			offer := Job{ID: id, RoomName: job.GetRoom().GetName(), Metadata: job.GetMetadata(), AgentName: job.GetAgentName(), Raw: job}
+			reason := ""
+			if err := w.opts.Admit(ctx, offer); err != nil {
+				reason = DeclineRefused
+				w.log.Info("lkagent: refused job", "job_id", id, "room", offer.RoomName, "err", err)
+				_ = w.unreserve(id)
+			}
+			if tr == nil {
+				return
+			}
+			if err := tr.Write(w.availabilityAnswer(job, reason, load)); err != nil {
+				w.log.Debug("lkagent: availability answer not sent", "job_id", id, "err", err)
+			}
+		}()
+		return nil
+	}
+	return w.availabilityAnswer(job, reason, load)
+}
+
+// unreserve frees the slot held for job id and reports whether one was.
+func (w *Worker) unreserve(id string) bool {
+	w.mu.Lock()
+	t, ok := w.reserved[id]
+	if ok {
+		t.Stop()
+		delete(w.reserved, id)
+		w.notifyLocked()
+	}
+	w.mu.Unlock()
+	if ok {
+		w.kickStatus()
+	}
+	return ok
+}
+
+// availabilityAnswer answers LiveKit's offer of job: accepted when reason
+// is empty, else declined for reason.
+func (w *Worker) availabilityAnswer(job *livekit.Job, reason string, load float32) *livekit.WorkerMessage {
+	id := job.GetId()
 	if w.opts.OnAvailability != nil {
 		w.opts.OnAvailability(reason == "", reason)
 	}
@@ -892,16 +952,8 @@ func agentIdentity(jobID string) string { return "agent-" + jobID }
 
 // release frees a slot whose assignment never came.
 func (w *Worker) release(id string) {
-	w.mu.Lock()
-	_, ok := w.reserved[id]
-	if ok {
-		delete(w.reserved, id)
-		w.notifyLocked()
-	}
-	w.mu.Unlock()
-	if ok {
+	if w.unreserve(id) {
 		w.log.Warn("lkagent: accepted job was never assigned; slot released", "job_id", id)
-		w.kickStatus()
 	}
 }
 

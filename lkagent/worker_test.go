@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -879,4 +880,55 @@ func TestEndpoints(t *testing.T) {
 	if _, _, err := endpoints("wss://lk.example.com/livekit?x=1"); err == nil || !strings.Contains(err.Error(), "lkagent: LiveKit URL") {
 		t.Errorf("endpoints accepted a URL with a query: %v", err)
 	}
+}
+
+// TestAdmit: with Options.Admit, an offer is answered once Admit has
+// decided: accepted when it returns nil, declined (refused) when it returns
+// an error, and the refused job's slot is free again; Admit sees the room
+// and the dispatch metadata, and one that takes too long is given up on.
+func TestAdmit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var seen []Job
+		var reasons []string
+		r := runConnected(t, Options{AgentName: testAgentName, MaxSessions: 1,
+			OnAvailability: func(_ bool, reason string) { reasons = append(reasons, reason) },
+			Admit: func(ctx context.Context, job Job) error {
+				seen = append(seen, job)
+				switch job.RoomName {
+				case "over":
+					time.Sleep(time.Second) // reading the record
+					return errors.New("the interview is over")
+				case "slow":
+					<-ctx.Done()
+					return ctx.Err()
+				}
+				return nil
+			}})
+		start := time.Now()
+		askAvailability(r.c, roomJob("AJ_over", "over"))
+		if resp := r.c.availability(t); resp.Available || resp.JobId != "AJ_over" {
+			t.Fatalf("answer to a refused job = %v, want declined", resp)
+		}
+		if took := time.Since(start); took != time.Second {
+			t.Errorf("answered after %s, want once Admit decided (1s)", took)
+		}
+		start = time.Now()
+		askAvailability(r.c, roomJob("AJ_slow", "slow"))
+		if resp := r.c.availability(t); resp.Available {
+			t.Fatalf("answer to a job Admit never decided = %v, want declined", resp)
+		}
+		if took := time.Since(start); took != AdmitTimeout {
+			t.Errorf("gave up after %s, want %s", took, AdmitTimeout)
+		}
+		// The refused jobs' slots are free: the one slot takes this job.
+		assign(t, r.c, roomJob("AJ_ok", "ok"), nil)
+		r.h.next(t)
+		if len(seen) != 3 || seen[0].Metadata != `{"interview_id":"iv-AJ_over"}` || seen[0].ID != "AJ_over" || seen[0].Token != "" {
+			t.Errorf("Admit saw %+v", seen)
+		}
+		if want := []string{DeclineRefused, DeclineRefused, ""}; !slices.Equal(reasons, want) {
+			t.Errorf("OnAvailability reasons %q, want %q", reasons, want)
+		}
+		stopOK(t, r.stop)
+	})
 }

@@ -144,13 +144,17 @@ func positiveOr(d, def time.Duration) time.Duration {
 
 // DefaultLeaseTTL is how long an interview's lease lasts unless renewed
 // when Sessions.LeaseTTL is zero; a session renews it every third of that.
-const DefaultLeaseTTL = 30 * time.Second
+// It is how long a candidate whose worker died waits, at least, before a
+// new worker may resume the interview (see package rescue), so it is kept
+// short: two renewals may fail before a live session loses it.
+const DefaultLeaseTTL = 10 * time.Second
 
 // What the candidate is told when a job cannot run, in one sentence.
 const (
 	msgBadDispatch = "Sorry, this interview link is not valid, so the interview cannot start; please contact the recruiter."
 	msgLeaseHeld   = "This interview is already running in another window, so it cannot start here."
 	msgFinished    = "This interview has already ended, so it cannot start again; thank you."
+	msgRevoked     = "This interview link has been withdrawn, so the interview cannot start; please contact the recruiter if you think this is a mistake."
 	msgUnavailable = "Sorry, the interviewer cannot start this interview right now; please try again later or contact the recruiter."
 	msgKeysRefused = "Sorry, this interview cannot start because the service keys it was set up with were refused; please contact the recruiter."
 )
@@ -196,6 +200,10 @@ func (s *Sessions) dropKeys(ctx context.Context, id string, log *slog.Logger) {
 	}
 }
 
+// errDuplicateJob means the job's interview already runs in the job's room:
+// the job leaves without joining, and without closing the room.
+var errDuplicateJob = errors.New("the interview already runs in this room")
+
 // rejectWait bounds how long a refused job waits for the candidate to be
 // in the room to hear why.
 const rejectWait = 15 * time.Second
@@ -216,6 +224,12 @@ func (s *Sessions) open(ctx context.Context, job lkagent.Job, ttl time.Duration)
 		// The lease comes first: the record is read only by its holder.
 		if _, err := s.Store.AcquireLease(ctx, d.InterviewID, owner, ttl); err != nil {
 			if errors.Is(err, interviews.ErrLeaseHeld) {
+				// A second dispatch into the room the interview runs in
+				// (the room's own and a rescue's, or two web apps'
+				// rescues) leaves it to the running session.
+				if rec, gerr := s.Store.Get(ctx, d.InterviewID); gerr == nil && rec.Room == job.RoomName {
+					return nil, nil, "", fmt.Errorf("%w: %w", errDuplicateJob, err)
+				}
 				return nil, nil, msgLeaseHeld, err
 			}
 			return nil, nil, msgUnavailable, err
@@ -229,6 +243,8 @@ func (s *Sessions) open(ctx context.Context, job lkagent.Job, ttl time.Duration)
 		switch {
 		case errors.Is(err, interviews.ErrFinished):
 			return nil, nil, msgFinished, err
+		case errors.Is(err, interviews.ErrRevoked):
+			return nil, nil, msgRevoked, err
 		case errors.Is(err, interviews.ErrNotFound):
 			return nil, nil, msgBadDispatch, err
 		}
@@ -240,6 +256,27 @@ func (s *Sessions) open(ctx context.Context, job lkagent.Job, ttl time.Duration)
 		}
 	}
 	return rec, bp, "", nil
+}
+
+// Admit decides, before the worker accepts a job, whether it is worth
+// taking (lkagent.Options.Admit): a dispatch of an interview that is over,
+// and not resumable, is refused at once, so an old token of a completed
+// interview does not bring the interviewer back into a room on each
+// reconnect. Anything else is accepted, HandleJob telling the candidate
+// why a job cannot run (a withdrawn link, a store failing).
+func (s *Sessions) Admit(ctx context.Context, job lkagent.Job) error {
+	d, err := interviews.ParseDispatch(job.Metadata)
+	if err != nil || d.InterviewID == "" {
+		return nil
+	}
+	rec, err := s.Store.Get(ctx, d.InterviewID)
+	if err != nil {
+		return nil
+	}
+	if rec.Status.Finished() && !rec.Resumable() {
+		return fmt.Errorf("interview %s: %w (%s)", rec.ID, interviews.ErrFinished, rec.Status)
+	}
+	return nil
 }
 
 // HandleJob holds one spoken interview in the job's room. A job that
@@ -261,6 +298,10 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 		ttl = DefaultLeaseTTL
 	}
 	rec, bp, msg, err := s.open(ctx, job, ttl)
+	if errors.Is(err, errDuplicateJob) {
+		log.Warn("leaving a second dispatch of an interview that runs in this room to its session", "err", err)
+		return nil
+	}
 	if err != nil {
 		log.Error("rejecting job: the interview cannot run here", "err", err, "told", msg)
 		s.reject(ctx, job, log, msg)

@@ -143,7 +143,7 @@ func newWorker(ctx context.Context, cfg *config.Config, log *slog.Logger, m *met
 	}
 	w, err = lkagent.New(lkagent.Options{URL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
 		AgentName: cfg.AgentName, MaxSessions: cfg.MaxSessions, DrainTimeout: cfg.DrainTimeout, Logger: log, Version: version,
-		Load: meter.Load, LoadThreshold: float32(cfg.LoadThreshold), OnAvailability: m.Dispatch}, sessions)
+		Load: meter.Load, LoadThreshold: float32(cfg.LoadThreshold), OnAvailability: m.Dispatch, Admit: sessions.Admit}, sessions)
 	if err != nil {
 		return nil, err
 	}

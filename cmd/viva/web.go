@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	lksdk "github.com/livekit/server-sdk-go/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/viva-interviews/viva/agent/llm/openai"
@@ -25,6 +26,7 @@ import (
 	"github.com/viva-interviews/viva/interviews/privacy"
 	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/reports"
+	"github.com/viva-interviews/viva/rescue"
 	"github.com/viva-interviews/viva/web"
 	"github.com/viva-interviews/viva/webhooks"
 )
@@ -134,6 +136,12 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	expiry := &privacy.Sweeper{Eraser: &privacy.Eraser{Store: store, Recordings: recordings.At(cfg.ResolvedRecordingsDir())},
 		Retention: cfg.RecordRetention, Logger: log}
 	background.Go(func() { expiry.Run(bgCtx, privacy.DefaultSweepInterval) })
+	// Interviews whose worker died are swept while the app runs, and a
+	// candidate left waiting alone is sent an interviewer again.
+	watchdog := &rescue.Watchdog{Store: store, AgentName: cfg.AgentName, CandidateIdentity: web.CandidateIdentity, Logger: log,
+		Rooms:      lksdk.NewRoomServiceClient(httpURL(cfg.LiveKitURL), cfg.LiveKitAPIKey, cfg.LiveKitAPISecret),
+		Dispatcher: lksdk.NewAgentDispatchServiceClient(httpURL(cfg.LiveKitURL), cfg.LiveKitAPIKey, cfg.LiveKitAPISecret)}
+	background.Go(func() { watchdog.Run(bgCtx, rescue.DefaultInterval) })
 	if err := web.CheckResumeParser(ctx); err != nil {
 		return err
 	}
