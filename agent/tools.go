@@ -69,12 +69,45 @@ func (t tooling) transition(reason string) tool.Result {
 	tr, err := m.Advance(reason)
 	if err != nil {
 		var ge *fsm.GateError
+		if errors.As(err, &ge) && ge.QuestionsMet() && c.nothingLeft(m.Stage()) {
+			// Only the stage's minimum time holds it, and it has nothing
+			// left to ask: waiting would only keep the candidate in
+			// silence.
+			next, _ := c.nextStage()
+			tr, err = m.Force(next, reason+" (nothing left to ask)")
+			if err == nil {
+				return c.enteredResult(tr)
+			}
+		}
 		if errors.As(err, &ge) {
 			return tool.Result{Error: ge.Error(), Progress: c.progress(), Next: "stay in this stage: ask another question"}
 		}
 		return tool.Result{Error: err.Error(), Next: "continue the interview"}
 	}
 	return c.enteredResult(tr)
+}
+
+// nothingLeft reports whether stage has nothing left to ask: no
+// suggestion of the guide in a guided stage, and every question of its
+// bank asked.
+func (c *Conductor) nothingLeft(stage string) bool {
+	if c.bp.Guided(stage) && len(c.guide.candidates(stage)) > 0 {
+		return false
+	}
+	return !c.bankLeft(stage)
+}
+
+// bankLeft reports whether a question of stage's bank is still to ask.
+func (c *Conductor) bankLeft(stage string) bool {
+	st, _, ok := c.bp.Stage(stage)
+	if !ok {
+		return false
+	}
+	asked := map[string]bool{}
+	for _, q := range c.machine.Questions() {
+		asked[q.Context.Ref] = true
+	}
+	return slices.ContainsFunc(st.Questions, func(q stages.Question) bool { return !asked[q.ID] })
 }
 
 // enteredResult tells the model about the stage just entered.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,9 +97,11 @@ func TestTurnTaking(t *testing.T) {
 	if err := bot.WaitAgentSilence(ctx, 700*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	silentFrom := time.Now()
-	time.Sleep(25*time.Second - time.Since(silentFrom))
-	rec = h.record(t, ctx, room, current)
+	// The check-in comes after --away-after (20 s) of silence and is
+	// recorded once played; a loaded machine may take a few seconds more.
+	rec = h.record(t, ctx, room, func(r *interviews.Record) bool {
+		return slices.ContainsFunc(r.Turns, func(turn interviews.Turn) bool { return turn.Text == agent.CheckInText })
+	})
 	var candidate []string
 	checkIns := 0
 	for _, turn := range rec.Turns {
@@ -113,7 +116,7 @@ func TestTurnTaking(t *testing.T) {
 		t.Errorf("candidate turns %q, want %q", candidate, want)
 	}
 	if checkIns != 1 {
-		t.Errorf("%d check-ins after 25 s of silence, want 1", checkIns)
+		t.Errorf("%d check-ins after a silence, want 1", checkIns)
 	}
 	tt := rec.TurnTaking
 	if tt == nil || tt.BackchannelsIgnored < 1 || tt.FalseInterruptionsResumed < 1 || tt.Repeats != 1 || tt.CheckIns != 1 {

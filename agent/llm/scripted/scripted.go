@@ -46,6 +46,7 @@ type Interviewer struct {
 	refused   map[string]bool // question texts refused as repeats
 	lastAsked string          // text of the last question asked
 	calledOn  map[string]int  // times a stage with nothing left gave the candidate room
+	heldBack  map[string]bool // stages whose move on was refused
 	// usedTemplates and usedGeneric are the follow-ups' shapes used so far.
 	usedTemplates map[int]bool
 	usedGeneric   map[string]bool
@@ -53,7 +54,7 @@ type Interviewer struct {
 
 // New returns a scripted interviewer for the blueprint the machine runs.
 func New(view View, bp *stages.Blueprint, p stages.Profile) *Interviewer {
-	return &Interviewer{view: view, bp: bp, profile: p, ChunkWords: 3, refused: map[string]bool{}, calledOn: map[string]int{},
+	return &Interviewer{view: view, bp: bp, profile: p, ChunkWords: 3, refused: map[string]bool{}, calledOn: map[string]int{}, heldBack: map[string]bool{},
 		usedTemplates: map[int]bool{}, usedGeneric: map[string]bool{}}
 }
 
@@ -116,6 +117,9 @@ func (s *Interviewer) decide(req llm.Request) llm.Response {
 				}
 				return s.ask(req, stage, lastUser(msgs))
 			case stages.ToolTransitionStage, stages.ToolEndInterview:
+				if !r.OK {
+					s.heldBack[stage] = true
+				}
 				if r.OK && s.isFinal(r.Stage) {
 					return llm.Response{Text: s.closing(lastUser(msgs))}
 				}
@@ -209,7 +213,7 @@ func (s *Interviewer) hasSpokenQuestion() bool {
 // moves on.
 func (s *Interviewer) ask(req llm.Request, stage, lastAnswer string) llm.Response {
 	resp := s.pick(req, stage, lastAnswer)
-	if len(resp.ToolCalls) == 0 && resp.Text == "" && s.gateOpen() {
+	if len(resp.ToolCalls) == 0 && resp.Text == "" && !s.heldBack[stage] {
 		return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.TransitionStage{Reason: "nothing left to ask in this stage"})}}
 	}
 	if len(resp.ToolCalls) > 0 {
@@ -252,8 +256,8 @@ func (s *Interviewer) pick(req llm.Request, stage, lastAnswer string) llm.Respon
 	}
 	text := s.followUp(answers...)
 	if text == "" {
-		if s.gateOpen() {
-			return llm.Response{}
+		if !s.heldBack[stage] {
+			return llm.Response{} // ask moves on
 		}
 		// The stage still needs time, and every question of it has been
 		// asked: give the candidate room to add something, once; then
