@@ -55,6 +55,12 @@ type Options struct {
 	// Pace is the interview's clock and what is said while the model is
 	// slow.
 	Pace
+	// MaxModelCalls bounds the interviewer's model calls for the whole
+	// interview (default DefaultMaxModelCalls; negative: no bound), so a
+	// flood of input or a looping model cannot run up the bill: once they
+	// are spent the interviewer says BudgetLine and the interview ends
+	// (interviews.EndedModelBudget).
+	MaxModelCalls int
 	// Resume continues an interview a previous session started (its
 	// machine resumed with fsm.Machine.Resume): the conversation so far is
 	// read back from the record, and the loop opens with Resume instead of
@@ -75,6 +81,14 @@ type Pace struct {
 	// and deadlines); nil means time.Now.
 	Clock func() time.Time
 }
+
+// DefaultMaxModelCalls is Options.MaxModelCalls' default: a long interview
+// (30 answers, each a call or two, and the stage changes) stays far below.
+const DefaultMaxModelCalls = 200
+
+// BudgetLine is what the interviewer says when the interview's model calls
+// are spent.
+const BudgetLine = "We have reached the limit of what this interview can cover, so we will stop here. Thank you for your time; the hiring team will review the conversation and be in touch."
 
 // Defaults of Pace.
 const (
@@ -111,6 +125,8 @@ type Conductor struct {
 	filler      string
 	fillerAfter time.Duration
 	clock       func() time.Time
+	maxCalls    int
+	spent       atomic.Int64 // model calls made, prefetches included
 
 	preemptive bool
 	preMu      sync.Mutex
@@ -155,6 +171,7 @@ func New(opts Options) (*Conductor, error) {
 	if c.filler == "-" {
 		c.filler = ""
 	}
+	c.maxCalls = cmp.Or(opts.MaxModelCalls, DefaultMaxModelCalls)
 	if opts.Resume {
 		c.resuming = true
 		for _, t := range c.rec.Snapshot().Turns {
@@ -185,6 +202,19 @@ func (c *Conductor) Ended() <-chan struct{} { return c.ended }
 
 // EndedEarly reports whether the candidate asked to stop (end_interview).
 func (c *Conductor) EndedEarly() bool { return c.endedEarly.Load() }
+
+// spend takes one model call from the interview's budget; false when it
+// is spent.
+func (c *Conductor) spend() bool {
+	if c.maxCalls < 0 {
+		return true
+	}
+	if c.spent.Add(1) > int64(c.maxCalls) {
+		c.spent.Add(-1)
+		return false
+	}
+	return true
+}
 
 func (c *Conductor) now() time.Time {
 	if c.clock != nil {

@@ -607,3 +607,55 @@ func TestRejoinAfterAnAnswerGoesOn(t *testing.T) {
 		})
 	}
 }
+
+// TestModelBudgetClosesTheInterview: an interview makes at most
+// MaxModelCalls model calls; once they are spent the interviewer says so
+// in words and the interview ends as model_budget, with nothing lost.
+func TestModelBudgetClosesTheInterview(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var calls int
+		setup, _ := testSetup(t, 1, func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client {
+			s := scripted.New(m, bp, p)
+			return countingLLM{s, &calls}
+		})
+		setup.MaxModelCalls = 3
+		c, err := NewInterview(setup)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deliver(t, c.Greet(t.Context()))
+		var last string
+		for i := 0; i < 10; i++ {
+			select {
+			case <-c.Ended():
+			default:
+				last = deliver(t, c.Respond(t.Context(), CandidateTurn{Text: answers[i]}))
+				continue
+			}
+			break
+		}
+		select {
+		case <-c.Ended():
+		default:
+			t.Fatal("the interview did not end when its model calls were spent")
+		}
+		if calls > 3 || !strings.HasSuffix(last, BudgetLine) {
+			t.Errorf("%d model calls, last reply %q; want at most 3 and the budget said", calls, last)
+		}
+		rec := flushed(t, c)
+		if rec.EndedBy != interviews.EndedModelBudget || rec.Status != interviews.StatusCompleted || rec.CandidateTurns() == 0 {
+			t.Errorf("ended %s by %s with %d answers", rec.Status, rec.EndedBy, rec.CandidateTurns())
+		}
+	})
+}
+
+// countingLLM counts the calls that reach the model.
+type countingLLM struct {
+	llm.Client
+	n *int
+}
+
+func (c countingLLM) Complete(ctx context.Context, req llm.Request, onDelta func(string)) (llm.Response, error) {
+	*c.n++
+	return c.Client.Complete(ctx, req, onDelta)
+}

@@ -40,6 +40,9 @@ type Setup struct {
 	// Pace is the interview's clock and what is said while the model is
 	// slow.
 	Pace
+	// MaxModelCalls bounds the interviewer's model calls (see
+	// Options.MaxModelCalls).
+	MaxModelCalls int
 	// OnEvent, when set, also receives every state machine event, after the
 	// record has been updated (the voice session shows stage changes).
 	OnEvent func(fsm.Event)
@@ -104,5 +107,5 @@ func NewInterview(s Setup) (*Conductor, error) {
 	}
 	recorder.QuestionsFrom(m.Questions)
 	return New(Options{LLM: s.NewLLM(m, bp, profile), Machine: m, Recorder: recorder, Profile: profile, Logger: log, Resume: resume,
-		Template: s.Template, Analyzer: s.Analyzer, Preemptive: s.Preemptive, Pace: s.Pace})
+		Template: s.Template, Analyzer: s.Analyzer, Preemptive: s.Preemptive, Pace: s.Pace, MaxModelCalls: s.MaxModelCalls})
 }

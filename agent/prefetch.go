@@ -60,6 +60,10 @@ func (c *Conductor) Prefetch(ctx context.Context, text string) {
 		return // already on its way
 	}
 	c.dropPrefetchLocked()
+	if !c.spend() {
+		c.preMu.Unlock()
+		return // the reply itself says the budget is spent
+	}
 	msgs := append(c.promptFor("", false), llm.Message{Role: llm.RoleUser, Content: text})
 	req := llm.Request{Messages: msgs, Tools: c.offeredTools(), Suggestions: c.suggestions()}
 	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))

@@ -44,6 +44,9 @@ type Reply struct {
 	preempted  bool   // the first model call was generated before the turn ended
 	fallback   string // the engine that stood in for the model, if one did
 	calls      int    // model calls the turn made
+	// budgetSpent is true when the turn found the interview's model calls
+	// spent and said BudgetLine: its delivery ends the interview.
+	budgetSpent bool
 	filler     string // what was said while the model was slow, before the reply
 	startedAt  time.Time
 	err        error
@@ -156,8 +159,16 @@ func (r *Reply) Delivered(d Delivery) {
 				QuestionIDs: spokenIDs, Metrics: metrics, Fallback: r.fallback, Filler: filler})
 		})
 	}
-	// The interview ends by state: the closing utterance has been delivered.
 	m := c.machine
+	if r.budgetSpent {
+		if _, err := m.Force(stages.Done, "model budget"); err != nil {
+			c.log.Warn("ending the interview failed", "err", err)
+		}
+		c.log.Warn("the interview made every model call it may: closed", "max_model_calls", c.maxCalls)
+		c.Finish(interviews.StatusCompleted, interviews.EndedModelBudget)
+		return
+	}
+	// The interview ends by state: the closing utterance has been delivered.
 	if !d.Interrupted && text != "" && m.Stage() == c.lastStage() && r.err == nil && (r.fixed == "" || r.goOn) && c.closingDone(text) {
 		if _, err := m.Force(stages.Done, "closing delivered"); err != nil {
 			c.log.Warn("ending the interview failed", "err", err)
@@ -320,6 +331,15 @@ func (r *Reply) converse(ctx context.Context, out *strings.Builder, emit func(st
 			// is made again now.
 			resp, err = p.use(ctx, r.startedAt, emit)
 			r.preempted, called = err == nil, err == nil || ctx.Err() != nil
+		}
+		if !called && !c.spend() {
+			// The interview has made every model call it may: it closes.
+			r.budgetSpent = true
+			if t := out.String(); t != "" && !strings.HasSuffix(t, " ") {
+				emit(" ")
+			}
+			emit(BudgetLine)
+			break
 		}
 		if !called {
 			req := llm.Request{Messages: c.prompt(out.String()), Tools: tools, Suggestions: c.suggestions(),

@@ -53,6 +53,8 @@ func (e EndReason) InWords(candidate string) string {
 		return "the interviewer stopped unexpectedly"
 	case EndedCandidateUnresponsive:
 		return "no answer came after several check-ins"
+	case EndedModelBudget:
+		return "the interview reached its limit of model calls"
 	case "":
 		return "no reason was recorded"
 	}
@@ -70,7 +72,7 @@ func (e EndReason) InWords(candidate string) string {
 // the order of their declaration.
 var EndReasons = []EndReason{EndedClosingDelivered, EndedDeadline, EndedCandidateRequest, EndedCandidateLeft,
 	EndedCandidateNeverJoined, EndedWorkerStopped, EndedEndOfInput, EndedInterrupted, EndedWorkerCrashed,
-	EndedCandidateUnresponsive}
+	EndedCandidateUnresponsive, EndedModelBudget}
 
 // TurnsInOrder returns the turns in the order they were spoken: by start
 // time, ties kept in recorded order, and a turn without a time kept after

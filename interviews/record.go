@@ -113,6 +113,9 @@ const (
 	// EndedCandidateUnresponsive: the candidate stayed silent through two
 	// check-ins and the offer to stop, and the interviewer closed politely.
 	EndedCandidateUnresponsive EndReason = "candidate_unresponsive"
+	// EndedModelBudget: the interview used every model call it may make
+	// (a flood of input, a model looping), and the interviewer closed.
+	EndedModelBudget EndReason = "model_budget"
 )
 
 // providerErrorPrefix starts every EndedByProviderError reason.
@@ -134,7 +137,7 @@ func (e EndReason) Valid() bool {
 	switch e {
 	case EndedClosingDelivered, EndedDeadline, EndedCandidateRequest, EndedCandidateLeft,
 		EndedCandidateNeverJoined, EndedWorkerStopped, EndedEndOfInput, EndedInterrupted, EndedWorkerCrashed,
-		EndedCandidateUnresponsive:
+		EndedCandidateUnresponsive, EndedModelBudget:
 		return true
 	}
 	return e.ProviderError() && len(e) > len(providerErrorPrefix)

@@ -253,6 +253,8 @@ type Summary struct {
 	RevokedAt    *time.Time `json:"revoked_at,omitempty"`
 	ReissuedAs   string     `json:"reissued_as,omitempty"`
 	ReissuedFrom string     `json:"reissued_from,omitempty"`
+	// CreatedBy is who registered the interview (Record.CreatedBy).
+	CreatedBy string `json:"created_by,omitempty"`
 	// Revision changes whenever the stored record changes (a file's size
 	// and time, a database row's version), so a poller can skip records it
 	// has seen. Opaque; not sent to clients.
@@ -267,7 +269,7 @@ func Summarize(r *Record) Summary {
 		Status: r.Status, FinalStage: r.FinalStage, CreatedAt: r.CreatedAt,
 		StartedAt: r.StartedAt, EndedAt: r.EndedAt, Turns: len(r.Turns),
 		EndedBy: r.EndedBy, ExpiresAt: r.ExpiresAt, OpenedAt: r.OpenedAt, RevokedAt: r.RevokedAt,
-		ReissuedAs: r.ReissuedAs, ReissuedFrom: r.ReissuedFrom,
+		ReissuedAs: r.ReissuedAs, ReissuedFrom: r.ReissuedFrom, CreatedBy: r.CreatedBy,
 	}
 	if rep := r.Report; rep != nil && rep.Status == ReportReady && len(rep.Topics) == 0 {
 		v := rep.OverallScore

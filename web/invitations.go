@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/viva-interviews/viva/accounts"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -128,32 +129,36 @@ func (s *Server) handleInvitations(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := s.now()
+	p, _ := principalOf(r.Context())
 	var rows []invitationRow
 	for _, sum := range all {
+		if !p.manages(sum.CreatedBy) {
+			continue // another recruiter's invitation
+		}
 		if state == "" || sum.Invitation(now) == state {
 			rows = append(rows, newInvitationRow(sum, now))
 		}
 	}
-	p := invitationsPage{
+	page := invitationsPage{
 		view:  view{Title: "Invitations", SignedIn: true},
 		State: string(state), Total: len(rows),
 		Back: invitationsURL(string(state), pageNo),
 	}
-	p.States = append(p.States, statusOption{Value: "", Label: "Any state", Selected: state == ""})
+	page.States = append(page.States, statusOption{Value: "", Label: "Any state", Selected: state == ""})
 	for _, st := range interviews.InvitationStates {
-		p.States = append(p.States, statusOption{Value: string(st), Label: invitationLabel(st), Selected: st == state})
+		page.States = append(page.States, statusOption{Value: string(st), Label: invitationLabel(st), Selected: st == state})
 	}
 	if from := (pageNo - 1) * reviewPageSize; from < len(rows) {
-		p.Items = rows[from:min(from+reviewPageSize, len(rows))]
-		p.First, p.Last = from+1, from+len(p.Items)
+		page.Items = rows[from:min(from+reviewPageSize, len(rows))]
+		page.First, page.Last = from+1, from+len(page.Items)
 	}
 	if pageNo > 1 {
-		p.PrevURL = invitationsURL(string(state), pageNo-1)
+		page.PrevURL = invitationsURL(string(state), pageNo-1)
 	}
 	if pageNo*reviewPageSize < len(rows) {
-		p.NextURL = invitationsURL(string(state), pageNo+1)
+		page.NextURL = invitationsURL(string(state), pageNo+1)
 	}
-	s.render(w, r, http.StatusOK, "invitations.html", p)
+	s.render(w, r, http.StatusOK, "invitations.html", page)
 }
 
 // handleInvitation shows one invitation: the link to send the candidate,
@@ -161,7 +166,7 @@ func (s *Server) handleInvitations(w http.ResponseWriter, r *http.Request) {
 // the form redirects here.
 func (s *Server) handleInvitation(w http.ResponseWriter, r *http.Request) {
 	rec := s.readRecord(w, r, r.PathValue("id"), false)
-	if rec == nil {
+	if rec == nil || !s.owns(w, r, rec.CreatedBy) {
 		return
 	}
 	join := s.joinURL(r, rec.ID)
@@ -195,6 +200,9 @@ func backTo(r *http.Request, id string) string {
 // list or page): the room page then refuses it with the reason.
 func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	if !s.ownsInterview(w, r, id) {
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxSmallBody)
 	_ = r.ParseForm() // only the optional "back" field is read
 	who := reviewerOf(r)
@@ -210,6 +218,9 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 // and answers with the new invitation's page.
 func (s *Server) handleReissue(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	if !s.ownsInterview(w, r, id) {
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxSmallBody)
 	_ = r.ParseForm()
 	who := reviewerOf(r)
@@ -255,4 +266,28 @@ func (s *Server) joinRefusal(rec *interviews.Record) string {
 	}
 	msg := err.Error()
 	return strings.ToUpper(msg[:1]) + msg[1:] + "."
+}
+
+// manages reports whether p may see and act on an invitation created by
+// createdBy: a recruiter only on their own, admins on every one.
+func (p principal) manages(createdBy string) bool {
+	return p.Role != accounts.RoleRecruiter || strings.EqualFold(p.Email, createdBy)
+}
+
+// owns answers 404, as for an unknown interview, when the request's user
+// may not manage an invitation created by createdBy, and reports whether
+// they may.
+func (s *Server) owns(w http.ResponseWriter, r *http.Request, createdBy string) bool {
+	if p, _ := principalOf(r.Context()); p.manages(createdBy) {
+		return true
+	}
+	s.noInterview(w, r, false)
+	return false
+}
+
+// ownsInterview is owns for the interview id; it answers an unknown one
+// with 404 too.
+func (s *Server) ownsInterview(w http.ResponseWriter, r *http.Request, id string) bool {
+	rec := s.readRecord(w, r, id, false)
+	return rec != nil && s.owns(w, r, rec.CreatedBy)
 }

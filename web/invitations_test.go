@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/csv"
+	"github.com/viva-interviews/viva/accounts"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -264,7 +265,7 @@ func TestInvitationsList(t *testing.T) {
 		ts.clock.Advance(time.Minute)
 		now := ts.clock.Now()
 		exp := now.Add(interviews.DefaultLinkTTL)
-		r := &interviews.Record{Candidate: interviews.Candidate{Name: name, Role: "Engineer"}, Blueprint: "default", CreatedAt: now, ExpiresAt: &exp}
+		r := &interviews.Record{Candidate: interviews.Candidate{Name: name, Role: "Engineer"}, Blueprint: "default", CreatedAt: now, ExpiresAt: &exp, CreatedBy: testRecruiter}
 		if edit != nil {
 			edit(r)
 		}
@@ -362,5 +363,55 @@ func TestReviewCSV(t *testing.T) {
 	}
 	if rec := ts.get("/review.csv"); rec.Code == http.StatusOK {
 		t.Error("the export is served without signing in")
+	}
+}
+
+// TestRecruitersManageTheirOwnInvitations: a recruiter lists, reads,
+// withdraws and re-issues only the invitations they sent; another
+// recruiter's answer 404 as unknown ones do, and admins see and act on
+// every one.
+func TestRecruitersManageTheirOwnInvitations(t *testing.T) {
+	ts := newTestServer(t)
+	const other = "other-recruiter@example.com"
+	if _, err := ts.users.AddUser(t.Context(), other, accounts.RoleRecruiter, testUserPassword); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := ts.users.CreateToken(t.Context(), other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.tokens[other] = tok
+	mine := registerForm(t, ts) // sent by testRecruiter
+	as := func(email, method, path string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, path, strings.NewReader(url.Values{}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Accept", "text/html")
+		ts.authorize(req, email)
+		return ts.do(req)
+	}
+	if body := as(other, http.MethodGet, invitationsPath).Body.String(); strings.Contains(body, invitationPath(mine)) {
+		t.Error("another recruiter lists the invitation")
+	}
+	for _, path := range []string{invitationPath(mine)} {
+		if rec := as(other, http.MethodGet, path); rec.Code != http.StatusNotFound {
+			t.Errorf("another recruiter reads %s: %d, want 404", path, rec.Code)
+		}
+	}
+	for _, action := range []string{"/revoke", "/reissue"} {
+		if rec := as(other, http.MethodPost, invitationPath(mine)+action); rec.Code != http.StatusNotFound {
+			t.Errorf("another recruiter posts %s: %d, want 404", action, rec.Code)
+		}
+	}
+	if rec, _ := ts.store.Get(t.Context(), mine); rec.RevokedAt != nil || rec.ReissuedAs != "" {
+		t.Fatalf("another recruiter changed the invitation: %+v", rec)
+	}
+	if body := as(testRecruiter, http.MethodGet, invitationsPath).Body.String(); !strings.Contains(body, invitationPath(mine)) {
+		t.Error("the recruiter does not list their own invitation")
+	}
+	if body := as(testAdmin, http.MethodGet, invitationsPath).Body.String(); !strings.Contains(body, invitationPath(mine)) {
+		t.Error("an admin does not list the invitation")
+	}
+	if rec := as(testAdmin, http.MethodPost, invitationPath(mine)+"/revoke"); rec.Code != http.StatusSeeOther {
+		t.Errorf("an admin withdraws it: %d", rec.Code)
 	}
 }

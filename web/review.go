@@ -218,17 +218,23 @@ func (s *Server) readRecord(w http.ResponseWriter, r *http.Request, id string, a
 		return rec
 	}
 	if errors.Is(err, interviews.ErrNotFound) {
-		const msg = "There is no interview with this id. Go back to the list of interviews."
-		if asJSON {
-			s.writeJSON(w, http.StatusNotFound, apiError{Error: msg})
-		} else {
-			s.render(w, r, http.StatusNotFound, "message.html", messagePage{view: view{Title: "Interview not found", SignedIn: true}, Message: msg})
-		}
+		s.noInterview(w, r, asJSON)
 		return nil
 	}
 	s.log.Error("web: reading an interview", "interview_id", id, "err", err)
 	s.serverError(w, r)
 	return nil
+}
+
+// noInterview answers 404 for an interview there is none of (or the user
+// may not see), as JSON when asJSON.
+func (s *Server) noInterview(w http.ResponseWriter, r *http.Request, asJSON bool) {
+	const msg = "There is no interview with this id. Go back to the list of interviews."
+	if asJSON {
+		s.writeJSON(w, http.StatusNotFound, apiError{Error: msg})
+		return
+	}
+	s.render(w, r, http.StatusNotFound, "message.html", messagePage{view: view{Title: "Interview not found", SignedIn: true}, Message: msg})
 }
 
 // handleAPIGet answers GET /api/interviews/{id} with the public record:
