@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"github.com/viva-interviews/viva/internal/utf8cut"
 	"slices"
 	"strings"
 
@@ -88,7 +89,7 @@ func (c *Conductor) promptFor(spoken string, takeAck bool) []llm.Message {
 		var brief string
 		c.rec.View(func(r *interviews.Record) { brief = strings.TrimSpace(r.Brief) })
 		if brief != "" {
-			fmt.Fprintf(&sys, "\nWhat this hand-over is about (the brief you were given):\n%s\n", clipRunes(brief, maxBriefPrompt))
+			fmt.Fprintf(&sys, "\nWhat this hand-over is about (the brief you were given):\n%s\n", utf8cut.Truncate(brief, maxBriefPrompt))
 		}
 	}
 	c.mu.Lock()
@@ -112,17 +113,8 @@ func (c *Conductor) promptFor(spoken string, takeAck bool) []llm.Message {
 }
 
 // maxBriefPrompt bounds the brief shown to a knowledge capture's
-// interviewer, in characters.
+// interviewer, in bytes (cut on a character boundary).
 const maxBriefPrompt = 2000
-
-// clipRunes cuts s to n runes, marking the cut.
-func clipRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}
 
 // earlierQuestions are the questions said in the dropped part of the
 // history (what the candidate heard), so the model does not ask them

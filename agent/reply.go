@@ -43,13 +43,12 @@ type Reply struct {
 	firstToken time.Duration
 	preempted  bool   // the first model call was generated before the turn ended
 	fallback   string // the engine that stood in for the model, if one did
-	calls      int    // model calls the turn made
 	// budgetSpent is true when the turn found the interview's model calls
 	// spent and said BudgetLine: its delivery ends the interview.
 	budgetSpent bool
-	filler     string // what was said while the model was slow, before the reply
-	startedAt  time.Time
-	err        error
+	filler      string // what was said while the model was slow, before the reply
+	startedAt   time.Time
+	err         error
 
 	delivered atomic.Bool
 }
@@ -348,7 +347,6 @@ func (r *Reply) converse(ctx context.Context, out *strings.Builder, emit func(st
 				TextDone: func() { emit(" ") }}
 			resp, err = c.llm.Complete(ctx, req, emit)
 		}
-		r.calls++
 		if round == 0 {
 			r.firstToken = resp.FirstToken
 		}
