@@ -122,7 +122,7 @@ func (g *guide) prepare(ctx context.Context) (read func()) {
 				if err != nil {
 					g.log.Warn("reading the résumé and job description for skills failed", "err", err)
 				} else {
-					_ = g.rec.Update(func(r *interviews.Record) { r.Skills = skills; r.Gaps = gapsOf(skills) })
+					_ = g.rec.Update(func(r *interviews.Record) { foldDocumentSkills(r, skills) })
 				}
 			}
 			if needBacklog {
@@ -140,6 +140,32 @@ func (g *guide) prepare(ctx context.Context) (read func()) {
 			}
 		})
 	}
+}
+
+// foldDocumentSkills adds the skills read from the résumé and job
+// description to what the answers found meanwhile (the reading runs beside
+// the interview): a skill both name keeps the answers' findings and gains
+// the documents' sources and values; its gaps are those still unknown, and
+// a skill the candidate said they lack gets none.
+func foldDocumentSkills(r *interviews.Record, skills []interviews.Skill) {
+	for _, s := range skills {
+		have := skillByName(r, s.Name)
+		if have == nil {
+			r.Skills = append(r.Skills, s)
+			continue
+		}
+		for _, src := range s.Sources {
+			if !slices.Contains(have.Sources, src) {
+				have.Sources = append(have.Sources, src)
+			}
+		}
+		for _, attr := range stages.SkillAttributes {
+			if have.Attribute(attr) == "" && s.Attribute(attr) != "" {
+				have.SetAttribute(attr, s.Attribute(attr))
+			}
+		}
+	}
+	r.Gaps = gapsOf(slices.DeleteFunc(slices.Clone(r.Skills), func(s interviews.Skill) bool { return s.Absent }))
 }
 
 // gapsOf lists the unknown attributes of the skills worth probing: the
