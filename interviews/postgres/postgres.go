@@ -78,7 +78,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, s.connectError(err)
 	}
-	if err := s.migrate(ctx); err != nil {
+	if err := s.Migrate(ctx, "schema_migrations", migrations); err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -119,6 +119,10 @@ func (s *Store) Locate(id string) string { return "postgres: " + id }
 // Where names the database, its host and user, without a password.
 func (s *Store) Where() string { return s.where }
 
+// Pool returns the store's connections, for another part of viva keeping
+// its tables in the same database (accounts/postgres).
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
 // opContext bounds one operation of the caller's ctx by OpTimeout.
 func opContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, OpTimeout)
@@ -138,10 +142,10 @@ type migration struct {
 	sql     string
 }
 
-// loadMigrations returns the embedded migrations in order; a file is
-// named NNNN_what.sql.
-func loadMigrations() ([]migration, error) {
-	names, err := fs.Glob(migrations, "migrations/*.sql")
+// loadMigrations returns the migrations in fsys's directory migrations in
+// order; a file is named NNNN_what.sql.
+func loadMigrations(fsys fs.FS) ([]migration, error) {
+	names, err := fs.Glob(fsys, "migrations/*.sql")
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +157,7 @@ func loadMigrations() ([]migration, error) {
 		if !ok || err != nil || v <= 0 {
 			return nil, fmt.Errorf("migration %s is not named NNNN_what.sql", base)
 		}
-		data, err := migrations.ReadFile(name)
+		data, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return nil, err
 		}
@@ -163,11 +167,15 @@ func loadMigrations() ([]migration, error) {
 	return out, nil
 }
 
-// migrate applies the migrations the database lacks, each in its own
-// transaction recorded in schema_migrations, holding an advisory lock so
-// that processes starting at once apply each migration once.
-func (s *Store) migrate(ctx context.Context) error {
-	all, err := loadMigrations()
+// Migrate applies the migrations in fsys's directory migrations
+// (NNNN_what.sql) that the database lacks, each in its own transaction
+// recorded in the table named table, holding an advisory lock so that
+// processes starting at once apply each migration once. The interview
+// store's own are recorded in schema_migrations; another part of viva
+// keeping its tables in the same database (accounts/postgres) passes its
+// own table, so each numbers its migrations alone.
+func (s *Store) Migrate(ctx context.Context, table string, fsys fs.FS) error {
+	all, err := loadMigrations(fsys)
 	if err != nil {
 		return fmt.Errorf("postgres: reading migrations: %w", err)
 	}
@@ -182,17 +190,18 @@ func (s *Store) migrate(ctx context.Context) error {
 	defer func() {
 		_, _ = conn.Exec(context.Background(), "SELECT pg_advisory_unlock($1)", migrationLock)
 	}()
-	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	ident := pgx.Identifier{table}.Sanitize()
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+ident+` (
 		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-		return s.writeError("creating schema_migrations", err)
+		return s.writeError("creating "+table, err)
 	}
-	rows, err := conn.Query(ctx, "SELECT version FROM schema_migrations")
+	rows, err := conn.Query(ctx, "SELECT version FROM "+ident)
 	if err != nil {
-		return fmt.Errorf("postgres: reading schema_migrations: %w", err)
+		return fmt.Errorf("postgres: reading %s: %w", table, err)
 	}
 	applied, err := pgx.CollectRows(rows, pgx.RowTo[int32])
 	if err != nil {
-		return fmt.Errorf("postgres: reading schema_migrations: %w", err)
+		return fmt.Errorf("postgres: reading %s: %w", table, err)
 	}
 	if len(all) > 0 && len(applied) > 0 && int(slices.Max(applied)) > all[len(all)-1].version {
 		return fmt.Errorf("postgres: %s has schema version %d, newer than this viva knows (%d): upgrade viva", s.where, slices.Max(applied), all[len(all)-1].version)
@@ -205,7 +214,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			if _, err := tx.Exec(ctx, m.sql); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name)
+			_, err := tx.Exec(ctx, "INSERT INTO "+ident+" (version, name) VALUES ($1, $2)", m.version, m.name)
 			return err
 		})
 		if err != nil {

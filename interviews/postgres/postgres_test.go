@@ -61,7 +61,7 @@ func TestMigrationsOnceWhenStartedTogether(t *testing.T) {
 	}
 	wg.Wait()
 	s := open(t, dbURL)
-	all, err := loadMigrations()
+	all, err := loadMigrations(migrations)
 	if err != nil {
 		t.Fatal(err)
 	}
