@@ -164,6 +164,11 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 		out = append(out, migration{version: v, name: base, sql: string(data)})
 	}
 	slices.SortFunc(out, func(a, b migration) int { return a.version - b.version })
+	for i := 1; i < len(out); i++ {
+		if out[i].version == out[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s share the number %d: renumber the newer one", out[i-1].name, out[i].name, out[i].version)
+		}
+	}
 	return out, nil
 }
 
@@ -380,69 +385,69 @@ func (s *Store) List(ctx context.Context, opts interviews.ListOptions) (intervie
 	if err != nil {
 		return interviews.ListPage{}, err
 	}
-	var where []string
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	if opts.Status != "" {
-		where = append(where, "status = "+arg(string(opts.Status)))
-	}
-	if opts.Role != "" {
-		where = append(where, "role_lower LIKE "+arg(contains(opts.Role)))
-	}
-	if opts.Query != "" {
-		where = append(where, "name_lower LIKE "+arg(contains(opts.Query)))
-	}
-	if opts.Email != "" {
-		where = append(where, "lower(btrim(summary->'candidate'->>'email')) = "+arg(interviews.NormalizeEmail(opts.Email)))
-	}
-	if !opts.CreatedBefore.IsZero() {
-		where = append(where, "created_ns < "+arg(orderNS(opts.CreatedBefore)))
-	}
-	cond := ""
-	if len(where) > 0 {
-		cond = " WHERE " + strings.Join(where, " AND ")
-	}
-	order := "created_ns DESC, id"
-	switch opts.Sort {
-	case interviews.SortScore:
-		order = "score DESC NULLS LAST, " + order
-	case interviews.SortDecision:
-		order = "decision_rank, " + order
-	}
+	q := listQuery(opts.ResolveAt(s.clock()))
 	ctx, cancel := opContext(ctx)
 	defer cancel()
 	page := interviews.ListPage{Items: []interviews.Summary{}}
-	if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM interviews"+cond, args...).Scan(&page.Total); err != nil {
+	if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM interviews"+q.where, q.args...).Scan(&page.Total); err != nil {
 		return interviews.ListPage{}, s.readError("list", err)
 	}
-	q := "SELECT summary, version FROM interviews" + cond + " ORDER BY " + order +
-		" LIMIT " + arg(limit) + " OFFSET " + arg(opts.Offset)
-	rows, err := s.pool.Query(ctx, q, args...)
+	sql := "SELECT summary, version FROM interviews" + q.where + " ORDER BY " + q.order +
+		" LIMIT " + q.arg(limit) + " OFFSET " + q.arg(opts.Offset)
+	err = s.scanSummaries(ctx, sql, q.args, func(sum interviews.Summary) error {
+		page.Items = append(page.Items, sum)
+		return nil
+	})
 	if err != nil {
-		return interviews.ListPage{}, s.readError("list", err)
+		return interviews.ListPage{}, err
+	}
+	return page, nil
+}
+
+// walkTimeout bounds a whole Walk: an export of every interview to a
+// slow client.
+const walkTimeout = 10 * OpTimeout
+
+// Walk implements interviews.Store with one query whose rows are read as
+// fn takes them: the connection holds a few rows at a time, whatever the
+// number matching.
+func (s *Store) Walk(ctx context.Context, opts interviews.ListOptions, fn func(interviews.Summary) error) error {
+	if _, err := opts.PageSize(); err != nil {
+		return err
+	}
+	q := listQuery(opts.ResolveAt(s.clock()))
+	ctx, cancel := context.WithTimeout(ctx, walkTimeout)
+	defer cancel()
+	return s.scanSummaries(ctx, "SELECT summary, version FROM interviews"+q.where+" ORDER BY "+q.order, q.args, fn)
+}
+
+// scanSummaries runs sql and calls fn with each row's summary, measured.
+func (s *Store) scanSummaries(ctx context.Context, sql string, args []any, fn func(interviews.Summary) error) error {
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return s.readError("list", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var data []byte
 		var version int64
 		if err := rows.Scan(&data, &version); err != nil {
-			return interviews.ListPage{}, s.readError("list", err)
+			return s.readError("list", err)
 		}
 		var sum interviews.Summary
 		if err := json.Unmarshal(data, &sum); err != nil {
-			return interviews.ListPage{}, fmt.Errorf("interviews: list: a stored summary does not decode: %w", err)
+			return fmt.Errorf("interviews: list: a stored summary does not decode: %w", err)
 		}
 		sum.Revision = strconv.FormatInt(version, 10)
 		sum.Measure()
-		page.Items = append(page.Items, sum)
+		if err := fn(sum); err != nil {
+			return err
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return interviews.ListPage{}, s.readError("list", err)
+		return s.readError("list", err)
 	}
-	return page, nil
+	return nil
 }
 
 // contains returns the LIKE pattern that matches text anywhere in a
