@@ -8,17 +8,6 @@ import (
 	"github.com/viva-interviews/viva/interviews"
 )
 
-// listTests are the suite's tests of the listings the reviewers' and
-// recruiters' pages are served from: invitations by creator and state,
-// and the walk exports stream through.
-var listTests = []struct {
-	name string
-	run  func(t *testing.T, open Opener)
-}{
-	{"ListInvitationsByCreatorAndState", testListInvitations},
-	{"WalkStreamsInListOrder", testWalk},
-}
-
 // invitationFixture is one invitation in each state at at(50), from two
 // recruiters.
 func invitationFixture() []*interviews.Record {
