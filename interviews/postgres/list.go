@@ -41,10 +41,10 @@ func listQuery(opts interviews.ListOptions) *query {
 		where = append(where, "created_ns < "+q.arg(orderNS(opts.CreatedBefore)))
 	}
 	if opts.CreatedBy != "" {
-		where = append(where, "lower(summary->>'created_by') = "+q.arg(strings.ToLower(opts.CreatedBy)))
+		where = append(where, "created_by_lower = "+q.arg(strings.ToLower(opts.CreatedBy)))
 	}
 	if opts.Invitation != "" {
-		where = append(where, invitationSQL(opts.Invitation, func() string { return q.arg(opts.At) }))
+		where = append(where, invitationSQL(opts.Invitation, func() string { return q.arg(orderNS(opts.At)) }))
 	}
 	if len(where) > 0 {
 		q.where = " WHERE " + strings.Join(where, " AND ")
@@ -60,35 +60,16 @@ func listQuery(opts interviews.ListOptions) *query {
 }
 
 // invitationSQL is the condition of an invitation in state at the moment
-// whose placeholder at adds (when the condition needs it), as
-// Record.Invitation decides it: revoked first, then finished, running,
-// lapsed, opened, else created.
+// whose placeholder at adds (in orderNS form, only when the state needs
+// it), as Record.Invitation decides it: a row's link_state is its state
+// but for the link's expiry, which expires_ns adds.
 func invitationSQL(state interviews.InvitationState, at func() string) string {
-	var finished []string
-	for _, st := range interviews.Statuses {
-		if st.Finished() {
-			finished = append(finished, "'"+string(st)+"'")
-		}
+	lapsed := func() string { return "(expires_ns IS NOT NULL AND expires_ns <= " + at() + ")" }
+	switch state {
+	case interviews.InvitationExpired:
+		return "(link_state IN ('created', 'opened') AND " + lapsed() + ")"
+	case interviews.InvitationCreated, interviews.InvitationOpened:
+		return "(link_state = '" + string(state) + "' AND NOT " + lapsed() + ")"
 	}
-	steps := []struct {
-		state interviews.InvitationState
-		cond  func() string
-	}{
-		{interviews.InvitationRevoked, func() string { return "summary->>'revoked_at' IS NOT NULL" }},
-		{interviews.InvitationCompleted, func() string { return "status IN (" + strings.Join(finished, ", ") + ")" }},
-		{interviews.InvitationInProgress, func() string { return "status = '" + string(interviews.StatusInProgress) + "'" }},
-		{interviews.InvitationExpired, func() string {
-			return "(summary->>'expires_at' IS NOT NULL AND (summary->>'expires_at')::timestamptz <= " + at() +
-				" AND summary->>'started_at' IS NULL)"
-		}},
-		{interviews.InvitationOpened, func() string { return "summary->>'opened_at' IS NOT NULL" }},
-	}
-	var conds []string
-	for _, step := range steps {
-		if step.state == state {
-			return "(" + strings.Join(append(conds, step.cond()), " AND ") + ")"
-		}
-		conds = append(conds, "NOT "+step.cond())
-	}
-	return "(" + strings.Join(conds, " AND ") + ")" // created
+	return "link_state = '" + string(state) + "'"
 }

@@ -239,6 +239,9 @@ type row struct {
 	createdNS       int64
 	score           *float64
 	decisionRank    int
+	createdByLower  string
+	linkState       string // the invitation's state but for its expiry
+	expiresNS       *int64 // when the link lapses; nil: never, or started
 }
 
 // encode validates r and returns its row.
@@ -259,8 +262,23 @@ func encode(r *interviews.Record) (row, error) {
 		record: scrubNUL(data), summary: scrubNUL(sumData), status: string(r.Status),
 		roleLower: strings.ToLower(r.Candidate.Role), nameLower: strings.ToLower(r.Candidate.Name),
 		createdAt: r.CreatedAt, createdNS: orderNS(r.CreatedAt), score: sum.Score,
-		decisionRank: interviews.DecisionRank(sum.Decision),
+		decisionRank:   interviews.DecisionRank(sum.Decision),
+		createdByLower: strings.ToLower(r.CreatedBy), linkState: string(sum.Invitation(time.Time{})),
+		expiresNS: linkExpiry(sum),
 	}, nil
+}
+
+// linkExpiry is when the interview's link lapses, as orderNS: nil when it
+// never does, or when the interview started (a started interview stays
+// joinable). At the zero time nothing has lapsed yet, so a row's
+// link_state (sum.Invitation(time.Time{})) with this says the state at
+// any moment.
+func linkExpiry(sum interviews.Summary) *int64 {
+	if sum.ExpiresAt == nil || sum.StartedAt != nil {
+		return nil
+	}
+	ns := orderNS(*sum.ExpiresAt)
+	return &ns
 }
 
 // orderNS is t in nanoseconds since 1970 for ordering (timestamptz keeps
@@ -308,17 +326,20 @@ func scrubNUL(data []byte) []byte {
 // upsertSQL writes a whole row; Create adds ON CONFLICT DO NOTHING, Save
 // and Update replace.
 const (
-	insertSQL = `INSERT INTO interviews (id, record, summary, status, role_lower, name_lower, created_at, created_ns, score, decision_rank)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+	insertSQL = `INSERT INTO interviews (id, record, summary, status, role_lower, name_lower, created_at, created_ns, score, decision_rank,
+		created_by_lower, link_state, expires_ns)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
 	replaceSQL = `, version = nextval('interview_versions'), updated_at = now()`
 	upsertSQL  = insertSQL + ` ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record, summary = EXCLUDED.summary,
 		status = EXCLUDED.status, role_lower = EXCLUDED.role_lower, name_lower = EXCLUDED.name_lower,
 		created_at = EXCLUDED.created_at, created_ns = EXCLUDED.created_ns, score = EXCLUDED.score,
-		decision_rank = EXCLUDED.decision_rank` + replaceSQL
+		decision_rank = EXCLUDED.decision_rank, created_by_lower = EXCLUDED.created_by_lower,
+		link_state = EXCLUDED.link_state, expires_ns = EXCLUDED.expires_ns` + replaceSQL
 )
 
 func (rw row) args(id string) []any {
-	return []any{id, rw.record, rw.summary, rw.status, rw.roleLower, rw.nameLower, rw.createdAt, rw.createdNS, rw.score, rw.decisionRank}
+	return []any{id, rw.record, rw.summary, rw.status, rw.roleLower, rw.nameLower, rw.createdAt, rw.createdNS, rw.score, rw.decisionRank,
+		rw.createdByLower, rw.linkState, rw.expiresNS}
 }
 
 // Create implements interviews.Store: ErrExists when the id is taken.
