@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -44,6 +45,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 		{"SessionsAreBounded", testSessionsBounded},
 		{"LimiterBucket", testLimiter},
 		{"LimiterShared", testLimiterShared},
+		{"CopyFromTheUsersFile", testCopy},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, newBackend(t)) })
@@ -346,5 +348,40 @@ func testLimiterShared(t *testing.T, b Backend) {
 	wg.Wait()
 	if allowed != 10 {
 		t.Errorf("30 requests at once over two handles, %d allowed, want 10", allowed)
+	}
+}
+
+// testCopy: users copied from a users file sign in with their passwords
+// and tokens; copying again adds nobody and changes nothing.
+func testCopy(t *testing.T, b Backend) {
+	ctx := context.Background()
+	clock := newClock()
+	file, err := accounts.OpenFile(filepath.Join(t.TempDir(), "users.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := service(t, file, clock)
+	for _, email := range []string{"ada@example.com", "bea@example.com"} {
+		if _, err := old.AddUser(ctx, email, accounts.RoleReviewer, password); err != nil {
+			t.Fatal(err)
+		}
+	}
+	token, err := old.CreateToken(ctx, "ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := b.Store()
+	if n, err := accounts.Copy(ctx, file, to); err != nil || n != 2 {
+		t.Fatalf("copied %d users (%v), want 2", n, err)
+	}
+	svc := service(t, b.Store(), clock)
+	if _, err := svc.Authenticate(ctx, "bea@example.com", password); err != nil {
+		t.Errorf("a copied user's password: %v", err)
+	}
+	if u, err := svc.AuthenticateToken(ctx, token); err != nil || u.Email != "ada@example.com" {
+		t.Errorf("a copied user's token: %v %v", u, err)
+	}
+	if n, err := accounts.Copy(ctx, file, to); err != nil || n != 0 {
+		t.Errorf("copying again added %d users (%v), want none", n, err)
 	}
 }
