@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/viva-interviews/viva/internal/retry"
 	"github.com/viva-interviews/viva/testrig/candidatebot"
 )
 
@@ -273,13 +274,4 @@ func lateFrames(bots []*candidatebot.Bot) int {
 }
 
 // sleep waits for d; false when ctx ended first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
+func sleep(ctx context.Context, d time.Duration) bool { return retry.Sleep(ctx, d) == nil }
