@@ -185,3 +185,25 @@ func (t *Turn) Heard() Hearing {
 	}
 	return HeardUnrated
 }
+
+// ListedQuestions returns the questions as people read them: a question
+// put down more than once in a stage with the same words (a follow-up
+// suggested again and again) is listed once, as the copy that was spoken
+// if one was, else the first; in the order first put down.
+func (r *Record) ListedQuestions() []stages.Question {
+	type key struct{ stage, text string }
+	index := map[key]int{}
+	var out []stages.Question
+	for _, q := range r.Questions {
+		k := key{q.Stage, strings.ToLower(strings.Join(strings.Fields(q.Text), " "))}
+		i, seen := index[k]
+		switch {
+		case !seen:
+			index[k] = len(out)
+			out = append(out, q)
+		case q.Spoken() && !out[i].Spoken():
+			out[i] = q
+		}
+	}
+	return out
+}

@@ -81,3 +81,23 @@ func TestSTTConfidenceValidated(t *testing.T) {
 		t.Errorf("Validate = %v, want the stt_confidence named", err)
 	}
 }
+
+// TestListedQuestions: a follow-up put down three times, spoken once, is
+// listed once, as the spoken copy, where it was first put down.
+func TestListedQuestions(t *testing.T) {
+	spoken := time.Date(2026, 3, 1, 7, 0, 0, 0, time.UTC)
+	r := &Record{Questions: []stages.Question{
+		{ID: "q1", Stage: "intro", Text: "Tell me about yourself."},
+		{ID: "q2", Stage: "intro", Text: "What did you build with Go?"},
+		{ID: "q3", Stage: "intro", Text: "what did you build  with Go?", SpokenAt: &spoken},
+		{ID: "q4", Stage: "experience", Text: "What did you build with Go?"},
+		{ID: "q5", Stage: "intro", Text: "What did you build with Go?"},
+	}}
+	var ids []string
+	for _, q := range r.ListedQuestions() {
+		ids = append(ids, q.ID)
+	}
+	if got := strings.Join(ids, " "); got != "q1 q3 q4" {
+		t.Errorf("listed %s, want q1 q3 q4", got)
+	}
+}

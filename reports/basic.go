@@ -256,7 +256,7 @@ func stageCoverage(rec *interviews.Record) []interviews.StageCoverage {
 		}
 		out[i].Forced = out[i].Forced || s.Forced
 	}
-	for _, q := range rec.Questions {
+	for _, q := range rec.ListedQuestions() {
 		i, ok := index[q.Stage]
 		if !ok || q.Withdrawn || (spokenTracked && !q.Spoken()) {
 			continue
@@ -305,7 +305,7 @@ func behavioural(q *stages.Question) bool {
 // (all the candidate's turns answering it, together).
 func starOf(v *view) []interviews.STAR {
 	var out []interviews.STAR
-	for _, q := range v.rec.Questions {
+	for _, q := range v.rec.ListedQuestions() {
 		as := v.judgedFor(q.ID)
 		if len(as) == 0 || !behavioural(&q) {
 			continue

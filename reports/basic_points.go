@@ -169,7 +169,7 @@ func keyQuestions(v *view) []interviews.QuestionFeedback {
 		key = func(q stages.Question) bool { return len(v.byQuestion[q.ID]) > 0 }
 	}
 	var out []interviews.QuestionFeedback
-	for _, q := range v.rec.Questions {
+	for _, q := range v.rec.ListedQuestions() {
 		if !key(q) || q.Withdrawn || v.opening != "" && q.Stage == v.opening {
 			continue
 		}

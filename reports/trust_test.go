@@ -183,3 +183,25 @@ func TestBasicTypedInterview(t *testing.T) {
 		t.Error("no strength from the typed answers")
 	}
 }
+
+// TestBasicFollowUpOnce: a follow-up put down three times and spoken once
+// gets one piece of feedback.
+func TestBasicFollowUpOnce(t *testing.T) {
+	rec := untrusted()
+	follow := rec.Questions[2]
+	for _, id := range []string{"q2b", "q2c"} {
+		dup := follow
+		dup.ID, dup.SpokenAt = id, nil
+		rec.Questions = append(rec.Questions, dup)
+	}
+	r := generate(t, rec, stages.Default())
+	n := 0
+	for _, k := range r.KeyQuestions {
+		if k.Question == follow.Text {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the follow-up has %d pieces of feedback, want 1: %+v", n, r.KeyQuestions)
+	}
+}
