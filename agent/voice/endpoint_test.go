@@ -241,7 +241,7 @@ func TestEndpointerThinkingPause(t *testing.T) {
 // afresh.
 func TestEndpointerConfidence(t *testing.T) {
 	t0 := time.Unix(0, 0)
-	e := endpointer{baseDelay: DefaultEndpointingDelay, minDelay: DefaultEndpointingMin, maxDelay: DefaultEndpointingMax}
+	e := endpointer{baseDelay: config.DefaultEndpointingDelay, minDelay: config.DefaultEndpointingMin, maxDelay: config.DefaultEndpointingMax}
 	for _, c := range []struct {
 		finals []float64
 		want   float64
