@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"fmt"
 	"github.com/viva-interviews/viva/accounts"
 	"net/http"
 	"net/url"
@@ -93,21 +92,6 @@ func invitationsURL(state string, page int) string {
 		return invitationsPath
 	}
 	return invitationsPath + "?" + v.Encode()
-}
-
-// allSummaries reads every interview's summary, newest first.
-func (s *Server) allSummaries(ctx context.Context) ([]interviews.Summary, error) {
-	var all []interviews.Summary
-	for {
-		page, err := s.store.List(ctx, interviews.ListOptions{Offset: len(all), Limit: interviews.MaxListLimit})
-		if err != nil {
-			return nil, fmt.Errorf("web: listing interviews: %w", err)
-		}
-		all = append(all, page.Items...)
-		if len(page.Items) == 0 || len(all) >= page.Total {
-			return all, nil
-		}
-	}
 }
 
 // handleInvitations lists the invitations sent, newest first, with their
@@ -272,22 +256,4 @@ func (s *Server) joinRefusal(rec *interviews.Record) string {
 // createdBy: a recruiter only on their own, admins on every one.
 func (p principal) manages(createdBy string) bool {
 	return p.Role != accounts.RoleRecruiter || strings.EqualFold(p.Email, createdBy)
-}
-
-// owns answers 404, as for an unknown interview, when the request's user
-// may not manage an invitation created by createdBy, and reports whether
-// they may.
-func (s *Server) owns(w http.ResponseWriter, r *http.Request, createdBy string) bool {
-	if p, _ := principalOf(r.Context()); p.manages(createdBy) {
-		return true
-	}
-	s.noInterview(w, r, false)
-	return false
-}
-
-// ownsInterview is owns for the interview id; it answers an unknown one
-// with 404 too.
-func (s *Server) ownsInterview(w http.ResponseWriter, r *http.Request, id string) bool {
-	rec := s.readRecord(w, r, id, false)
-	return rec != nil && s.owns(w, r, rec.CreatedBy)
 }

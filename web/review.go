@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -208,33 +207,6 @@ func (s *Server) handleAPIList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.writeJSON(w, http.StatusOK, page)
-}
-
-// readRecord reads the interview named by the path, answering 404 or 500
-// itself (as JSON when asJSON) and returning nil when it cannot.
-func (s *Server) readRecord(w http.ResponseWriter, r *http.Request, id string, asJSON bool) *interviews.Record {
-	rec, err := s.store.Get(r.Context(), id)
-	if err == nil {
-		return rec
-	}
-	if errors.Is(err, interviews.ErrNotFound) {
-		s.noInterview(w, r, asJSON)
-		return nil
-	}
-	s.log.Error("web: reading an interview", "interview_id", id, "err", err)
-	s.serverError(w, r)
-	return nil
-}
-
-// noInterview answers 404 for an interview there is none of (or the user
-// may not see), as JSON when asJSON.
-func (s *Server) noInterview(w http.ResponseWriter, r *http.Request, asJSON bool) {
-	const msg = "There is no interview with this id. Go back to the list of interviews."
-	if asJSON {
-		s.writeJSON(w, http.StatusNotFound, apiError{Error: msg})
-		return
-	}
-	s.render(w, r, http.StatusNotFound, "message.html", messagePage{view: view{Title: "Interview not found", SignedIn: true}, Message: msg})
 }
 
 // handleAPIGet answers GET /api/interviews/{id} with the public record:

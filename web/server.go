@@ -16,9 +16,7 @@
 package web
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -152,25 +150,18 @@ type Options struct {
 // Server serves the web app. Create one with New; it is safe for
 // concurrent use.
 type Server struct {
-	store        interviews.Store
-	liveKitURL   string // as configured
-	clientURL    string // ws:// or wss:// form given to browsers
-	apiKey       string
-	apiSecret    string
-	agentName    string
-	accounts     Accounts // nil: only the shared password signs in
-	reviewerHash [sha256.Size]byte
-	// sharedPassword says the shared development password is set.
-	sharedPassword bool
-	tokenTTL       time.Duration
-	rejoinGrace    time.Duration
-	publicURL      string // without a trailing slash; empty: from the request
-	blueprints     []blueprintOption
-	templates      []TemplateChoice
-	log            *slog.Logger
-	now            func() time.Time
-	secureCookies  bool
-	reports        ReportRequester // nil: reports are not regenerated here
+	records
+	liveKitURL  string // as configured
+	clientURL   string // ws:// or wss:// form given to browsers
+	apiKey      string
+	apiSecret   string
+	agentName   string
+	tokenTTL    time.Duration
+	rejoinGrace time.Duration
+	publicURL   string // without a trailing slash; empty: from the request
+	blueprints  []blueprintOption
+	templates   []TemplateChoice
+	reports     ReportRequester // nil: reports are not regenerated here
 	// interviews carries out registration, the invitation actions and
 	// decisions: the rules live there, the handlers speak HTTP.
 	interviews     *interviews.Service
@@ -183,7 +174,6 @@ type Server struct {
 	metrics        *metrics.Web // nil: nothing counted
 	metricsHandler http.Handler // nil: no /metrics
 
-	pages    map[string]*template.Template
 	roomPage *template.Template // nil when templates/room.html is absent
 	// hasRoomBundle is false when the binary lacks the room page's script
 	// (ErrNoRoomBundle): the room page then says so instead of hanging.
@@ -191,13 +181,10 @@ type Server struct {
 	static        fs.FS
 	csp           string
 	createLim     *rateLimiter
-	loginLim      *rateLimiter
-	// bearerLim counts each client's refused Authorization headers.
-	bearerLim *rateLimiter
 	// reportLim counts each user's requests for a new report.
 	reportLim *rateLimiter
-	sessions  *sessionStore
 	handler   http.Handler
+	access    *access
 }
 
 // blueprintOption is one interview plan offered in the form.
@@ -337,24 +324,18 @@ func New(opts Options) (*Server, error) {
 	}
 
 	s := &Server{
-		store:          opts.Store,
-		liveKitURL:     opts.LiveKitURL,
-		clientURL:      clientURL,
-		apiKey:         opts.APIKey,
-		apiSecret:      opts.APISecret,
-		agentName:      opts.AgentName,
-		accounts:       opts.Accounts,
-		reviewerHash:   sha256.Sum256([]byte(opts.ReviewerToken)),
-		sharedPassword: opts.ReviewerToken != "",
-		tokenTTL:       opts.TokenTTL,
-		rejoinGrace:    opts.RejoinGrace,
-		publicURL:      publicURL,
-		blueprints:     blueprints,
-		templates:      templates,
-		log:            opts.Logger,
-		now:            opts.Now,
-		secureCookies:  opts.SecureCookies,
-		reports:        opts.Reports,
+		records:     records{site: &site{log: opts.Logger, now: opts.Now}, store: opts.Store},
+		liveKitURL:  opts.LiveKitURL,
+		clientURL:   clientURL,
+		apiKey:      opts.APIKey,
+		apiSecret:   opts.APISecret,
+		agentName:   opts.AgentName,
+		tokenTTL:    opts.TokenTTL,
+		rejoinGrace: opts.RejoinGrace,
+		publicURL:   publicURL,
+		blueprints:  blueprints,
+		templates:   templates,
+		reports:     opts.Reports,
 		interviews: &interviews.Service{Store: opts.Store, NewRoom: RoomName, Notifier: opts.Webhooks,
 			LinkTTL: opts.LinkTTL, Now: opts.Now},
 		mailer:         opts.Mailer,
@@ -367,11 +348,12 @@ func New(opts Options) (*Server, error) {
 		metrics:        opts.Metrics,
 		metricsHandler: opts.MetricsHandler,
 		createLim:      newRateLimiter(opts.RateLimit, opts.Now),
-		loginLim:       newRateLimiter(opts.RateLimit, opts.Now),
-		bearerLim:      newRateLimiter(opts.RateLimit, opts.Now),
 		reportLim:      newRateLimiter(reportRequestsPerMinute, opts.Now),
-		sessions:       newSessionStore(sessionTTL, maxSessions, maxSessionsPerUser, opts.Now),
 	}
+	s.access = &access{site: s.site, accounts: opts.Accounts, reviewerHash: sha256.Sum256([]byte(opts.ReviewerToken)),
+		sharedPassword: opts.ReviewerToken != "", secureCookies: opts.SecureCookies,
+		sessions: newSessionStore(sessionTTL, maxSessions, maxSessionsPerUser, opts.Now),
+		loginLim: newRateLimiter(opts.RateLimit, opts.Now), bearerLim: newRateLimiter(opts.RateLimit, opts.Now)}
 	if err := s.loadAssets(); err != nil {
 		return nil, err
 	}
@@ -439,8 +421,8 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // routes builds the request router.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	register := func(h http.HandlerFunc) http.HandlerFunc { return s.require(accounts.Register, h) }
-	review := func(h http.HandlerFunc) http.HandlerFunc { return s.require(accounts.Review, h) }
+	register := func(h http.HandlerFunc) http.HandlerFunc { return s.access.require(accounts.Register, h) }
+	review := func(h http.HandlerFunc) http.HandlerFunc { return s.access.require(accounts.Review, h) }
 	mux.HandleFunc("GET /{$}", register(s.handleForm))
 	mux.HandleFunc("GET /healthz", s.handleHealth)
 	if s.metricsHandler != nil {
@@ -461,11 +443,11 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET "+brandLogoPath, s.handleLogo)
 
 	for _, path := range []string{loginPath, reviewerLoginPath} {
-		mux.HandleFunc("GET "+path, s.handleLoginForm)
-		mux.Handle("POST "+path, s.limited(s.loginLim, http.HandlerFunc(s.handleLogin)))
+		mux.HandleFunc("GET "+path, s.access.handleLoginForm)
+		mux.Handle("POST "+path, s.limited(s.access.loginLim, http.HandlerFunc(s.access.handleLogin)))
 	}
 	for _, path := range []string{logoutPath, reviewerLogoutPath} {
-		mux.HandleFunc("POST "+path, s.handleLogout)
+		mux.HandleFunc("POST "+path, s.access.handleLogout)
 	}
 	mux.HandleFunc("GET /review", review(s.handleReviewList))
 	mux.HandleFunc("GET /review/{$}", review(s.handleReviewList))
@@ -597,111 +579,4 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(w, r)
 	})
-}
-
-// apiError is the body of every JSON error response.
-type apiError struct {
-	// Error says what went wrong and what to do.
-	Error string `json:"error"`
-	// Fields maps request fields to what is wrong with each.
-	Fields map[string]string `json:"fields,omitempty"`
-}
-
-// writeJSON writes v as the JSON response body with the given status.
-func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		s.log.Error("web: encoding a JSON response", "err", err)
-		http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(data, '\n'))
-}
-
-// wantsJSON reports whether an error for r should be answered in JSON: API
-// paths, unless a browser posted a form there and asks for HTML.
-func wantsJSON(r *http.Request) bool {
-	if !strings.HasPrefix(r.URL.Path, "/api/") {
-		return false
-	}
-	return !acceptsHTML(r) || isJSONBody(r)
-}
-
-// acceptsHTML reports whether the client asks for an HTML page, as browsers
-// do when they navigate or submit a form.
-func acceptsHTML(r *http.Request) bool {
-	return strings.Contains(r.Header.Get("Accept"), "text/html")
-}
-
-// isJSONBody reports whether the request body is declared as JSON.
-func isJSONBody(r *http.Request) bool {
-	ct := r.Header.Get("Content-Type")
-	ct, _, _ = strings.Cut(ct, ";")
-	ct = strings.ToLower(strings.TrimSpace(ct))
-	return ct == "application/json" || strings.HasSuffix(ct, "+json")
-}
-
-// serverError answers a request that failed on the server's side.
-func (s *Server) serverError(w http.ResponseWriter, r *http.Request) {
-	const msg = "Something went wrong on our side. Try again in a moment; if it keeps happening, ask the administrator to check the server log."
-	if wantsJSON(r) {
-		s.writeJSON(w, http.StatusInternalServerError, apiError{Error: msg})
-		return
-	}
-	s.renderMessage(w, r, http.StatusInternalServerError, "Something went wrong", msg)
-}
-
-// render executes the page template with data and writes it with status.
-// The page is rendered in full before anything is written, so a template
-// error becomes a clean 500.
-func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page string, data any) {
-	t := s.pages[page]
-	if t == nil {
-		s.log.Error("web: no such page template", "page", page)
-		http.Error(w, "internal error", http.StatusInternalServerError)
-		return
-	}
-	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "layout", data); err != nil {
-		s.log.Error("web: rendering a page", "page", page, "err", err)
-		http.Error(w, "internal error", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = buf.WriteTo(w)
-}
-
-// messagePage is the data of message.html: a titled message with a link
-// onwards.
-type messagePage struct {
-	view
-	Message string
-}
-
-// renderMessage renders a page that only says something: an error, a
-// refusal, the end of an interview.
-func (s *Server) renderMessage(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
-	s.render(w, r, status, "message.html", messagePage{view: view{Title: title}, Message: msg})
-}
-
-// renderCandidateMessage renders a message to a candidate: the page
-// carries the brand and none of the staff's links.
-func (s *Server) renderCandidateMessage(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
-	s.render(w, r, status, "message.html", messagePage{view: view{Title: title, Candidate: true}, Message: msg})
-}
-
-// view is what every page's layout reads.
-type view struct {
-	// Title is the page title and heading.
-	Title string
-	// SignedIn shows the signed-in navigation (sign out, back to the
-	// interviews).
-	SignedIn bool
-	// Refresh reloads the page every 5 seconds (a running interview).
-	Refresh bool
-	// Candidate hides the staff navigation: the page is a candidate's.
-	Candidate bool
 }
