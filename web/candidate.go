@@ -147,7 +147,7 @@ func (s *Server) handleRoom(w http.ResponseWriter, r *http.Request) {
 	}
 	page := RoomPage{
 		ID: rec.ID, CandidateName: rec.Candidate.Name, Role: rec.Candidate.Role,
-		Stage: rec.CurrentStage(), LiveKitURL: s.clientURL,
+		Stage: rec.CurrentStage(), LiveKitURL: s.tokens.clientURL,
 		Consent: s.consent.Text, ConsentVersion: s.consent.Version,
 		Consented: rec.Consent != nil && rec.Consent.Version == s.consent.Version,
 	}
@@ -240,12 +240,12 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	token, ok := s.issueToken(w, r, rec)
+	token, ok := s.issueToken(w, r, s.tokens, rec)
 	if !ok {
 		return
 	}
 	s.writeJSON(w, http.StatusOK, joinResponse{
-		Token: token, LiveKitURL: s.clientURL, Room: rec.Room,
+		Token: token, LiveKitURL: s.tokens.clientURL, Room: rec.Room,
 		Identity: CandidateIdentity(rec.ID), Name: rec.Candidate.Name,
 	})
 }

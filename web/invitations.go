@@ -13,6 +13,16 @@ import (
 	"github.com/viva-interviews/viva/interviews"
 )
 
+// invitations is the recruiter's list of the invitations sent, one
+// invitation's page, and the two things done to a link: withdraw it and
+// re-issue it.
+type invitations struct {
+	records
+	*plans
+	links
+	interviews *interviews.Service
+}
+
 // invitationsPath is the recruiter's list of invitations.
 const invitationsPath = "/invitations"
 
@@ -96,7 +106,7 @@ func invitationsURL(state string, page int) string {
 
 // handleInvitations lists the invitations sent, newest first, with their
 // state at this moment, filtered by ?state=.
-func (s *Server) handleInvitations(w http.ResponseWriter, r *http.Request) {
+func (s *invitations) handleInvitations(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	state := interviews.InvitationState(strings.TrimSpace(q.Get("state")))
 	if _, ok := invitationStateLabels[state]; !ok {
@@ -148,7 +158,7 @@ func (s *Server) handleInvitations(w http.ResponseWriter, r *http.Request) {
 // handleInvitation shows one invitation: the link to send the candidate,
 // a copy button, and the invitation's state. Registering a candidate from
 // the form redirects here.
-func (s *Server) handleInvitation(w http.ResponseWriter, r *http.Request) {
+func (s *invitations) handleInvitation(w http.ResponseWriter, r *http.Request) {
 	rec := s.readRecord(w, r, r.PathValue("id"), false)
 	if rec == nil || !s.owns(w, r, rec.CreatedBy) {
 		return
@@ -182,7 +192,7 @@ func backTo(r *http.Request, id string) string {
 
 // handleRevoke withdraws a candidate's link (POST from the invitations
 // list or page): the room page then refuses it with the reason.
-func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
+func (s *invitations) handleRevoke(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if !s.ownsInterview(w, r, id) {
 		return
@@ -200,7 +210,7 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 
 // handleReissue replaces a candidate's link (interviews.Service.Reissue)
 // and answers with the new invitation's page.
-func (s *Server) handleReissue(w http.ResponseWriter, r *http.Request) {
+func (s *invitations) handleReissue(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if !s.ownsInterview(w, r, id) {
 		return
@@ -220,7 +230,7 @@ func (s *Server) handleReissue(w http.ResponseWriter, r *http.Request) {
 // invitationFailed answers an invitation action that could not be
 // carried out: a *requestError with its status and message, an unknown
 // interview with 404, anything else as a logged 500.
-func (s *Server) invitationFailed(w http.ResponseWriter, r *http.Request, id, title string, err error) {
+func (s *invitations) invitationFailed(w http.ResponseWriter, r *http.Request, id, title string, err error) {
 	err = forPeople(err)
 	if re, ok := errors.AsType[*requestError](err); ok {
 		s.render(w, r, re.status, "message.html", messagePage{view: view{Title: title, SignedIn: true}, Message: re.msg + " Go back to the invitations to try again."})

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/viva-interviews/viva/internal/metrics"
 	"io"
 	"maps"
 	"mime"
@@ -22,6 +23,29 @@ import (
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 )
+
+// registrar is the registration of candidates: the recruiter's form and
+// the API that registers an interview (and mints a candidate's token).
+type registrar struct {
+	records
+	*plans
+	links
+	tokens     *roomTokens
+	interviews *interviews.Service
+	metrics    *metrics.Web // nil: nothing counted
+}
+
+// plans are the interview plans and role templates offered when
+// registering a candidate.
+type plans struct {
+	blueprints []blueprintOption
+	templates  []TemplateChoice
+}
+
+// links builds the candidates' join links.
+type links struct {
+	publicURL string // without a trailing slash; empty: from the request
+}
 
 // Request body limits. A registration may carry a résumé text of up to
 // interviews.MaxResumeTextLen bytes (as JSON or a form field, where line
@@ -345,7 +369,7 @@ type validated struct {
 // uploaded résumé; when another field is wrong, that text is kept in
 // sub.reg.ResumeText so the form can show it instead of asking for the
 // file again.
-func (s *Server) validate(ctx context.Context, sub *submission) (*validated, fieldErrors) {
+func (s *registrar) validate(ctx context.Context, sub *submission) (*validated, fieldErrors) {
 	errs := fieldErrors{}
 	in := &sub.reg
 	v := &validated{}
@@ -466,7 +490,7 @@ func checkProviderKey(key, prefix, what string) string {
 // validateBrief checks the brief, typed or uploaded (an uploaded one's
 // text is kept in sub.reg.Brief): text within interviews.MaxBriefLen characters,
 // required by a knowledge-capture plan and refused by any other.
-func (s *Server) validateBrief(sub *submission, errs fieldErrors) {
+func (s *registrar) validateBrief(sub *submission, errs fieldErrors) {
 	in := &sub.reg
 	in.Brief = strings.TrimSpace(normalizeNewlines(in.Brief))
 	if f := sub.brief; f != nil {
@@ -503,14 +527,14 @@ func (s *Server) validateBrief(sub *submission, errs fieldErrors) {
 
 // templateTitle is the title of the offered role template name; empty
 // for none.
-func (s *Server) templateTitle(name string) string {
+func (s *plans) templateTitle(name string) string {
 	if i := slices.IndexFunc(s.templates, func(t TemplateChoice) bool { return t.Name == name }); i >= 0 {
 		return s.templates[i].Title
 	}
 	return name
 }
 
-func (s *Server) templateNames() []string {
+func (s *plans) templateNames() []string {
 	names := make([]string, len(s.templates))
 	for i, t := range s.templates {
 		names[i] = t.Name
@@ -518,7 +542,7 @@ func (s *Server) templateNames() []string {
 	return names
 }
 
-func (s *Server) blueprintNames() []string {
+func (s *plans) blueprintNames() []string {
 	names := make([]string, len(s.blueprints))
 	for i, b := range s.blueprints {
 		names[i] = b.Name
@@ -550,7 +574,7 @@ func thousands(n int) string {
 
 // createRecord registers a new interview for v (interviews.Service.Register),
 // recording who registered it (the signed-in user of ctx).
-func (s *Server) createRecord(ctx context.Context, v *validated) (*interviews.Record, error) {
+func (s *registrar) createRecord(ctx context.Context, v *validated) (*interviews.Record, error) {
 	by, ok := principalOf(ctx)
 	if !ok {
 		return nil, errors.New("web: registering without a signed-in user")
@@ -574,7 +598,7 @@ func (s *Server) createRecord(ctx context.Context, v *validated) (*interviews.Re
 }
 
 // joinURL is the candidate's link to the room page of interview id.
-func (s *Server) joinURL(r *http.Request, id string) string {
+func (s links) joinURL(r *http.Request, id string) string {
 	base := s.publicURL
 	if base == "" {
 		scheme := "http"
@@ -626,7 +650,7 @@ type registerPage struct {
 	OwnKeys bool
 }
 
-func (s *Server) registerPage() registerPage {
+func (s *registrar) registerPage() registerPage {
 	return registerPage{
 		view:         view{Title: "Register a candidate", SignedIn: true},
 		Values:       registration{Blueprint: s.blueprints[0].Name},
@@ -643,7 +667,7 @@ func (s *Server) registerPage() registerPage {
 }
 
 // handleForm serves the registration form.
-func (s *Server) handleForm(w http.ResponseWriter, r *http.Request) {
+func (s *registrar) handleForm(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "register.html", s.registerPage())
 }
 
@@ -677,7 +701,7 @@ type createdPage struct {
 // handleCreate registers a candidate: from the form it answers with the
 // result page (or the form again, with what is wrong), from JSON or API
 // form posts with 201 and the join details.
-func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
+func (s *registrar) handleCreate(w http.ResponseWriter, r *http.Request) {
 	sub, rerr := readSubmission(w, r)
 	if rerr != nil {
 		if acceptsHTML(r) && !isJSONBody(r) {
@@ -723,11 +747,11 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, invitationPath(rec.ID), http.StatusSeeOther)
 		return
 	}
-	token, ok := s.issueToken(w, r, rec)
+	token, ok := s.issueToken(w, r, s.tokens, rec)
 	if !ok {
 		return
 	}
-	s.writeJSON(w, http.StatusCreated, createdResponse{ID: rec.ID, Room: rec.Room, JoinURL: join, Token: token, LiveKitURL: s.clientURL, OwnKeys: !v.keys.Empty()})
+	s.writeJSON(w, http.StatusCreated, createdResponse{ID: rec.ID, Room: rec.Room, JoinURL: join, Token: token, LiveKitURL: s.tokens.clientURL, OwnKeys: !v.keys.Empty()})
 }
 
 // mailTo is a mailto: link that drafts the invitation to the candidate.
@@ -771,7 +795,7 @@ type tokenResponse struct {
 // handleToken registers a candidate from a JSON {name, email, role, level}
 // and answers with a room token, for frontends of the Python original.
 // Unknown fields are ignored, as those frontends may send more.
-func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
+func (s *registrar) handleToken(w http.ResponseWriter, r *http.Request) {
 	if !isJSONBody(r) {
 		s.writeJSON(w, http.StatusUnsupportedMediaType, apiError{Error: "Send a JSON body (Content-Type: application/json) such as {\"name\": \"Ada Lovelace\", \"role\": \"Backend engineer\", \"level\": \"senior\"}."})
 		return
@@ -794,12 +818,12 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r)
 		return
 	}
-	token, ok := s.issueToken(w, r, rec)
+	token, ok := s.issueToken(w, r, s.tokens, rec)
 	if !ok {
 		return
 	}
 	s.writeJSON(w, http.StatusOK, tokenResponse{
-		Token: token, URL: s.clientURL, Room: rec.Room, Candidate: rec.Candidate.Name,
+		Token: token, URL: s.tokens.clientURL, Room: rec.Room, Candidate: rec.Candidate.Name,
 		ID: rec.ID, Identity: CandidateIdentity(rec.ID), JoinURL: s.joinURL(r, rec.ID),
 	})
 }

@@ -151,17 +151,10 @@ type Options struct {
 // concurrent use.
 type Server struct {
 	records
-	liveKitURL  string // as configured
-	clientURL   string // ws:// or wss:// form given to browsers
-	apiKey      string
-	apiSecret   string
-	agentName   string
-	tokenTTL    time.Duration
-	rejoinGrace time.Duration
-	publicURL   string // without a trailing slash; empty: from the request
-	blueprints  []blueprintOption
-	templates   []TemplateChoice
-	reports     ReportRequester // nil: reports are not regenerated here
+	links
+	tokens     *roomTokens
+	liveKitURL string          // as configured
+	reports    ReportRequester // nil: reports are not regenerated here
 	// interviews carries out registration, the invitation actions and
 	// decisions: the rules live there, the handlers speak HTTP.
 	interviews     *interviews.Service
@@ -182,9 +175,11 @@ type Server struct {
 	csp           string
 	createLim     *rateLimiter
 	// reportLim counts each user's requests for a new report.
-	reportLim *rateLimiter
-	handler   http.Handler
-	access    *access
+	reportLim   *rateLimiter
+	handler     http.Handler
+	access      *access
+	registrar   *registrar
+	invitations *invitations
 }
 
 // blueprintOption is one interview plan offered in the form.
@@ -324,18 +319,12 @@ func New(opts Options) (*Server, error) {
 	}
 
 	s := &Server{
-		records:     records{site: &site{log: opts.Logger, now: opts.Now}, store: opts.Store},
-		liveKitURL:  opts.LiveKitURL,
-		clientURL:   clientURL,
-		apiKey:      opts.APIKey,
-		apiSecret:   opts.APISecret,
-		agentName:   opts.AgentName,
-		tokenTTL:    opts.TokenTTL,
-		rejoinGrace: opts.RejoinGrace,
-		publicURL:   publicURL,
-		blueprints:  blueprints,
-		templates:   templates,
-		reports:     opts.Reports,
+		records: records{site: &site{log: opts.Logger, now: opts.Now}, store: opts.Store},
+		links:   links{publicURL: publicURL},
+		tokens: &roomTokens{apiKey: opts.APIKey, apiSecret: opts.APISecret, agentName: opts.AgentName, tokenTTL: opts.TokenTTL,
+			rejoinGrace: opts.RejoinGrace, clientURL: clientURL},
+		liveKitURL: opts.LiveKitURL,
+		reports:    opts.Reports,
 		interviews: &interviews.Service{Store: opts.Store, NewRoom: RoomName, Notifier: opts.Webhooks,
 			LinkTTL: opts.LinkTTL, Now: opts.Now},
 		mailer:         opts.Mailer,
@@ -350,6 +339,9 @@ func New(opts Options) (*Server, error) {
 		createLim:      newRateLimiter(opts.RateLimit, opts.Now),
 		reportLim:      newRateLimiter(reportRequestsPerMinute, opts.Now),
 	}
+	pl := &plans{blueprints: blueprints, templates: templates}
+	s.registrar = &registrar{records: s.records, plans: pl, links: s.links, tokens: s.tokens, interviews: s.interviews, metrics: s.metrics}
+	s.invitations = &invitations{records: s.records, plans: pl, links: s.links, interviews: s.interviews}
 	s.access = &access{site: s.site, accounts: opts.Accounts, reviewerHash: sha256.Sum256([]byte(opts.ReviewerToken)),
 		sharedPassword: opts.ReviewerToken != "", secureCookies: opts.SecureCookies,
 		sessions: newSessionStore(sessionTTL, maxSessions, maxSessionsPerUser, opts.Now),
@@ -423,21 +415,21 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	register := func(h http.HandlerFunc) http.HandlerFunc { return s.access.require(accounts.Register, h) }
 	review := func(h http.HandlerFunc) http.HandlerFunc { return s.access.require(accounts.Review, h) }
-	mux.HandleFunc("GET /{$}", register(s.handleForm))
+	mux.HandleFunc("GET /{$}", register(s.registrar.handleForm))
 	mux.HandleFunc("GET /healthz", s.handleHealth)
 	if s.metricsHandler != nil {
 		mux.Handle("GET "+MetricsPath, s.metricsHandler)
 	}
 	mux.Handle("GET /static/", s.staticHandler())
 
-	mux.Handle("POST /api/interviews", s.limited(s.createLim, register(s.handleCreate)))
-	mux.Handle("POST /api/token", s.limited(s.createLim, register(s.handleToken)))
+	mux.Handle("POST /api/interviews", s.limited(s.createLim, register(s.registrar.handleCreate)))
+	mux.Handle("POST /api/token", s.limited(s.createLim, register(s.registrar.handleToken)))
 	mux.Handle("POST /api/interviews/{id}/join", s.limited(s.createLim, http.HandlerFunc(s.handleJoin)))
 	mux.HandleFunc("GET /interview/{id}", s.handleRoom)
-	mux.HandleFunc("GET /invitations", register(s.handleInvitations))
-	mux.HandleFunc("GET /invitations/{id}", register(s.handleInvitation))
-	mux.HandleFunc("POST /invitations/{id}/revoke", register(s.handleRevoke))
-	mux.HandleFunc("POST /invitations/{id}/reissue", register(s.handleReissue))
+	mux.HandleFunc("GET /invitations", register(s.invitations.handleInvitations))
+	mux.HandleFunc("GET /invitations/{id}", register(s.invitations.handleInvitation))
+	mux.HandleFunc("POST /invitations/{id}/revoke", register(s.invitations.handleRevoke))
+	mux.HandleFunc("POST /invitations/{id}/reissue", register(s.invitations.handleReissue))
 	mux.HandleFunc("GET /api/interviews/{id}/transcript", s.handleTranscript)
 	mux.HandleFunc("GET "+faviconPath, s.handleFavicon)
 	mux.HandleFunc("GET "+brandLogoPath, s.handleLogo)
