@@ -4,12 +4,29 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"html/template"
 	"io"
 	"net/http"
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
 )
+
+// roomPages are the candidate's pages: the room, the join endpoint that
+// records consent and mints the room token, the transcript so far, and the
+// feedback page.
+type roomPages struct {
+	records
+	tokens        *roomTokens
+	interviews    *interviews.Service
+	findBlueprint blueprintFinder
+	consent       consent
+	timeScale     float64
+	roomPage      *template.Template // nil when templates/room.html is absent
+	// hasRoomBundle is false when the binary lacks the room page's script
+	// (ErrNoRoomBundle): the room page then says so instead of hanging.
+	hasRoomBundle bool
+}
 
 // Messages of the candidate's pages and join endpoint.
 const (
@@ -77,7 +94,7 @@ type RoomStage struct {
 
 // roomPlan is the plan of rec's blueprint, and its expected length; empty
 // when the blueprint cannot be read.
-func (s *Server) roomPlan(rec *interviews.Record) (RoomPlan, time.Duration) {
+func (s *roomPages) roomPlan(rec *interviews.Record) (RoomPlan, time.Duration) {
 	plan := RoomPlan{Stages: []RoomStage{}}
 	bp, err := s.findBlueprint(rec.Blueprint)
 	if err != nil || bp == nil {
@@ -100,7 +117,7 @@ func (s *Server) roomPlan(rec *interviews.Record) (RoomPlan, time.Duration) {
 // lookupJoinable reads the interview a candidate link names. It answers
 // the request itself (404, 410, 500) and returns nil when the interview
 // cannot be joined.
-func (s *Server) lookupJoinable(w http.ResponseWriter, r *http.Request, asJSON bool) *interviews.Record {
+func (s *roomPages) lookupJoinable(w http.ResponseWriter, r *http.Request, asJSON bool) *interviews.Record {
 	fail := func(status int, title, msg string) {
 		if asJSON {
 			s.writeJSON(w, status, apiError{Error: msg})
@@ -131,7 +148,7 @@ func (s *Server) lookupJoinable(w http.ResponseWriter, r *http.Request, asJSON b
 }
 
 // handleRoom serves the candidate's room page.
-func (s *Server) handleRoom(w http.ResponseWriter, r *http.Request) {
+func (s *roomPages) handleRoom(w http.ResponseWriter, r *http.Request) {
 	rec := s.lookupJoinable(w, r, false)
 	if rec == nil {
 		return
@@ -152,7 +169,7 @@ func (s *Server) handleRoom(w http.ResponseWriter, r *http.Request) {
 		Consented: rec.Consent != nil && rec.Consent.Version == s.consent.Version,
 	}
 	page.Plan, page.ExpectedLength = s.roomPlan(rec)
-	if s.feedbackBlueprint(rec) != nil {
+	if s.findBlueprint.feedbackBlueprint(rec) != nil {
 		page.FeedbackURL = feedbackPath(rec.ID)
 	}
 	var buf bytes.Buffer
@@ -193,7 +210,7 @@ type joinRequest struct {
 // the room page can connect and reconnect. The candidate must have agreed
 // to the current notice: the first join stores the agreement in the record,
 // later ones (reconnects, rejoins) find it there.
-func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
+func (s *roomPages) handleJoin(w http.ResponseWriter, r *http.Request) {
 	rec := s.lookupJoinable(w, r, true)
 	if rec == nil {
 		return
@@ -277,7 +294,7 @@ type transcriptTurn struct {
 // interview's turns so far: speaker, text, interruption, time and stage
 // title, and nothing else of the record — no assessments, analysis,
 // résumé, job description, brief, keys or report.
-func (s *Server) handleTranscript(w http.ResponseWriter, r *http.Request) {
+func (s *roomPages) handleTranscript(w http.ResponseWriter, r *http.Request) {
 	rec := s.lookupJoinable(w, r, true)
 	if rec == nil {
 		return

@@ -42,10 +42,13 @@ type feedbackPage struct {
 // the candidate's key, as for the room page.
 func feedbackPath(id string) string { return "/interview/" + id + "/feedback" }
 
+// blueprintFinder finds a blueprint by name (Options.FindBlueprint).
+type blueprintFinder func(name string) (*stages.Blueprint, error)
+
 // feedbackBlueprint returns the blueprint of rec when it gives candidates
 // their feedback, else nil.
-func (s *Server) feedbackBlueprint(rec *interviews.Record) *stages.Blueprint {
-	b, err := s.findBlueprint(rec.Blueprint)
+func (find blueprintFinder) feedbackBlueprint(rec *interviews.Record) *stages.Blueprint {
+	b, err := find(rec.Blueprint)
 	if err != nil || !b.CandidateFeedback {
 		return nil
 	}
@@ -55,7 +58,7 @@ func (s *Server) feedbackBlueprint(rec *interviews.Record) *stages.Blueprint {
 // handleFeedback serves /interview/{id}/feedback: the candidate's
 // strengths, improvements and questions to revisit, without scores unless
 // the blueprint shows them; "being prepared" while the report is written.
-func (s *Server) handleFeedback(w http.ResponseWriter, r *http.Request) {
+func (s *roomPages) handleFeedback(w http.ResponseWriter, r *http.Request) {
 	notFound := func() {
 		s.render(w, r, http.StatusNotFound, "message.html", messagePage{view: view{Title: "Feedback not found", Candidate: true}, Message: msgNoFeedback})
 	}
@@ -69,7 +72,7 @@ func (s *Server) handleFeedback(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r)
 		return
 	}
-	bp := s.feedbackBlueprint(rec)
+	bp := s.findBlueprint.feedbackBlueprint(rec)
 	if bp == nil {
 		notFound()
 		return
@@ -124,10 +127,23 @@ const FeedbackEmailSubject = "Your interview feedback is ready"
 // or fails to send, is appended to the record's audit list. viva web calls
 // it when the report runner says a report is ready.
 func (s *Server) NotifyFeedbackReady(ctx context.Context, rec *interviews.Record) (sent bool, err error) {
+	return s.feedbackMail.notify(ctx, rec)
+}
+
+// feedbackMail emails candidates the link to their feedback.
+type feedbackMail struct {
+	records
+	links
+	mailer        Mailer
+	findBlueprint blueprintFinder
+}
+
+// notify is Server.NotifyFeedbackReady.
+func (s *feedbackMail) notify(ctx context.Context, rec *interviews.Record) (sent bool, err error) {
 	if s.mailer == nil || s.publicURL == "" || strings.TrimSpace(rec.Candidate.Email) == "" {
 		return false, nil
 	}
-	if s.feedbackBlueprint(rec) == nil || rec.Report == nil || rec.Report.Status != interviews.ReportReady {
+	if s.findBlueprint.feedbackBlueprint(rec) == nil || rec.Report == nil || rec.Report.Status != interviews.ReportReady {
 		return false, nil
 	}
 	link := s.publicURL + feedbackPath(rec.ID)

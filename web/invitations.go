@@ -242,7 +242,7 @@ func (s *invitations) invitationFailed(w http.ResponseWriter, r *http.Request, i
 
 // markOpened notes the first time the candidate opened the room page of
 // rec. A failure is logged: it must not keep the candidate out.
-func (s *Server) markOpened(ctx context.Context, rec *interviews.Record) {
+func (s *roomPages) markOpened(ctx context.Context, rec *interviews.Record) {
 	if rec.OpenedAt != nil {
 		return
 	}
@@ -253,7 +253,7 @@ func (s *Server) markOpened(ctx context.Context, rec *interviews.Record) {
 
 // joinRefusal says, for the candidate, why rec's link may not be used
 // now (withdrawn or expired); empty when it may.
-func (s *Server) joinRefusal(rec *interviews.Record) string {
+func (s *roomPages) joinRefusal(rec *interviews.Record) string {
 	err := rec.Joinable(s.now())
 	if err == nil {
 		return ""

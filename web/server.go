@@ -19,7 +19,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"html/template"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -158,28 +157,23 @@ type Server struct {
 	// interviews carries out registration, the invitation actions and
 	// decisions: the rules live there, the handlers speak HTTP.
 	interviews     *interviews.Service
-	mailer         Mailer
 	recordings     *recordings.Dir // nil: no recordings are played
-	findBlueprint  func(name string) (*stages.Blueprint, error)
+	findBlueprint  blueprintFinder
 	brand          brand
-	consent        consent
-	timeScale      float64
 	metrics        *metrics.Web // nil: nothing counted
 	metricsHandler http.Handler // nil: no /metrics
 
-	roomPage *template.Template // nil when templates/room.html is absent
-	// hasRoomBundle is false when the binary lacks the room page's script
-	// (ErrNoRoomBundle): the room page then says so instead of hanging.
-	hasRoomBundle bool
-	static        fs.FS
-	csp           string
-	createLim     *rateLimiter
+	static    fs.FS
+	csp       string
+	createLim *rateLimiter
 	// reportLim counts each user's requests for a new report.
-	reportLim   *rateLimiter
-	handler     http.Handler
-	access      *access
-	registrar   *registrar
-	invitations *invitations
+	reportLim    *rateLimiter
+	handler      http.Handler
+	access       *access
+	registrar    *registrar
+	invitations  *invitations
+	room         *roomPages
+	feedbackMail *feedbackMail
 }
 
 // blueprintOption is one interview plan offered in the form.
@@ -327,12 +321,9 @@ func New(opts Options) (*Server, error) {
 		reports:    opts.Reports,
 		interviews: &interviews.Service{Store: opts.Store, NewRoom: RoomName, Notifier: opts.Webhooks,
 			LinkTTL: opts.LinkTTL, Now: opts.Now},
-		mailer:         opts.Mailer,
 		recordings:     opts.Recordings,
-		findBlueprint:  opts.FindBlueprint,
+		findBlueprint:  blueprintFinder(opts.FindBlueprint),
 		brand:          brand,
-		consent:        consent,
-		timeScale:      opts.TimeScale,
 		csp:            contentSecurityPolicy(opts.LiveKitURL, brand.logoOrigin()),
 		metrics:        opts.Metrics,
 		metricsHandler: opts.MetricsHandler,
@@ -342,6 +333,9 @@ func New(opts Options) (*Server, error) {
 	pl := &plans{blueprints: blueprints, templates: templates}
 	s.registrar = &registrar{records: s.records, plans: pl, links: s.links, tokens: s.tokens, interviews: s.interviews, metrics: s.metrics}
 	s.invitations = &invitations{records: s.records, plans: pl, links: s.links, interviews: s.interviews}
+	s.room = &roomPages{records: s.records, tokens: s.tokens, interviews: s.interviews, findBlueprint: s.findBlueprint,
+		consent: consent, timeScale: opts.TimeScale}
+	s.feedbackMail = &feedbackMail{records: s.records, links: s.links, mailer: opts.Mailer, findBlueprint: s.findBlueprint}
 	s.access = &access{site: s.site, accounts: opts.Accounts, reviewerHash: sha256.Sum256([]byte(opts.ReviewerToken)),
 		sharedPassword: opts.ReviewerToken != "", secureCookies: opts.SecureCookies,
 		sessions: newSessionStore(sessionTTL, maxSessions, maxSessionsPerUser, opts.Now),
@@ -424,13 +418,13 @@ func (s *Server) routes() http.Handler {
 
 	mux.Handle("POST /api/interviews", s.limited(s.createLim, register(s.registrar.handleCreate)))
 	mux.Handle("POST /api/token", s.limited(s.createLim, register(s.registrar.handleToken)))
-	mux.Handle("POST /api/interviews/{id}/join", s.limited(s.createLim, http.HandlerFunc(s.handleJoin)))
-	mux.HandleFunc("GET /interview/{id}", s.handleRoom)
+	mux.Handle("POST /api/interviews/{id}/join", s.limited(s.createLim, http.HandlerFunc(s.room.handleJoin)))
+	mux.HandleFunc("GET /interview/{id}", s.room.handleRoom)
 	mux.HandleFunc("GET /invitations", register(s.invitations.handleInvitations))
 	mux.HandleFunc("GET /invitations/{id}", register(s.invitations.handleInvitation))
 	mux.HandleFunc("POST /invitations/{id}/revoke", register(s.invitations.handleRevoke))
 	mux.HandleFunc("POST /invitations/{id}/reissue", register(s.invitations.handleReissue))
-	mux.HandleFunc("GET /api/interviews/{id}/transcript", s.handleTranscript)
+	mux.HandleFunc("GET /api/interviews/{id}/transcript", s.room.handleTranscript)
 	mux.HandleFunc("GET "+faviconPath, s.handleFavicon)
 	mux.HandleFunc("GET "+brandLogoPath, s.handleLogo)
 
@@ -450,7 +444,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /review/{id}/report", review(s.handleReportPrint))
 	mux.HandleFunc("GET /review/{id}/report.pdf", review(s.handleReportPDF))
 	mux.HandleFunc("GET /review/{id}/recordings/{name}", review(s.handleRecording))
-	mux.HandleFunc("GET /interview/{id}/feedback", s.handleFeedback)
+	mux.HandleFunc("GET /interview/{id}/feedback", s.room.handleFeedback)
 	mux.HandleFunc("POST /review/{id}/decision", review(s.handleDecisionForm))
 	mux.HandleFunc("POST /review/{id}/report/regenerate", review(s.handleRegenerateForm))
 	mux.HandleFunc("GET /api/interviews", review(s.handleAPIList))
