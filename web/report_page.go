@@ -14,6 +14,12 @@ import (
 	"github.com/viva-interviews/viva/web/reportpdf"
 )
 
+// reportPages are the printable report of one interview (page and PDF)
+// and the comparison of candidates.
+type reportPages struct {
+	records
+}
+
 // reportView is a feedback report as the reviewer, printable and PDF
 // pages show it: in words, scores rounded, quotes linked to the turns
 // they come from.
@@ -389,7 +395,7 @@ type printPage struct {
 }
 
 // handleReportPrint serves /review/{id}/report, the printable report.
-func (s *Server) handleReportPrint(w http.ResponseWriter, r *http.Request) {
+func (s *reportPages) handleReportPrint(w http.ResponseWriter, r *http.Request) {
 	rec := s.readRecord(w, r, r.PathValue("id"), false)
 	if rec == nil {
 		return
@@ -413,7 +419,7 @@ func (s *Server) handleReportPrint(w http.ResponseWriter, r *http.Request) {
 
 // handleReportPDF serves /review/{id}/report.pdf: the ready report as a
 // PDF download.
-func (s *Server) handleReportPDF(w http.ResponseWriter, r *http.Request) {
+func (s *reportPages) handleReportPDF(w http.ResponseWriter, r *http.Request) {
 	rec := s.readRecord(w, r, r.PathValue("id"), false)
 	if rec == nil {
 		return
@@ -440,7 +446,7 @@ func (s *Server) handleReportPDF(w http.ResponseWriter, r *http.Request) {
 
 // reportDocument puts a ready report in words for the PDF, in the order
 // of the printable page.
-func (s *Server) reportDocument(rec *interviews.Record, rv *reportView) reportpdf.Document {
+func (s *reportPages) reportDocument(rec *interviews.Record, rv *reportView) reportpdf.Document {
 	doc := reportpdf.Document{
 		Title:      rec.Candidate.Name,
 		Subtitle:   strings.Join(nonEmpty(rec.Candidate.Role, rec.Candidate.Level, blueprintTitle(rec.Blueprint), formatDateTime(rec.EndedAt)), " · "),
@@ -581,7 +587,7 @@ type compareCell struct {
 
 // handleCompare serves /review/compare?role=…: the candidates for one role
 // side by side, competency by competency.
-func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
+func (s *reportPages) handleCompare(w http.ResponseWriter, r *http.Request) {
 	role := interviews.CleanLine(r.URL.Query().Get("role"))
 	p := comparePage{view: view{Title: "Compare candidates", SignedIn: true}, Role: role}
 	if role == "" {

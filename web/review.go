@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"github.com/viva-interviews/viva/interviews/recordings"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -13,6 +14,15 @@ import (
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 )
+
+// reviewPages are the reviewer's reading of interviews: the list (page,
+// API and CSV), one interview as a timeline (page, live part, API) and its
+// recordings.
+type reviewPages struct {
+	records
+	findBlueprint blueprintFinder
+	recordings    *recordings.Dir // nil: no recordings are played
+}
 
 // reviewPageSize is how many interviews a page of the reviewer list shows.
 const reviewPageSize = 25
@@ -124,7 +134,7 @@ func (lq listQuery) withSort(sort string) listQuery {
 }
 
 // handleReviewList lists interviews, newest first, filtered and paged.
-func (s *Server) handleReviewList(w http.ResponseWriter, r *http.Request) {
+func (s *reviewPages) handleReviewList(w http.ResponseWriter, r *http.Request) {
 	lq := readListQuery(r.URL.Query())
 	page, err := s.store.List(r.Context(), interviews.ListOptions{
 		Status: interviews.Status(lq.Status), Role: lq.Role, Query: lq.Query,
@@ -171,7 +181,7 @@ func (s *Server) handleReviewList(w http.ResponseWriter, r *http.Request) {
 // handleAPIList answers GET /api/interviews: {items, total}, filtered by
 // status, role and q (name), ordered by sort (score, decision or newest
 // first), paged by offset and limit.
-func (s *Server) handleAPIList(w http.ResponseWriter, r *http.Request) {
+func (s *reviewPages) handleAPIList(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	opts := interviews.ListOptions{
 		Status: interviews.Status(strings.TrimSpace(q.Get("status"))),
@@ -211,7 +221,7 @@ func (s *Server) handleAPIList(w http.ResponseWriter, r *http.Request) {
 
 // handleAPIGet answers GET /api/interviews/{id} with the public record:
 // everything but the résumé and job-description texts.
-func (s *Server) handleAPIGet(w http.ResponseWriter, r *http.Request) {
+func (s *reviewPages) handleAPIGet(w http.ResponseWriter, r *http.Request) {
 	rec := s.readRecord(w, r, r.PathValue("id"), true)
 	if rec == nil {
 		return
@@ -221,7 +231,7 @@ func (s *Server) handleAPIGet(w http.ResponseWriter, r *http.Request) {
 
 // handleReviewDetail shows one interview as a timeline, or downloads its
 // public JSON for /review/{id}.json and ?download=1.
-func (s *Server) handleReviewDetail(w http.ResponseWriter, r *http.Request) {
+func (s *reviewPages) handleReviewDetail(w http.ResponseWriter, r *http.Request) {
 	id, download := strings.CutSuffix(r.PathValue("id"), ".json")
 	download = download || r.URL.Query().Get("download") == "1"
 	rec := s.readRecord(w, r, id, false)
@@ -356,7 +366,7 @@ type assessmentView struct {
 // detailPage arranges rec as a timeline: its stage visits in order, each
 // with the turns in the order they were spoken, the questions asked and
 // the assessments, each beside the answer it judges.
-func (s *Server) detailPage(rec *interviews.Record) detailPage {
+func (s *reviewPages) detailPage(rec *interviews.Record) detailPage {
 	rec = rec.Public()
 	p := detailPage{
 		view:        view{Title: rec.Candidate.Name, SignedIn: true},
@@ -563,7 +573,7 @@ type detailSummary struct {
 }
 
 // summarize gives rec at a glance.
-func (s *Server) summarize(rec *interviews.Record, live bool) detailSummary {
+func (s *reviewPages) summarize(rec *interviews.Record, live bool) detailSummary {
 	sum := detailSummary{
 		Outcome: statusLabel(rec.Status), OutcomeClass: statusClass(rec.Status),
 		Answers: rec.AnswerTurns(), Duration: rec.Duration(),

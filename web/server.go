@@ -152,28 +152,27 @@ type Server struct {
 	records
 	links
 	tokens     *roomTokens
-	liveKitURL string          // as configured
-	reports    ReportRequester // nil: reports are not regenerated here
+	liveKitURL string // as configured
 	// interviews carries out registration, the invitation actions and
 	// decisions: the rules live there, the handlers speak HTTP.
 	interviews     *interviews.Service
-	recordings     *recordings.Dir // nil: no recordings are played
 	findBlueprint  blueprintFinder
 	brand          brand
 	metrics        *metrics.Web // nil: nothing counted
 	metricsHandler http.Handler // nil: no /metrics
 
-	static    fs.FS
-	csp       string
-	createLim *rateLimiter
-	// reportLim counts each user's requests for a new report.
-	reportLim    *rateLimiter
+	static       fs.FS
+	csp          string
+	createLim    *rateLimiter
 	handler      http.Handler
 	access       *access
 	registrar    *registrar
 	invitations  *invitations
 	room         *roomPages
 	feedbackMail *feedbackMail
+	review       *reviewPages
+	decisions    *decisionActions
+	reports      *reportPages
 }
 
 // blueprintOption is one interview plan offered in the form.
@@ -318,17 +317,14 @@ func New(opts Options) (*Server, error) {
 		tokens: &roomTokens{apiKey: opts.APIKey, apiSecret: opts.APISecret, agentName: opts.AgentName, tokenTTL: opts.TokenTTL,
 			rejoinGrace: opts.RejoinGrace, clientURL: clientURL},
 		liveKitURL: opts.LiveKitURL,
-		reports:    opts.Reports,
 		interviews: &interviews.Service{Store: opts.Store, NewRoom: RoomName, Notifier: opts.Webhooks,
 			LinkTTL: opts.LinkTTL, Now: opts.Now},
-		recordings:     opts.Recordings,
 		findBlueprint:  blueprintFinder(opts.FindBlueprint),
 		brand:          brand,
 		csp:            contentSecurityPolicy(opts.LiveKitURL, brand.logoOrigin()),
 		metrics:        opts.Metrics,
 		metricsHandler: opts.MetricsHandler,
 		createLim:      newRateLimiter(opts.RateLimit, opts.Now),
-		reportLim:      newRateLimiter(reportRequestsPerMinute, opts.Now),
 	}
 	pl := &plans{blueprints: blueprints, templates: templates}
 	s.registrar = &registrar{records: s.records, plans: pl, links: s.links, tokens: s.tokens, interviews: s.interviews, metrics: s.metrics}
@@ -336,6 +332,10 @@ func New(opts Options) (*Server, error) {
 	s.room = &roomPages{records: s.records, tokens: s.tokens, interviews: s.interviews, findBlueprint: s.findBlueprint,
 		consent: consent, timeScale: opts.TimeScale}
 	s.feedbackMail = &feedbackMail{records: s.records, links: s.links, mailer: opts.Mailer, findBlueprint: s.findBlueprint}
+	s.review = &reviewPages{records: s.records, findBlueprint: s.findBlueprint, recordings: opts.Recordings}
+	s.decisions = &decisionActions{records: s.records, interviews: s.interviews, reports: opts.Reports,
+		reportLim: newRateLimiter(reportRequestsPerMinute, opts.Now)}
+	s.reports = &reportPages{records: s.records}
 	s.access = &access{site: s.site, accounts: opts.Accounts, reviewerHash: sha256.Sum256([]byte(opts.ReviewerToken)),
 		sharedPassword: opts.ReviewerToken != "", secureCookies: opts.SecureCookies,
 		sessions: newSessionStore(sessionTTL, maxSessions, maxSessionsPerUser, opts.Now),
@@ -435,22 +435,22 @@ func (s *Server) routes() http.Handler {
 	for _, path := range []string{logoutPath, reviewerLogoutPath} {
 		mux.HandleFunc("POST "+path, s.access.handleLogout)
 	}
-	mux.HandleFunc("GET /review", review(s.handleReviewList))
-	mux.HandleFunc("GET /review/{$}", review(s.handleReviewList))
-	mux.HandleFunc("GET /review/{id}", review(s.handleReviewDetail))
-	mux.HandleFunc("GET /review/{id}/live", review(s.handleReviewLive))
-	mux.HandleFunc("GET /review.csv", review(s.handleReviewCSV))
-	mux.HandleFunc("GET /review/compare", review(s.handleCompare))
-	mux.HandleFunc("GET /review/{id}/report", review(s.handleReportPrint))
-	mux.HandleFunc("GET /review/{id}/report.pdf", review(s.handleReportPDF))
-	mux.HandleFunc("GET /review/{id}/recordings/{name}", review(s.handleRecording))
+	mux.HandleFunc("GET /review", review(s.review.handleReviewList))
+	mux.HandleFunc("GET /review/{$}", review(s.review.handleReviewList))
+	mux.HandleFunc("GET /review/{id}", review(s.review.handleReviewDetail))
+	mux.HandleFunc("GET /review/{id}/live", review(s.review.handleReviewLive))
+	mux.HandleFunc("GET /review.csv", review(s.review.handleReviewCSV))
+	mux.HandleFunc("GET /review/compare", review(s.reports.handleCompare))
+	mux.HandleFunc("GET /review/{id}/report", review(s.reports.handleReportPrint))
+	mux.HandleFunc("GET /review/{id}/report.pdf", review(s.reports.handleReportPDF))
+	mux.HandleFunc("GET /review/{id}/recordings/{name}", review(s.review.handleRecording))
 	mux.HandleFunc("GET /interview/{id}/feedback", s.room.handleFeedback)
-	mux.HandleFunc("POST /review/{id}/decision", review(s.handleDecisionForm))
-	mux.HandleFunc("POST /review/{id}/report/regenerate", review(s.handleRegenerateForm))
-	mux.HandleFunc("GET /api/interviews", review(s.handleAPIList))
-	mux.HandleFunc("GET /api/interviews/{id}", review(s.handleAPIGet))
-	mux.HandleFunc("POST /api/interviews/{id}/decision", review(s.handleAPIDecision))
-	mux.HandleFunc("POST /api/interviews/{id}/report", review(s.handleAPIReport))
+	mux.HandleFunc("POST /review/{id}/decision", review(s.decisions.handleDecisionForm))
+	mux.HandleFunc("POST /review/{id}/report/regenerate", review(s.decisions.handleRegenerateForm))
+	mux.HandleFunc("GET /api/interviews", review(s.review.handleAPIList))
+	mux.HandleFunc("GET /api/interviews/{id}", review(s.review.handleAPIGet))
+	mux.HandleFunc("POST /api/interviews/{id}/decision", review(s.decisions.handleAPIDecision))
+	mux.HandleFunc("POST /api/interviews/{id}/report", review(s.decisions.handleAPIReport))
 
 	cop := http.NewCrossOriginProtection()
 	if s.publicURL != "" {
