@@ -492,3 +492,15 @@ func (s *access) handleLogout(w http.ResponseWriter, r *http.Request) {
 	})
 	http.Redirect(w, r, loginPath, http.StatusSeeOther)
 }
+
+// routes registers the sign-in and sign-out pages, under their two
+// addresses each.
+func (s *access) routes(mux *http.ServeMux) {
+	for _, path := range []string{loginPath, reviewerLoginPath} {
+		mux.HandleFunc("GET "+path, s.handleLoginForm)
+		mux.Handle("POST "+path, s.limited(s.loginLim, http.HandlerFunc(s.handleLogin)))
+	}
+	for _, path := range []string{logoutPath, reviewerLogoutPath} {
+		mux.HandleFunc("POST "+path, s.handleLogout)
+	}
+}

@@ -312,3 +312,12 @@ func (s *roomPages) handleTranscript(w http.ResponseWriter, r *http.Request) {
 	}
 	s.writeJSON(w, http.StatusOK, resp)
 }
+
+// routes registers the candidate's pages: public, as the interview id in
+// the link is the candidate's key.
+func (s *roomPages) routes(mux *http.ServeMux, g gates) {
+	mux.HandleFunc("GET /interview/{id}", s.handleRoom)
+	mux.Handle("POST /api/interviews/{id}/join", g.limited(http.HandlerFunc(s.handleJoin)))
+	mux.HandleFunc("GET /api/interviews/{id}/transcript", s.handleTranscript)
+	mux.HandleFunc("GET /interview/{id}/feedback", s.handleFeedback)
+}

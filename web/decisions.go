@@ -201,3 +201,12 @@ func (s *decisionActions) apiFailure(w http.ResponseWriter, r *http.Request, err
 	s.log.Error("web: request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	s.serverError(w, r)
 }
+
+// routes registers the decision and report requests, from the pages and
+// the API.
+func (s *decisionActions) routes(mux *http.ServeMux, g gates) {
+	mux.HandleFunc("POST /review/{id}/decision", g.review(s.handleDecisionForm))
+	mux.HandleFunc("POST /review/{id}/report/regenerate", g.review(s.handleRegenerateForm))
+	mux.HandleFunc("POST /api/interviews/{id}/decision", g.review(s.handleAPIDecision))
+	mux.HandleFunc("POST /api/interviews/{id}/report", g.review(s.handleAPIReport))
+}

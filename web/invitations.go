@@ -3,13 +3,13 @@ package web
 import (
 	"context"
 	"errors"
-	"github.com/viva-interviews/viva/accounts"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/viva-interviews/viva/accounts"
 	"github.com/viva-interviews/viva/interviews"
 )
 
@@ -266,4 +266,12 @@ func (s *roomPages) joinRefusal(rec *interviews.Record) string {
 // createdBy: a recruiter only on their own, admins on every one.
 func (p principal) manages(createdBy string) bool {
 	return p.Role != accounts.RoleRecruiter || strings.EqualFold(p.Email, createdBy)
+}
+
+// routes registers the invitation pages and actions.
+func (s *invitations) routes(mux *http.ServeMux, g gates) {
+	mux.HandleFunc("GET "+invitationsPath, g.register(s.handleInvitations))
+	mux.HandleFunc("GET "+invitationsPath+"/{id}", g.register(s.handleInvitation))
+	mux.HandleFunc("POST "+invitationsPath+"/{id}/revoke", g.register(s.handleRevoke))
+	mux.HandleFunc("POST "+invitationsPath+"/{id}/reissue", g.register(s.handleReissue))
 }

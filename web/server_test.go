@@ -63,8 +63,8 @@ func TestNewValidatesOptions(t *testing.T) {
 
 func TestNewDefaults(t *testing.T) {
 	ts := newTestServer(t, func(o *Options) { o.AgentName, o.TokenTTL, o.RateLimit = "", 0, 0 })
-	if ts.Server.tokens.agentName != config.DefaultAgentName || ts.Server.tokens.tokenTTL != config.DefaultTokenTTL {
-		t.Errorf("agent %q ttl %s, want %q %s", ts.Server.tokens.agentName, ts.Server.tokens.tokenTTL, config.DefaultAgentName, config.DefaultTokenTTL)
+	if ts.registrar.tokens.agentName != config.DefaultAgentName || ts.registrar.tokens.tokenTTL != config.DefaultTokenTTL {
+		t.Errorf("agent %q ttl %s, want %q %s", ts.registrar.tokens.agentName, ts.registrar.tokens.tokenTTL, config.DefaultAgentName, config.DefaultTokenTTL)
 	}
 	if got := ts.registrar.blueprints[0].Name; got != "default" {
 		t.Errorf("first blueprint %q, want default", got)
