@@ -237,11 +237,7 @@ func (s *roomPages) handleJoin(w http.ResponseWriter, r *http.Request) {
 			s.writeJSON(w, http.StatusConflict, apiError{Error: msgConsentChanged})
 			return
 		}
-		given := s.consent.record(s.now())
-		rec, err = s.store.Update(r.Context(), rec.ID, func(r *interviews.Record) error {
-			r.Consent = given
-			return nil
-		})
+		rec, err = s.interviews.Consented(r.Context(), rec.ID, s.consent.Version, s.consent.Text)
 		if err != nil {
 			s.log.Error("web: storing the candidate's consent", "interview_id", r.PathValue("id"), "err", err)
 			s.serverError(w, r)
@@ -250,12 +246,13 @@ func (s *roomPages) handleJoin(w http.ResponseWriter, r *http.Request) {
 	}
 	if rec.Room == "" {
 		// Registered without a room (viva chat) and not started: give it one.
-		rec.Room = RoomName(rec.Candidate.Name)
-		if err := s.store.Save(r.Context(), rec); err != nil {
+		roomed, err := s.interviews.GiveRoom(r.Context(), rec.ID)
+		if err != nil {
 			s.log.Error("web: giving an interview a room", "interview_id", rec.ID, "err", err)
 			s.serverError(w, r)
 			return
 		}
+		rec = roomed
 	}
 	token, ok := s.issueToken(w, r, s.tokens, rec)
 	if !ok {

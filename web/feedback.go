@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -132,8 +133,9 @@ func (s *Server) NotifyFeedbackReady(ctx context.Context, rec *interviews.Record
 
 // feedbackMail emails candidates the link to their feedback.
 type feedbackMail struct {
-	records
+	log *slog.Logger
 	links
+	interviews    *interviews.Service
 	mailer        Mailer
 	findBlueprint blueprintFinder
 }
@@ -150,16 +152,10 @@ func (s *feedbackMail) notify(ctx context.Context, rec *interviews.Record) (sent
 	text := fmt.Sprintf("Hello %s,\n\nthank you for your interview%s. Your feedback is ready: what went well, what to work on and the questions to revisit.\n\nRead it here:\n%s\n\nThis link is yours alone; keep it private.\n\n-- viva\n",
 		rec.Candidate.Name, prefixed(" for ", rec.Candidate.Role), link)
 	sendErr := s.mailer.Send(ctx, rec.Candidate.Email, FeedbackEmailSubject, text)
-	entry := interviews.AuditEntry{At: s.now().UTC().Round(0), Who: interviews.AuditSystem, Action: interviews.AuditFeedbackEmailed,
-		Detail: "to " + rec.Candidate.Email, ReportVersion: rec.Report.Version}
 	if sendErr != nil {
-		entry.Action, entry.Detail = interviews.AuditFeedbackEmailFail, "to "+rec.Candidate.Email+": "+interviews.Clip(sendErr.Error(), interviews.AuditDetailLen)
 		s.log.Warn("web: emailing a candidate their feedback failed", "interview_id", rec.ID, "err", sendErr)
 	}
-	if _, err := s.store.Update(ctx, rec.ID, func(r *interviews.Record) error {
-		r.Audit = append(r.Audit, entry)
-		return nil
-	}); err != nil {
+	if err := s.interviews.FeedbackMailed(ctx, rec.ID, rec.Candidate.Email, rec.Report.Version, sendErr); err != nil {
 		s.log.Error("web: recording a feedback email in the audit list", "interview_id", rec.ID, "err", err)
 	}
 	if sendErr != nil {

@@ -189,7 +189,7 @@ func New(opts Options) (*Server, error) {
 		invitations: &invitations{records: recs, plans: pl, links: lnk, interviews: svc},
 		room: &roomPages{records: recs, tokens: tokens, interviews: svc, findBlueprint: find,
 			consent: set.consent, timeScale: opts.TimeScale},
-		feedbackMail: &feedbackMail{records: recs, links: lnk, mailer: opts.Mailer, findBlueprint: find},
+		feedbackMail: &feedbackMail{log: opts.Logger, links: lnk, interviews: svc, mailer: opts.Mailer, findBlueprint: find},
 		review:       &reviewPages{records: recs, findBlueprint: find, recordings: opts.Recordings},
 		decisions: &decisionActions{records: recs, interviews: svc, reports: opts.Reports,
 			reportLim: newRateLimiter(reportRequestsPerMinute, opts.Now)},
