@@ -2,11 +2,13 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"html/template"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
@@ -317,4 +319,26 @@ func (s *roomPages) routes(mux *http.ServeMux, g gates) {
 	mux.Handle("POST /api/interviews/{id}/join", g.limited(http.HandlerFunc(s.handleJoin)))
 	mux.HandleFunc("GET /api/interviews/{id}/transcript", s.handleTranscript)
 	mux.HandleFunc("GET /interview/{id}/feedback", s.handleFeedback)
+}
+
+// markOpened notes the first time the candidate opened the room page of
+// rec. A failure is logged: it must not keep the candidate out.
+func (s *roomPages) markOpened(ctx context.Context, rec *interviews.Record) {
+	if rec.OpenedAt != nil {
+		return
+	}
+	if err := s.interviews.Opened(ctx, rec.ID); err != nil {
+		s.log.Warn("web: noting that the candidate opened the link", "interview_id", rec.ID, "err", err)
+	}
+}
+
+// joinRefusal says, for the candidate, why rec's link may not be used
+// now (withdrawn or expired); empty when it may.
+func (s *roomPages) joinRefusal(rec *interviews.Record) string {
+	err := rec.Joinable(s.now())
+	if err == nil {
+		return ""
+	}
+	msg := err.Error()
+	return strings.ToUpper(msg[:1]) + msg[1:] + "."
 }

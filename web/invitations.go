@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -238,28 +237,6 @@ func (s *invitations) invitationFailed(w http.ResponseWriter, r *http.Request, i
 	}
 	s.log.Error("web: an invitation action failed", "interview_id", id, "err", err)
 	s.render(w, r, http.StatusInternalServerError, "message.html", messagePage{view: view{Title: title, SignedIn: true}, Message: "It could not be saved on our side. Go back and try again in a moment."})
-}
-
-// markOpened notes the first time the candidate opened the room page of
-// rec. A failure is logged: it must not keep the candidate out.
-func (s *roomPages) markOpened(ctx context.Context, rec *interviews.Record) {
-	if rec.OpenedAt != nil {
-		return
-	}
-	if err := s.interviews.Opened(ctx, rec.ID); err != nil {
-		s.log.Warn("web: noting that the candidate opened the link", "interview_id", rec.ID, "err", err)
-	}
-}
-
-// joinRefusal says, for the candidate, why rec's link may not be used
-// now (withdrawn or expired); empty when it may.
-func (s *roomPages) joinRefusal(rec *interviews.Record) string {
-	err := rec.Joinable(s.now())
-	if err == nil {
-		return ""
-	}
-	msg := err.Error()
-	return strings.ToUpper(msg[:1]) + msg[1:] + "."
 }
 
 // manages reports whether p may see and act on an invitation created by

@@ -13,6 +13,19 @@
 // Security Policy (no inline script) and never contain a secret other than
 // the candidate's own LiveKit token. Résumé and job-description texts stay
 // on the server, in the interview record.
+//
+// The handlers are grouped by area, each a small type holding only what it
+// uses and registering its own routes (its routes method): registrar
+// (the registration form and API), invitations, roomPages (the candidate's
+// pages), reviewPages, decisionActions (decisions and report requests),
+// reportPages (print, PDF, comparison) and access (sign-in, sessions, the
+// permission middleware). They share site (templates, logger, clock, error
+// pages, JSON) and records (site with the store). What is decided about an
+// interview — registering it, withdrawing or re-issuing its link, a
+// decision, consent — is interviews.Service's: handlers read and check the
+// request, call the service and answer. Server checks every request
+// (security headers, cross-origin protection, panics, metrics) and hands
+// it to the area's route.
 package web
 
 import (
