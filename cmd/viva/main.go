@@ -215,9 +215,10 @@ func flagError(name string, err error) error {
 // lists only these, and other settings are neither offered nor checked.
 var (
 	storeReads       = []string{"data_dir", "database_url", "secrets_key", "log_level"}
-	usersReads       = []string{"data_dir", "users_file"}
+	usersReads       = []string{"data_dir", "database_url", "users_file"}
 	invitationsReads = append([]string{"link_ttl", "public_url"}, storeReads...)
-	recordsReads     = append([]string{"recordings_dir"}, storeReads...)
+	recordsReads     = append([]string{"recordings_dir", "recordings_s3_endpoint", "recordings_s3_bucket", "recordings_s3_region",
+		"aws_access_key_id", "aws_secret_access_key"}, storeReads...)
 )
 
 // commandReads are the settings command name reads (nil: every one).
@@ -274,7 +275,8 @@ var settingGroups = []settingGroup{
 	{groupTurns, []string{"endpointing-delay", "endpointing-min", "endpointing-max", "interrupt-threshold", "thinking-pause",
 		"false-interruption-timeout", "away-after", "hearing-timeout"}},
 	{groupWeb, []string{"addr", "users-file", "token-ttl", "link-ttl", "public-url", "webhook-urls", "brand-name", "brand-logo", "consent-text", "consent-file"}},
-	{groupAudio, []string{"record-audio", "recordings-dir", "recording-retention"}},
+	{groupAudio, []string{"record-audio", "recordings-dir", "recording-retention", "recordings-s3-endpoint", "recordings-s3-bucket",
+		"recordings-s3-region", "recordings-s3-access-key"}},
 }
 
 // commandHelp is what a command's -h shows beyond its flags.
