@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"net/http"
@@ -47,41 +48,58 @@ var csvColumns = []string{"Candidate", "Email", "Role", "Level", "Plan", "Regist
 // filters (status, role, q, sort) match, one row each, as CSV (RFC 4180,
 // UTF-8, CRLF line ends). Cells are neutralised for spreadsheets: one
 // starting with =, +, -, @, a tab or a carriage return is prefixed with a
-// quote, so it is never run as a formula.
+// quote, so it is never run as a formula. The rows stream out as the
+// store reads them (Store.Walk), in pieces of csvBufferBytes, so an export
+// of any size holds little memory.
 func (s *reviewPages) handleReviewCSV(w http.ResponseWriter, r *http.Request) {
 	lq := readListQuery(r.URL.Query())
-	opts := interviews.ListOptions{Status: interviews.Status(lq.Status), Role: lq.Role, Query: lq.Query, Sort: lq.Sort, Limit: interviews.MaxListLimit}
-	var rows []interviews.Summary
-	for {
-		opts.Offset = len(rows)
-		page, err := s.store.List(r.Context(), opts)
-		if err != nil {
-			s.log.Error("web: exporting interviews", "err", err)
-			s.serverError(w, r)
-			return
-		}
-		rows = append(rows, page.Items...)
-		if len(page.Items) == 0 || len(rows) >= page.Total {
-			break
-		}
-	}
-	var buf bytes.Buffer
-	cw := csv.NewWriter(&buf)
-	cw.UseCRLF = true
-	_ = cw.Write(csvColumns) // writes to a buffer do not fail
-	for _, sum := range rows {
-		_ = cw.Write(safeCells(csvRow(sum)))
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		s.log.Error("web: exporting interviews", "err", err)
-		s.serverError(w, r)
-		return
-	}
+	opts := interviews.ListOptions{Status: interviews.Status(lq.Status), Role: lq.Role, Query: lq.Query, Sort: lq.Sort}
 	name := "interviews-" + s.now().UTC().Format("2006-01-02") + ".csv"
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
-	_, _ = buf.WriteTo(w)
+	out := &sentWriter{w: w}
+	buf := bufio.NewWriterSize(out, csvBufferBytes)
+	cw := csv.NewWriter(buf)
+	cw.UseCRLF = true
+	_ = cw.Write(csvColumns) // errors surface from Flush below
+	err := s.store.Walk(r.Context(), opts, func(sum interviews.Summary) error {
+		return cw.Write(safeCells(csvRow(sum)))
+	})
+	if err == nil {
+		cw.Flush()
+		if err = cw.Error(); err == nil {
+			err = buf.Flush()
+		}
+	}
+	switch {
+	case err == nil:
+	case !out.sent:
+		s.log.Error("web: exporting interviews", "err", err)
+		w.Header().Del("Content-Disposition")
+		s.serverError(w, r)
+	case r.Context().Err() == nil:
+		// Rows went out already: cut the download rather than let it
+		// look whole.
+		s.log.Error("web: exporting interviews: the export was cut short", "err", err)
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// csvBufferBytes is how much of the export is held before it is sent:
+// the rows stream out in pieces of this size, whatever the number of
+// interviews.
+const csvBufferBytes = 32 << 10
+
+// sentWriter is a response writer that remembers whether anything was
+// written: until then an error can still be answered as one.
+type sentWriter struct {
+	w    http.ResponseWriter
+	sent bool
+}
+
+func (s *sentWriter) Write(p []byte) (int, error) {
+	s.sent = true
+	return s.w.Write(p)
 }
 
 // csvRow is one interview as a row of csvColumns.
