@@ -32,6 +32,7 @@ import (
 	"syscall"
 
 	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/internal/cli"
 	"github.com/viva-interviews/viva/internal/sandbox"
 )
 
@@ -76,22 +77,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	for _, c := range commands {
 		if c.name == args[0] {
 			errOut := stderr
-			if wantsHelp(args[1:]) {
+			if cli.WantsHelp(args[1:]) {
 				errOut = stdout
 			}
-			err := c.run(ctx, args[1:], stdin, stdout, errOut)
-			switch {
-			case err == nil:
-				return 0
-			case errors.Is(err, flag.ErrHelp):
-				return 0
-			case errors.Is(err, errUsage):
-				fmt.Fprintf(stderr, "viva %s: %v\n", c.name, err)
-				return 2
-			default:
-				fmt.Fprintf(stderr, "viva %s: %v\n", c.name, err)
-				return 1
-			}
+			return cli.Exit(stderr, "viva "+c.name, c.run(ctx, args[1:], stdin, stdout, errOut))
 		}
 	}
 	fmt.Fprintf(stderr, "viva: unknown command %q\n\n", args[0])
@@ -130,27 +119,6 @@ func runHelp(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	return 2
 }
 
-// wantsHelp reports whether a command's arguments ask for its help (-h,
-// -help or --help before any "--").
-func wantsHelp(args []string) bool {
-	for _, a := range args {
-		switch a {
-		case "--":
-			return false
-		case "-h", "-help", "--help", "--h":
-			return true
-		}
-	}
-	return false
-}
-
-// errUsage marks errors in how a command was called (exit code 2).
-var errUsage = errors.New("usage")
-
-func usageError(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, args...))
-}
-
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "viva runs structured voice interviews on LiveKit.\n\nUsage: viva COMMAND [flags]\n\nCommands:")
 	width := 0
@@ -169,7 +137,7 @@ func usage(w io.Writer) {
 // (commandReads). -h prints the help on stderr (which run points at
 // stdout); a bad flag or value is a usage error of one line per problem.
 func loadConfig(name string, args []string, stderr io.Writer, flags func(*flag.FlagSet)) (*config.Config, error) {
-	fs := newFlagSet(name)
+	fs := cli.NewFlagSet("viva " + name)
 	if flags != nil {
 		flags(fs)
 	}
@@ -182,33 +150,9 @@ func loadConfig(name string, args []string, stderr io.Writer, flags func(*flag.F
 		commandUsage(stderr, name, fs)
 		return nil, err
 	case errors.As(err, &ferr):
-		return nil, flagError(name, ferr.Err)
+		return nil, cli.FlagError("viva "+name, ferr.Err)
 	}
-	return nil, usageError("%v", err)
-}
-
-// newFlagSet is the flag set of command name: it prints nothing itself,
-// so a mistake is told in one line (flagError) and help only when asked.
-func newFlagSet(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet("viva "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	return fs
-}
-
-// flagError is a usage error of one line for a mistake in command name's
-// flags (from the flag package): what was wrong, in the --flag spelling
-// used everywhere else, and where to read the flags.
-func flagError(name string, err error) error {
-	msg := err.Error()
-	if f, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		msg = "unknown flag --" + strings.TrimPrefix(f, "-")
-	} else if f, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		msg = "flag --" + strings.TrimPrefix(f, "-") + " needs a value"
-	} else {
-		msg = strings.ReplaceAll(msg, " flag -", " flag --")
-	}
-	return usageError("%s: run `viva %s -h` for its flags", msg, name)
+	return nil, cli.UsageError("%v", err)
 }
 
 // Settings read by the commands that read few, by YAML key: their help
@@ -357,7 +301,7 @@ func commandUsage(w io.Writer, name string, fs *flag.FlagSet) {
 	}
 	fmt.Fprintf(w, "Usage: %s\n", h.usage)
 	own, grouped := splitFlags(fs)
-	printGroup(w, h.own, own)
+	cli.PrintFlags(w, h.own, own)
 	var hidden []string
 	for _, g := range append(settingGroups, settingGroup{title: groupOther}) {
 		if h.groups != nil && !slices.Contains(h.groups, g.title) {
@@ -366,7 +310,7 @@ func commandUsage(w io.Writer, name string, fs *flag.FlagSet) {
 			}
 			continue
 		}
-		printGroup(w, g.title, grouped[g.title])
+		cli.PrintFlags(w, g.title, grouped[g.title])
 	}
 	if len(hidden) > 0 {
 		fmt.Fprintf(w, "\nMore settings (%s) are listed by 'viva help settings'.\n", strings.Join(hidden, "; "))
@@ -428,25 +372,6 @@ func flagRank(f *flag.Flag) string {
 	return "1" + f.Name
 }
 
-// printGroup prints a titled group of flags; an empty group is left out.
-func printGroup(w io.Writer, title string, flags []*flag.Flag) {
-	if len(flags) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\n%s:\n", title)
-	for _, f := range flags {
-		kind, usage := flag.UnquoteUsage(f)
-		line := "  --" + f.Name
-		if kind != "" {
-			line += " " + strings.ToUpper(kind)
-		}
-		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
-			usage += fmt.Sprintf(" (default %q)", f.DefValue)
-		}
-		fmt.Fprintf(w, "%s\n      %s\n", line, usage)
-	}
-}
-
 // printAllSettings lists every setting of package config, grouped, with
 // the environment variables of the secrets that have no flag.
 func printAllSettings(w io.Writer) error {
@@ -461,7 +386,7 @@ func printAllSettings(w io.Writer) error {
 	fmt.Fprintln(w, "Every setting of viva, given as a flag, as the environment variable named beside it, or in the YAML file named by --config.")
 	_, grouped := splitFlags(fs)
 	for _, g := range append(settingGroups, settingGroup{title: groupOther}) {
-		printGroup(w, g.title, grouped[g.title])
+		cli.PrintFlags(w, g.title, grouped[g.title])
 	}
 	fmt.Fprintln(w, "\nSecrets (environment or the YAML file only, never flags):")
 	for _, s := range config.Settings() {
