@@ -83,8 +83,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return cli.Exit(stderr, "viva "+c.name, c.run(ctx, args[1:], stdin, stdout, errOut))
 		}
 	}
-	fmt.Fprintf(stderr, "viva: unknown command %q\n\n", args[0])
-	usage(stderr)
+	fmt.Fprintf(stderr, "viva: unknown command %q: run `viva -h` for the commands\n", args[0])
 	return 2
 }
 
@@ -155,18 +154,35 @@ func loadConfig(name string, args []string, stderr io.Writer, flags func(*flag.F
 	return nil, cli.UsageError("%v", err)
 }
 
-// Settings read by the commands that read few, by YAML key: their help
-// lists only these, and other settings are neither offered nor checked.
+// Settings read by each command that does not read them all, by YAML
+// key: its help lists only these, and other settings are neither offered
+// as flags nor checked. viva dev and viva chat read every setting.
 var (
-	storeReads       = []string{"data_dir", "database_url", "secrets_key", "log_level"}
+	storeReads    = []string{"data_dir", "database_url", "secrets_key", "log_level"}
+	liveKitReads  = []string{"livekit_url", "livekit_api_key", "livekit_api_secret", "agent_name"}
+	modelReads    = []string{"llm", "openai_api_key", "openai_base_url", "openai_model", "llm_first_token_timeout", "llm_chunk_gap_timeout"}
+	engineReads   = append([]string{"analysis_model", "stt", "tts", "deepgram_api_key", "deepgram_model", "openai_stt_model", "openai_tts_model", "openai_tts_voice"}, modelReads...)
+	audioReads    = []string{"record_audio", "recordings_dir"}
+	agentOwnReads = []string{"max_sessions", "load_threshold", "drain_timeout", "rejoin_grace", "time_scale", "health_addr", "pprof_addr",
+		"endpointing_delay", "endpointing_min", "endpointing_max", "interrupt_threshold", "thinking_pause",
+		"false_interruption_timeout", "away_after", "hearing_timeout"}
+	webOwnReads = []string{"addr", "reviewer_token", "users_file", "token_ttl", "link_ttl", "public_url", "webhook_urls", "webhook_secret",
+		"smtp_url", "brand_name", "brand_logo", "consent_text", "consent_file", "drop_texts_after_report", "recording_retention",
+		"record_retention", "rejoin_grace", "time_scale", "pprof_addr"}
+	agentReads       = slices.Concat(storeReads, liveKitReads, engineReads, audioReads, agentOwnReads)
+	webReads         = slices.Concat(storeReads, liveKitReads, modelReads, audioReads, webOwnReads)
 	usersReads       = []string{"data_dir", "users_file"}
-	invitationsReads = append([]string{"link_ttl", "public_url"}, storeReads...)
-	recordsReads     = append([]string{"recordings_dir"}, storeReads...)
+	invitationsReads = slices.Concat([]string{"link_ttl", "public_url"}, storeReads)
+	recordsReads     = slices.Concat([]string{"recordings_dir"}, storeReads)
 )
 
 // commandReads are the settings command name reads (nil: every one).
 func commandReads(name string) []string {
 	switch group, _, _ := strings.Cut(name, " "); group {
+	case "agent":
+		return agentReads
+	case "web":
+		return webReads
 	case "users":
 		return usersReads
 	case "invitations":

@@ -156,6 +156,8 @@ func TestHelpListsWhatTheCommandReads(t *testing.T) {
 		{[]string{"export", "-h"}, []string{"--out", "--database-url", "--recordings-dir"}, []string{"--llm", "--stt", "--addr"}},
 		{[]string{"bench", "latency", "-h"}, []string{"--turns", "--rooms", "--verbose"}, []string{"\n  -turns"}},
 		{[]string{"dev", "-h"}, []string{"--livekit-port", "VIVA_LIVEKIT_PORT"}, nil},
+		{[]string{"agent", "-h"}, []string{"--max-sessions", "--stt", "--endpointing-delay"}, []string{"--addr", "--brand-name", "--livekit-port", "--users-file"}},
+		{[]string{"web", "-h"}, []string{"--addr", "--brand-name", "--openai-model"}, []string{"--stt", "--max-sessions", "--endpointing-delay", "--livekit-port"}},
 	} {
 		var stdout, stderr strings.Builder
 		if code := runOrBench(tc.args, &stdout, &stderr); code != 0 {
