@@ -169,14 +169,15 @@ func (r *Reply) remember(text string, interrupted bool) {
 
 // metrics are the turn's measures, nil when nothing was measured.
 func (r *Reply) metrics(d Delivery) *interviews.TurnMetrics {
-	if r.firstToken <= 0 && d.TTSFirstByte <= 0 && d.EndToEnd <= 0 && r.in.EndOfUtterance <= 0 && r.in.EndpointingRule == "" &&
+	ep := r.in.Endpointing
+	if r.firstToken <= 0 && d.TTSFirstByte <= 0 && d.EndToEnd <= 0 && ep.EndOfUtterance <= 0 && ep.Rule == "" &&
 		d.BackchannelsIgnored <= 0 && d.FalseInterruptionsResumed <= 0 && !r.preempted {
 		return nil
 	}
 	return &interviews.TurnMetrics{
-		EndOfUtteranceMs: ms(r.in.EndOfUtterance), STTFinalMs: ms(r.in.STTFinal),
+		EndOfUtteranceMs: ms(ep.EndOfUtterance), STTFinalMs: ms(ep.STTFinal),
 		LLMFirstTokenMs: ms(r.firstToken), TTSFirstByteMs: ms(d.TTSFirstByte), EndToEndMs: ms(d.EndToEnd),
-		EndpointingRule: r.in.EndpointingRule, EndpointingDelayMs: ms(r.in.EndpointingDelay),
+		EndpointingRule: ep.Rule, EndpointingDelayMs: ms(ep.Delay),
 		BackchannelsIgnored: d.BackchannelsIgnored, FalseInterruptionsResumed: d.FalseInterruptionsResumed,
 		Preempted: r.preempted,
 	}
