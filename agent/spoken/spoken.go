@@ -270,7 +270,7 @@ func (v *Session) listen() {
 		case voice.EndOfTurn:
 			v.setThinking(false)
 			in = agent.CandidateTurn{Text: e.Text, Source: agent.SourceVoice, StartedAt: e.SpeechEndedAt, EndedAt: e.SpeechEndedAt,
-				Endpointing: e.Metrics}
+				Endpointing: e.Metrics, STTConfidence: e.STTConfidence}
 		default:
 			continue
 		}

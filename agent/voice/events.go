@@ -99,6 +99,9 @@ type EndOfTurn struct {
 	CommittedAt time.Time
 	// Metrics are how the turn was ended and its latencies.
 	Metrics interviews.Endpointing
+	// STTConfidence is the recogniser's confidence (0–1) in Text: the
+	// lowest of its finals', 0 when any final came without one.
+	STTConfidence float64
 }
 
 // STTStopped says the speech recogniser's stream ended on its own (the
