@@ -489,8 +489,7 @@ func discover(p *parsed, in AnswerInput) []Discovered {
 		}
 		add(Discovered{Text: text, Priority: stages.P0, About: "the decision " + link + " " + clause}, "decide "+clause)
 	}
-	for _, m := range all(personTitle, personHints...) {
-		role, name := strings.ToLower(m[1]), m[2]
+	person := func(name, role string) {
 		if unknownName(name, known) {
 			add(Discovered{
 				Text:     fmt.Sprintf("How did you work with %s, your %s, and what did they own?", name, role),
@@ -498,14 +497,11 @@ func discover(p *parsed, in AnswerInput) []Discovered {
 			}, name)
 		}
 	}
+	for _, m := range all(personTitle, personHints...) {
+		person(m[2], strings.ToLower(m[1]))
+	}
 	for _, m := range all(personAfter, personHints...) {
-		name, role := m[1], strings.ToLower(m[2])
-		if unknownName(name, known) {
-			add(Discovered{
-				Text:     fmt.Sprintf("How did you work with %s, your %s, and what did they own?", name, role),
-				Priority: stages.P1, About: fmt.Sprintf("%s (%s)", name, role),
-			}, name)
-		}
+		person(m[1], strings.ToLower(m[2]))
 	}
 	for _, m := range all(personFrom, "with ") {
 		name, team := m[1], m[2]
