@@ -10,6 +10,7 @@ import (
 	lksdk "github.com/livekit/server-sdk-go/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/engines"
 	"github.com/viva-interviews/viva/agent/voice"
 	"github.com/viva-interviews/viva/agent/worker"
@@ -111,8 +112,9 @@ func newWorker(ctx context.Context, cfg *config.Config, log *slog.Logger, m *met
 	}
 	log.Info("engines", "llm", llmName, "stt", recogniser.Name(), "tts", synth.Name(), "agent_name", cfg.AgentName, "max_sessions", cfg.MaxSessions)
 	sessions := &worker.Sessions{
-		Store: store, NewLLM: newLLM, Analyzer: analyzer, Preemptive: cfg.ResolvedLLM() == config.EngineOpenAI, STT: recogniser, TTS: synth, TimeScale: cfg.TimeScale,
-		Engines: interviews.Engines{LLM: llmName, STT: recogniser.Name(), TTS: synth.Name()},
+		Store: store, TimeScale: cfg.TimeScale,
+		Engines: worker.Engines{Models: agent.Models{NewLLM: newLLM, Analyzer: analyzer, Preemptive: cfg.ResolvedLLM() == config.EngineOpenAI},
+			STT: recogniser, TTS: synth, Names: interviews.Engines{LLM: llmName, STT: recogniser.Name(), TTS: synth.Name()}},
 		Listener: voice.ListenerOptions{EndpointingDelay: cfg.EndpointingDelay, EndpointingMin: cfg.EndpointingMin,
 			EndpointingMax: cfg.EndpointingMax, InterruptThreshold: cfg.InterruptThreshold, ThinkingPause: cfg.ThinkingPause},
 		FalseInterruptionTimeout: offWhenZero(cfg.FalseInterruptionTimeout), AwayAfter: offWhenZero(cfg.AwayAfter),

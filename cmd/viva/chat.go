@@ -82,8 +82,8 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return fmt.Errorf("creating the interview record: %w", err)
 	}
 	log = log.With("interview_id", rec.ID)
-	loop, err := agent.NewLoop(agent.Setup{Blueprint: bp, Record: rec, Store: store, TimeScale: cfg.TimeScale, NewLLM: newLLM,
-		Template: tpl, Analyzer: analyzer, Logger: log},
+	loop, err := agent.NewLoop(agent.Setup{Blueprint: bp, Record: rec, Store: store, TimeScale: cfg.TimeScale, Models: agent.Models{NewLLM: newLLM, Analyzer: analyzer},
+		Template: tpl, Logger: log},
 		agent.LoopOptions{Stopped: agent.Ending{Status: interviews.StatusCandidateLeft, Reason: interviews.EndedInterrupted}})
 	if err != nil {
 		return err
