@@ -461,7 +461,7 @@ func TestChatInputErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--template", "nope"}, `--template: "nope" is neither a built-in role template (fullstack-senior) nor a readable .md file`},
+		{[]string{"--template", "nope"}, `--template: "nope" is neither a built-in role template (` + strings.Join(stages.TemplateNames(), ", ") + `) nor a readable .md file`},
 		{[]string{"--template", badTemplate}, `role.md:3: "What this assesses" must follow a "### Question" block`},
 		{[]string{"--resume", filepath.Join(dir, "missing.pdf")}, "--resume " + filepath.Join(dir, "missing.pdf") + ": cannot be read"},
 		{[]string{"--resume", png}, "--resume " + png + ": Résumé must be a PDF, DOCX, TXT or Markdown file"},
