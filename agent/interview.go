@@ -56,10 +56,10 @@ func NewInterview(s Setup) (*Conductor, error) {
 	if s.Blueprint == nil || s.Record == nil || s.NewLLM == nil {
 		return nil, fmt.Errorf("agent: Setup needs Blueprint, Record and NewLLM")
 	}
-	if s.Template != nil {
-		if err := s.Blueprint.TakesTemplate(); err != nil {
-			return nil, fmt.Errorf("agent: role template %q: %w", s.Template.Name, err)
-		}
+	// A role template's questions get their time in the main stage.
+	bp, err := s.Blueprint.WithTemplate(s.Template)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
 	}
 	log := s.Logger
 	if log == nil {
@@ -81,7 +81,6 @@ func NewInterview(s Setup) (*Conductor, error) {
 		JobDescription: rec.JobDescription, ResumeSummary: rec.ResumeSummary,
 	}
 	recorder := NewRecorder(s.Store, rec, log)
-	bp := s.Blueprint
 	title := func(stage string) string {
 		if st, _, ok := bp.Stage(stage); ok {
 			return st.Title

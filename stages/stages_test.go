@@ -403,3 +403,39 @@ func TestTakesTemplate(t *testing.T) {
 		}
 	}
 }
+
+// TestWithTemplate: a role template gives the main stage two minutes a
+// question and the exit as many more turns, on a copy; a blueprint that
+// cannot ask it refuses it, naming the template and saying why.
+func TestWithTemplate(t *testing.T) {
+	tpl, err := BuiltinTemplate("backend-senior")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := Default()
+	got, err := b.WithTemplate(tpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if main := got.MainStage(); main != "experience" {
+		t.Fatalf("main stage %q, want experience", main)
+	}
+	st, _, _ := got.Stage("experience")
+	orig, _, _ := b.Stage("experience")
+	if want := orig.Limit + time.Duration(len(tpl.Questions))*TemplateQuestionTime; st.Limit != want {
+		t.Errorf("experience limit %v, want %v", st.Limit, want)
+	}
+	if intro, _, _ := got.Stage("intro"); intro.Limit != 120*time.Second {
+		t.Errorf("intro limit %v, want it unchanged", intro.Limit)
+	}
+	if got.Exit.Turns() != DefaultMaxTurns+len(tpl.Questions) || b.Exit.Turns() != DefaultMaxTurns {
+		t.Errorf("max turns %d (original %d), want %d", got.Exit.Turns(), b.Exit.Turns(), DefaultMaxTurns+len(tpl.Questions))
+	}
+	if plain, err := b.WithTemplate(nil); err != nil || !reflect.DeepEqual(plain, b) || plain == b {
+		t.Errorf("WithTemplate(nil) = %v, %v; want an equal copy", plain, err)
+	}
+	_, err = SystemDesign().WithTemplate(tpl)
+	if err == nil || !strings.Contains(err.Error(), `role template "backend-senior"`) || !strings.Contains(err.Error(), "no guided stage") {
+		t.Errorf("system design with a template: %v, want a refusal naming the template and why", err)
+	}
+}

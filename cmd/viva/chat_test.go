@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -58,7 +59,9 @@ func runChatWith(t *testing.T, answers []string, interval time.Duration, extra .
 	}()
 	var out, errOut bytes.Buffer
 	args := append([]string{"chat", "--name", "Grace Hopper", "--role", "Backend engineer", "--level", "senior", "--data-dir", dir}, extra...)
-	if code := run(context.Background(), args, pr, &out, &errOut); code != 0 {
+	code := run(context.Background(), args, pr, &out, &errOut)
+	pr.Close() // answers left unread stop the writer
+	if code != 0 {
 		t.Fatalf("viva chat exited %d: %s", code, errOut.String())
 	}
 	return out.String(), onlyRecord(t, dir)
@@ -415,9 +418,12 @@ func TestChatTemplateAndFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The guide keeps the interviewer in its main stage while the template
-	// and the job's skills give it questions; the stage's deadline moves
-	// it on. The texts are kept past the report to be checked here.
-	out, rec := runChatWith(t, pipedAnswers, 500*time.Millisecond, "--time-scale", "0.02", "--drop-texts-after-report=false",
+	// and the job's skills give it questions, the template's twelve making
+	// the stage 24 minutes longer: the candidate answers on until the
+	// interview closes. The texts are kept past the report to be checked
+	// here.
+	answers := slices.Concat(pipedAnswers[:14], pipedAnswers[1:14], pipedAnswers[1:14], pipedAnswers[1:14], pipedAnswers[14:])
+	out, rec := runChatWith(t, answers, 500*time.Millisecond, "--time-scale", "0.02", "--drop-texts-after-report=false",
 		"--template", "fullstack-senior", "--resume", resume, "--jd", jd)
 	if rec.Status != interviews.StatusCompleted {
 		t.Fatalf("status %s (%s), want completed; output:\n%s", rec.Status, rec.EndedBy, out)
