@@ -2,12 +2,13 @@ package interviews
 
 import (
 	"encoding/json"
-	"github.com/viva-interviews/viva/incident"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/viva-interviews/viva/incident"
 
 	"github.com/viva-interviews/viva/stages"
 )
