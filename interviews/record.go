@@ -226,6 +226,10 @@ type Record struct {
 	// Template is the name of the role template the interview asked from
 	// (stages.Template), if any.
 	Template string `json:"template,omitempty"`
+	// Problem is the id of the design problem the interview works on, from
+	// its blueprint's pool (stages.Problem): chosen at registration, or
+	// drawn when the interview starts; empty for a blueprint without one.
+	Problem string `json:"problem,omitempty"`
 	// Brief is a knowledge-capture interview's brief (markdown): its
 	// headings and points become the backlog. Server-side only.
 	Brief string `json:"brief,omitempty"`
