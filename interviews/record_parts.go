@@ -46,6 +46,10 @@ type Turn struct {
 	// Source says how the turn arrived: "voice", "text" (typed), "timer"
 	// (an acknowledgement after a forced transition), …
 	Source string `json:"source,omitempty"`
+	// STTConfidence is the speech recogniser's confidence (0–1) in a
+	// spoken candidate turn's text, the lowest of its pieces; 0 when the
+	// engine reports none or the turn was typed. See Turn.Heard.
+	STTConfidence float64 `json:"stt_confidence,omitempty"`
 	// StartedAt is when the speaker started the turn.
 	StartedAt time.Time `json:"started_at"`
 	// EndedAt is when the speaker finished it (or was interrupted).

@@ -158,6 +158,9 @@ func (r *Record) validateTurns(p *recordProblems, qids map[string]bool) {
 		if !t.StartedAt.IsZero() && !t.EndedAt.IsZero() && t.EndedAt.Before(t.StartedAt) {
 			p.bad("turn %d ended before it started", t.Seq)
 		}
+		if c := t.STTConfidence; !(c >= 0 && c <= 1) {
+			p.bad("turn %d has stt_confidence %v: use a number from 0 to 1", t.Seq, c)
+		}
 		for _, id := range t.QuestionIDs {
 			if !qids[id] {
 				p.bad("turn %d refers to unknown question %q", t.Seq, id)

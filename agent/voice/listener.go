@@ -458,7 +458,7 @@ func (l *Listener) handleResult(ev stt.Event) {
 		if tr.Text == "" {
 			return
 		}
-		l.endpoint.final(tr.Text, at)
+		l.endpoint.final(tr.Text, at, ev.Confidence)
 		l.evaluate(l.now())
 	}
 }

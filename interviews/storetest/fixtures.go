@@ -99,7 +99,7 @@ func fullRecord() *interviews.Record {
 		StartedAt: at(1), EndedAt: at(3), Interrupted: true, QuestionIDs: []string{"q1"},
 		Metrics: &interviews.TurnMetrics{EndOfUtteranceMs: 500, STTFinalMs: 120, LLMFirstTokenMs: 300, TTSFirstByteMs: 90, EndToEndMs: 1010,
 			EndpointingRule: interviews.EndpointingFinished, EndpointingDelayMs: 300, BackchannelsIgnored: 1, FalseInterruptionsResumed: 1},
-		Fallback: "scripted", Filler: "Give me a moment.", Aside: "repeat",
+		Fallback: "scripted", Filler: "Give me a moment.", Aside: "repeat", STTConfidence: 0.9, // every field set, sense aside
 	})
 	r.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: "greeting", Text: "Fine.", Source: "text", StartedAt: at(4), EndedAt: at(5)})
 	r.Assessments = append(r.Assessments, interviews.Assessment{
@@ -122,13 +122,14 @@ func fullReport() *interviews.Report {
 		Status: interviews.ReportReady, Attempts: 2, Error: "timeout", NextAttempt: ptr(at(390)), Version: 1, Basic: true,
 		Model: "openai:gpt-test", PromptVersion: "report-v1", GeneratedAt: ptr(at(400)),
 		OverallScore: 72, Headline: "Solid.", Competencies: []interviews.Competency{{Name: "communication", Score: 80, Rationale: "clear"}},
-		Strengths:      []interviews.Point{{Text: "depth", Quote: "Fine.", QuestionID: "q1"}},
-		Improvements:   []interviews.Point{{Text: "pace", Quote: "Fine.", QuestionID: "q1"}},
-		KeyQuestions:   []interviews.QuestionFeedback{{QuestionID: "q1", Question: "How are you?", Good: "brief", Missing: "detail"}},
-		STAR:           []interviews.STAR{{QuestionID: "q1", Situation: true, Task: true, Action: true, Result: true}},
-		Stats:          interviews.TranscriptStats{FillerWords: 1, TalkTimeRatio: 0.4, Answers: 1, MeanAnswerWords: 1, MedianAnswerWord: 1, MaxAnswerWords: 1},
+		Strengths:    []interviews.Point{{Text: "depth", Quote: "Fine.", QuestionID: "q1"}},
+		Improvements: []interviews.Point{{Text: "pace", Quote: "Fine.", QuestionID: "q1"}},
+		KeyQuestions: []interviews.QuestionFeedback{{QuestionID: "q1", Question: "How are you?", Good: "brief", Missing: "detail", Quote: "Fine."}},
+		STAR:         []interviews.STAR{{QuestionID: "q1", Situation: true, Task: true, Action: true, Result: true}},
+		Stats: interviews.TranscriptStats{FillerWords: 1, TalkTimeRatio: 0.4, Answers: 2, SpokenAnswers: 1, TypedAnswers: 1,
+			MeanAnswerWords: 1, MedianAnswerWord: 1, MaxAnswerWords: 1},
 		Stages:         []interviews.StageCoverage{{Stage: "greeting", Title: "Welcome", Questions: 1, Forced: true}},
-		RubricCoverage: 1, UnresolvedGaps: []string{"Go — scale"},
+		RubricCoverage: 1, UnresolvedGaps: []string{"Go — scale"}, UnclearTurns: []int{2},
 		Topics: []interviews.SummaryTopic{{Title: "Mood", Points: []string{"fine"}}},
 	}
 }

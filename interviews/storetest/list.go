@@ -84,7 +84,7 @@ func testList(t *testing.T, open Opener) {
 			t.Fatal(err)
 		}
 		r := recs[0]
-		want := interviews.Summary{ID: "a1", Candidate: r.Candidate, Blueprint: "default", Status: interviews.StatusCompleted, FinalStage: "greeting",
+		want := interviews.Summary{ID: "a1", Candidate: r.Candidate, Blueprint: "default", Status: interviews.StatusCompleted, FinalStage: "greeting", FinalStageTitle: "Welcome",
 			CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, EndedAt: r.EndedAt, Duration: 10 * time.Minute, EndedBy: r.EndedBy}
 		if page.Items[0].Revision == "" {
 			t.Fatal("the summary has no revision")
