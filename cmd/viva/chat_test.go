@@ -468,6 +468,8 @@ func TestChatInputErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--template", "nope"}, `--template: "nope" is neither a built-in role template (` + strings.Join(stages.TemplateNames(), ", ") + `) nor a readable .md file`},
+		{[]string{"--blueprint", "system-design", "--problem", "elevator"}, `--problem elevator: blueprint "system-design" has no problem "elevator"; choose one of ticketing, ride-hailing, chat, url-shortener, notifications`},
+		{[]string{"--problem", "chat"}, `--problem chat: blueprint "default" has no pool of problems to choose "chat" from: leave the problem out`},
 		{[]string{"--template", badTemplate}, `role.md:3: "What this assesses" must follow a "### Question" block`},
 		{[]string{"--resume", filepath.Join(dir, "missing.pdf")}, "--resume " + filepath.Join(dir, "missing.pdf") + ": cannot be read"},
 		{[]string{"--resume", png}, "--resume " + png + ": Résumé must be a PDF, DOCX, TXT or Markdown file"},
@@ -499,5 +501,18 @@ func TestChatKnowledgeCaptureBrief(t *testing.T) {
 	_, rec := runChatWith(t, pipedAnswers[:2], 50*time.Millisecond, "--blueprint", "knowledge-capture", "--brief", brief)
 	if rec.Blueprint != stages.KnowledgeCaptureName || rec.Brief != "# Payments\n\n- Why refunds retry twice" {
 		t.Errorf("blueprint %q, brief %q", rec.Blueprint, rec.Brief)
+	}
+}
+
+// TestChatSystemDesignProblem: viva chat --problem runs the system-design
+// interview on that problem of the pool: the interviewer presents it and
+// the record names it.
+func TestChatSystemDesignProblem(t *testing.T) {
+	out, rec := runChatWith(t, pipedAnswers[:4], 300*time.Millisecond, "--time-scale", "0.05", "--blueprint", "system-design", "--problem", "url-shortener")
+	if rec.Problem != "url-shortener" || rec.Blueprint != "system-design" {
+		t.Errorf("record blueprint %q, problem %q; want system-design on url-shortener", rec.Blueprint, rec.Problem)
+	}
+	if !strings.Contains(out, "design a link shortening service like bit.ly") {
+		t.Errorf("the interviewer did not present the problem:\n%s", out)
 	}
 }
