@@ -29,7 +29,9 @@ func TestBlueprintsLists(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"default", "system-design", "knowledge-capture", "fullstack-senior",
-		"Senior full-stack engineer, 12 questions", "categories: Frontend, APIs and backend, Data and storage"} {
+		"Senior full-stack engineer, 12 questions", "categories: Frontend, APIs and backend, Data and storage",
+		"problems (--problem ID): ticketing, ride-hailing, chat, url-shortener, notifications",
+		"  customer-success-manager  Customer success manager, 10 questions"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
