@@ -88,7 +88,7 @@ func (d *decoder) fields(n *yaml.Node, path, what string, known []string, fn fun
 
 var (
 	blueprintFields = []string{"name", "title", "description", "persona", "mode", "closing_safety", "rubric", "exit_conditions",
-		"competencies", "candidate_feedback", "candidate_feedback_scores", "stages"}
+		"competencies", "candidate_feedback", "candidate_feedback_scores", "problems", "stages"}
 	stageFields    = []string{"name", "title", "instructions", "limit", "min_time", "min_questions", "guided", "questions", "keywords", "next", "acknowledgement", "tools"}
 	questionFields = []string{"id", "text", "purpose", "keywords", "targets"}
 	rubricFields   = []string{"id", "label", "required", "question", "stage", "expect", "keywords"}
@@ -166,6 +166,10 @@ func (d *decoder) blueprint(n *yaml.Node) *Blueprint {
 				d.lines[fmt.Sprintf("%s[%d]", field, len(b.Competencies))] = n.Line
 				b.Competencies = append(b.Competencies, strings.TrimSpace(n.Value))
 			}
+		case "problems":
+			d.list(v, field, "problems (lines starting with \"- id: …\")", func(pn *yaml.Node, pf string) {
+				b.Problems = append(b.Problems, d.problem(pn, pf))
+			})
 		case "stages":
 			d.list(v, field, "stages (lines starting with \"- name: …\")", func(sn *yaml.Node, sf string) {
 				b.Stages = append(b.Stages, d.stage(sn, sf))

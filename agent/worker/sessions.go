@@ -283,6 +283,10 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 	}
 	log = log.With("interview_id", rec.ID)
 	owner := leaseOwner(job)
+	if msg, err := s.refusePlan(settle, rec, bp, owner, log); err != nil {
+		s.reject(ctx, job, log, msg)
+		return err
+	}
 	eng, msg, refused, err := s.engines(ctx, rec.ID)
 	if err != nil {
 		log.Error("rejecting job: the interview's engines cannot start", "err", err, "told", msg)

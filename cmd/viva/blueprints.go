@@ -31,10 +31,10 @@ func runBlueprints(_ context.Context, args []string, _ io.Reader, stdout, stderr
 }
 
 // listInstalled writes the installed blueprints (name, title, stages,
-// description) and role templates (name, title, categories, number of
+// problems, description) and role templates (name, title, categories, number of
 // questions).
 func listInstalled(w io.Writer) error {
-	const indent = "                      "
+	const indent = "                            "
 	p := &errWriter{w: w}
 	p.printf("Blueprints (viva chat --blueprint NAME, or a YAML file):\n")
 	for _, name := range stages.BuiltinNames() {
@@ -42,8 +42,11 @@ func listInstalled(w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		p.printf("  %-19s %s\n", name, b.Title)
+		p.printf("  %-25s %s\n", name, b.Title)
 		p.printf("%sstages: %s\n", indent, strings.Join(b.Path(), " → "))
+		if len(b.Problems) > 0 {
+			p.printf("%sproblems (--problem ID): %s\n", indent, strings.Join(b.ProblemIDs(), ", "))
+		}
 		if b.Description != "" {
 			p.printf("%s%s\n", indent, b.Description)
 		}
@@ -54,7 +57,7 @@ func listInstalled(w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		p.printf("  %-19s %s, %d questions\n", name, t.Title, len(t.Questions))
+		p.printf("  %-25s %s, %d questions\n", name, t.Title, len(t.Questions))
 		p.printf("%scategories: %s\n", indent, strings.Join(t.Categories(), ", "))
 	}
 	return p.err

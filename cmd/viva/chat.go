@@ -163,6 +163,7 @@ func useColor(w io.Writer, getenv func(string) string) bool {
 // interview.
 const (
 	flagTemplate = "template"
+	flagProblem  = "problem"
 	flagResume   = "resume"
 	flagJD       = "jd"
 	flagBrief    = "brief"
@@ -175,12 +176,13 @@ const maxBriefLen = interviews.MaxJobDescriptionLen
 // chatInputs holds the flags of viva chat naming a role template and the
 // files that describe the candidate, the job or the knowledge to capture.
 type chatInputs struct {
-	template, resume, jd, brief *string
+	template, problem, resume, jd, brief *string
 }
 
 func chatInputFlags(fs *flag.FlagSet) chatInputs {
 	return chatInputs{
 		template: fs.String(flagTemplate, "", "a role template whose questions the interview asks: a built-in one ("+strings.Join(stages.TemplateNames(), ", ")+") or a markdown file"),
+		problem:  fs.String(flagProblem, "", "the design problem, from the blueprint's pool (system-design: "+strings.Join(stages.SystemDesign().ProblemIDs(), ", ")+"); drawn for the interview when left out"),
 		resume:   fs.String(flagResume, "", "the candidate's résumé: a PDF, DOCX, text or markdown file"),
 		jd:       fs.String(flagJD, "", "the job description: a text or markdown file"),
 		brief:    fs.String(flagBrief, "", "what to capture in a knowledge-capture interview (--blueprint knowledge-capture): a markdown file of topics"),
@@ -207,6 +209,13 @@ func (in chatInputs) apply(ctx context.Context, rec *interviews.Record, bp *stag
 			return nil, cli.UsageError("--%s %s: %v", flagTemplate, *in.template, err)
 		}
 		tpl, rec.Template = t, t.Name
+	}
+	if *in.problem != "" {
+		p, err := bp.FindProblem(*in.problem)
+		if err != nil {
+			return nil, cli.UsageError("--%s %s: %v", flagProblem, *in.problem, err)
+		}
+		rec.Problem = p.ID
 	}
 	if *in.resume != "" {
 		text, err := readResume(ctx, *in.resume)
