@@ -46,6 +46,15 @@ type reportView struct {
 	RubricCoverage int
 	Gaps           []string
 	Topics         []interviews.SummaryTopic
+	// Unclear are the answers the speech recogniser was unsure of: not
+	// quoted nor judged, linked for the reviewer to listen to.
+	Unclear []unclearView
+}
+
+// unclearView is an answer whose transcript the report did not trust.
+type unclearView struct {
+	Label string
+	Href  string
 }
 
 // competencyView is one scored competency.
@@ -69,7 +78,9 @@ type keyQuestionView struct {
 	Question string
 	Good     string
 	Missing  string
-	Href     string
+	// Quote is the candidate's words, verbatim.
+	Quote string
+	Href  string
 }
 
 // starView is the STAR structure of one behavioural answer.
@@ -90,8 +101,13 @@ type starPart struct {
 
 // statsView are the transcript's figures in words.
 type statsView struct {
-	Answers         int
-	FillerWords     int
+	Answers     int
+	FillerWords int
+	// Mode says how the candidate answered: "spoken", "typed", "spoken
+	// and typed"; TalkTime is false when no answer was spoken, when the
+	// talk time means nothing.
+	Mode            string
+	TalkTime        bool
 	TalkTimePercent int
 	MeanWords       string
 	MedianWords     string
@@ -157,7 +173,8 @@ func newReportView(rec *interviews.Record) *reportView {
 		if text == "" {
 			text = turns.questionText(q.QuestionID)
 		}
-		v.KeyQuestions = append(v.KeyQuestions, keyQuestionView{Question: text, Good: q.Good, Missing: q.Missing, Href: turns.answer("", q.QuestionID)})
+		v.KeyQuestions = append(v.KeyQuestions, keyQuestionView{Question: text, Good: q.Good, Missing: q.Missing, Quote: q.Quote,
+			Href: turns.answer(q.Quote, q.QuestionID)})
 	}
 	for _, s := range r.STAR {
 		sv := starView{Question: turns.questionText(s.QuestionID), Href: turns.answer("", s.QuestionID),
@@ -165,10 +182,9 @@ func newReportView(rec *interviews.Record) *reportView {
 			Complete: s.Situation && s.Task && s.Action && s.Result}
 		v.STAR = append(v.STAR, sv)
 	}
-	st := r.Stats
-	v.Stats = statsView{
-		Answers: st.Answers, FillerWords: st.FillerWords, TalkTimePercent: percent(st.TalkTimeRatio),
-		MeanWords: oneDecimal(st.MeanAnswerWords), MedianWords: oneDecimal(st.MedianAnswerWord), MaxWords: st.MaxAnswerWords,
+	v.Stats = newStatsView(r.Stats)
+	for _, seq := range r.UnclearTurns {
+		v.Unclear = append(v.Unclear, unclearView{Label: fmt.Sprintf("Answer at turn %d", seq), Href: turnAnchor(seq)})
 	}
 	for _, sc := range r.Stages {
 		title := sc.Title
@@ -176,6 +192,24 @@ func newReportView(rec *interviews.Record) *reportView {
 			title = stageTitle(rec, sc.Stage)
 		}
 		v.Stages = append(v.Stages, stageCoverageView{Title: title, Questions: sc.Questions, Forced: sc.Forced})
+	}
+	return v
+}
+
+// newStatsView puts the transcript's figures in words. A report from
+// before answers were counted by mode counts them all as spoken.
+func newStatsView(st interviews.TranscriptStats) statsView {
+	v := statsView{
+		Answers: st.Answers, FillerWords: st.FillerWords, TalkTimePercent: percent(st.TalkTimeRatio),
+		MeanWords: oneDecimal(st.MeanAnswerWords), MedianWords: oneDecimal(st.MedianAnswerWord), MaxWords: st.MaxAnswerWords,
+	}
+	switch {
+	case st.TypedAnswers > 0 && st.SpokenAnswers > 0:
+		v.Mode, v.TalkTime = "spoken and typed", true
+	case st.TypedAnswers > 0:
+		v.Mode = "typed"
+	default:
+		v.Mode, v.TalkTime = "spoken", true
 	}
 	return v
 }
@@ -199,6 +233,9 @@ func (v *reportView) linkFrom(page string) {
 	}
 	for i := range v.STAR {
 		fix(&v.STAR[i].Href)
+	}
+	for i := range v.Unclear {
+		fix(&v.Unclear[i].Href)
 	}
 }
 
@@ -428,7 +465,7 @@ func (s *Server) handleReportPDF(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var buf bytes.Buffer
-	if err := reportpdf.Write(&buf, s.reportDocument(rec, rv)); err != nil {
+	if err := reportpdf.Write(&buf, scorecard(rec, rv, newDecisionsView(rec), s.now())); err != nil {
 		s.log.Error("web: writing a report PDF", "interview_id", rec.ID, "err", err)
 		s.serverError(w, r)
 		return
@@ -436,103 +473,6 @@ func (s *Server) handleReportPDF(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/pdf")
 	w.Header().Set("Content-Disposition", `attachment; filename="report-`+rec.ID+`.pdf"`)
 	_, _ = buf.WriteTo(w)
-}
-
-// reportDocument puts a ready report in words for the PDF, in the order
-// of the printable page.
-func (s *Server) reportDocument(rec *interviews.Record, rv *reportView) reportpdf.Document {
-	doc := reportpdf.Document{
-		Title:      rec.Candidate.Name,
-		Subtitle:   strings.Join(nonEmpty(rec.Candidate.Role, rec.Candidate.Level, blueprintTitle(rec.Blueprint), formatDateTime(rec.EndedAt)), " · "),
-		PageBreaks: true,
-		CreatedAt:  s.now(),
-	}
-	summary := reportpdf.Section{Heading: "Summary"}
-	if !rv.Knowledge {
-		summary.Lines = append(summary.Lines, reportpdf.Line{Text: fmt.Sprintf("Overall %d / 100", rv.Overall), Bold: true, Score: float64(rv.Overall), HasScore: true})
-	}
-	if rv.Headline != "" {
-		summary.Lines = append(summary.Lines, reportpdf.Line{Text: rv.Headline})
-	}
-	if rv.ByLabel != "" {
-		summary.Lines = append(summary.Lines, reportpdf.Line{Text: rv.ByLabel + fmt.Sprintf(" (version %d)", rv.Version)})
-	}
-	doc.Sections = append(doc.Sections, summary)
-	if rv.Knowledge {
-		sec := reportpdf.Section{Heading: "Topics"}
-		for _, t := range rv.Topics {
-			sec.Lines = append(sec.Lines, reportpdf.Line{Text: t.Title, Bold: true})
-			for _, p := range t.Points {
-				sec.Lines = append(sec.Lines, reportpdf.Line{Text: "• " + p, Indent: true})
-			}
-		}
-		doc.Sections = append(doc.Sections, sec)
-	} else if len(rv.Competencies) > 0 {
-		sec := reportpdf.Section{Heading: "Competencies"}
-		for _, c := range rv.Competencies {
-			sec.Lines = append(sec.Lines,
-				reportpdf.Line{Text: fmt.Sprintf("%s — %d", c.Name, c.Score), Bold: true, Score: float64(c.Score), HasScore: true},
-				reportpdf.Line{Text: c.Rationale, Indent: true})
-		}
-		doc.Sections = append(doc.Sections, sec)
-	}
-	points := func(heading string, ps []pointView) {
-		if len(ps) == 0 {
-			return
-		}
-		sec := reportpdf.Section{Heading: heading}
-		for _, p := range ps {
-			sec.Lines = append(sec.Lines, reportpdf.Line{Text: "• " + p.Text})
-			if p.Quote != "" {
-				sec.Lines = append(sec.Lines, reportpdf.Line{Text: "“" + p.Quote + "”", Indent: true})
-			}
-		}
-		doc.Sections = append(doc.Sections, sec)
-	}
-	points("Strengths", rv.Strengths)
-	points("Improvements", rv.Improvements)
-	if len(rv.KeyQuestions) > 0 || len(rv.STAR) > 0 {
-		sec := reportpdf.Section{Heading: "Key questions"}
-		for _, q := range rv.KeyQuestions {
-			sec.Lines = append(sec.Lines, reportpdf.Line{Text: q.Question, Bold: true})
-			if q.Good != "" {
-				sec.Lines = append(sec.Lines, reportpdf.Line{Text: "Good: " + q.Good, Indent: true})
-			}
-			if q.Missing != "" {
-				sec.Lines = append(sec.Lines, reportpdf.Line{Text: "Missing: " + q.Missing, Indent: true})
-			}
-		}
-		for _, st := range rv.STAR {
-			var had []string
-			for _, p := range st.Parts {
-				mark := "✗ "
-				if p.Present {
-					mark = "✓ "
-				}
-				had = append(had, mark+p.Label)
-			}
-			sec.Lines = append(sec.Lines, reportpdf.Line{Text: "STAR — " + st.Question + ": " + strings.Join(had, ", ")})
-		}
-		doc.Sections = append(doc.Sections, sec)
-	}
-	st := rv.Stats
-	figures := reportpdf.Section{Heading: "Figures and coverage", Lines: []reportpdf.Line{
-		{Text: fmt.Sprintf("%s; mean %s words, median %s, longest %d", plural(st.Answers, "answer"), st.MeanWords, st.MedianWords, st.MaxWords)},
-		{Text: fmt.Sprintf("Candidate's share of talk time: %d %%; filler words: %d", st.TalkTimePercent, st.FillerWords)},
-		{Text: fmt.Sprintf("Rubric coverage: %d %%", rv.RubricCoverage)},
-	}}
-	for _, sc := range rv.Stages {
-		line := sc.Title + ": " + plural(sc.Questions, "question")
-		if sc.Forced {
-			line += " (moved on by the timer)"
-		}
-		figures.Lines = append(figures.Lines, reportpdf.Line{Text: line})
-	}
-	if len(rv.Gaps) > 0 {
-		figures.Lines = append(figures.Lines, reportpdf.Line{Text: "Unresolved gaps: " + strings.Join(rv.Gaps, "; ")})
-	}
-	doc.Sections = append(doc.Sections, figures)
-	return doc
 }
 
 // nonEmpty returns the values that are not empty or "—".
