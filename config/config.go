@@ -11,6 +11,34 @@
 // An invalid value is an error at startup that names the setting the way the
 // user set it (--time-scale, VIVA_TIME_SCALE or config.yaml:3: time_scale)
 // and says which values are accepted. Load reports every problem at once.
+// A command that reads only some settings loads with LoadSettings: its
+// help and flags then show only those, and only those are checked.
+//
+// # Why a settings table of our own
+//
+// The table is the Config struct's field tags, read by reflection; the
+// parsing, the precedence and the checks are about 600 lines here. We
+// weighed what the module proxy serves against them:
+//
+//   - peterbourgon/ff/v3 and knadh/koanf/v2 layer flags, environment and
+//     a file, but they resolve to a value without saying where it came
+//     from, so an error could no longer name the setting as the user gave
+//     it (config.yaml:3: time_scale, VIVA_TIME_SCALE or --time-scale), the
+//     one thing an operator needs to fix it; secrets without flags and
+//     redacted logging would still be ours.
+//   - alecthomas/kong, spf13/cobra with pflag and urfave/cli replace the
+//     flag package and the help of every command; they bring their own
+//     help layout (groups, examples) that we would restyle, and none of
+//     them reads a YAML file with line numbers.
+//   - go-playground/validator/v10 checks the same tags (gt, oneof, url),
+//     but its errors name the Go field ("Config.TimeScale failed on the
+//     'gt' tag"); every message would be rewritten here, its custom rules
+//     (the secrets key, the logo, lists of webhook URLs, listen addresses)
+//     would be ours anyway, and it pulls four modules into the binary.
+//
+// So the rules stay a small table (rules.go: one function per rule, each
+// a few lines), the YAML file is read with gopkg.in/yaml.v3's nodes (for
+// line numbers), and the flags are the standard library's.
 package config
 
 import (
@@ -108,6 +136,10 @@ type Config struct {
 	LiveKitAPIKey string `flag:"livekit-api-key" env:"LIVEKIT_API_KEY" yaml:"livekit_api_key" help:"LiveKit API key (devkey for livekit-server --dev)" accept:"the API key of your LiveKit project"`
 	// LiveKitAPISecret signs LiveKit tokens. Secret.
 	LiveKitAPISecret string `env:"LIVEKIT_API_SECRET" yaml:"livekit_api_secret" secret:"true" help:"LiveKit API secret (secret for livekit-server --dev)" json:"-"`
+	// LiveKitPort is the signal port of the LiveKit server viva dev starts
+	// on 127.0.0.1 when LiveKitURL is empty; its WebRTC media use the next
+	// two ports (TCP, then UDP).
+	LiveKitPort int `flag:"livekit-port" env:"VIVA_LIVEKIT_PORT" yaml:"livekit_port" default:"7880" check:"ge=1,le=65533" help:"signal port of the LiveKit server viva dev starts on 127.0.0.1 (WebRTC uses the next two, TCP and UDP)" accept:"a port from 1 to 65533 such as 7880, with the next two ports free as well"`
 	// AgentName is the name the worker registers under and the web app
 	// dispatches to.
 	AgentName string `flag:"agent-name" env:"VIVA_AGENT_NAME" yaml:"agent_name" check:"name" help:"agent name the worker registers and the web app dispatches to" accept:"letters, digits, '.', '-' and '_', such as viva-interviewer"`
@@ -121,18 +153,18 @@ type Config struct {
 	RejoinGrace time.Duration `flag:"rejoin-grace" env:"VIVA_REJOIN_GRACE" yaml:"rejoin_grace" default:"60s" check:"ge=0s,le=30m" help:"how long an interview waits for a candidate who left to rejoin (0 ends it at once)" accept:"a duration from 0s to 30m, such as 60s"`
 	// EndpointingDelay is the silence after the final transcript that ends
 	// the candidate's turn.
-	EndpointingDelay time.Duration `flag:"endpointing-delay" env:"VIVA_ENDPOINTING_DELAY" yaml:"endpointing_delay" default:"500ms" check:"gt=0s" help:"silence that ends the candidate's turn" accept:"a duration above 0, between the endpointing minimum and maximum, such as 500ms"`
+	EndpointingDelay time.Duration `flag:"endpointing-delay" env:"VIVA_ENDPOINTING_DELAY" yaml:"endpointing_delay" check:"gt=0s" help:"silence that ends the candidate's turn" accept:"a duration above 0, between the endpointing minimum and maximum, such as 500ms"`
 	// EndpointingMin is the shortest endpointing delay.
-	EndpointingMin time.Duration `flag:"endpointing-min" env:"VIVA_ENDPOINTING_MIN" yaml:"endpointing_min" default:"200ms" check:"gt=0s" help:"shortest endpointing delay" accept:"a duration above 0, no longer than the endpointing maximum, such as 200ms"`
+	EndpointingMin time.Duration `flag:"endpointing-min" env:"VIVA_ENDPOINTING_MIN" yaml:"endpointing_min" check:"gt=0s" help:"shortest endpointing delay" accept:"a duration above 0, no longer than the endpointing maximum, such as 200ms"`
 	// EndpointingMax is the longest endpointing delay.
-	EndpointingMax time.Duration `flag:"endpointing-max" env:"VIVA_ENDPOINTING_MAX" yaml:"endpointing_max" default:"3s" check:"gt=0s,le=10s" help:"longest endpointing delay" accept:"a duration above 0 and at most 10s, such as 3s"`
+	EndpointingMax time.Duration `flag:"endpointing-max" env:"VIVA_ENDPOINTING_MAX" yaml:"endpointing_max" check:"gt=0s,le=10s" help:"longest endpointing delay" accept:"a duration above 0 and at most 10s, such as 3s"`
 	// InterruptThreshold is how long the candidate must speak over the
 	// agent before the agent stops talking.
-	InterruptThreshold time.Duration `flag:"interrupt-threshold" env:"VIVA_INTERRUPT_THRESHOLD" yaml:"interrupt_threshold" default:"500ms" check:"gt=0s,le=5s" help:"candidate speech over the agent that interrupts it" accept:"a duration above 0 and at most 5s, such as 500ms"`
+	InterruptThreshold time.Duration `flag:"interrupt-threshold" env:"VIVA_INTERRUPT_THRESHOLD" yaml:"interrupt_threshold" check:"gt=0s,le=5s" help:"candidate speech over the agent that interrupts it" accept:"a duration above 0 and at most 5s, such as 500ms"`
 	// ThinkingPause is how long the interviewer waits after an answer that
 	// stops mid-clause ("…and the main reason was", "um") before taking
 	// the turn: room to think.
-	ThinkingPause time.Duration `flag:"thinking-pause" env:"VIVA_THINKING_PAUSE" yaml:"thinking_pause" default:"2.5s" check:"gt=0s,le=10s" help:"wait after an answer that stops mid-clause before the interviewer speaks" accept:"a duration above 0 and at most 10s, such as 2.5s"`
+	ThinkingPause time.Duration `flag:"thinking-pause" env:"VIVA_THINKING_PAUSE" yaml:"thinking_pause" check:"gt=0s,le=10s" help:"wait after an answer that stops mid-clause before the interviewer speaks" accept:"a duration above 0 and at most 10s, such as 2.5s"`
 	// FalseInterruptionTimeout is how long a reply stopped by the
 	// candidate's sound waits for words before it resumes from the
 	// sentence it was in; 0 cuts it for good.
@@ -209,6 +241,9 @@ type Config struct {
 
 	// origins says where each value came from, by YAML key, for messages.
 	origins map[string]origin
+	// reads are the YAML keys of the settings the command reads, as
+	// LoadSettings was given them; nil means every setting.
+	reads map[string]bool
 }
 
 // Defaults that packages used without a Config also apply to their zero
@@ -238,6 +273,20 @@ const (
 	DefaultFalseInterruptionTimeout = 2 * time.Second
 	// DefaultAwayAfter is the candidate's silence that brings a check-in.
 	DefaultAwayAfter = 20 * time.Second
+
+	// DefaultEndpointingDelay is the base wait after the end of speech
+	// before the candidate's turn ends.
+	DefaultEndpointingDelay = 500 * time.Millisecond
+	// DefaultEndpointingMin is the shortest adaptive endpointing delay.
+	DefaultEndpointingMin = 200 * time.Millisecond
+	// DefaultEndpointingMax is the longest adaptive endpointing delay.
+	DefaultEndpointingMax = 3 * time.Second
+	// DefaultThinkingPause is the wait after an answer that stops
+	// mid-clause.
+	DefaultThinkingPause = 2500 * time.Millisecond
+	// DefaultInterruptThreshold is how much voiced speech over the agent
+	// interrupts it.
+	DefaultInterruptThreshold = 500 * time.Millisecond
 )
 
 // LogoExtensions are the file name extensions a BrandLogo file may have.
@@ -253,6 +302,12 @@ var codeDefaults = map[string]string{
 	"HearingTimeout":           DefaultHearingTimeout.String(),
 	"FalseInterruptionTimeout": DefaultFalseInterruptionTimeout.String(),
 	"AwayAfter":                DefaultAwayAfter.String(),
+
+	"EndpointingDelay":   DefaultEndpointingDelay.String(),
+	"EndpointingMin":     DefaultEndpointingMin.String(),
+	"EndpointingMax":     DefaultEndpointingMax.String(),
+	"ThinkingPause":      DefaultThinkingPause.String(),
+	"InterruptThreshold": DefaultInterruptThreshold.String(),
 }
 
 // Engine names, as Resolved* return them.

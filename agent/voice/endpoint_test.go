@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/viva-interviews/viva/config"
 )
 
 // endpointStep is one input to an endpointer at a time, in ms from the
@@ -68,7 +70,7 @@ func TestEndpointer(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := endpointer{baseDelay: DefaultEndpointingDelay, minDelay: DefaultEndpointingMin, maxDelay: DefaultEndpointingMax}
+			e := endpointer{baseDelay: config.DefaultEndpointingDelay, minDelay: config.DefaultEndpointingMin, maxDelay: config.DefaultEndpointingMax}
 			var got []string
 			for _, st := range tc.steps {
 				at := ms(st.atMs)
@@ -214,15 +216,15 @@ func TestEndpointingDelayRule(t *testing.T) {
 // takes the fast path.
 func TestEndpointerThinkingPause(t *testing.T) {
 	t0 := time.Unix(0, 0)
-	e := endpointer{baseDelay: DefaultEndpointingDelay, minDelay: DefaultEndpointingMin, maxDelay: DefaultEndpointingMax, thinkingPause: DefaultThinkingPause}
+	e := endpointer{baseDelay: config.DefaultEndpointingDelay, minDelay: config.DefaultEndpointingMin, maxDelay: config.DefaultEndpointingMax, thinkingPause: config.DefaultThinkingPause}
 	e.speechStarted()
 	e.final("and the main reason was", t0, 0)
 	e.speechEnded(t0)
-	if _, commit, wait := e.decide(t0); commit || wait != DefaultThinkingPause || !e.thinking {
+	if _, commit, wait := e.decide(t0); commit || wait != config.DefaultThinkingPause || !e.thinking {
 		t.Fatalf("unfinished: commit %v wait %v thinking %v", commit, wait, e.thinking)
 	}
-	turn, commit, _ := e.decide(t0.Add(DefaultThinkingPause))
-	if !commit || turn.Metrics.Rule != RuleThinking || turn.Metrics.Delay != DefaultThinkingPause || e.thinking {
+	turn, commit, _ := e.decide(t0.Add(config.DefaultThinkingPause))
+	if !commit || turn.Metrics.Rule != RuleThinking || turn.Metrics.Delay != config.DefaultThinkingPause || e.thinking {
 		t.Fatalf("unfinished: commit %v metrics %+v", commit, turn.Metrics)
 	}
 	e.speechStarted()
@@ -239,7 +241,7 @@ func TestEndpointerThinkingPause(t *testing.T) {
 // afresh.
 func TestEndpointerConfidence(t *testing.T) {
 	t0 := time.Unix(0, 0)
-	e := endpointer{baseDelay: DefaultEndpointingDelay, minDelay: DefaultEndpointingMin, maxDelay: DefaultEndpointingMax}
+	e := endpointer{baseDelay: config.DefaultEndpointingDelay, minDelay: config.DefaultEndpointingMin, maxDelay: config.DefaultEndpointingMax}
 	for _, c := range []struct {
 		finals []float64
 		want   float64

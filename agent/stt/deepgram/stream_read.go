@@ -74,13 +74,12 @@ func (s *stream) readConn(conn *websocket.Conn) error {
 // episode.
 func (s *stream) reconnect(cause error) (*websocket.Conn, error) {
 	lostAt := time.Now()
-	backoff := reconnectBackoffMin
 	var err error
 	attempt := 0
 	for attempt < reconnectAttempts {
 		attempt++
 		if attempt > 1 {
-			t := time.NewTimer(backoff)
+			t := time.NewTimer(reconnectBackoff.Delay(attempt - 2))
 			select {
 			case <-t.C:
 			case <-s.ctx.Done():
@@ -90,7 +89,6 @@ func (s *stream) reconnect(cause error) (*websocket.Conn, error) {
 				t.Stop()
 				return nil, errClosed
 			}
-			backoff = min(2*backoff, reconnectBackoffMax)
 		}
 		var conn *websocket.Conn
 		if conn, err = s.e.dial(s.ctx); err == nil {
