@@ -103,3 +103,43 @@ func TestReportPageTrust(t *testing.T) {
 		t.Error("a typed interview's report gives a talk time")
 	}
 }
+
+// TestReviewDetailVerdictFirst: the interview's page opens with the
+// verdict — score and headline, competencies, strengths and concerns
+// with quotes — and the decision form; the key questions and figures,
+// then the room, engines and consent are folded below, before the
+// timeline.
+func TestReviewDetailVerdictFirst(t *testing.T) {
+	ts := newTestServer(t)
+	r := withReport(t, ts, "Zoë Bérénice", fixtureReport(ts.clock.Now()))
+	r.Consent = &interviews.Consent{At: ts.clock.Now(), Version: "sha256:0123456789ab", Text: "An AI interviewer conducts this interview."}
+	if err := ts.store.Save(t.Context(), r); err != nil {
+		t.Fatal(err)
+	}
+	body := ts.reviewerGet(t, "/review/"+r.ID)
+	order := []string{
+		`<section class="verdict with-decision" id="verdict"`,
+		`<strong>72</strong><span> / 100</span>`,
+		"Clear communicator, light on trade-offs",
+		`<h3 id="comp-h">Competencies</h3>`,
+		`<h3 id="strengths-h">Strengths</h3>`, "“I built a difference engine”",
+		`<h3 id="improvements-h">Concerns</h3>`,
+		`<form class="decision-form"`,
+		`id="summary"`,
+		`<details class="report-more" id="report-more">`, `<h3 id="kq-h">Key questions</h3>`,
+		`<details class="interview-details" id="details">`, "<dt>Consent</dt>", "<code>" + r.Room + "</code>", "<dt>Engines</dt>",
+		`id="timeline"`,
+	}
+	last := -1
+	for _, want := range order {
+		i := strings.Index(body, want)
+		if i < 0 {
+			t.Errorf("page lacks %q", want)
+			continue
+		}
+		if i < last {
+			t.Errorf("%q comes before what precedes it in the verdict-first order", want)
+		}
+		last = i
+	}
+}
