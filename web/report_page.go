@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"net/http"
@@ -11,8 +10,13 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
-	"github.com/viva-interviews/viva/web/reportpdf"
 )
+
+// reportPages are the printable report of one interview (page and PDF)
+// and the comparison of candidates.
+type reportPages struct {
+	records
+}
 
 // reportView is a feedback report as the reviewer, printable and PDF
 // pages show it: in words, scores rounded, quotes linked to the turns
@@ -426,7 +430,7 @@ type printPage struct {
 }
 
 // handleReportPrint serves /review/{id}/report, the printable report.
-func (s *Server) handleReportPrint(w http.ResponseWriter, r *http.Request) {
+func (s *reportPages) handleReportPrint(w http.ResponseWriter, r *http.Request) {
 	rec := s.readRecord(w, r, r.PathValue("id"), false)
 	if rec == nil {
 		return
@@ -446,33 +450,6 @@ func (s *Server) handleReportPrint(w http.ResponseWriter, r *http.Request) {
 		p.Refresh = p.Report.Pending
 	}
 	s.render(w, r, http.StatusOK, "report.html", p)
-}
-
-// handleReportPDF serves /review/{id}/report.pdf: the ready report as a
-// PDF download.
-func (s *Server) handleReportPDF(w http.ResponseWriter, r *http.Request) {
-	rec := s.readRecord(w, r, r.PathValue("id"), false)
-	if rec == nil {
-		return
-	}
-	rec = rec.Public()
-	rv := newReportView(rec)
-	if rv == nil || !rv.Ready {
-		s.render(w, r, http.StatusConflict, "message.html", messagePage{
-			view:    view{Title: "No report yet", SignedIn: true},
-			Message: "This interview's report is not ready, so there is no PDF yet. Open the interview to see where the report is.",
-		})
-		return
-	}
-	var buf bytes.Buffer
-	if err := reportpdf.Write(&buf, scorecard(rec, rv, newDecisionsView(rec), s.now())); err != nil {
-		s.log.Error("web: writing a report PDF", "interview_id", rec.ID, "err", err)
-		s.serverError(w, r)
-		return
-	}
-	w.Header().Set("Content-Type", "application/pdf")
-	w.Header().Set("Content-Disposition", `attachment; filename="report-`+rec.ID+`.pdf"`)
-	_, _ = buf.WriteTo(w)
 }
 
 // nonEmpty returns the values that are not empty or "—".
@@ -521,7 +498,7 @@ type compareCell struct {
 
 // handleCompare serves /review/compare?role=…: the candidates for one role
 // side by side, competency by competency.
-func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
+func (s *reportPages) handleCompare(w http.ResponseWriter, r *http.Request) {
 	role := interviews.CleanLine(r.URL.Query().Get("role"))
 	p := comparePage{view: view{Title: "Compare candidates", SignedIn: true}, Role: role}
 	if role == "" {
@@ -568,4 +545,11 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 		p.Candidates = append(p.Candidates, sc.col)
 	}
 	s.render(w, r, http.StatusOK, "compare.html", p)
+}
+
+// routes registers the printable report and the comparison.
+func (s *reportPages) routes(mux *http.ServeMux, g gates) {
+	mux.HandleFunc("GET /review/compare", g.review(s.handleCompare))
+	mux.HandleFunc("GET /review/{id}/report", g.review(s.handleReportPrint))
+	mux.HandleFunc("GET /review/{id}/report.pdf", g.review(s.handleReportPDF))
 }

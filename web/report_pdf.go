@@ -1,7 +1,9 @@
 package web
 
 import (
+	"bytes"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -9,11 +11,39 @@ import (
 	"github.com/viva-interviews/viva/web/reportpdf"
 )
 
-// The PDF is a scorecard a hiring manager reads in a minute: the
-// decision, the verdict, the competencies, the strengths and concerns
-// with the candidate's words, the key questions with their quotes and a
-// line of figures, flowing on one or two pages (never a page per
-// section). The full report stays on the interview's page.
+// The report of one interview as a PDF document: a scorecard a hiring
+// manager reads in a minute — the decision, the verdict, the
+// competencies, the strengths and concerns with the candidate's words,
+// the key questions with their quotes and a line of figures, flowing on
+// one or two pages (never a page per section). The full report stays on
+// the interview's page.
+
+// handleReportPDF serves /review/{id}/report.pdf: the ready report as a
+// PDF download.
+func (s *reportPages) handleReportPDF(w http.ResponseWriter, r *http.Request) {
+	rec := s.readRecord(w, r, r.PathValue("id"), false)
+	if rec == nil {
+		return
+	}
+	rec = rec.Public()
+	rv := newReportView(rec)
+	if rv == nil || !rv.Ready {
+		s.render(w, r, http.StatusConflict, "message.html", messagePage{
+			view:    view{Title: "No report yet", SignedIn: true},
+			Message: "This interview's report is not ready, so there is no PDF yet. Open the interview to see where the report is.",
+		})
+		return
+	}
+	var buf bytes.Buffer
+	if err := reportpdf.Write(&buf, scorecard(rec, rv, newDecisionsView(rec), s.now())); err != nil {
+		s.log.Error("web: writing a report PDF", "interview_id", rec.ID, "err", err)
+		s.serverError(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/pdf")
+	w.Header().Set("Content-Disposition", `attachment; filename="report-`+rec.ID+`.pdf"`)
+	_, _ = buf.WriteTo(w)
+}
 
 // scorecardKeyQuestions bounds the key questions of the scorecard.
 const scorecardKeyQuestions = 5
