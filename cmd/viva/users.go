@@ -64,16 +64,6 @@ func runSubcommand(ctx context.Context, group string, cmds []command, args []str
 	return cli.UsageError("unknown %s command %q: use %s", group, args[0], list)
 }
 
-// openAccounts opens the users file the configuration names, with the
-// production hashing parameters.
-func openAccounts(cfg *config.Config) (*accounts.Service, error) {
-	store, err := accounts.OpenFile(cfg.ResolvedUsersFile())
-	if err != nil {
-		return nil, err
-	}
-	return accounts.NewService(store, accounts.DefaultParams, nil)
-}
-
 func runUsersAdd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var email, role *string
 	var generate *bool
@@ -92,10 +82,11 @@ func runUsersAdd(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if *email == "" {
 		return cli.UsageError("--email is required, such as --email ada@example.com")
 	}
-	svc, err := openAccounts(cfg)
+	svc, err := openAccounts(ctx, cfg, nil)
 	if err != nil {
 		return err
 	}
+	defer svc.Close()
 	password, err := newPassword(*generate, stdin, stderr)
 	if err != nil {
 		return err
@@ -107,7 +98,7 @@ func runUsersAdd(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return weakPassword(err)
 	}
-	fmt.Fprintf(stdout, "Added %s (%s) to %s.\n", u.Email, u.Role, cfg.ResolvedUsersFile())
+	fmt.Fprintf(stdout, "Added %s (%s) to %s.\n", u.Email, u.Role, svc.Where)
 	if *generate {
 		fmt.Fprintf(stdout, "Password: %s\n(shown once: only its hash is stored)\n", password)
 	}
@@ -196,16 +187,17 @@ func runUsersList(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	if err != nil {
 		return err
 	}
-	svc, err := openAccounts(cfg)
+	svc, err := openAccounts(ctx, cfg, nil)
 	if err != nil {
 		return err
 	}
+	defer svc.Close()
 	users, err := svc.Store().List(ctx)
 	if err != nil {
 		return err
 	}
 	if len(users) == 0 {
-		fmt.Fprintf(stdout, "No users in %s: add one with viva users add --email you@example.com --role admin\n", cfg.ResolvedUsersFile())
+		fmt.Fprintf(stdout, "No users in %s: add one with viva users add --email you@example.com --role admin\n", svc.Where)
 		return nil
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
@@ -241,11 +233,11 @@ func emailFlag(name string, args []string, stderr io.Writer, more func(*flag.Fla
 	if *email == "" {
 		return nil, "", cli.UsageError("--email is required, such as --email ada@example.com")
 	}
-	svc, err := openAccounts(cfg)
+	svc, err := openAccounts(context.Background(), cfg, nil)
 	if err != nil {
 		return nil, "", err
 	}
-	return svc, accounts.NormalizeEmail(*email), nil
+	return svc.Service, accounts.NormalizeEmail(*email), nil
 }
 
 // noAccount turns ErrNotFound for the user email into a message saying

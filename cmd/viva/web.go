@@ -74,14 +74,15 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 		return err
 	}
 	defer closeStore(store)
-	users, err := openAccounts(cfg)
+	users, err := openAccounts(ctx, cfg, store)
 	if err != nil {
 		return err
 	}
+	defer users.Close()
 	if list, err := users.Store().List(ctx); err != nil {
 		return err
 	} else if len(list) == 0 && cfg.ReviewerToken == "" {
-		return cli.UsageError("no one could sign in: %s has no users. Add the first administrator with: viva users add --email you@example.com --role admin (or, for development only, set VIVA_REVIEWER_TOKEN to a shared password)", cfg.ResolvedUsersFile())
+		return cli.UsageError("no one could sign in: %s has no users. Add the first administrator with: viva users add --email you@example.com --role admin (or, for development only, set VIVA_REVIEWER_TOKEN to a shared password)", users.Where)
 	}
 	templates, err := installedTemplates()
 	if err != nil {
