@@ -24,19 +24,11 @@ type Setup struct {
 	Store RecordSaver
 	// TimeScale multiplies every limit and gate (0 means 1).
 	TimeScale float64
-	// NewLLM makes the interviewer model; it receives the machine (the
-	// scripted interviewer reads it). Required.
-	NewLLM func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client
+	// Models are the interview's model engines; NewLLM is required.
+	Models
 	// Template is the role template whose questions the guided stages
 	// ask; nil asks none. Its Name is stored in the record.
 	Template *stages.Template
-	// Analyzer analyses the answers beside the replies and reads the
-	// résumé, job description and brief; nil means the offline rules.
-	Analyzer analysis.Analyzer
-	// Preemptive lets replies start while the endpointing delay runs
-	// (see Options.Preemptive): only for a model whose calls change
-	// nothing.
-	Preemptive bool
 	// Pace is the interview's clock and what is said while the model is
 	// slow.
 	Pace
@@ -48,6 +40,20 @@ type Setup struct {
 	OnEvent func(fsm.Event)
 	// Logger is the session's logger.
 	Logger *slog.Logger
+}
+
+// Models are the model engines one interview runs on.
+type Models struct {
+	// NewLLM makes the interviewer model; it receives the machine (the
+	// scripted interviewer reads it). Required.
+	NewLLM func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client
+	// Analyzer analyses the answers beside the replies and reads the
+	// résumé, job description and brief; nil means the offline rules.
+	Analyzer analysis.Analyzer
+	// Preemptive lets replies start while the endpointing delay runs
+	// (see Options.Preemptive): only for a model whose calls change
+	// nothing, a remote one.
+	Preemptive bool
 }
 
 // NewInterview wires a recorder, a state machine and a conductor for one

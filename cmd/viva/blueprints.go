@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"errors"
+	"github.com/viva-interviews/viva/internal/cli"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -14,19 +16,16 @@ import (
 // binary: what --blueprint and --template accept by name, and what
 // dispatch metadata and the web form may name.
 func runBlueprints(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("viva blueprints", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: viva blueprints\n\nLists the installed interview blueprints and role templates.")
-	}
+	fs := cli.NewFlagSet("viva blueprints")
 	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "Usage: viva blueprints\n\nLists the installed interview blueprints and role templates.")
 			return err
 		}
-		return usageError("%v", err)
+		return cli.FlagError("viva blueprints", err)
 	}
 	if fs.NArg() > 0 {
-		return usageError("takes no arguments, got %q", strings.Join(fs.Args(), " "))
+		return cli.UsageError("takes no arguments, got %q", strings.Join(fs.Args(), " "))
 	}
 	return listInstalled(stdout)
 }
