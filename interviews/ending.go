@@ -56,7 +56,7 @@ func (e EndReason) InWords(candidate string) string {
 	case EndedModelBudget:
 		return "the interview reached its limit of model calls"
 	case EndedPlanRefused:
-		return "the interview's plan could not run"
+		return "the interview plan could not run"
 	case "":
 		return "no reason was recorded"
 	}
