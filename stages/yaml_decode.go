@@ -146,6 +146,18 @@ func (d *decoder) into(ptrs map[string]any, other func(key, field string, v *yam
 	}
 }
 
+// indexedWords decodes the list of words v at field. Blank entries are
+// skipped, so each word's line is recorded under its index among those
+// kept, the index validation reports.
+func (d *decoder) indexedWords(v *yaml.Node, field string) []string {
+	var out []string
+	for _, n := range d.wordNodes(v, field) {
+		d.lines[fmt.Sprintf("%s[%d]", field, len(out))] = n.Line
+		out = append(out, strings.TrimSpace(n.Value))
+	}
+	return out
+}
+
 func (d *decoder) blueprint(n *yaml.Node) *Blueprint {
 	b := &Blueprint{}
 	d.fields(n, "", "blueprint", blueprintFields, d.into(map[string]any{
@@ -160,12 +172,7 @@ func (d *decoder) blueprint(n *yaml.Node) *Blueprint {
 		case "exit_conditions":
 			b.Exit = d.exitConditions(v, field)
 		case "competencies":
-			// Blank entries are skipped, so a competency's line is recorded
-			// under its index in b.Competencies, the index validation reports.
-			for _, n := range d.wordNodes(v, field) {
-				d.lines[fmt.Sprintf("%s[%d]", field, len(b.Competencies))] = n.Line
-				b.Competencies = append(b.Competencies, strings.TrimSpace(n.Value))
-			}
+			b.Competencies = d.indexedWords(v, field)
 		case "problems":
 			d.list(v, field, "problems (lines starting with \"- id: …\")", func(pn *yaml.Node, pf string) {
 				b.Problems = append(b.Problems, d.problem(pn, pf))
@@ -187,11 +194,8 @@ func (d *decoder) stage(n *yaml.Node, path string) Stage {
 	}, func(key, field string, v *yaml.Node) {
 		switch key {
 		case "tools":
-			// Blank entries are skipped, so a tool's line is recorded under
-			// its index in s.Tools, the index validation reports.
-			for _, n := range d.wordNodes(v, field) {
-				d.lines[fmt.Sprintf("%s[%d]", field, len(s.Tools))] = n.Line
-				s.Tools = append(s.Tools, ToolName(strings.TrimSpace(n.Value)))
+			for _, t := range d.indexedWords(v, field) {
+				s.Tools = append(s.Tools, ToolName(t))
 			}
 		case "questions":
 			d.list(v, field, "questions", func(qn *yaml.Node, qf string) {

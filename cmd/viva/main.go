@@ -171,7 +171,7 @@ var (
 		"record_retention", "rejoin_grace", "time_scale", "pprof_addr"}
 	agentReads       = slices.Concat(storeReads, liveKitReads, engineReads, audioReads, agentOwnReads)
 	webReads         = slices.Concat(storeReads, liveKitReads, modelReads, audioReads, webOwnReads)
-	usersReads       = []string{"data_dir", "users_file"}
+	usersReads       = []string{"data_dir", "users_file", "database_url"}
 	invitationsReads = slices.Concat([]string{"link_ttl", "public_url"}, storeReads)
 	recordsReads     = slices.Concat([]string{"recordings_dir"}, storeReads)
 )
