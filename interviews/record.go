@@ -164,8 +164,17 @@ type Record struct {
 	Room string `json:"room"`
 	// Candidate is who is interviewed, as registered.
 	Candidate Candidate `json:"candidate"`
-	// Blueprint is the name of the stages.Blueprint the interview follows.
+	// Blueprint is the name of the stages.Blueprint the interview follows:
+	// a design of the library (see Library).
 	Blueprint string `json:"blueprint"`
+	// BlueprintVersion is the version of that design the interview
+	// follows (Design.Version; BuiltinVersion for a built-in one): the
+	// worker loads exactly it, so an edit of the design during the
+	// interview changes nothing. Empty in records older than the library.
+	BlueprintVersion string `json:"blueprint_version,omitempty"`
+	// Options are the recruiter's choices for this interview (feedback
+	// page, expected length) over the blueprint's settings; nil for none.
+	Options *Options `json:"options,omitempty"`
 	// JobDescription is the optional job description text. It stays on the
 	// server: use Public before sending a record anywhere else.
 	JobDescription string `json:"job_description,omitempty"`
@@ -230,6 +239,9 @@ type Record struct {
 	// Template is the name of the role template the interview asked from
 	// (stages.Template), if any.
 	Template string `json:"template,omitempty"`
+	// TemplateVersion is the version of that role template (see
+	// BlueprintVersion).
+	TemplateVersion string `json:"template_version,omitempty"`
 	// Brief is a knowledge-capture interview's brief (markdown): its
 	// headings and points become the backlog. Server-side only.
 	Brief string `json:"brief,omitempty"`
@@ -747,6 +759,7 @@ func (r *Record) Clone() *Record {
 		cs := *r.Consent
 		c.Consent = &cs
 	}
+	c.Options = r.Options.Clone()
 	c.Recordings = cloneEach(r.Recordings, func(rc *Recording) { rc.DeletedAt = cloneTime(rc.DeletedAt) })
 	c.Absences = cloneEach(r.Absences, func(a *Absence) { a.BackAt = cloneTime(a.BackAt) })
 	c.Stages = cloneEach(r.Stages, func(s *StageVisit) { s.LeftAt = cloneTime(s.LeftAt) })
@@ -859,6 +872,16 @@ func (r *Record) Validate() error {
 	}
 	if r.Status.Finished() && r.EndedAt == nil {
 		bad("status %s needs ended_at: end the interview with Finish", r.Status)
+	}
+	for _, v := range []string{r.BlueprintVersion, r.TemplateVersion} {
+		if v != "" && !ValidDesignVersion(v) {
+			bad("design version %q is not a version of the design library", v)
+		}
+	}
+	if r.Options != nil {
+		if err := r.Options.Validate(); err != nil {
+			bad("options: %v", err)
+		}
 	}
 	if r.Consent != nil {
 		if err := r.Consent.Validate(); err != nil {

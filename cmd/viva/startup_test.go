@@ -108,12 +108,12 @@ func TestDispatchNamesInstalledBlueprints(t *testing.T) {
 		`{"name":"Ada","role":"x","blueprint":"/etc/passwd"}`,
 		`{"name":"Ada","role":"x","blueprint":"` + secret + `"}`,
 	} {
-		_, _, err := func() (*interviews.Record, *stages.Blueprint, error) {
+		_, err := func() (*interviews.Opened, error) {
 			d, err := interviews.ParseDispatch(meta)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
-			return d.Open(t.Context(), store, "room", installedBlueprint)
+			return d.Open(t.Context(), store, "room", interviews.Library{Store: store})
 		}()
 		if err == nil || strings.Contains(err.Error(), contents) || strings.Contains(err.Error(), "root:") {
 			t.Errorf("dispatch %s: %v", meta, err)
@@ -128,7 +128,7 @@ func TestDispatchNamesInstalledBlueprints(t *testing.T) {
 	if err := store.Create(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := (interviews.Dispatch{InterviewID: rec.ID}).Open(t.Context(), store, "room", installedBlueprint); err == nil || strings.Contains(err.Error(), contents) {
+	if _, err := (interviews.Dispatch{InterviewID: rec.ID}).Open(t.Context(), store, "room", interviews.Library{Store: store}); err == nil || strings.Contains(err.Error(), contents) {
 		t.Errorf("record naming a file: %v", err)
 	}
 }

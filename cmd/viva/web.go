@@ -100,7 +100,7 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	// The runner's events go to the webhooks and, with a mailer, a ready
 	// report also emails the candidate their feedback link.
 	events := &feedbackMail{next: hooks}
-	runner, err := reports.NewRunner(reports.RunnerOptions{Store: store, Generator: gen, Blueprint: installedBlueprint, Webhooks: events, Logger: log,
+	runner, err := reports.NewRunner(reports.RunnerOptions{Store: store, Generator: gen, Webhooks: events, Logger: log,
 		OnReport: webMetrics.Report, DropTexts: cfg.DropTextsAfterReport})
 	if err != nil {
 		return err

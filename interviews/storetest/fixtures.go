@@ -60,16 +60,18 @@ func testFullRecordSetsEveryField(t *testing.T) {
 // record's own methods where it has them.
 func fullRecord() *interviews.Record {
 	r := &interviews.Record{
-		ID:             "abcdefghij234567",
-		Room:           "interview-ada-x1y2",
-		Candidate:      interviews.Candidate{Name: "Ada Lovelace", Email: "ada@example.com", Role: "Backend engineer", Level: "senior"},
-		Blueprint:      "default",
-		JobDescription: "Build things.",
-		ResumeText:     "Analytical engine programmer.",
-		ResumeSummary:  "Programmer.",
-		Status:         interviews.StatusScheduled,
-		CreatedBy:      "recruiter@example.com",
-		CreatedAt:      at(-60),
+		ID:               "abcdefghij234567",
+		Room:             "interview-ada-x1y2",
+		Candidate:        interviews.Candidate{Name: "Ada Lovelace", Email: "ada@example.com", Role: "Backend engineer", Level: "senior"},
+		Blueprint:        "default",
+		BlueprintVersion: interviews.BuiltinVersion,
+		Options:          &interviews.Options{Feedback: ptr(true), FeedbackScores: ptr(false), Length: 20 * time.Minute},
+		JobDescription:   "Build things.",
+		ResumeText:       "Analytical engine programmer.",
+		ResumeSummary:    "Programmer.",
+		Status:           interviews.StatusScheduled,
+		CreatedBy:        "recruiter@example.com",
+		CreatedAt:        at(-60),
 		Report: &interviews.Report{
 			Status: interviews.ReportReady, Attempts: 2, Error: "timeout", NextAttempt: ptr(at(390)), Version: 1, Basic: true,
 			Model: "openai:gpt-test", PromptVersion: "report-v1", GeneratedAt: ptr(at(400)),
@@ -117,7 +119,7 @@ func fullRecord() *interviews.Record {
 	r.Assessments = append(r.Assessments, interviews.Assessment{
 		QuestionID: "q1", Stage: "greeting", DepthScore: 2, KeyPoints: []string{"fine"}, Guidance: "move on", Declined: true, At: at(6),
 	})
-	r.Template, r.Brief = "fullstack-senior", "# Handover\n- The billing job"
+	r.Template, r.TemplateVersion, r.Brief = "fullstack-senior", interviews.BuiltinVersion, "# Handover\n- The billing job"
 	r.Skills = []interviews.Skill{{Name: "Go", Sources: []string{"resume"}, Duration: "3 years", Depth: "wrote a scheduler", Autonomy: "chose the design",
 		Scale: "2 million users", Constraints: "legacy API", ProductionVsPrototype: "production", Evidence: []string{"3 years"}, Confidence: 0.9, By: interviews.ByRules, Absent: true}}
 	r.Gaps = []interviews.Gap{{ID: "g1", Skill: "Go", Attribute: "duration", Priority: stages.P0, Status: interviews.StatusResolved, Probes: 1, QuestionIDs: []string{"q1"}}}
