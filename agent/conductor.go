@@ -251,6 +251,9 @@ type CandidateTurn struct {
 	// waited for; carried to the same metrics.
 	EndpointingRule  string
 	EndpointingDelay time.Duration
+	// STTConfidence is the recogniser's confidence in a spoken Text
+	// (interviews.Turn.STTConfidence); 0 for none or typed.
+	STTConfidence float64
 }
 
 // Respond records the candidate's turn and runs the agent turn that answers
@@ -276,7 +279,7 @@ func (c *Conductor) Respond(ctx context.Context, in CandidateTurn) *Reply {
 	var seq int
 	_ = c.rec.Update(func(rec *interviews.Record) {
 		seq = rec.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: stage, Text: text,
-			Source: in.Source, StartedAt: in.StartedAt, EndedAt: in.EndedAt, Aside: aside}).Seq
+			Source: in.Source, StartedAt: in.StartedAt, EndedAt: in.EndedAt, Aside: aside, STTConfidence: in.STTConfidence}).Seq
 	})
 	// An exit decided by the analysis of earlier answers closes the
 	// interview now, after the candidate has answered the last question;
@@ -505,7 +508,7 @@ func (c *Conductor) Repeat(ctx context.Context, in CandidateTurn) (*Reply, bool)
 	stage := c.machine.Stage()
 	_ = c.rec.Update(func(rec *interviews.Record) {
 		rec.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: stage, Text: text,
-			Source: in.Source, StartedAt: in.StartedAt, EndedAt: in.EndedAt, Aside: interviews.AsideRepeat})
+			Source: in.Source, StartedAt: in.StartedAt, EndedAt: in.EndedAt, Aside: interviews.AsideRepeat, STTConfidence: in.STTConfidence})
 		rec.CountTurnTaking(func(tt *interviews.TurnTaking) { tt.Repeats++ })
 	})
 	return c.start(ctx, &in, "repeat", RepeatPrefix+q), true
