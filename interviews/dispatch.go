@@ -273,6 +273,22 @@ func (d Dispatch) openDirect(ctx context.Context, store RecordSource, room strin
 	return o, nil
 }
 
+// RecordBlueprint returns the blueprint rec follows, from lib: its design
+// at the record's version (the current one when it names none), with the
+// record's Options applied, and the version it is. The web app's pages
+// (the candidate's plan and feedback, the reviewer's) read it as the
+// worker runs it.
+func RecordBlueprint(ctx context.Context, lib Designs, rec *Record) (*stages.Blueprint, string, error) {
+	bp, v, err := lib.Blueprint(ctx, rec.Blueprint, rec.BlueprintVersion)
+	if err != nil {
+		return nil, "", err
+	}
+	if rec.Options != nil {
+		rec.Options.Apply(bp)
+	}
+	return bp, v, nil
+}
+
 // OpenDesigns loads the designs rec names from lib, at the record's
 // versions (the current ones when it names none, which it then records),
 // and applies its Options to the blueprint. A template the blueprint
@@ -281,14 +297,11 @@ func OpenDesigns(ctx context.Context, lib Designs, rec *Record) (*Opened, error)
 	if lib == nil {
 		lib = Library{}
 	}
-	bp, v, err := lib.Blueprint(ctx, rec.Blueprint, rec.BlueprintVersion)
+	bp, v, err := RecordBlueprint(ctx, lib, rec)
 	if err != nil {
 		return nil, err
 	}
 	rec.Blueprint, rec.BlueprintVersion = bp.Name, v
-	if rec.Options != nil {
-		rec.Options.Apply(bp)
-	}
 	o := &Opened{Record: rec, Blueprint: bp}
 	if rec.Template == "" {
 		return o, nil

@@ -66,9 +66,6 @@ func checkOptions(opts *Options) (settings, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.FindBlueprint == nil {
-		opts.FindBlueprint = stages.Builtin
-	}
 	return set, nil
 }
 

@@ -44,7 +44,7 @@ func (s *reportPages) handleReportPDF(w http.ResponseWriter, r *http.Request) {
 func (s *reportPages) reportDocument(rec *interviews.Record, rv *reportView) reportpdf.Document {
 	doc := reportpdf.Document{
 		Title:      rec.Candidate.Name,
-		Subtitle:   strings.Join(nonEmpty(rec.Candidate.Role, rec.Candidate.Level, blueprintTitle(rec.Blueprint), formatDateTime(rec.EndedAt)), " · "),
+		Subtitle:   strings.Join(nonEmpty(rec.Candidate.Role, rec.Candidate.Level, designLabel(rec), formatDateTime(rec.EndedAt)), " · "),
 		PageBreaks: true,
 		CreatedAt:  s.now(),
 	}
@@ -161,4 +161,14 @@ func figuresSection(rv *reportView) reportpdf.Section {
 		figures.Lines = append(figures.Lines, reportpdf.Line{Text: "Unresolved gaps: " + strings.Join(rv.Gaps, "; ")})
 	}
 	return figures
+}
+
+// designLabel names the plan an interview followed and its version, as
+// the report's subtitle does: "Behavioural interview (version built-in)".
+func designLabel(rec *interviews.Record) string {
+	label := blueprintTitle(rec.Blueprint)
+	if rec.BlueprintVersion != "" {
+		label += " (version " + interviews.ShortVersion(rec.BlueprintVersion) + ")"
+	}
+	return label
 }

@@ -40,7 +40,6 @@ import (
 	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/recordings"
-	"github.com/viva-interviews/viva/stages"
 )
 
 // Defaults applied by New to zero Options fields.
@@ -119,9 +118,6 @@ type Options struct {
 	// Webhooks tells hiring systems about reviewers' decisions (a
 	// *webhooks.Sender); nil tells nobody.
 	Webhooks interviews.Notifier
-	// FindBlueprint returns the blueprint an interview record names, to
-	// read its settings (candidate feedback); default stages.Builtin.
-	FindBlueprint func(name string) (*stages.Blueprint, error)
 	// Mailer emails candidates the link to their feedback
 	// (NotifyFeedbackReady); nil sends no email.
 	Mailer Mailer
@@ -174,6 +170,7 @@ type Server struct {
 	review       *reviewPages
 	decisions    *decisionActions
 	reports      *reportPages
+	designs      *designPages
 }
 
 // New checks opts and returns a Server. Its errors say which option is
@@ -189,8 +186,8 @@ func New(opts Options) (*Server, error) {
 	tokens := &roomTokens{apiKey: opts.APIKey, apiSecret: opts.APISecret, agentName: opts.AgentName,
 		tokenTTL: opts.TokenTTL, rejoinGrace: opts.RejoinGrace, clientURL: set.clientURL}
 	lnk := links{publicURL: set.publicURL}
-	find := blueprintFinder(opts.FindBlueprint)
-	pl := &plans{blueprints: set.blueprints, templates: set.templates}
+	find := blueprintFinder{lib: interviews.Library{Store: opts.Store}}
+	pl := &plans{blueprints: set.blueprints, templates: set.templates, designs: opts.Store}
 	s := &Server{
 		site: st, brand: set.brand, csp: contentSecurityPolicy(opts.LiveKitURL, set.brand.logoOrigin()),
 		publicURL: set.publicURL, metrics: opts.Metrics, metricsHandler: opts.MetricsHandler,
@@ -207,6 +204,7 @@ func New(opts Options) (*Server, error) {
 		decisions: &decisionActions{records: recs, interviews: svc, reports: opts.Reports,
 			reportLim: newRateLimiter(reportRequestsPerMinute, opts.Now)},
 		reports: &reportPages{records: recs},
+		designs: &designPages{records: recs, interviews: svc},
 	}
 	if err := s.loadAssets(); err != nil {
 		return nil, err
@@ -222,8 +220,9 @@ func (s *Server) Handler() http.Handler { return s.handler }
 
 // gates wrap an area's handlers with the checks its routes need.
 type gates struct {
-	// register and review ask for the permission of that name.
-	register, review func(http.HandlerFunc) http.HandlerFunc
+	// register and review ask for the permission of that name; design
+	// for managing the design library.
+	register, review, design func(http.HandlerFunc) http.HandlerFunc
 	// limited counts each client's requests that create interviews or
 	// mint tokens.
 	limited func(http.Handler) http.Handler
@@ -235,6 +234,7 @@ func (s *Server) routes(createLim *rateLimiter) http.Handler {
 	g := gates{
 		register: func(h http.HandlerFunc) http.HandlerFunc { return s.access.require(accounts.Register, h) },
 		review:   func(h http.HandlerFunc) http.HandlerFunc { return s.access.require(accounts.Review, h) },
+		design:   func(h http.HandlerFunc) http.HandlerFunc { return s.access.require(accounts.Design, h) },
 		limited:  func(h http.Handler) http.Handler { return s.limited(createLim, h) },
 	}
 	mux.HandleFunc("GET /healthz", s.handleHealth)
@@ -251,6 +251,7 @@ func (s *Server) routes(createLim *rateLimiter) http.Handler {
 	s.review.routes(mux, g)
 	s.decisions.routes(mux, g)
 	s.reports.routes(mux, g)
+	s.designs.routes(mux, g)
 
 	cop := http.NewCrossOriginProtection()
 	if s.publicURL != "" {
