@@ -291,8 +291,8 @@ func RecordBlueprint(ctx context.Context, lib Designs, rec *Record) (*stages.Blu
 
 // OpenDesigns loads the designs rec names from lib, at the record's
 // versions (the current ones when it names none, which it then records),
-// and applies its Options to the blueprint. A template the blueprint
-// cannot ask (stages.Blueprint.TakesTemplate) is an error.
+// and applies its Options to the blueprint. Whether the template fits
+// the blueprint is the caller's check (stages.Blueprint.TakesTemplate).
 func OpenDesigns(ctx context.Context, lib Designs, rec *Record) (*Opened, error) {
 	if lib == nil {
 		lib = Library{}
@@ -305,9 +305,6 @@ func OpenDesigns(ctx context.Context, lib Designs, rec *Record) (*Opened, error)
 	o := &Opened{Record: rec, Blueprint: bp}
 	if rec.Template == "" {
 		return o, nil
-	}
-	if err := bp.TakesTemplate(); err != nil {
-		return nil, err
 	}
 	o.Template, v, err = lib.Template(ctx, rec.Template, rec.TemplateVersion)
 	if err != nil {

@@ -75,6 +75,9 @@ type Registration struct {
 	// Options are the recruiter's choices for this interview; nil for
 	// none.
 	Options *Options
+	// Problem is the design problem chosen from the blueprint's pool; ""
+	// draws one when the interview starts.
+	Problem string
 	// Brief, JobDescription, ResumeText and ResumeSummary are kept in the
 	// record for the interviewer.
 	Brief, JobDescription, ResumeText, ResumeSummary string
@@ -97,15 +100,21 @@ func (s *Service) Register(ctx context.Context, reg Registration) (*Record, erro
 	expires := at.Add(s.linkTTL())
 	rec := &Record{
 		ID: NewID(), Room: s.NewRoom(reg.Candidate.Name), Candidate: reg.Candidate,
-		Blueprint: reg.Blueprint, Template: reg.Template, Options: reg.Options.Clone(), Brief: reg.Brief,
+		Blueprint: reg.Blueprint, Template: reg.Template, Options: reg.Options.Clone(), Problem: reg.Problem, Brief: reg.Brief,
 		JobDescription: reg.JobDescription, ResumeText: reg.ResumeText, ResumeSummary: reg.ResumeSummary,
 		Status: StatusScheduled, CreatedBy: reg.By, CreatedAt: at, ExpiresAt: &expires,
 	}
 	if rec.Options != nil && rec.Options.IsZero() {
 		rec.Options = nil
 	}
-	if _, err := OpenDesigns(ctx, Library{Store: s.Store}, rec); err != nil {
+	o, err := OpenDesigns(ctx, Library{Store: s.Store}, rec)
+	if err != nil {
 		return nil, fmt.Errorf("interviews: registering: %w", err)
+	}
+	if rec.Template != "" {
+		if err := o.Blueprint.TakesTemplate(); err != nil {
+			return nil, fmt.Errorf("interviews: registering: %w", err)
+		}
 	}
 	if err := s.create(ctx, rec, reg.Keys); err != nil {
 		return nil, fmt.Errorf("interviews: registering: %w", err)
@@ -180,7 +189,7 @@ func (s *Service) Reissue(ctx context.Context, id, who string) (*Record, error) 
 	rec := &Record{
 		ID: newID, Room: s.NewRoom(old.Candidate.Name), Candidate: old.Candidate,
 		Blueprint: old.Blueprint, BlueprintVersion: old.BlueprintVersion, Template: old.Template, TemplateVersion: old.TemplateVersion,
-		Options: old.Options.Clone(), Brief: old.Brief, JobDescription: old.JobDescription, ResumeText: old.ResumeText, ResumeSummary: old.ResumeSummary,
+		Options: old.Options.Clone(), Problem: old.Problem, Brief: old.Brief, JobDescription: old.JobDescription, ResumeText: old.ResumeText, ResumeSummary: old.ResumeSummary,
 		Status: StatusScheduled, CreatedBy: who, CreatedAt: at, ExpiresAt: &expires,
 		ReissuedFrom: old.ID,
 		Audit:        []AuditEntry{{At: at, Who: who, Action: AuditInvitationReissued, Detail: "re-issued from " + old.ID}},

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/worker"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/storetest"
@@ -19,8 +20,8 @@ import (
 // the interview runs change nothing of it.
 func TestInstalledDesignRunsAtItsVersion(t *testing.T) {
 	synth, recog := offlineEngines(t)
-	h := startHarness(t, &worker.Sessions{NewLLM: scriptedLLM, STT: recog, TTS: synth,
-		Engines: interviews.Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"}})
+	h := startHarness(t, &worker.Sessions{Engines: worker.Engines{Models: agent.Models{NewLLM: scriptedLLM}, STT: recog, TTS: synth,
+		Names: interviews.Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
@@ -81,7 +82,7 @@ func TestInstalledDesignRunsAtItsVersion(t *testing.T) {
 // the candidate is told why, and no record is made.
 func TestDispatchOfDesignNotInLibraryRefused(t *testing.T) {
 	synth, recog := offlineEngines(t)
-	h := startHarness(t, &worker.Sessions{NewLLM: scriptedLLM, STT: recog, TTS: synth})
+	h := startHarness(t, &worker.Sessions{Engines: worker.Engines{Models: agent.Models{NewLLM: scriptedLLM}, STT: recog, TTS: synth}})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	bot, _ := h.join(t, ctx, map[string]string{"name": "Ada Lovelace", "role": "Backend engineer", "blueprint": "never-installed"})

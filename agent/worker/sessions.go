@@ -9,17 +9,14 @@ import (
 
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
-	"github.com/viva-interviews/viva/agent/analysis"
-	"github.com/viva-interviews/viva/agent/llm"
+	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/stt"
 	"github.com/viva-interviews/viva/agent/tts"
 	"github.com/viva-interviews/viva/agent/voice"
-	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/lkagent"
-	"github.com/viva-interviews/viva/stages"
 )
 
 // Sessions runs spoken interviews: it is the worker's Handler, one session
@@ -33,19 +30,10 @@ type Sessions struct {
 	// come from dispatch metadata and records, so it must never read a
 	// file they name.
 	Designs interviews.Designs
-	// NewLLM makes the interviewer model of one interview. Required.
-	NewLLM func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client
-	// Analyzer analyses the answers beside the replies (nil: the offline
-	// rules).
-	Analyzer analysis.Analyzer
-	// Preemptive starts a reply's first model call while the endpointing
-	// delay runs (see agent.Options.Preemptive).
-	Preemptive bool
-	// STT and TTS are the speech engines. Required.
-	STT stt.Engine
-	TTS tts.Engine
-	// Engines names the engines in the record.
-	Engines interviews.Engines
+	// Engines are the engines of every interview but those that bring
+	// their own provider keys (see EnginesFor). NewLLM, STT and TTS are
+	// required.
+	Engines
 	// EnginesFor makes the engines of an interview that brings its own
 	// provider keys (see interviews.Store.Keys), and checks with each
 	// provider that the keys are accepted: an error means they were not,
@@ -101,13 +89,8 @@ type Sessions struct {
 
 // Engines are the model and speech engines one interview runs on.
 type Engines struct {
-	// NewLLM makes the interviewer model. Required.
-	NewLLM func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client
-	// Analyzer analyses the answers (nil: the offline rules).
-	Analyzer analysis.Analyzer
-	// Preemptive starts a reply's first model call while the endpointing
-	// delay runs: for a remote model only (its calls change nothing).
-	Preemptive bool
+	// Models are the model engines; NewLLM is required.
+	agent.Models
 	// STT and TTS are the speech engines. Required.
 	STT stt.Engine
 	TTS tts.Engine
@@ -154,7 +137,7 @@ const (
 // whether the failure is the keys' (refused by a provider), which ends the
 // interview.
 func (s *Sessions) engines(ctx context.Context, id string) (eng Engines, msg string, keysRefused bool, err error) {
-	own := Engines{NewLLM: s.NewLLM, Analyzer: s.Analyzer, Preemptive: s.Preemptive, STT: s.STT, TTS: s.TTS, Names: s.Engines}
+	own := s.Engines
 	keys, err := s.Store.Keys(ctx, id)
 	switch {
 	case errors.Is(err, interviews.ErrNoKeys):
@@ -314,6 +297,10 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 	rec := opened.Record
 	log = log.With("interview_id", rec.ID, "blueprint", rec.Blueprint, "blueprint_version", rec.BlueprintVersion)
 	owner := leaseOwner(job)
+	if msg, err := s.refusePlan(settle, rec, opened.Blueprint, owner, log); err != nil {
+		s.reject(ctx, job, log, msg)
+		return err
+	}
 	eng, msg, refused, err := s.engines(ctx, rec.ID)
 	if err != nil {
 		log.Error("rejecting job: the interview's engines cannot start", "err", err, "told", msg)

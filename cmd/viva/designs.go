@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/internal/cli"
 	"github.com/viva-interviews/viva/interviews"
 )
 
@@ -57,7 +58,7 @@ func parseDesignFlags(name string, args []string, stderr io.Writer, more func(*f
 	}
 	f.cfg = cfg
 	if *f.kind != "" && !interviews.DesignKind(*f.kind).Valid() {
-		return f, "", usageError("--kind %q: use blueprint or template", *f.kind)
+		return f, "", cli.UsageError("--kind %q: use blueprint or template", *f.kind)
 	}
 	return f, positional, nil
 }
@@ -81,11 +82,11 @@ func runDesignsAdd(ctx context.Context, args []string, _ io.Reader, stdout, stde
 		return err
 	}
 	if file == "" {
-		return usageError("name the file to add: viva designs add backend.yaml (a blueprint) or backend.md (a role template)")
+		return cli.UsageError("name the file to add: viva designs add backend.yaml (a blueprint) or backend.md (a role template)")
 	}
 	kind := interviews.KindOfFile(file)
 	if kind == "" {
-		return usageError("%s: a design is a blueprint (.yaml, .yml) or a role template (.md)", file)
+		return cli.UsageError("%s: a design is a blueprint (.yaml, .yml) or a role template (.md)", file)
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -113,7 +114,7 @@ func runDesignsList(ctx context.Context, args []string, _ io.Reader, stdout, std
 		return err
 	}
 	if extra != "" {
-		return usageError("takes no name: viva designs list [--kind blueprint|template]")
+		return cli.UsageError("takes no name: viva designs list [--kind blueprint|template]")
 	}
 	return withLibrary(ctx, f.cfg, stderr, func(_ interviews.Store, lib interviews.Library) error {
 		p := &errWriter{w: stdout}
@@ -144,7 +145,7 @@ func runDesignsShow(ctx context.Context, args []string, _ io.Reader, stdout, std
 		return err
 	}
 	if name = firstOf(*f.name, name); name == "" {
-		return usageError("name the design: viva designs show backend")
+		return cli.UsageError("name the design: viva designs show backend")
 	}
 	return withLibrary(ctx, f.cfg, stderr, func(store interviews.Store, lib interviews.Library) error {
 		d, err := lib.Find(ctx, interviews.DesignKind(*f.kind), name, *f.version)
@@ -191,7 +192,7 @@ func runDesignsRemove(ctx context.Context, args []string, _ io.Reader, stdout, s
 		return err
 	}
 	if name = firstOf(*f.name, name); name == "" {
-		return usageError("name the design: viva designs remove backend")
+		return cli.UsageError("name the design: viva designs remove backend")
 	}
 	return withLibrary(ctx, f.cfg, stderr, func(store interviews.Store, lib interviews.Library) error {
 		d, err := lib.Find(ctx, interviews.DesignKind(*f.kind), name, "")
@@ -218,7 +219,7 @@ func runDesignsExport(ctx context.Context, args []string, _ io.Reader, stdout, s
 		return err
 	}
 	if name = firstOf(*f.name, name); name == "" {
-		return usageError("name the design: viva designs export default --out my-plan.yaml")
+		return cli.UsageError("name the design: viva designs export default --out my-plan.yaml")
 	}
 	return withLibrary(ctx, f.cfg, stderr, func(_ interviews.Store, lib interviews.Library) error {
 		d, err := lib.Find(ctx, interviews.DesignKind(*f.kind), name, *f.version)
