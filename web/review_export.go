@@ -1,8 +1,10 @@
 package web
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/csv"
 	"net/http"
 	"slices"
@@ -50,60 +52,82 @@ var csvColumns = struct{ head, tail []string }{
 	tail: []string{"Decision", "Decision note", "Interview id"},
 }
 
-// csvCompetencies names the competencies the rows' reports scored, in the
-// order first met.
-func csvCompetencies(rows []interviews.Summary) []string {
+// csvCompetencies names the competencies the reports of the interviews
+// opts matches scored, in the order first met: a first walk over the
+// interviews, holding only the names, before the rows go out.
+func (s *reviewPages) csvCompetencies(ctx context.Context, opts interviews.ListOptions) ([]string, error) {
 	var names []string
-	for _, sum := range rows {
+	err := s.store.Walk(ctx, opts, func(sum interviews.Summary) error {
 		for _, c := range sum.Competencies {
 			if n := interviews.Humanize(c.Name); !slices.Contains(names, n) {
 				names = append(names, n)
 			}
 		}
-	}
-	return names
+		return nil
+	})
+	return names, err
 }
 
 // handleReviewCSV answers GET /review.csv: every interview the list's
 // filters (status, role, q, sort) match, one row each, as CSV (RFC 4180,
 // UTF-8, CRLF line ends). Cells are neutralised for spreadsheets: one
 // starting with =, +, -, @, a tab or a carriage return is prefixed with a
-// quote, so it is never run as a formula.
+// quote, so it is never run as a formula. The rows stream out as the
+// store reads them (Store.Walk), in pieces of csvBufferBytes, so an export
+// of any size holds little memory.
 func (s *reviewPages) handleReviewCSV(w http.ResponseWriter, r *http.Request) {
 	lq := readListQuery(r.URL.Query())
-	opts := interviews.ListOptions{Status: interviews.Status(lq.Status), Role: lq.Role, Query: lq.Query, Sort: lq.Sort, Limit: interviews.MaxListLimit}
-	var rows []interviews.Summary
-	for {
-		opts.Offset = len(rows)
-		page, err := s.store.List(r.Context(), opts)
-		if err != nil {
-			s.log.Error("web: exporting interviews", "err", err)
-			s.serverError(w, r)
-			return
-		}
-		rows = append(rows, page.Items...)
-		if len(page.Items) == 0 || len(rows) >= page.Total {
-			break
-		}
-	}
-	var buf bytes.Buffer
-	cw := csv.NewWriter(&buf)
-	cw.UseCRLF = true
-	comps := csvCompetencies(rows)
-	_ = cw.Write(slices.Concat(csvColumns.head, comps, csvColumns.tail)) // writes to a buffer do not fail
-	for _, sum := range rows {
-		_ = cw.Write(safeCells(csvRow(sum, comps, s.now())))
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		s.log.Error("web: exporting interviews", "err", err)
-		s.serverError(w, r)
-		return
-	}
+	opts := interviews.ListOptions{Status: interviews.Status(lq.Status), Role: lq.Role, Query: lq.Query, Sort: lq.Sort}
 	name := "interviews-" + s.now().UTC().Format("2006-01-02") + ".csv"
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
-	_, _ = buf.WriteTo(w)
+	out := &sentWriter{w: w}
+	buf := bufio.NewWriterSize(out, csvBufferBytes)
+	cw := csv.NewWriter(buf)
+	cw.UseCRLF = true
+	comps, err := s.csvCompetencies(r.Context(), opts)
+	if err == nil {
+		now := s.now()
+		_ = cw.Write(slices.Concat(csvColumns.head, comps, csvColumns.tail)) // errors surface from Flush below
+		err = s.store.Walk(r.Context(), opts, func(sum interviews.Summary) error {
+			return cw.Write(safeCells(csvRow(sum, comps, now)))
+		})
+	}
+	if err == nil {
+		cw.Flush()
+		if err = cw.Error(); err == nil {
+			err = buf.Flush()
+		}
+	}
+	switch {
+	case err == nil:
+	case !out.sent:
+		s.log.Error("web: exporting interviews", "err", err)
+		w.Header().Del("Content-Disposition")
+		s.serverError(w, r)
+	case r.Context().Err() == nil:
+		// Rows went out already: cut the download rather than let it
+		// look whole.
+		s.log.Error("web: exporting interviews: the export was cut short", "err", err)
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// csvBufferBytes is how much of the export is held before it is sent:
+// the rows stream out in pieces of this size, whatever the number of
+// interviews.
+const csvBufferBytes = 32 << 10
+
+// sentWriter is a response writer that remembers whether anything was
+// written: until then an error can still be answered as one.
+type sentWriter struct {
+	w    http.ResponseWriter
+	sent bool
+}
+
+func (s *sentWriter) Write(p []byte) (int, error) {
+	s.sent = true
+	return s.w.Write(p)
 }
 
 // csvRow is one interview as a row of csvColumns with the competencies
