@@ -251,6 +251,9 @@ type CandidateTurn struct {
 	// waited for; carried to the same metrics.
 	EndpointingRule  string
 	EndpointingDelay time.Duration
+	// Bursts is how many times the candidate started speaking in a
+	// spoken turn (the voice activity detector's onsets); 0 when unknown.
+	Bursts int
 }
 
 // Respond records the candidate's turn and runs the agent turn that answers
@@ -275,8 +278,10 @@ func (c *Conductor) Respond(ctx context.Context, in CandidateTurn) *Reply {
 	}
 	var seq int
 	_ = c.rec.Update(func(rec *interviews.Record) {
+		asked := questionEnded(rec)
 		seq = rec.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: stage, Text: text,
 			Source: in.Source, StartedAt: in.StartedAt, EndedAt: in.EndedAt, Aside: aside}).Seq
+		notice(rec, seq, in, asked)
 	})
 	// An exit decided by the analysis of earlier answers closes the
 	// interview now, after the candidate has answered the last question;

@@ -96,6 +96,7 @@ type Loop struct {
 	speaking          *speech
 	candidateSpeaking bool
 	turnStarted       time.Time
+	turnBursts        int // speech onsets since turnStarted
 	ackDue            bool
 	away              bool
 	inputEnded        bool
@@ -415,8 +416,9 @@ func (l *Loop) handle(ctx context.Context, ev Input) bool {
 		c.CancelPrefetch() // they go on: a reply started early is stale
 		l.heardFromCandidate()
 		if l.turnStarted.IsZero() {
-			l.turnStarted = e.At
+			l.turnStarted, l.turnBursts = e.At, 0
 		}
+		l.turnBursts++
 		l.maybeCutOff()
 
 	case SpeechEnded:
@@ -468,7 +470,7 @@ func (l *Loop) handle(ctx context.Context, ev Input) bool {
 		var heardEnd time.Time
 		if e.Source == SourceVoice {
 			if !l.turnStarted.IsZero() {
-				e.StartedAt = l.turnStarted
+				e.StartedAt, e.Bursts = l.turnStarted, l.turnBursts
 			}
 			l.turnStarted = time.Time{}
 			heardEnd = e.EndedAt

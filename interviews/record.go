@@ -270,6 +270,14 @@ type Record struct {
 	// timing out, a dropped recognition connection, a backup voice), oldest
 	// first, at most MaxIncidents: add them with AddIncident.
 	Incidents []incident.Incident `json:"incidents,omitempty"`
+	// Signals are the integrity signals observed around the candidate's
+	// answers (focus lost, text pasted, long silences, a reading pace),
+	// each beside the turn it concerns: context for a reviewer, never a
+	// verdict and never scored. At most MaxSignals; add them with
+	// AddSignal.
+	Signals []Signal `json:"signals,omitempty"`
+	// SignalsDropped counts the signals beyond MaxSignals, not kept.
+	SignalsDropped int `json:"signals_dropped,omitempty"`
 	// TurnTaking counts the interview's turn-taking events (cut-offs,
 	// ignored backchannels, resumed false interruptions, check-ins,
 	// repeats); nil when none happened.
@@ -760,6 +768,7 @@ func (r *Record) Clone() *Record {
 	c.Questions = cloneEach(r.Questions, func(q *stages.Question) { *q = q.Clone() })
 	c.Assessments = cloneEach(r.Assessments, func(a *Assessment) { a.KeyPoints = slices.Clone(a.KeyPoints) })
 	c.Incidents = slices.Clone(r.Incidents)
+	c.Signals = slices.Clone(r.Signals)
 	if r.TurnTaking != nil {
 		tt := *r.TurnTaking
 		c.TurnTaking = &tt
@@ -869,6 +878,9 @@ func (r *Record) Validate() error {
 		if err := r.Recordings[i].Validate(); err != nil {
 			bad("%v", err)
 		}
+	}
+	if err := r.validateSignals(); err != nil {
+		bad("%v", err)
 	}
 	if len(r.RevokedBy) > maxCreatedByLen || CleanLine(r.RevokedBy) != r.RevokedBy {
 		bad("revoked_by is not one line of at most %d bytes", maxCreatedByLen)
