@@ -206,6 +206,9 @@ type Record struct {
 	// this one.
 	ReissuedAs   string `json:"reissued_as,omitempty"`
 	ReissuedFrom string `json:"reissued_from,omitempty"`
+	// Mailings are the emails viva sent the candidate about the
+	// invitation (the invitation, a reminder), oldest first.
+	Mailings []Mailing `json:"mailings,omitempty"`
 	// Consent is the candidate's agreement given on the join page; nil
 	// until given.
 	Consent *Consent `json:"consent,omitempty"`
@@ -769,6 +772,7 @@ func (r *Record) Clone() *Record {
 	c.Assessments = cloneEach(r.Assessments, func(a *Assessment) { a.KeyPoints = slices.Clone(a.KeyPoints) })
 	c.Incidents = slices.Clone(r.Incidents)
 	c.Signals = slices.Clone(r.Signals)
+	c.Mailings = slices.Clone(r.Mailings)
 	if r.TurnTaking != nil {
 		tt := *r.TurnTaking
 		c.TurnTaking = &tt

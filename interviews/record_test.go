@@ -52,6 +52,7 @@ func fullRecord() *Record {
 		TurnTaking:     &TurnTaking{CutOffs: 1, BackchannelsIgnored: 2, FalseInterruptionsResumed: 1, CheckIns: 1, Repeats: 1},
 		Signals:        []Signal{{Kind: SignalFocusLost, At: at(40), Turn: 2, Ms: 4000, Chars: 1, Words: 3, WPM: 150}},
 		SignalsDropped: 1,
+		Mailings:       []Mailing{{Kind: MailInvitation, At: at(1), To: "ada@example.com", By: "recruiter@example.com", Error: "refused"}},
 		ExpiresAt:      ptr(at(7 * 24 * 3600)),
 		OpenedAt:       ptr(at(-30)),
 		RevokedAt:      ptr(at(600)),
