@@ -254,6 +254,9 @@ type CandidateTurn struct {
 	// Bursts is how many times the candidate started speaking in a
 	// spoken turn (the voice activity detector's onsets); 0 when unknown.
 	Bursts int
+	// STTConfidence is the recogniser's confidence in a spoken Text
+	// (interviews.Turn.STTConfidence); 0 for none or typed.
+	STTConfidence float64
 }
 
 // Respond records the candidate's turn and runs the agent turn that answers
@@ -280,7 +283,7 @@ func (c *Conductor) Respond(ctx context.Context, in CandidateTurn) *Reply {
 	_ = c.rec.Update(func(rec *interviews.Record) {
 		asked := questionEnded(rec)
 		seq = rec.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: stage, Text: text,
-			Source: in.Source, StartedAt: in.StartedAt, EndedAt: in.EndedAt, Aside: aside}).Seq
+			Source: in.Source, StartedAt: in.StartedAt, EndedAt: in.EndedAt, Aside: aside, STTConfidence: in.STTConfidence}).Seq
 		notice(rec, seq, in, asked)
 	})
 	// An exit decided by the analysis of earlier answers closes the
@@ -510,7 +513,7 @@ func (c *Conductor) Repeat(ctx context.Context, in CandidateTurn) (*Reply, bool)
 	stage := c.machine.Stage()
 	_ = c.rec.Update(func(rec *interviews.Record) {
 		rec.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: stage, Text: text,
-			Source: in.Source, StartedAt: in.StartedAt, EndedAt: in.EndedAt, Aside: interviews.AsideRepeat})
+			Source: in.Source, StartedAt: in.StartedAt, EndedAt: in.EndedAt, Aside: interviews.AsideRepeat, STTConfidence: in.STTConfidence})
 		rec.CountTurnTaking(func(tt *interviews.TurnTaking) { tt.Repeats++ })
 	})
 	return c.start(ctx, &in, "repeat", RepeatPrefix+q), true

@@ -269,7 +269,7 @@ func TestToolLoopWithOpenAI(t *testing.T) {
 	if got := deliver(t, c.Greet(ctx)); got != "Hello Ada, welcome! How are you today?" {
 		t.Fatalf("greeting %q", got)
 	}
-	got := deliver(t, c.Respond(ctx, CandidateTurn{Text: "Very well, thanks.", Source: "voice"}))
+	got := deliver(t, c.Respond(ctx, CandidateTurn{Text: "Very well, thanks.", Source: "voice", STTConfidence: 0.87}))
 	if got != "Great, thank you. "+q {
 		t.Fatalf("reply %q", got)
 	}
@@ -312,6 +312,9 @@ func TestToolLoopWithOpenAI(t *testing.T) {
 	}
 	if n := len(rec.Turns); n != 3 {
 		t.Errorf("%d turns saved, want 3", n)
+	}
+	if c := rec.Turns[1].STTConfidence; c != 0.87 {
+		t.Errorf("the candidate's turn was heard with confidence %v, saved as %v", 0.87, c)
 	}
 	if rec.Turns[2].Metrics == nil || rec.Turns[2].Metrics.LLMFirstTokenMs <= 0 {
 		t.Errorf("agent turn metrics %+v, want LLM time to first token", rec.Turns[2].Metrics)

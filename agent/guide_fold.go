@@ -92,119 +92,159 @@ func (g *guide) answered(turnSeq int, text, stage string) {
 func (g *guide) apply(turnSeq int, q stages.Question, res analysis.AnswerResult) {
 	now := time.Now()
 	qs := g.m.Questions()
+	guided := g.bp.Guided(q.Stage)
 	_ = g.rec.Update(func(r *interviews.Record) {
 		r.Answers = append(r.Answers, interviews.Answer{QuestionID: q.ID, TurnSeq: turnSeq, Confidence: res.Confidence,
 			ConfidenceScore: res.Confidence.Score(), Facts: res.Facts, By: res.By, At: now})
-		for _, name := range res.Skills {
-			if strings.TrimSpace(name) != "" && skillByName(r, name) == nil {
-				r.Skills = append(r.Skills, interviews.Skill{Name: name, Sources: []string{"answer"}, By: res.By})
-			}
-		}
-		for _, name := range res.Absent {
-			if strings.TrimSpace(name) == "" {
-				continue
-			}
-			sk := skillByName(r, name)
-			if sk == nil {
-				r.Skills = append(r.Skills, interviews.Skill{Name: name, Sources: []string{"answer"}})
-				sk = &r.Skills[len(r.Skills)-1]
-			}
-			// A skill they lack is recorded as such, never with the
-			// confidence of a skill they have.
-			sk.Absent, sk.Confidence, sk.By = true, 0, res.By
-			if i := slices.IndexFunc(r.Turns, func(t interviews.Turn) bool { return t.Seq == turnSeq }); i >= 0 {
-				sk.Evidence = append(sk.Evidence, r.Turns[i].Text)
-			}
-			for i := range r.Gaps {
-				if strings.EqualFold(r.Gaps[i].Skill, name) && r.Gaps[i].Status == interviews.StatusOpen {
-					r.Gaps[i].Status = interviews.StatusUnknown
-				}
-			}
-		}
-		filledField, filledGap := false, false
-		for _, f := range res.Fills {
-			switch {
-			case f.Field != "":
-				it, ok := rubricItem(r, f.Field)
-				asked := f.Field == q.Context.Targets.Field
-				conf := res.Confidence.Score()
-				// Stronger later evidence replaces weaker: more confidence,
-				// or as confident and in answer to a question asking for it.
-				if !ok || it.Status == interviews.StatusCovered && (conf < it.Confidence || conf == it.Confidence && !asked) {
-					continue
-				}
-				it.Status, it.Value, it.Evidence, it.By, it.Confidence = interviews.StatusCovered, f.Value, f.Evidence, res.By, conf
-				if q.ID != "" && !slices.Contains(it.QuestionIDs, q.ID) {
-					it.QuestionIDs = append(it.QuestionIDs, q.ID)
-				}
-				filledField = filledField || f.Field == q.Context.Targets.Field
-			case f.Skill != "" && f.Attribute != "":
-				s := skillByName(r, f.Skill)
-				if s == nil {
-					r.Skills = append(r.Skills, interviews.Skill{Name: f.Skill, Sources: []string{"answer"}})
-					s = &r.Skills[len(r.Skills)-1]
-				}
-				if !s.SetAttribute(f.Attribute, f.Value) {
-					continue
-				}
-				if f.Evidence != "" {
-					s.Evidence = append(s.Evidence, f.Evidence)
-				}
-				s.Confidence, s.By = res.Confidence.Score(), res.By
-				for i := range r.Gaps {
-					if strings.EqualFold(r.Gaps[i].Skill, f.Skill) && r.Gaps[i].Attribute == f.Attribute {
-						r.Gaps[i].Status = interviews.StatusResolved
-					}
-				}
-				filledGap = filledGap || (strings.EqualFold(f.Skill, q.Context.Targets.Skill) && f.Attribute == q.Context.Targets.Attribute)
-			}
-		}
+		foldSkills(r, turnSeq, res)
+		filledField, filledGap := foldFills(r, q, res)
 		if res.Declined {
 			settleDeclined(r, q)
 		}
-		// What the question asked for and did not get: a rubric field the
-		// candidate could not or would not give after a probe, a gap
-		// probed as often as allowed, stops blocking as unknown.
-		if f := q.Context.Targets.Field; f != "" && !filledField {
-			if it, ok := rubricItem(r, f); ok && it.Status == interviews.StatusOpen && (res.Declined && it.Probes >= 1 || it.Probes >= stages.DefaultGapProbes) {
-				it.Status = interviews.StatusUnknown
-			}
-		}
-		if t := q.Context.Targets; t.Skill != "" && !filledGap {
-			for i := range r.Gaps {
-				gp := &r.Gaps[i]
-				if gp.Status == interviews.StatusOpen && strings.EqualFold(gp.Skill, t.Skill) && gp.Attribute == t.Attribute &&
-					(gp.Probes >= stages.DefaultGapProbes || res.Declined) {
-					gp.Status = interviews.StatusUnknown
-				}
-			}
-		}
-		for i := range r.Backlog {
-			if b := &r.Backlog[i]; b.QuestionID != "" && b.QuestionID == q.ID && b.Status == interviews.StatusAsked {
-				b.Status = interviews.StatusAnswered
-			}
-		}
-		// A weak answer earns one follow-up from a different angle, unless
-		// the interviewer has already followed it up.
-		// Only where the guide asks (a guided stage) does a follow-up wait
-		// in the backlog; elsewhere the stage's own questions go on.
-		// A gap or rubric question is asked again in other words instead.
-		root := rootQuestion(qs, q.ID)
-		if q.ID != "" && g.bp.Guided(q.Stage) && q.Context.Kind != stages.KindGap && q.Context.Kind != stages.KindRubric && res.FollowUp != "" && res.Confidence != interviews.ConfidenceHigh && !res.Declined &&
-			followUps(qs, root) < stages.DefaultFollowUps && !slices.ContainsFunc(r.Backlog, func(b interviews.BacklogItem) bool {
-			return b.Origin == interviews.OriginFollowUp && b.FollowsUp == root
-		}) {
-			addBacklog(r, interviews.BacklogItem{Text: res.FollowUp, Priority: stages.P0, Origin: interviews.OriginFollowUp,
-				FollowsUp: root, Status: interviews.StatusOpen, By: res.By})
-		}
-		for _, d := range res.Discovered {
-			if strings.TrimSpace(d.Text) == "" || slices.ContainsFunc(r.Backlog, func(b interviews.BacklogItem) bool { return strings.EqualFold(b.Text, d.Text) }) {
-				continue
-			}
-			addBacklog(r, interviews.BacklogItem{Text: d.Text, Priority: cmp.Or(d.Priority, stages.P1), Origin: interviews.OriginDiscovered,
-				Topic: d.About, Status: interviews.StatusOpen, By: res.By})
-		}
+		settleUnfilled(r, q, res, filledField, filledGap)
+		foldBacklog(r, q, qs, guided, res)
 	})
+}
+
+// foldSkills records the skills the answer showed, and those it showed
+// the candidate lacks (with the answer as evidence).
+func foldSkills(r *interviews.Record, turnSeq int, res analysis.AnswerResult) {
+	for _, name := range res.Skills {
+		if strings.TrimSpace(name) != "" && skillByName(r, name) == nil {
+			r.Skills = append(r.Skills, interviews.Skill{Name: name, Sources: []string{"answer"}, By: res.By})
+		}
+	}
+	for _, name := range res.Absent {
+		if strings.TrimSpace(name) == "" {
+			continue
+		}
+		sk := skillByName(r, name)
+		if sk == nil {
+			r.Skills = append(r.Skills, interviews.Skill{Name: name, Sources: []string{"answer"}})
+			sk = &r.Skills[len(r.Skills)-1]
+		}
+		// A skill they lack is recorded as such, never with the
+		// confidence of a skill they have.
+		sk.Absent, sk.Confidence, sk.By = true, 0, res.By
+		if i := slices.IndexFunc(r.Turns, func(t interviews.Turn) bool { return t.Seq == turnSeq }); i >= 0 {
+			sk.Evidence = append(sk.Evidence, r.Turns[i].Text)
+		}
+		for i := range r.Gaps {
+			if strings.EqualFold(r.Gaps[i].Skill, name) && r.Gaps[i].Status == interviews.StatusOpen {
+				r.Gaps[i].Status = interviews.StatusUnknown
+			}
+		}
+	}
+}
+
+// foldFills records the rubric fields and skill attributes the answer
+// filled; it reports whether it filled the rubric field or the gap the
+// question q asked for.
+func foldFills(r *interviews.Record, q stages.Question, res analysis.AnswerResult) (filledField, filledGap bool) {
+	for _, f := range res.Fills {
+		switch {
+		case f.Field != "":
+			if fillField(r, q, f, res) {
+				filledField = filledField || f.Field == q.Context.Targets.Field
+			}
+		case f.Skill != "" && f.Attribute != "":
+			if fillSkill(r, f, res) {
+				filledGap = filledGap || (strings.EqualFold(f.Skill, q.Context.Targets.Skill) && f.Attribute == q.Context.Targets.Attribute)
+			}
+		}
+	}
+	return filledField, filledGap
+}
+
+// fillField covers a rubric field with f unless it holds stronger
+// evidence already; it reports whether it did.
+func fillField(r *interviews.Record, q stages.Question, f analysis.Fill, res analysis.AnswerResult) bool {
+	it, ok := rubricItem(r, f.Field)
+	asked := f.Field == q.Context.Targets.Field
+	conf := res.Confidence.Score()
+	// Stronger later evidence replaces weaker: more confidence,
+	// or as confident and in answer to a question asking for it.
+	if !ok || it.Status == interviews.StatusCovered && (conf < it.Confidence || conf == it.Confidence && !asked) {
+		return false
+	}
+	it.Status, it.Value, it.Evidence, it.By, it.Confidence = interviews.StatusCovered, f.Value, f.Evidence, res.By, conf
+	if q.ID != "" && !slices.Contains(it.QuestionIDs, q.ID) {
+		it.QuestionIDs = append(it.QuestionIDs, q.ID)
+	}
+	return true
+}
+
+// fillSkill sets a skill's attribute from f and resolves the gaps it
+// closes; it reports whether the attribute was one a skill has.
+func fillSkill(r *interviews.Record, f analysis.Fill, res analysis.AnswerResult) bool {
+	s := skillByName(r, f.Skill)
+	if s == nil {
+		r.Skills = append(r.Skills, interviews.Skill{Name: f.Skill, Sources: []string{"answer"}})
+		s = &r.Skills[len(r.Skills)-1]
+	}
+	if !s.SetAttribute(f.Attribute, f.Value) {
+		return false
+	}
+	if f.Evidence != "" {
+		s.Evidence = append(s.Evidence, f.Evidence)
+	}
+	s.Confidence, s.By = res.Confidence.Score(), res.By
+	for i := range r.Gaps {
+		if strings.EqualFold(r.Gaps[i].Skill, f.Skill) && r.Gaps[i].Attribute == f.Attribute {
+			r.Gaps[i].Status = interviews.StatusResolved
+		}
+	}
+	return true
+}
+
+// settleUnfilled settles what the question asked for and did not get: a
+// rubric field the candidate could not or would not give after a probe, a
+// gap probed as often as allowed, stops blocking as unknown.
+func settleUnfilled(r *interviews.Record, q stages.Question, res analysis.AnswerResult, filledField, filledGap bool) {
+	if f := q.Context.Targets.Field; f != "" && !filledField {
+		if it, ok := rubricItem(r, f); ok && it.Status == interviews.StatusOpen && (res.Declined && it.Probes >= 1 || it.Probes >= stages.DefaultGapProbes) {
+			it.Status = interviews.StatusUnknown
+		}
+	}
+	if t := q.Context.Targets; t.Skill != "" && !filledGap {
+		for i := range r.Gaps {
+			gp := &r.Gaps[i]
+			if gp.Status == interviews.StatusOpen && strings.EqualFold(gp.Skill, t.Skill) && gp.Attribute == t.Attribute &&
+				(gp.Probes >= stages.DefaultGapProbes || res.Declined) {
+				gp.Status = interviews.StatusUnknown
+			}
+		}
+	}
+}
+
+// foldBacklog marks the backlog's question q answered and adds what the
+// answer calls for: a follow-up, and the questions it opened up.
+func foldBacklog(r *interviews.Record, q stages.Question, qs []stages.Question, guided bool, res analysis.AnswerResult) {
+	for i := range r.Backlog {
+		if b := &r.Backlog[i]; b.QuestionID != "" && b.QuestionID == q.ID && b.Status == interviews.StatusAsked {
+			b.Status = interviews.StatusAnswered
+		}
+	}
+	// A weak answer earns one follow-up from a different angle, unless
+	// the interviewer has already followed it up.
+	// Only where the guide asks (a guided stage) does a follow-up wait
+	// in the backlog; elsewhere the stage's own questions go on.
+	// A gap or rubric question is asked again in other words instead.
+	root := rootQuestion(qs, q.ID)
+	if q.ID != "" && guided && q.Context.Kind != stages.KindGap && q.Context.Kind != stages.KindRubric && res.FollowUp != "" && res.Confidence != interviews.ConfidenceHigh && !res.Declined &&
+		followUps(qs, root) < stages.DefaultFollowUps && !slices.ContainsFunc(r.Backlog, func(b interviews.BacklogItem) bool {
+		return b.Origin == interviews.OriginFollowUp && b.FollowsUp == root
+	}) {
+		addBacklog(r, interviews.BacklogItem{Text: res.FollowUp, Priority: stages.P0, Origin: interviews.OriginFollowUp,
+			FollowsUp: root, Status: interviews.StatusOpen, By: res.By})
+	}
+	for _, d := range res.Discovered {
+		if strings.TrimSpace(d.Text) == "" || slices.ContainsFunc(r.Backlog, func(b interviews.BacklogItem) bool { return strings.EqualFold(b.Text, d.Text) }) {
+			continue
+		}
+		addBacklog(r, interviews.BacklogItem{Text: d.Text, Priority: cmp.Or(d.Priority, stages.P1), Origin: interviews.OriginDiscovered,
+			Topic: d.About, Status: interviews.StatusOpen, By: res.By})
+	}
 }
 
 // phaseStage reports whether stage evaluates its phase (it offers

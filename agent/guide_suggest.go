@@ -41,123 +41,28 @@ func (g *guide) next(stage string) (suggestion, bool) {
 // candidates lists every suggestion for stage in the order next prefers.
 func (g *guide) candidates(stage string) []suggestion {
 	qs := g.m.Questions()
-	asked := map[string]int{} // questions asked from each ref, withdrawn ones excepted
-	followed := map[string]int{}
-	var justAnswered []string              // the refs of the last question heard: never asked twice in a row
-	kinds := map[stages.QuestionKind]int{} // the kinds heard in this stage
-	for _, q := range qs {
-		if q.Withdrawn {
-			continue
-		}
-		if q.Context.Ref != "" {
-			asked[q.Context.Ref]++
-		}
-		if q.Context.FollowsUp != "" {
-			followed[q.Context.FollowsUp]++
-		}
-		if q.Spoken() {
-			justAnswered = targetRefs(q)
-			if q.Stage == stage {
-				kinds[q.Context.Kind]++
-			}
-		}
-	}
-	g.mu.Lock()
-	inflight, refused := maps.Clone(g.inflight), maps.Clone(g.refused)
-	g.mu.Unlock()
-	// free reports whether ref may be asked now: not in flight, not just
-	// asked, not refused as a repeat, and asked fewer than times times.
-	free := func(ref string, times int) bool {
-		return asked[ref] < times && inflight[ref] == 0 && !slices.Contains(justAnswered, ref) && !refused[ref]
-	}
-
-	var lastAnswer string
-	var follow, p0, rubric, gapsP0, tpl, gapsP1, p1 []suggestion
+	st := g.askState(qs, stage)
+	var p suggestionPools
 	g.rec.View(func(r *interviews.Record) {
 		if n := len(r.Turns); n > 0 && r.Turns[n-1].Role == interviews.RoleCandidate {
-			lastAnswer = r.Turns[n-1].Text
+			p.lastAnswer = r.Turns[n-1].Text
 		}
-		for _, b := range r.Backlog {
-			if b.Status != interviews.StatusOpen || !free(b.ID, 1) {
-				continue
-			}
-			s := suggestion{Text: b.Text, Context: stages.QuestionContext{Kind: backlogKind(b.Origin), Ref: b.ID, Priority: b.Priority, FollowsUp: b.FollowsUp}}
-			switch {
-			case b.Origin == interviews.OriginFollowUp:
-				fq, ok := questionByID(qs, b.FollowsUp)
-				if !ok || fq.Stage != stage || followed[b.FollowsUp] >= stages.DefaultFollowUps {
-					continue
-				}
-				s.Context.Targets = fq.Context.Clone().Targets
-				follow = append(follow, s)
-			case b.Priority == stages.P0:
-				p0 = append(p0, s)
-			default:
-				p1 = append(p1, s)
-			}
-		}
-		st, _, _ := g.bp.Stage(stage)
-		for _, f := range g.bp.RubricFor(stage) {
-			ref := rubricRef + f.ID
-			item, ok := rubricItem(r, f.ID)
-			if !ok || item.Status != interviews.StatusOpen || !free(ref, stages.DefaultGapProbes) || item.Probes >= stages.DefaultGapProbes {
-				continue
-			}
-			// A bank question of the stage that asks for the field is asked
-			// as written before the field's own question.
-			var s suggestion
-			for _, bq := range st.Questions {
-				if bq.Context.Targets.Field == f.ID && asked[bq.ID] == 0 && !slices.Contains(justAnswered, ref) {
-					s = suggestion{Text: bq.Text, Context: bankContext(bq)}
-					break
-				}
-			}
-			if s.Text == "" {
-				s = suggestion{Text: rubricQuestion(f, item.Probes), Context: stages.QuestionContext{Kind: stages.KindRubric, Ref: ref, Targets: stages.Targets{Field: f.ID}}}
-			}
-			rubric = append(rubric, s)
-		}
-		for _, gp := range r.Gaps {
-			if gp.Status != interviews.StatusOpen || !free(gp.ID, stages.DefaultGapProbes) {
-				continue
-			}
-			s := suggestion{Text: gapQuestion(gp.Skill, gp.Attribute, gp.Probes), Context: stages.QuestionContext{Kind: stages.KindGap, Ref: gp.ID,
-				Priority: gp.Priority, Targets: stages.Targets{Skill: gp.Skill, Attribute: gp.Attribute}}}
-			if gp.Priority == stages.P0 {
-				gapsP0 = append(gapsP0, s)
-			} else {
-				gapsP1 = append(gapsP1, s)
-			}
-		}
+		p.backlog(r, qs, stage, st)
+		p.rubric = g.rubricSuggestions(r, stage, st)
+		p.gaps(r, st)
 		if g.tpl != nil && !g.bp.KnowledgeCapture() {
 			job := jobText(r)
 			for _, tq := range g.tpl.Questions {
-				if !free(tq.ID, 1) || g.skip(r, tq) || !fitsJob(tq.Context.Targets.Category, job) {
+				if !st.free(tq.ID, 1) || g.skip(r, tq) || !fitsJob(tq.Context.Targets.Category, job) {
 					continue
 				}
 				c := tq.Context.Clone()
 				c.Kind, c.Ref = stages.KindTemplate, tq.ID
-				tpl = append(tpl, suggestion{Text: tq.Text, Context: c})
+				p.tpl = append(p.tpl, suggestion{Text: tq.Text, Context: c})
 			}
 		}
 	})
-	byTopic := func(list []suggestion) []suggestion { return continuing(list, lastAnswer) }
-	var out []suggestion
-	if stage != g.mainStage() {
-		// Before the main stage the guide asks only for what this stage is
-		// for (its rubric fields) and follows up what it heard.
-		out = slices.Concat(follow, byTopic(p0), rubric)
-	} else {
-		// The main stage probes the job's required skills first, taking
-		// turns with the stage's rubric fields and the role template's
-		// questions, so none crowds the others out: whichever has been
-		// asked least comes first.
-		lists := [][]suggestion{gapsP0, rubric, tpl}
-		asked := []int{kinds[stages.KindGap], kinds[stages.KindRubric] + kinds[stages.KindBank], kinds[stages.KindTemplate]}
-		order := []int{0, 1, 2}
-		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(asked[a], asked[b]) })
-		out = slices.Concat(follow, byTopic(p0), interleave(lists[order[0]], lists[order[1]], lists[order[2]]), gapsP1, byTopic(p1))
-	}
+	out := p.ordered(stage == g.mainStage(), st.kinds)
 	// Never what has been asked already, whatever ref it came from: the
 	// machine would refuse it as a repeat.
 	return slices.DeleteFunc(out, func(s suggestion) bool {
@@ -165,6 +70,143 @@ func (g *guide) candidates(stage string) []suggestion {
 			return !q.Withdrawn && fsm.Similarity(s.Text, q.Text) >= fsm.RepeatThreshold
 		})
 	})
+}
+
+// askedState is what has been asked, from which refs, when candidates
+// looks for what to ask next.
+type askedState struct {
+	asked        map[string]int              // questions asked from each ref, withdrawn ones excepted
+	followed     map[string]int              // follow-ups asked on each question
+	justAnswered []string                    // the refs of the last question heard: never asked twice in a row
+	kinds        map[stages.QuestionKind]int // the kinds heard in this stage
+	inflight     map[string]int              // refs whose answers are being analysed
+	refused      map[string]bool             // refs the machine refused as repeats
+}
+
+// askState reads what has been asked in qs, with stage the current stage.
+func (g *guide) askState(qs []stages.Question, stage string) *askedState {
+	st := &askedState{asked: map[string]int{}, followed: map[string]int{}, kinds: map[stages.QuestionKind]int{}}
+	for _, q := range qs {
+		if q.Withdrawn {
+			continue
+		}
+		if q.Context.Ref != "" {
+			st.asked[q.Context.Ref]++
+		}
+		if q.Context.FollowsUp != "" {
+			st.followed[q.Context.FollowsUp]++
+		}
+		if q.Spoken() {
+			st.justAnswered = targetRefs(q)
+			if q.Stage == stage {
+				st.kinds[q.Context.Kind]++
+			}
+		}
+	}
+	g.mu.Lock()
+	st.inflight, st.refused = maps.Clone(g.inflight), maps.Clone(g.refused)
+	g.mu.Unlock()
+	return st
+}
+
+// free reports whether ref may be asked now: not in flight, not just
+// asked, not refused as a repeat, and asked fewer than times times.
+func (st *askedState) free(ref string, times int) bool {
+	return st.asked[ref] < times && st.inflight[ref] == 0 && !slices.Contains(st.justAnswered, ref) && !st.refused[ref]
+}
+
+// suggestionPools are the suggestions by where they come from, before
+// ordered puts them in the order next prefers.
+type suggestionPools struct {
+	lastAnswer                                  string // the candidate's last turn, for continuing its topic
+	follow, p0, rubric, gapsP0, tpl, gapsP1, p1 []suggestion
+}
+
+// backlog sorts the open backlog questions free to ask into follow-ups on
+// this stage's answers, P0 and P1 questions.
+func (p *suggestionPools) backlog(r *interviews.Record, qs []stages.Question, stage string, st *askedState) {
+	for _, b := range r.Backlog {
+		if b.Status != interviews.StatusOpen || !st.free(b.ID, 1) {
+			continue
+		}
+		s := suggestion{Text: b.Text, Context: stages.QuestionContext{Kind: backlogKind(b.Origin), Ref: b.ID, Priority: b.Priority, FollowsUp: b.FollowsUp}}
+		switch {
+		case b.Origin == interviews.OriginFollowUp:
+			fq, ok := questionByID(qs, b.FollowsUp)
+			if !ok || fq.Stage != stage || st.followed[b.FollowsUp] >= stages.DefaultFollowUps {
+				continue
+			}
+			s.Context.Targets = fq.Context.Clone().Targets
+			p.follow = append(p.follow, s)
+		case b.Priority == stages.P0:
+			p.p0 = append(p.p0, s)
+		default:
+			p.p1 = append(p.p1, s)
+		}
+	}
+}
+
+// gaps sorts the open gaps free to probe by priority.
+func (p *suggestionPools) gaps(r *interviews.Record, st *askedState) {
+	for _, gp := range r.Gaps {
+		if gp.Status != interviews.StatusOpen || !st.free(gp.ID, stages.DefaultGapProbes) {
+			continue
+		}
+		s := suggestion{Text: gapQuestion(gp.Skill, gp.Attribute, gp.Probes), Context: stages.QuestionContext{Kind: stages.KindGap, Ref: gp.ID,
+			Priority: gp.Priority, Targets: stages.Targets{Skill: gp.Skill, Attribute: gp.Attribute}}}
+		if gp.Priority == stages.P0 {
+			p.gapsP0 = append(p.gapsP0, s)
+		} else {
+			p.gapsP1 = append(p.gapsP1, s)
+		}
+	}
+}
+
+// rubricSuggestions are the questions for stage's open rubric fields: a
+// bank question of the stage that asks for the field, as written, before
+// the field's own question.
+func (g *guide) rubricSuggestions(r *interviews.Record, stage string, st *askedState) []suggestion {
+	var out []suggestion
+	bank, _, _ := g.bp.Stage(stage)
+	for _, f := range g.bp.RubricFor(stage) {
+		ref := rubricRef + f.ID
+		item, ok := rubricItem(r, f.ID)
+		if !ok || item.Status != interviews.StatusOpen || !st.free(ref, stages.DefaultGapProbes) || item.Probes >= stages.DefaultGapProbes {
+			continue
+		}
+		var s suggestion
+		for _, bq := range bank.Questions {
+			if bq.Context.Targets.Field == f.ID && st.asked[bq.ID] == 0 && !slices.Contains(st.justAnswered, ref) {
+				s = suggestion{Text: bq.Text, Context: bankContext(bq)}
+				break
+			}
+		}
+		if s.Text == "" {
+			s = suggestion{Text: rubricQuestion(f, item.Probes), Context: stages.QuestionContext{Kind: stages.KindRubric, Ref: ref, Targets: stages.Targets{Field: f.ID}}}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// ordered lists the pools in the order next prefers; kinds counts the
+// kinds of question heard in the stage.
+func (p *suggestionPools) ordered(mainStage bool, kinds map[stages.QuestionKind]int) []suggestion {
+	byTopic := func(list []suggestion) []suggestion { return continuing(list, p.lastAnswer) }
+	if !mainStage {
+		// Before the main stage the guide asks only for what this stage is
+		// for (its rubric fields) and follows up what it heard.
+		return slices.Concat(p.follow, byTopic(p.p0), p.rubric)
+	}
+	// The main stage probes the job's required skills first, taking
+	// turns with the stage's rubric fields and the role template's
+	// questions, so none crowds the others out: whichever has been
+	// asked least comes first.
+	lists := [][]suggestion{p.gapsP0, p.rubric, p.tpl}
+	asked := []int{kinds[stages.KindGap], kinds[stages.KindRubric] + kinds[stages.KindBank], kinds[stages.KindTemplate]}
+	order := []int{0, 1, 2}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(asked[a], asked[b]) })
+	return slices.Concat(p.follow, byTopic(p.p0), interleave(lists[order[0]], lists[order[1]], lists[order[2]]), p.gapsP1, byTopic(p.p1))
 }
 
 // jobText is what the interview knows of the job: the role and its

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/viva-interviews/viva/incident"
 	"log/slog"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/viva-interviews/viva/incident"
 
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
@@ -236,105 +237,125 @@ func (l *Loop) Run(ctx context.Context, t Transport) error {
 		<-timerDone
 	}()
 
-	if l.c.Resuming() {
-		r, err := l.c.Resume(ctx)
-		if err != nil {
-			l.c.Finish(interviews.StatusFailed, interviews.EndedWorkerCrashed)
-			return fmt.Errorf("agent: %w", err)
-		}
-		l.say(ctx, r, time.Time{})
-		// Show the stage the interview is in: no machine event announces it.
-		m := l.c.Machine()
-		l.stageEntered(fsm.Event{Kind: fsm.EventStageEntered, Stage: m.Stage()})
-	} else {
+	if err := l.begin(ctx); err != nil {
+		return err
+	}
+	for !l.step(ctx, &in) {
+	}
+	return l.err
+}
+
+// begin opens the interview: the greeting, or where a resumed interview
+// stands.
+func (l *Loop) begin(ctx context.Context) error {
+	if !l.c.Resuming() {
 		l.say(ctx, l.c.Greet(ctx), time.Time{})
+		return nil
 	}
-	for {
-		var played <-chan struct{}
-		if l.speaking != nil {
-			played = l.speaking.play.Done()
+	r, err := l.c.Resume(ctx)
+	if err != nil {
+		l.c.Finish(interviews.StatusFailed, interviews.EndedWorkerCrashed)
+		return fmt.Errorf("agent: %w", err)
+	}
+	l.say(ctx, r, time.Time{})
+	// Show the stage the interview is in: no machine event announces it.
+	m := l.c.Machine()
+	l.stageEntered(fsm.Event{Kind: fsm.EventStageEntered, Stage: m.Stage()})
+	return nil
+}
+
+// step waits for the next thing to happen — an input, a timer, the reply
+// played, a stage entered — and acts on it; it reports whether the
+// interview is over.
+func (l *Loop) step(ctx context.Context, in *<-chan Input) (over bool) {
+	var played <-chan struct{}
+	if l.speaking != nil {
+		played = l.speaking.play.Done()
+	}
+	select {
+	case <-ctx.Done():
+		l.stopSpeaking()
+		l.c.Finish(l.opts.Stopped.Status, l.opts.Stopped.Reason)
+		l.log.Info("interview stopped: saved", "status", l.opts.Stopped.Status, "ended_by", l.opts.Stopped.Reason)
+		return true
+
+	case <-l.c.Ended():
+		l.settlePause()
+		if sp := l.speaking; sp != nil && !sp.delivered {
+			// The last deadline passed while the interviewer spoke: let
+			// it finish.
+			if d := sp.play.Wait(); !d.StartedAt.IsZero() {
+				l.delivered(sp, d)
+			}
 		}
-		select {
-		case <-ctx.Done():
-			l.stopSpeaking()
-			l.c.Finish(l.opts.Stopped.Status, l.opts.Stopped.Reason)
-			l.log.Info("interview stopped: saved", "status", l.opts.Stopped.Status, "ended_by", l.opts.Stopped.Reason)
-			return l.err
+		return true
 
-		case <-l.c.Ended():
-			l.settlePause()
-			if sp := l.speaking; sp != nil && !sp.delivered {
-				// The last deadline passed while the interviewer spoke: let
-				// it finish.
-				if d := sp.play.Wait(); !d.StartedAt.IsZero() {
-					l.delivered(sp, d)
-				}
-			}
-			return l.err
+	case <-timerC(l.rejoin):
+		l.c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateLeft)
+		l.log.Info("the candidate did not come back: interview saved")
+		return true
 
-		case <-timerC(l.rejoin):
-			l.c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateLeft)
-			l.log.Info("the candidate did not come back: interview saved")
-			return l.err
+	case <-timerC(l.safety):
+		l.log.Warn("closing words did not finish in time; ending the interview")
+		l.stopSpeaking()
+		l.c.Finish(interviews.StatusCompleted, interviews.EndedDeadline)
 
-		case <-timerC(l.safety):
-			l.log.Warn("closing words did not finish in time; ending the interview")
-			l.stopSpeaking()
-			l.c.Finish(interviews.StatusCompleted, interviews.EndedDeadline)
+	case <-timerC(l.pauseTimer):
+		l.pauseTimer = nil
+		l.pauseExpired(ctx)
 
-		case <-timerC(l.pauseTimer):
-			l.pauseTimer = nil
-			l.pauseExpired(ctx)
+	case <-timerC(l.awayTimer):
+		l.awayTimer = nil
+		return l.checkIn(ctx)
 
-		case <-timerC(l.awayTimer):
-			l.awayTimer = nil
-			if l.checkIn(ctx) {
-				return l.err
-			}
+	case <-played:
+		return l.played(ctx)
 
-		case <-played:
-			sp := l.speaking
-			l.speaking = nil
-			l.delivered(sp, sp.play.Wait())
-			if l.unresponsive {
-				l.c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateUnresponsive)
-				l.log.Info("the candidate stopped responding: interview closed and saved")
-				return l.err
-			}
-			if l.inputEnded {
-				l.c.Finish(interviews.StatusCandidateLeft, interviews.EndedEndOfInput)
-				return l.err
-			}
-			if !l.over() {
-				t.Listening()
-			}
+	case <-l.entered:
+		l.enteredMu.Lock()
+		evs := l.stages
+		l.stages = nil
+		l.enteredMu.Unlock()
+		for _, ev := range evs {
+			l.stageEntered(ev)
+		}
+
+	case <-l.forced:
+		if !l.c.Machine().Done() {
+			l.ackDue = true
 			l.maybeInterject(ctx)
-			l.armAway()
-
-		case <-l.entered:
-			l.enteredMu.Lock()
-			evs := l.stages
-			l.stages = nil
-			l.enteredMu.Unlock()
-			for _, ev := range evs {
-				l.stageEntered(ev)
-			}
-
-		case <-l.forced:
-			if !l.c.Machine().Done() {
-				l.ackDue = true
-				l.maybeInterject(ctx)
-			}
-
-		case ev, ok := <-in:
-			if !ok {
-				in, ev = nil, InputEnded{}
-			}
-			if l.handle(ctx, ev) {
-				return l.err
-			}
 		}
+
+	case ev, ok := <-*in:
+		if !ok {
+			*in, ev = nil, InputEnded{}
+		}
+		return l.handle(ctx, ev)
 	}
+	return false
+}
+
+// played acts on the interviewer's reply having played out; it reports
+// whether the interview is over.
+func (l *Loop) played(ctx context.Context) (over bool) {
+	sp := l.speaking
+	l.speaking = nil
+	l.delivered(sp, sp.play.Wait())
+	if l.unresponsive {
+		l.c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateUnresponsive)
+		l.log.Info("the candidate stopped responding: interview closed and saved")
+		return true
+	}
+	if l.inputEnded {
+		l.c.Finish(interviews.StatusCandidateLeft, interviews.EndedEndOfInput)
+		return true
+	}
+	if !l.over() {
+		l.t.Listening()
+	}
+	l.maybeInterject(ctx)
+	l.armAway()
+	return false
 }
 
 // timerC is t's channel, or nil (never ready) without a timer.
@@ -353,194 +374,6 @@ func (l *Loop) over() bool {
 	default:
 		return false
 	}
-}
-
-// awaitCandidate waits for Joined; it reports false when the interview
-// ended instead.
-func (l *Loop) awaitCandidate(ctx context.Context, in *<-chan Input) bool {
-	return l.awaitBeforeGreeting(ctx, in, l.opts.JoinTimeout, func(ev Input) (ok, done bool) {
-		switch ev.(type) {
-		case Hearing:
-			l.hearing = true
-		case Joined:
-			return true, true
-		}
-		return false, false
-	}, func() bool {
-		l.c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateNeverJoined)
-		l.log.Info("the candidate never joined")
-		return false
-	})
-}
-
-// awaitBeforeGreeting reads inputs until step says it is done (with ok
-// its result) or timeout passes (timedOut's result). The interview ending
-// meanwhile — ctx cancelled, the input ended, an ending asked for, the
-// transport closed — reports false.
-func (l *Loop) awaitBeforeGreeting(ctx context.Context, in *<-chan Input, timeout time.Duration,
-	step func(Input) (ok, done bool), timedOut func() bool) bool {
-	wait := time.NewTimer(timeout)
-	defer wait.Stop()
-	for {
-		select {
-		case <-wait.C:
-			return timedOut()
-		case <-ctx.Done():
-			l.c.Finish(l.opts.Stopped.Status, l.opts.Stopped.Reason)
-			return false
-		case ev, ok := <-*in:
-			if !ok {
-				*in, ev = nil, InputEnded{}
-			}
-			switch e := ev.(type) {
-			case InputEnded:
-				l.c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateNeverJoined)
-				return false
-			case EndRequested, Closed:
-				l.handle(ctx, e)
-				return false
-			}
-			if ok, done := step(ev); done {
-				return ok
-			}
-		}
-	}
-}
-
-// handle acts on one input; it reports whether the interview is over.
-func (l *Loop) handle(ctx context.Context, ev Input) bool {
-	c := l.c
-	switch e := ev.(type) {
-	case SpeechStarted:
-		l.candidateSpeaking = true
-		c.CancelPrefetch() // they go on: a reply started early is stale
-		l.heardFromCandidate()
-		if l.turnStarted.IsZero() {
-			l.turnStarted, l.turnBursts = e.At, 0
-		}
-		l.turnBursts++
-		l.maybeCutOff()
-
-	case SpeechEnded:
-		l.candidateSpeaking = false
-		l.maybeInterject(ctx)
-
-	case Heard:
-		l.heardFromCandidate()
-		if l.paused != nil && strings.TrimSpace(e.Text) != "" && !IsBackchannel(e.Text) {
-			l.settlePause()
-		}
-
-	case Hearing:
-		l.hearing = true
-	case TurnLikely:
-		if l.speaking == nil && l.paused == nil && !l.candidateSpeaking && !l.away {
-			c.Prefetch(ctx, e.Text)
-		}
-	case BargeIn:
-		if sp := l.speaking; sp != nil {
-			l.log.Debug("barge-in: stopping the interviewer's reply")
-			if l.opts.FalseInterruptionTimeout > 0 {
-				l.pauseSpeaking(false)
-				return false
-			}
-			sp.play.Interrupt()
-			sp.reply.Cancel()
-		}
-
-	case CandidateTurn:
-		if strings.TrimSpace(e.Text) == "" || l.away || l.inputEnded {
-			return false
-		}
-		if e.Source == SourceVoice && IsBackchannel(e.Text) && (l.speaking != nil || l.paused != nil) {
-			// "Mm-hm" while the interviewer speaks: not a turn.
-			l.backchannels++
-			_ = c.Recorder().Update(func(r *interviews.Record) {
-				r.CountTurnTaking(func(tt *interviews.TurnTaking) { tt.BackchannelsIgnored++ })
-			})
-			l.turnStarted = time.Time{}
-			if l.paused != nil {
-				l.resume(ctx)
-			}
-			return false
-		}
-		l.heardFromCandidate()
-		l.settlePause()
-		l.stopSpeaking()
-		var heardEnd time.Time
-		if e.Source == SourceVoice {
-			if !l.turnStarted.IsZero() {
-				e.StartedAt, e.Bursts = l.turnStarted, l.turnBursts
-			}
-			l.turnStarted = time.Time{}
-			heardEnd = e.EndedAt
-		}
-		if IsRepeatRequest(e.Text) {
-			if r, ok := c.Repeat(ctx, e); ok {
-				l.say(ctx, r, heardEnd)
-				return false
-			}
-		}
-		l.say(ctx, c.Respond(ctx, e), heardEnd)
-
-	case Joined:
-		if !l.away {
-			return false
-		}
-		r, err := c.Rejoin(ctx)
-		if err != nil {
-			l.log.Warn("the candidate came back too late", "err", err)
-			return false
-		}
-		l.away = false
-		l.rejoin.Stop()
-		l.rejoin = nil
-		l.say(ctx, r, time.Time{})
-
-	case Left:
-		if l.away {
-			return false
-		}
-		l.stopSpeaking()
-		l.stopAway()
-		if grace := l.opts.RejoinGrace; grace > 0 && !c.Machine().Done() {
-			// Saved candidate_left now; continued if they come back.
-			c.Leave(grace)
-			l.away = true
-			l.candidateSpeaking, l.turnStarted = false, time.Time{}
-			l.rejoin = time.NewTimer(grace)
-			l.t.Listening()
-			return false
-		}
-		c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateLeft)
-		l.log.Info("the candidate left: interview saved")
-		return true
-
-	case EndRequested:
-		l.stopSpeaking()
-		c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateRequest)
-		if e.Saved != nil {
-			close(e.Saved)
-		}
-		l.log.Info("the candidate ended the interview: saved")
-		return true
-
-	case InputEnded:
-		l.settlePause()
-		if l.speaking != nil {
-			l.inputEnded = true // ends once the reply is delivered
-			return false
-		}
-		c.Finish(interviews.StatusCandidateLeft, interviews.EndedEndOfInput)
-		return true
-
-	case Closed:
-		l.stopSpeaking()
-		c.Finish(e.Status, e.Reason)
-		l.log.Info("the interview can no longer be carried: saved", "status", e.Status, "ended_by", e.Reason)
-		return true
-	}
-	return false
 }
 
 // say hands a reply to the transport.
@@ -622,27 +455,4 @@ func (l *Loop) stageEntered(ev fsm.Event) {
 	if l.bp.IsLast(ev.Stage) && l.safety == nil {
 		l.safety = time.NewTimer(max(time.Duration(float64(l.bp.ClosingSafetyTimeout())*m.TimeScale()), MinClosingSafety))
 	}
-}
-
-// awaitHearing waits, after the candidate joined, until they receive the
-// interviewer's audio or HearingTimeout passes; it reports false when the
-// interview ended instead.
-func (l *Loop) awaitHearing(ctx context.Context, in *<-chan Input) bool {
-	if l.hearing {
-		return true
-	}
-	return l.awaitBeforeGreeting(ctx, in, l.opts.HearingTimeout, func(ev Input) (ok, done bool) {
-		switch ev.(type) {
-		case Hearing:
-			return true, true
-		case Left:
-			// Not greeted yet: as if they never came.
-			l.c.Finish(interviews.StatusCandidateLeft, interviews.EndedCandidateNeverJoined)
-			return false, true
-		}
-		return false, false
-	}, func() bool {
-		l.log.Warn("the candidate's audio subscription was not confirmed in time; greeting anyway", "timeout", l.opts.HearingTimeout)
-		return true
-	})
 }

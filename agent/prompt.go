@@ -2,11 +2,11 @@ package agent
 
 import (
 	"fmt"
-	"github.com/viva-interviews/viva/internal/utf8cut"
 	"slices"
 	"strings"
 
 	"github.com/viva-interviews/viva/agent/llm"
+	"github.com/viva-interviews/viva/internal/utf8cut"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -38,41 +38,7 @@ func (c *Conductor) promptFor(spoken string, takeAck bool) []llm.Message {
 	}
 	sys.WriteString("\n\n")
 	if ok {
-		fmt.Fprintf(&sys, "Current stage: %s (%s).\n", st.Title, stage)
-		sys.WriteString(c.stageInstructions(stage))
-		sys.WriteString("\n")
-		if len(st.Questions) > 0 && stage != c.lastStage() {
-			fmt.Fprintf(&sys, "Suggested questions for this stage (pass the [id] as ref to %s when you ask one):\n", stages.ToolAskQuestion)
-			asked := map[string]bool{}
-			for _, q := range m.Questions() {
-				if q.Context.Kind == stages.KindBank {
-					asked[q.Context.Ref] = true
-				}
-			}
-			for _, q := range st.Questions {
-				if !asked[q.ID] {
-					fmt.Fprintf(&sys, "- [%s] %s\n", q.ID, q.Text)
-				}
-			}
-		}
-		if bp.Guided(stage) {
-			if b := c.guide.brief(stage); b != "" {
-				sys.WriteString("\n" + b)
-			}
-		}
-		if stage == c.lastStage() && !c.bp.Exit.Graceful() {
-			sys.WriteString("\nKeep the closing to a brief thank-you and goodbye: ask nothing, not even whether they have questions.\n")
-		}
-		if stage != c.lastStage() {
-			fmt.Fprintf(&sys, "\nProgress: %s. %s.\n", c.progress(), c.urgency(false))
-			if next, title := c.nextStage(); next != "" {
-				fmt.Fprintf(&sys, "After this stage comes: %s.", title)
-				if s, ok := c.firstQuestion(next); ok && c.machine.Gate() == nil {
-					fmt.Fprintf(&sys, " If you move on now, ask its first question in the same reply, after %s: %q (ref %q).", stages.ToolTransitionStage, s.Text, s.Context.Ref)
-				}
-				sys.WriteString("\n")
-			}
-		}
+		c.writeStage(&sys, stage, st)
 	}
 	if takeAck {
 		if ack, ok := m.TakeAck(); ok {
@@ -92,7 +58,57 @@ func (c *Conductor) promptFor(spoken string, takeAck bool) []llm.Message {
 			fmt.Fprintf(&sys, "\nWhat this hand-over is about (the brief you were given):\n%s\n", utf8cut.Truncate(brief, maxBriefPrompt))
 		}
 	}
+	return c.withHistory(&sys)
+}
+
+// writeStage writes the current stage's part of the system prompt: its
+// instructions, the questions of its bank not yet asked, the guide's
+// brief, and the progress and what comes next.
+func (c *Conductor) writeStage(sys *strings.Builder, stage string, st stages.Stage) {
+	m := c.machine
+	fmt.Fprintf(sys, "Current stage: %s (%s).\n", st.Title, stage)
+	sys.WriteString(c.stageInstructions(stage))
+	sys.WriteString("\n")
+	if len(st.Questions) > 0 && stage != c.lastStage() {
+		fmt.Fprintf(sys, "Suggested questions for this stage (pass the [id] as ref to %s when you ask one):\n", stages.ToolAskQuestion)
+		asked := map[string]bool{}
+		for _, q := range m.Questions() {
+			if q.Context.Kind == stages.KindBank {
+				asked[q.Context.Ref] = true
+			}
+		}
+		for _, q := range st.Questions {
+			if !asked[q.ID] {
+				fmt.Fprintf(sys, "- [%s] %s\n", q.ID, q.Text)
+			}
+		}
+	}
+	if c.bp.Guided(stage) {
+		if b := c.guide.brief(stage); b != "" {
+			sys.WriteString("\n" + b)
+		}
+	}
+	if stage == c.lastStage() && !c.bp.Exit.Graceful() {
+		sys.WriteString("\nKeep the closing to a brief thank-you and goodbye: ask nothing, not even whether they have questions.\n")
+	}
+	if stage != c.lastStage() {
+		fmt.Fprintf(sys, "\nProgress: %s. %s.\n", c.progress(), c.urgency(false))
+		if next, title := c.nextStage(); next != "" {
+			fmt.Fprintf(sys, "After this stage comes: %s.", title)
+			if s, ok := c.firstQuestion(next); ok && c.machine.Gate() == nil {
+				fmt.Fprintf(sys, " If you move on now, ask its first question in the same reply, after %s: %q (ref %q).", stages.ToolTransitionStage, s.Text, s.Context.Ref)
+			}
+			sys.WriteString("\n")
+		}
+	}
+}
+
+// withHistory returns the system prompt sys followed by the recent
+// history; questions from history cut off are listed in sys so the model
+// does not ask them again.
+func (c *Conductor) withHistory(sys *strings.Builder) []llm.Message {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	hist := c.history
 	if len(hist) > c.maxHist {
 		dropped := hist[:len(hist)-c.maxHist]
@@ -102,13 +118,12 @@ func (c *Conductor) promptFor(spoken string, takeAck bool) []llm.Message {
 			hist = hist[1:]
 		}
 		if earlier := c.earlierQuestions(dropped); len(earlier) > 0 {
-			fmt.Fprintf(&sys, "\nEarlier in this interview, no longer shown below, you asked: %s\n", strings.Join(earlier, " | "))
+			fmt.Fprintf(sys, "\nEarlier in this interview, no longer shown below, you asked: %s\n", strings.Join(earlier, " | "))
 		}
 	}
 	msgs := make([]llm.Message, 0, len(hist)+1)
 	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: sys.String()})
 	msgs = append(msgs, hist...)
-	c.mu.Unlock()
 	return msgs
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/fsm"
+	"github.com/viva-interviews/viva/internal/retry"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -22,13 +23,11 @@ type RecordSaver interface {
 }
 
 // Retry policy of a failing save: the snapshot is tried saveAttempts times,
-// waiting saveBackoffFirst, then twice as long each time up to
-// saveBackoffMax, unless a newer snapshot replaces it first.
-const (
-	saveAttempts     = 5
-	saveBackoffFirst = 100 * time.Millisecond
-	saveBackoffMax   = 2 * time.Second
-)
+// waiting 100 ms, then twice as long each time up to 2 s, unless a newer
+// snapshot replaces it first.
+const saveAttempts = 5
+
+var saveBackoff = retry.Backoff{First: 100 * time.Millisecond, Max: 2 * time.Second}
 
 // Recorder keeps one interview's record and saves it after every change
 // that matters: every turn, every stage change, every assessment and every
@@ -272,7 +271,6 @@ func (w *writer) run() {
 // stops early, returning nil, when a newer snapshot is waiting (that one is
 // saved next and holds everything rec does).
 func (w *writer) save(rec *interviews.Record) error {
-	backoff := saveBackoffFirst
 	var err error
 	for attempt := 1; attempt <= saveAttempts; attempt++ {
 		if attempt > 1 && w.superseded() {
@@ -291,8 +289,7 @@ func (w *writer) save(rec *interviews.Record) error {
 			return nil
 		}
 		if attempt < saveAttempts {
-			time.Sleep(backoff)
-			backoff = min(2*backoff, saveBackoffMax)
+			time.Sleep(saveBackoff.Delay(attempt - 1))
 		}
 	}
 	w.log.Error("gave up saving the interview record; the next change will try again", "interview_id", rec.ID, "err", err)

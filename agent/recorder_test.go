@@ -162,7 +162,7 @@ func TestFailedSaveRetried(t *testing.T) {
 		if saver.calls != 3 || len(saver.records()) != 1 || saver.records()[0].Room != "room-1" {
 			t.Errorf("%d calls, saved %d records; want 3 calls and the record saved once", saver.calls, len(saver.records()))
 		}
-		if got, want := time.Since(start), saveBackoffFirst+2*saveBackoffFirst; got != want {
+		if got, want := time.Since(start), saveBackoff.First+2*saveBackoff.First; got != want {
 			t.Errorf("retries took %v, want %v (backoff doubling)", got, want)
 		}
 		if n := strings.Count(logs.String(), "saving the interview record failed"); n != 2 {

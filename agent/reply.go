@@ -113,9 +113,27 @@ func (r *Reply) Delivered(d Delivery) {
 	}
 	text, filler := withoutFiller(strings.TrimSpace(d.Text), r.filler)
 
+	spokenIDs := r.markSpoken(text, d.Interrupted)
+	r.remember(text, d.Interrupted)
+	if text != "" {
+		metrics := r.metrics(d)
+		_ = c.rec.Update(func(rec *interviews.Record) {
+			rec.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: r.stage, Text: text,
+				Source: r.source, StartedAt: d.StartedAt, EndedAt: d.EndedAt, Interrupted: d.Interrupted,
+				QuestionIDs: spokenIDs, Metrics: metrics, Fallback: r.fallback, Filler: filler})
+		})
+	}
+	r.settle(text, d.Interrupted)
+}
+
+// markSpoken marks the questions the reply asked spoken when the
+// delivered text carried them, withdraws the others, and returns the ids
+// of those spoken.
+func (r *Reply) markSpoken(text string, interrupted bool) []string {
+	c := r.c
 	var spokenIDs []string
 	for _, id := range r.asked {
-		if questionDelivered(c.machine, id, text, d.Interrupted) {
+		if questionDelivered(c.machine, id, text, interrupted) {
 			if err := c.machine.MarkSpoken(id); err == nil {
 				spokenIDs = append(spokenIDs, id)
 				if q, ok := questionByID(c.machine.Questions(), id); ok {
@@ -126,10 +144,18 @@ func (r *Reply) Delivered(d Delivery) {
 			_ = c.machine.Withdraw(id)
 		}
 	}
+	return spokenIDs
+}
+
+// remember puts what was said of the reply into the history the model
+// sees.
+func (r *Reply) remember(text string, interrupted bool) {
+	c := r.c
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if text != "" {
 		msg := text
-		if d.Interrupted {
+		if interrupted {
 			msg += " …"
 		}
 		c.history = append(c.history, llm.Message{Role: llm.RoleAssistant, Content: msg})
@@ -139,25 +165,27 @@ func (r *Reply) Delivered(d Delivery) {
 		// question it registered for one the candidate heard.
 		c.history = append(c.history, llm.Message{Role: llm.RoleAssistant, Content: "…"})
 	}
-	c.mu.Unlock()
-	var metrics *interviews.TurnMetrics
-	if r.firstToken > 0 || d.TTSFirstByte > 0 || d.EndToEnd > 0 || r.in.EndOfUtterance > 0 || r.in.EndpointingRule != "" ||
-		d.BackchannelsIgnored > 0 || d.FalseInterruptionsResumed > 0 || r.preempted {
-		metrics = &interviews.TurnMetrics{
-			EndOfUtteranceMs: ms(r.in.EndOfUtterance), STTFinalMs: ms(r.in.STTFinal),
-			LLMFirstTokenMs: ms(r.firstToken), TTSFirstByteMs: ms(d.TTSFirstByte), EndToEndMs: ms(d.EndToEnd),
-			EndpointingRule: r.in.EndpointingRule, EndpointingDelayMs: ms(r.in.EndpointingDelay),
-			BackchannelsIgnored: d.BackchannelsIgnored, FalseInterruptionsResumed: d.FalseInterruptionsResumed,
-			Preempted: r.preempted,
-		}
+}
+
+// metrics are the turn's measures, nil when nothing was measured.
+func (r *Reply) metrics(d Delivery) *interviews.TurnMetrics {
+	if r.firstToken <= 0 && d.TTSFirstByte <= 0 && d.EndToEnd <= 0 && r.in.EndOfUtterance <= 0 && r.in.EndpointingRule == "" &&
+		d.BackchannelsIgnored <= 0 && d.FalseInterruptionsResumed <= 0 && !r.preempted {
+		return nil
 	}
-	if text != "" {
-		_ = c.rec.Update(func(rec *interviews.Record) {
-			rec.AppendTurn(interviews.Turn{Role: interviews.RoleAgent, Stage: r.stage, Text: text,
-				Source: r.source, StartedAt: d.StartedAt, EndedAt: d.EndedAt, Interrupted: d.Interrupted,
-				QuestionIDs: spokenIDs, Metrics: metrics, Fallback: r.fallback, Filler: filler})
-		})
+	return &interviews.TurnMetrics{
+		EndOfUtteranceMs: ms(r.in.EndOfUtterance), STTFinalMs: ms(r.in.STTFinal),
+		LLMFirstTokenMs: ms(r.firstToken), TTSFirstByteMs: ms(d.TTSFirstByte), EndToEndMs: ms(d.EndToEnd),
+		EndpointingRule: r.in.EndpointingRule, EndpointingDelayMs: ms(r.in.EndpointingDelay),
+		BackchannelsIgnored: d.BackchannelsIgnored, FalseInterruptionsResumed: d.FalseInterruptionsResumed,
+		Preempted: r.preempted,
 	}
+}
+
+// settle ends the interview when the delivered reply ends it: the model
+// budget spent, or the closing utterance said whole.
+func (r *Reply) settle(text string, interrupted bool) {
+	c := r.c
 	m := c.machine
 	if r.budgetSpent {
 		if _, err := m.Force(stages.Done, "model budget"); err != nil {
@@ -168,7 +196,7 @@ func (r *Reply) Delivered(d Delivery) {
 		return
 	}
 	// The interview ends by state: the closing utterance has been delivered.
-	if !d.Interrupted && text != "" && m.Stage() == c.lastStage() && r.err == nil && (r.fixed == "" || r.goOn) && c.closingDone(text) {
+	if !interrupted && text != "" && m.Stage() == c.lastStage() && r.err == nil && (r.fixed == "" || r.goOn) && c.closingDone(text) {
 		if _, err := m.Force(stages.Done, "closing delivered"); err != nil {
 			c.log.Warn("ending the interview failed", "err", err)
 		}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/viva-interviews/viva/internal/retry"
 	"github.com/viva-interviews/viva/testrig/candidatebot"
 )
 
@@ -118,7 +119,7 @@ type densityTurn struct {
 }
 
 // densityRun measures n sessions on a fresh worker.
-func densityRun(ctx context.Context, r *rig, n int, window time.Duration) (DensityRun, error) {
+func densityRun(ctx context.Context, r *rig, n int, windowLen time.Duration) (DensityRun, error) {
 	w, err := r.startWorker(ctx)
 	if err != nil {
 		return DensityRun{}, err
@@ -160,46 +161,12 @@ func densityRun(ctx context.Context, r *rig, n int, window time.Duration) (Densi
 			}
 			bots[i] = bot
 			defer bot.Leave()
-			u, err := r.utterance(ctx, bot)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			if err := waitGreeting(ctx, bot); err != nil {
-				errs[i] = err
-				return
-			}
-			greetedOnce()
-			timeout := replyTimeout + time.Duration(providerCallsPerTurn)*r.opts.ProviderLatency
-			for {
-				s, err := say(ctx, bot, u)
-				if err != nil {
-					if ctx.Err() == nil {
-						errs[i] = err
-					}
-					return
-				}
-				start, ok, err := waitReply(ctx, bot, s.end, timeout)
-				if err != nil {
-					if ctx.Err() == nil {
-						errs[i] = err
-					}
-					return
-				}
+			if err := r.talk(ctx, bot, greetedOnce, stop, func(t densityTurn) {
 				mu.Lock()
-				turns = append(turns, densityTurn{end: s.end, answered: ok, response: start.Sub(s.end)})
+				turns = append(turns, t)
 				mu.Unlock()
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				if err := waitQuiet(ctx, bot); err != nil {
-					return
-				}
-				if !sleep(ctx, pauseBetweenTurns) {
-					return
-				}
+			}); err != nil {
+				errs[i] = err
 			}
 		})
 	}
@@ -213,48 +180,32 @@ func densityRun(ctx context.Context, r *rig, n int, window time.Duration) (Densi
 		return DensityRun{}, ctx.Err()
 	}
 
-	late0 := lateFrames(bots)
-	cpu0, err := processCPU(w.pid())
+	win, err := measure(ctx, w.pid(), windowLen, func() int64 { return int64(lateFrames(bots)) })
 	if err != nil {
 		return DensityRun{}, err
 	}
-	m0, err := readMachineTimes()
-	if err != nil {
-		return DensityRun{}, err
-	}
-	t0 := time.Now()
-	if !sleep(ctx, window) {
-		return DensityRun{}, ctx.Err()
-	}
-	cpu1, err := processCPU(w.pid())
-	if err != nil {
-		return DensityRun{}, err
-	}
-	m1, err := readMachineTimes()
-	if err != nil {
-		return DensityRun{}, err
-	}
-	rss, err := processRSSBytes(w.pid())
-	if err != nil {
-		return DensityRun{}, err
-	}
-	t1 := time.Now()
-	late1 := lateFrames(bots)
 	// Let the turns under way finish (answered or timed out), then stop.
 	close(stop)
 	done.Wait()
 
 	run := DensityRun{
-		Mode: ModeEndToEnd, Sessions: n, Seconds: t1.Sub(t0).Seconds(),
-		CPUMSPerSessionS: ms(cpu1-cpu0) / float64(n) / t1.Sub(t0).Seconds(),
-		RSSMBPerSession:  float64(rss-idleRSS) / bytesPerMB / float64(n),
-		RSSMB:            float64(rss) / bytesPerMB,
-		LateFrames:       late1 - late0,
-		MachineCPU:       busyFraction(m0, m1),
+		Mode: ModeEndToEnd, Sessions: n, Seconds: win.seconds(),
+		CPUMSPerSessionS: ms(win.cpu) / float64(n) / win.seconds(),
+		RSSMBPerSession:  float64(win.rssBytes-idleRSS) / bytesPerMB / float64(n),
+		RSSMB:            float64(win.rssBytes) / bytesPerMB,
+		LateFrames:       int(win.lateFrames),
+		MachineCPU:       win.machineCPU,
 	}
+	countTurns(&run, turns, win)
+	return run, errors.Join(errs...)
+}
+
+// countTurns puts the turns that ended within win into run: how many,
+// how many went unanswered, and the response times of the others.
+func countTurns(run *DensityRun, turns []densityTurn, win window) {
 	var responses []float64
 	for _, t := range turns {
-		if t.end.Before(t0) || t.end.After(t1) {
+		if t.end.Before(win.from) || t.end.After(win.to) {
 			continue
 		}
 		run.Turns++
@@ -266,7 +217,49 @@ func densityRun(ctx context.Context, r *rig, n int, window time.Duration) (Densi
 	}
 	p := Summarize(responses)
 	run.ResponseMS = &p
-	return run, errors.Join(errs...)
+}
+
+// talk has bot answer the interviewer, turn after turn, once greeted
+// (then calling greeted), until stop closes; each turn goes to record. It
+// returns an error only for a failure while ctx lasts.
+func (r *rig) talk(ctx context.Context, bot *candidatebot.Bot, greeted func(), stop <-chan struct{}, record func(densityTurn)) error {
+	u, err := r.utterance(ctx, bot)
+	if err != nil {
+		return err
+	}
+	if err := waitGreeting(ctx, bot); err != nil {
+		return err
+	}
+	greeted()
+	timeout := replyTimeout + time.Duration(providerCallsPerTurn)*r.opts.ProviderLatency
+	for {
+		s, err := say(ctx, bot, u)
+		if err != nil {
+			if ctx.Err() == nil {
+				return err
+			}
+			return nil
+		}
+		start, ok, err := waitReply(ctx, bot, s.end, timeout)
+		if err != nil {
+			if ctx.Err() == nil {
+				return err
+			}
+			return nil
+		}
+		record(densityTurn{end: s.end, answered: ok, response: start.Sub(s.end)})
+		select {
+		case <-stop:
+			return nil
+		default:
+		}
+		if err := waitQuiet(ctx, bot); err != nil {
+			return nil
+		}
+		if !sleep(ctx, pauseBetweenTurns) {
+			return nil
+		}
+	}
 }
 
 // lateFrames sums the bots' late frames.
@@ -281,13 +274,4 @@ func lateFrames(bots []*candidatebot.Bot) int {
 }
 
 // sleep waits for d; false when ctx ended first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
+func sleep(ctx context.Context, d time.Duration) bool { return retry.Sleep(ctx, d) == nil }

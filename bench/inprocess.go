@@ -99,12 +99,9 @@ func RunInProcess(ctx context.Context, opts InProcessOptions) (DensityRun, error
 	if opts.Sessions <= 0 {
 		return DensityRun{}, errors.New("bench: in process: Sessions must be positive")
 	}
-	window := cmpOr(opts.Window, DefaultInProcessWindow)
+	windowLen := cmpOr(opts.Window, DefaultInProcessWindow)
 	warmup := cmpOr(opts.Warmup, DefaultInProcessWarmup)
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	}
+	log := opts.logger()
 	media, err := prepareMedia(!opts.CodedSilence)
 	if err != nil {
 		return DensityRun{}, err
@@ -113,15 +110,11 @@ func RunInProcess(ctx context.Context, opts InProcessOptions) (DensityRun, error
 	if err != nil {
 		return DensityRun{}, fmt.Errorf("bench: in process: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "viva-bench-")
+	store, remove, err := tempStore()
 	if err != nil {
 		return DensityRun{}, fmt.Errorf("bench: in process: %w", err)
 	}
-	defer os.RemoveAll(dir)
-	store, err := filestore.Open(dir)
-	if err != nil {
-		return DensityRun{}, fmt.Errorf("bench: in process: %w", err)
-	}
+	defer remove()
 
 	runtime.GC()
 	debug.FreeOSMemory()
@@ -145,11 +138,7 @@ func RunInProcess(ctx context.Context, opts InProcessOptions) (DensityRun, error
 			return DensityRun{}, err
 		}
 		sessions[i] = s
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.run(ctx)
-		}()
+		wg.Go(func() { s.run(ctx) })
 	}
 	defer func() {
 		for _, s := range sessions {
@@ -160,59 +149,54 @@ func RunInProcess(ctx context.Context, opts InProcessOptions) (DensityRun, error
 	// Feeders: one per CPU, each owning every k-th session.
 	feeders := runtime.GOMAXPROCS(0)
 	for f := range feeders {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			feed(ctx, start, sessions, f, feeders, media)
-		}()
+		wg.Go(func() { feed(ctx, start, sessions, f, feeders, media) })
 	}
 
 	if !sleep(ctx, warmup) {
 		return DensityRun{}, ctx.Err()
 	}
-	pid := os.Getpid()
-	cpu0, err := processCPU(pid)
-	if err != nil {
-		return DensityRun{}, fmt.Errorf("bench: in process: %w", err)
-	}
-	stat0, err := readMachineTimes()
-	if err != nil {
-		return DensityRun{}, fmt.Errorf("bench: in process: %w", err)
-	}
-	late0, t0 := pacer.LateFrames(), time.Now()
-	if !sleep(ctx, window) {
-		return DensityRun{}, ctx.Err()
-	}
-	cpu1, err := processCPU(pid)
-	if err != nil {
-		return DensityRun{}, fmt.Errorf("bench: in process: %w", err)
-	}
-	stat1, err := readMachineTimes()
-	if err != nil {
-		return DensityRun{}, fmt.Errorf("bench: in process: %w", err)
-	}
-	late1, t1 := pacer.LateFrames(), time.Now()
-	rssAfter, err := processRSSBytes(pid)
+	win, err := measure(ctx, os.Getpid(), windowLen, pacer.LateFrames)
 	if err != nil {
 		return DensityRun{}, fmt.Errorf("bench: in process: %w", err)
 	}
 	cancel()
 
-	secs := t1.Sub(t0).Seconds()
-	cpuMS := float64(cpu1-cpu0) / float64(time.Millisecond)
+	secs := win.seconds()
 	run := DensityRun{
 		Mode:             ModeInProcess,
 		Sessions:         opts.Sessions,
 		Seconds:          secs,
-		CPUMSPerSessionS: cpuMS / secs / float64(opts.Sessions),
-		RSSMB:            float64(rssAfter) / bytesPerMB,
-		RSSMBPerSession:  float64(max(0, rssAfter-rssBefore)) / bytesPerMB / float64(opts.Sessions),
-		LateFrames:       int(late1 - late0),
-		MachineCPU:       busyFraction(stat0, stat1),
+		CPUMSPerSessionS: ms(win.cpu) / secs / float64(opts.Sessions),
+		RSSMB:            float64(win.rssBytes) / bytesPerMB,
+		RSSMBPerSession:  float64(max(0, win.rssBytes-rssBefore)) / bytesPerMB / float64(opts.Sessions),
+		LateFrames:       int(win.lateFrames),
+		MachineCPU:       win.machineCPU,
 	}
+	countSessionTurns(&run, sessions, win)
+	return run, nil
+}
+
+// tempStore opens a file store in a new temporary directory; remove
+// deletes the directory.
+func tempStore() (store interviews.Store, remove func(), err error) {
+	dir, err := os.MkdirTemp("", "viva-bench-")
+	if err != nil {
+		return nil, nil, err
+	}
+	store, err = filestore.Open(dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return store, func() { os.RemoveAll(dir) }, nil
+}
+
+// countSessionTurns puts the sessions' turns that ended within win into
+// run.
+func countSessionTurns(run *DensityRun, sessions []*benchSession, win window) {
 	var response []float64
 	for _, s := range sessions {
-		turns, unanswered, ms := s.turns(t0, t1)
+		turns, unanswered, ms := s.turns(win.from, win.to)
 		run.Turns += turns
 		run.UnansweredTurns += unanswered
 		response = append(response, ms...)
@@ -221,7 +205,14 @@ func RunInProcess(ctx context.Context, opts InProcessOptions) (DensityRun, error
 		p := Summarize(response)
 		run.ResponseMS = &p
 	}
-	return run, nil
+}
+
+// logger is o.Logger, or one that logs only errors to stderr.
+func (o InProcessOptions) logger() *slog.Logger {
+	if o.Logger != nil {
+		return o.Logger
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 }
 
 func cmpOr(d, def time.Duration) time.Duration {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/agent"
-	"github.com/viva-interviews/viva/agent/voice"
+	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/testrig/candidatebot"
 )
 
@@ -24,7 +24,7 @@ const (
 	// InterruptThreshold is the worker's barge-in setting in the
 	// benchmarks (the product's default); the barge-in figure is counted
 	// from the candidate's onset plus it.
-	InterruptThreshold = voice.DefaultInterruptThreshold
+	InterruptThreshold = config.DefaultInterruptThreshold
 	// providerCallsPerTurn are the provider requests on a turn's path:
 	// recognition, the model's first token, the first speech bytes.
 	providerCallsPerTurn = 3

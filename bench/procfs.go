@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -123,4 +124,60 @@ func busyFraction(from, to machineTimes) float64 {
 		return 0
 	}
 	return float64(to.busy-from.busy) / float64(total)
+}
+
+// usage is what one process and the whole machine have used of the CPU at
+// one instant.
+type usage struct {
+	at      time.Time
+	cpu     time.Duration // the process's own CPU time
+	machine machineTimes
+}
+
+// readUsage reads process pid's and the machine's CPU times now.
+func readUsage(pid int) (usage, error) {
+	cpu, err := processCPU(pid)
+	if err != nil {
+		return usage{}, err
+	}
+	m, err := readMachineTimes()
+	if err != nil {
+		return usage{}, err
+	}
+	return usage{at: time.Now(), cpu: cpu, machine: m}, nil
+}
+
+// window is what process pid used over one measuring window.
+type window struct {
+	from, to   time.Time
+	cpu        time.Duration // the process's CPU time over the window
+	machineCPU float64       // how busy the machine was (0–1)
+	rssBytes   int64         // the process's resident memory at the end
+	lateFrames int64         // late audio frames over the window
+}
+
+// seconds is the window's length.
+func (w window) seconds() float64 { return w.to.Sub(w.from).Seconds() }
+
+// measure measures process pid over d; late counts late audio frames so
+// far. It returns ctx's error if ctx ends first.
+func measure(ctx context.Context, pid int, d time.Duration, late func() int64) (window, error) {
+	late0 := late()
+	u0, err := readUsage(pid)
+	if err != nil {
+		return window{}, err
+	}
+	if !sleep(ctx, d) {
+		return window{}, ctx.Err()
+	}
+	u1, err := readUsage(pid)
+	if err != nil {
+		return window{}, err
+	}
+	rss, err := processRSSBytes(pid)
+	if err != nil {
+		return window{}, err
+	}
+	return window{from: u0.at, to: time.Now(), cpu: u1.cpu - u0.cpu, machineCPU: busyFraction(u0.machine, u1.machine),
+		rssBytes: rss, lateFrames: late() - late0}, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/livekit/protocol/livekit"
 
 	"github.com/viva-interviews/viva/agent/voice"
+	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/internal/linelog"
 	"github.com/viva-interviews/viva/testrig/candidatebot"
 	"github.com/viva-interviews/viva/testrig/fakeopenai"
@@ -40,7 +41,7 @@ const (
 // Endpointing is the worker's end-of-turn setting the benchmarks run with
 // (the product's defaults).
 var Endpointing = struct{ Delay, Min, Max time.Duration }{
-	voice.DefaultEndpointingDelay, voice.DefaultEndpointingMin, voice.DefaultEndpointingMax,
+	config.DefaultEndpointingDelay, config.DefaultEndpointingMin, config.DefaultEndpointingMax,
 }
 
 // FinishedEndpointing is the wait after a finished sentence, the kind the

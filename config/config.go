@@ -11,24 +11,40 @@
 // An invalid value is an error at startup that names the setting the way the
 // user set it (--time-scale, VIVA_TIME_SCALE or config.yaml:3: time_scale)
 // and says which values are accepted. Load reports every problem at once.
+// A command that reads only some settings loads with LoadSettings: its
+// help and flags then show only those, and only those are checked.
+//
+// # Why a settings table of our own
+//
+// The table is the Config struct's field tags, read by reflection; the
+// parsing, the precedence and the checks are about 600 lines here. We
+// weighed what the module proxy serves against them:
+//
+//   - peterbourgon/ff/v3 and knadh/koanf/v2 layer flags, environment and
+//     a file, but they resolve to a value without saying where it came
+//     from, so an error could no longer name the setting as the user gave
+//     it (config.yaml:3: time_scale, VIVA_TIME_SCALE or --time-scale), the
+//     one thing an operator needs to fix it; secrets without flags and
+//     redacted logging would still be ours.
+//   - alecthomas/kong, spf13/cobra with pflag and urfave/cli replace the
+//     flag package and the help of every command; they bring their own
+//     help layout (groups, examples) that we would restyle, and none of
+//     them reads a YAML file with line numbers.
+//   - go-playground/validator/v10 checks the same tags (gt, oneof, url),
+//     but its errors name the Go field ("Config.TimeScale failed on the
+//     'gt' tag"); every message would be rewritten here, its custom rules
+//     (the secrets key, the logo, lists of webhook URLs, listen addresses)
+//     would be ours anyway, and it pulls four modules into the binary.
+//
+// So the rules stay a small table (rules.go: one function per rule, each
+// a few lines), the YAML file is read with gopkg.in/yaml.v3's nodes (for
+// line numbers), and the flags are the standard library's.
 package config
 
 import (
-	"encoding/base64"
-	"encoding/hex"
-	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
-	"math"
-	"net"
-	"net/url"
-	"os"
 	"path/filepath"
-	"reflect"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -120,6 +136,10 @@ type Config struct {
 	LiveKitAPIKey string `flag:"livekit-api-key" env:"LIVEKIT_API_KEY" yaml:"livekit_api_key" help:"LiveKit API key (devkey for livekit-server --dev)" accept:"the API key of your LiveKit project"`
 	// LiveKitAPISecret signs LiveKit tokens. Secret.
 	LiveKitAPISecret string `env:"LIVEKIT_API_SECRET" yaml:"livekit_api_secret" secret:"true" help:"LiveKit API secret (secret for livekit-server --dev)" json:"-"`
+	// LiveKitPort is the signal port of the LiveKit server viva dev starts
+	// on 127.0.0.1 when LiveKitURL is empty; its WebRTC media use the next
+	// two ports (TCP, then UDP).
+	LiveKitPort int `flag:"livekit-port" env:"VIVA_LIVEKIT_PORT" yaml:"livekit_port" default:"7880" check:"ge=1,le=65533" help:"signal port of the LiveKit server viva dev starts on 127.0.0.1 (WebRTC uses the next two, TCP and UDP)" accept:"a port from 1 to 65533 such as 7880, with the next two ports free as well"`
 	// AgentName is the name the worker registers under and the web app
 	// dispatches to.
 	AgentName string `flag:"agent-name" env:"VIVA_AGENT_NAME" yaml:"agent_name" check:"name" help:"agent name the worker registers and the web app dispatches to" accept:"letters, digits, '.', '-' and '_', such as viva-interviewer"`
@@ -133,18 +153,18 @@ type Config struct {
 	RejoinGrace time.Duration `flag:"rejoin-grace" env:"VIVA_REJOIN_GRACE" yaml:"rejoin_grace" default:"60s" check:"ge=0s,le=30m" help:"how long an interview waits for a candidate who left to rejoin (0 ends it at once)" accept:"a duration from 0s to 30m, such as 60s"`
 	// EndpointingDelay is the silence after the final transcript that ends
 	// the candidate's turn.
-	EndpointingDelay time.Duration `flag:"endpointing-delay" env:"VIVA_ENDPOINTING_DELAY" yaml:"endpointing_delay" default:"500ms" check:"gt=0s" help:"silence that ends the candidate's turn" accept:"a duration above 0, between the endpointing minimum and maximum, such as 500ms"`
+	EndpointingDelay time.Duration `flag:"endpointing-delay" env:"VIVA_ENDPOINTING_DELAY" yaml:"endpointing_delay" check:"gt=0s" help:"silence that ends the candidate's turn" accept:"a duration above 0, between the endpointing minimum and maximum, such as 500ms"`
 	// EndpointingMin is the shortest endpointing delay.
-	EndpointingMin time.Duration `flag:"endpointing-min" env:"VIVA_ENDPOINTING_MIN" yaml:"endpointing_min" default:"200ms" check:"gt=0s" help:"shortest endpointing delay" accept:"a duration above 0, no longer than the endpointing maximum, such as 200ms"`
+	EndpointingMin time.Duration `flag:"endpointing-min" env:"VIVA_ENDPOINTING_MIN" yaml:"endpointing_min" check:"gt=0s" help:"shortest endpointing delay" accept:"a duration above 0, no longer than the endpointing maximum, such as 200ms"`
 	// EndpointingMax is the longest endpointing delay.
-	EndpointingMax time.Duration `flag:"endpointing-max" env:"VIVA_ENDPOINTING_MAX" yaml:"endpointing_max" default:"3s" check:"gt=0s,le=10s" help:"longest endpointing delay" accept:"a duration above 0 and at most 10s, such as 3s"`
+	EndpointingMax time.Duration `flag:"endpointing-max" env:"VIVA_ENDPOINTING_MAX" yaml:"endpointing_max" check:"gt=0s,le=10s" help:"longest endpointing delay" accept:"a duration above 0 and at most 10s, such as 3s"`
 	// InterruptThreshold is how long the candidate must speak over the
 	// agent before the agent stops talking.
-	InterruptThreshold time.Duration `flag:"interrupt-threshold" env:"VIVA_INTERRUPT_THRESHOLD" yaml:"interrupt_threshold" default:"500ms" check:"gt=0s,le=5s" help:"candidate speech over the agent that interrupts it" accept:"a duration above 0 and at most 5s, such as 500ms"`
+	InterruptThreshold time.Duration `flag:"interrupt-threshold" env:"VIVA_INTERRUPT_THRESHOLD" yaml:"interrupt_threshold" check:"gt=0s,le=5s" help:"candidate speech over the agent that interrupts it" accept:"a duration above 0 and at most 5s, such as 500ms"`
 	// ThinkingPause is how long the interviewer waits after an answer that
 	// stops mid-clause ("…and the main reason was", "um") before taking
 	// the turn: room to think.
-	ThinkingPause time.Duration `flag:"thinking-pause" env:"VIVA_THINKING_PAUSE" yaml:"thinking_pause" default:"2.5s" check:"gt=0s,le=10s" help:"wait after an answer that stops mid-clause before the interviewer speaks" accept:"a duration above 0 and at most 10s, such as 2.5s"`
+	ThinkingPause time.Duration `flag:"thinking-pause" env:"VIVA_THINKING_PAUSE" yaml:"thinking_pause" check:"gt=0s,le=10s" help:"wait after an answer that stops mid-clause before the interviewer speaks" accept:"a duration above 0 and at most 10s, such as 2.5s"`
 	// FalseInterruptionTimeout is how long a reply stopped by the
 	// candidate's sound waits for words before it resumes from the
 	// sentence it was in; 0 cuts it for good.
@@ -221,6 +241,9 @@ type Config struct {
 
 	// origins says where each value came from, by YAML key, for messages.
 	origins map[string]origin
+	// reads are the YAML keys of the settings the command reads, as
+	// LoadSettings was given them; nil means every setting.
+	reads map[string]bool
 }
 
 // Defaults that packages used without a Config also apply to their zero
@@ -250,6 +273,20 @@ const (
 	DefaultFalseInterruptionTimeout = 2 * time.Second
 	// DefaultAwayAfter is the candidate's silence that brings a check-in.
 	DefaultAwayAfter = 20 * time.Second
+
+	// DefaultEndpointingDelay is the base wait after the end of speech
+	// before the candidate's turn ends.
+	DefaultEndpointingDelay = 500 * time.Millisecond
+	// DefaultEndpointingMin is the shortest adaptive endpointing delay.
+	DefaultEndpointingMin = 200 * time.Millisecond
+	// DefaultEndpointingMax is the longest adaptive endpointing delay.
+	DefaultEndpointingMax = 3 * time.Second
+	// DefaultThinkingPause is the wait after an answer that stops
+	// mid-clause.
+	DefaultThinkingPause = 2500 * time.Millisecond
+	// DefaultInterruptThreshold is how much voiced speech over the agent
+	// interrupts it.
+	DefaultInterruptThreshold = 500 * time.Millisecond
 )
 
 // LogoExtensions are the file name extensions a BrandLogo file may have.
@@ -265,6 +302,12 @@ var codeDefaults = map[string]string{
 	"HearingTimeout":           DefaultHearingTimeout.String(),
 	"FalseInterruptionTimeout": DefaultFalseInterruptionTimeout.String(),
 	"AwayAfter":                DefaultAwayAfter.String(),
+
+	"EndpointingDelay":   DefaultEndpointingDelay.String(),
+	"EndpointingMin":     DefaultEndpointingMin.String(),
+	"EndpointingMax":     DefaultEndpointingMax.String(),
+	"ThinkingPause":      DefaultThinkingPause.String(),
+	"InterruptThreshold": DefaultInterruptThreshold.String(),
 }
 
 // Engine names, as Resolved* return them.
@@ -278,502 +321,6 @@ const (
 
 // auto is the spelled-out form of an empty engine choice.
 const auto = "auto"
-
-// Setting describes one setting, for help texts and documentation.
-type Setting struct {
-	// Key is the setting's YAML key ("time_scale").
-	Key string
-	// Flag is the flag name without dashes; empty for secrets.
-	Flag string
-	// Env is the environment variable.
-	Env string
-	// Default is the default value as text; empty for none.
-	Default string
-	// Help says what the setting does.
-	Help string
-	// Accept says which values are accepted.
-	Accept string
-	// Secret settings are never shown and have no flag.
-	Secret bool
-}
-
-// setting is a Setting bound to its Config field.
-type setting struct {
-	Setting
-	index  int    // field index in Config
-	checks []rule // from the check tag
-}
-
-// settings are all settings, in Config field order.
-var settings = describe()
-
-// Settings returns the description of every setting, in a stable order.
-func Settings() []Setting {
-	out := make([]Setting, len(settings))
-	for i, s := range settings {
-		out[i] = s.Setting
-	}
-	return out
-}
-
-var durationType = reflect.TypeFor[time.Duration]()
-
-func describe() []*setting {
-	t := reflect.TypeFor[Config]()
-	var out []*setting
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		key := f.Tag.Get("yaml")
-		if key == "" {
-			continue
-		}
-		def, inCode := codeDefaults[f.Name]
-		if tag, ok := f.Tag.Lookup("default"); ok {
-			if inCode {
-				panic("config: field " + f.Name + " has a default tag and a default in codeDefaults: keep one")
-			}
-			def = tag
-		}
-		s := &setting{index: i, Setting: Setting{
-			Key: key, Flag: f.Tag.Get("flag"), Env: f.Tag.Get("env"), Default: def,
-			Help: f.Tag.Get("help"), Accept: f.Tag.Get("accept"), Secret: f.Tag.Get("secret") == "true",
-		}}
-		if s.Env == "" || s.Help == "" || (s.Secret && s.Flag != "") || (!s.Secret && s.Flag == "") {
-			panic("config: field " + f.Name + " needs env and help tags, and a flag unless it is secret")
-		}
-		switch f.Type {
-		case reflect.TypeFor[string](), reflect.TypeFor[float64](), reflect.TypeFor[int](), reflect.TypeFor[bool](), durationType:
-		default:
-			panic("config: field " + f.Name + " has an unsupported type " + f.Type.String())
-		}
-		if c := f.Tag.Get("check"); c != "" {
-			for _, spec := range strings.Split(c, ",") {
-				s.checks = append(s.checks, newRule(f.Name, f.Type, spec))
-			}
-		}
-		out = append(out, s)
-	}
-	for name := range codeDefaults {
-		if f, ok := t.FieldByName(name); !ok || f.Tag.Get("yaml") == "" {
-			panic("config: codeDefaults names " + name + ", which is not a setting")
-		}
-	}
-	return out
-}
-
-// Default returns a Config with every setting at its default.
-func Default() *Config {
-	c := &Config{}
-	for _, s := range settings {
-		if s.Default == "" {
-			continue
-		}
-		if err := s.parse(c, s.Default); err != nil {
-			panic(fmt.Sprintf("config: default of %s: %v", s.Key, err))
-		}
-	}
-	return c
-}
-
-// ConfigFlag and ConfigEnv name the YAML file to read settings from.
-const (
-	ConfigFlag = "config"
-	ConfigEnv  = "VIVA_CONFIG"
-)
-
-// Load builds the Config of a command. It registers every setting's flag,
-// and --config, on fs (which may already carry the command's own flags),
-// parses args, reads the YAML file named by --config or VIVA_CONFIG, and
-// applies precedence: flag, then environment (getenv; nil means os.Getenv;
-// an empty variable counts as unset), then the file, then the default.
-// The result is validated; every problem found is reported, joined, and
-// then the Config is nil. Errors from fs.Parse (flag.ErrHelp included) are
-// returned as they are.
-func Load(fs *flag.FlagSet, args []string, getenv func(string) string) (*Config, error) {
-	if fs == nil {
-		fs = flag.NewFlagSet("viva", flag.ContinueOnError)
-	}
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	flags := map[string]*rawFlag{}
-	register := func(name, usage, def string, bool bool) error {
-		if fs.Lookup(name) != nil {
-			return fmt.Errorf("config: the command already defines flag --%s", name)
-		}
-		f := &rawFlag{value: def}
-		if bool {
-			fs.Var(&rawBoolFlag{f}, name, usage)
-		} else {
-			fs.Var(f, name, usage)
-		}
-		flags[name] = f
-		return nil
-	}
-	var secrets []string
-	for _, s := range settings {
-		if s.Secret {
-			secrets = append(secrets, s.Env)
-		}
-	}
-	if err := register(ConfigFlag, "YAML file of settings (env "+ConfigEnv+"); secrets ("+strings.Join(secrets, ", ")+") come from the environment or this file", "", false); err != nil {
-		return nil, err
-	}
-	for _, s := range settings {
-		if s.Flag == "" {
-			continue
-		}
-		if err := register(s.Flag, s.Help+" (env "+s.Env+")", s.Default, s.isBool()); err != nil {
-			return nil, err
-		}
-	}
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-
-	var errs []error
-	file := map[string]yamlValue{}
-	path, pathLabel := "", ""
-	if f := flags[ConfigFlag]; f.set {
-		path, pathLabel = strings.TrimSpace(f.value), "--"+ConfigFlag+"="+strconv.Quote(f.value)
-	} else if v := getenv(ConfigEnv); v != "" {
-		path, pathLabel = strings.TrimSpace(v), ConfigEnv+"="+strconv.Quote(v)
-	}
-	if path != "" {
-		var ferrs []error
-		file, ferrs = readFile(path, pathLabel)
-		errs = append(errs, ferrs...)
-	}
-
-	c := Default()
-	c.origins = map[string]origin{}
-	for _, s := range settings {
-		var o origin
-		if y, ok := file[s.Key]; ok {
-			o = origin{kind: fromFile, file: path, line: y.line, raw: y.value}
-		}
-		if v := getenv(s.Env); v != "" {
-			o = origin{kind: fromEnv, raw: v}
-		}
-		if f := flags[s.Flag]; s.Flag != "" && f.set {
-			o = origin{kind: fromFlag, raw: f.value}
-		}
-		if o.kind == fromDefault {
-			continue
-		}
-		c.origins[s.Key] = o
-		if err := s.parse(c, strings.TrimSpace(o.raw)); err != nil {
-			errs = append(errs, s.problem(o, nil, err.Error()))
-			_ = s.parse(c, s.Default) // keep the default so later checks stay meaningful
-			o.failed = true
-			c.origins[s.Key] = o
-		}
-	}
-	if err := c.Validate(); err != nil {
-		errs = append(errs, err)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// rawFlag is a flag that keeps the text given, so that parsing and its
-// error messages are the same for flags, environment and file.
-type rawFlag struct {
-	value string
-	set   bool
-}
-
-func (f *rawFlag) String() string {
-	if f == nil {
-		return ""
-	}
-	return f.value
-}
-
-func (f *rawFlag) Set(v string) error {
-	f.value, f.set = v, true
-	return nil
-}
-
-// rawBoolFlag is a rawFlag that may be given without a value
-// (--record-audio means --record-audio=true).
-type rawBoolFlag struct{ *rawFlag }
-
-// IsBoolFlag tells the flag package that the value is optional.
-func (f *rawBoolFlag) IsBoolFlag() bool { return true }
-
-// isBool reports whether s is a true/false setting.
-func (s *setting) isBool() bool {
-	return reflect.TypeFor[Config]().Field(s.index).Type.Kind() == reflect.Bool
-}
-
-// parse sets s's field of c from text.
-func (s *setting) parse(c *Config, text string) error {
-	v := reflect.ValueOf(c).Elem().Field(s.index)
-	switch v.Type() {
-	case durationType:
-		d, err := parseDuration(text)
-		if err != nil {
-			return err
-		}
-		v.SetInt(int64(d))
-	default:
-		switch v.Kind() {
-		case reflect.Float64:
-			f, err := strconv.ParseFloat(text, 64)
-			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-				return errors.New("is not a number")
-			}
-			v.SetFloat(f)
-		case reflect.Int:
-			n, err := strconv.Atoi(text)
-			if err != nil {
-				return errors.New("is not a whole number")
-			}
-			v.SetInt(int64(n))
-		case reflect.Bool:
-			b, err := strconv.ParseBool(text)
-			if err != nil {
-				return errors.New("is not true or false")
-			}
-			v.SetBool(b)
-		case reflect.String:
-			if s.isEnum() {
-				text = strings.ToLower(text)
-				if text == auto {
-					text = ""
-				}
-			}
-			v.SetString(text)
-		}
-	}
-	return nil
-}
-
-func (s *setting) isEnum() bool {
-	for _, r := range s.checks {
-		if r.enum {
-			return true
-		}
-	}
-	return false
-}
-
-// ParseDuration reads a duration as settings do: Go duration syntax
-// ("36h"), whole days ("90d") or a plain number of seconds.
-func ParseDuration(text string) (time.Duration, error) { return parseDuration(text) }
-
-// parseDuration reads Go duration syntax ("500ms", "1m30s"), whole days
-// ("90d") or a plain number of seconds ("0.5", "60").
-func parseDuration(text string) (time.Duration, error) {
-	if d, err := time.ParseDuration(text); err == nil {
-		return d, nil
-	}
-	if days, ok := strings.CutSuffix(text, "d"); ok {
-		n, err := strconv.Atoi(days)
-		if err != nil || n < 0 || n > maxDays {
-			return 0, errors.New("is not a duration")
-		}
-		return time.Duration(n) * 24 * time.Hour, nil
-	}
-	sec, err := strconv.ParseFloat(text, 64)
-	if err != nil || math.IsNaN(sec) || math.IsInf(sec, 0) || math.Abs(sec) > math.MaxInt64/float64(time.Second) {
-		return 0, errors.New("is not a duration")
-	}
-	return time.Duration(sec * float64(time.Second)), nil
-}
-
-// originKind says where a value came from.
-type originKind int
-
-const (
-	fromDefault originKind = iota
-	fromFile
-	fromEnv
-	fromFlag
-)
-
-// origin is where a setting's value came from.
-type origin struct {
-	kind   originKind
-	file   string // fromFile: the path as given
-	line   int    // fromFile: the line of the key
-	raw    string // the text as given
-	failed bool   // the text did not parse; the default is in use
-}
-
-// label names s the way the user set it: --time-scale, VIVA_TIME_SCALE or
-// config.yaml:3: time_scale. Settings left at their default are named by
-// their flag (or, for secrets, their environment variable).
-func (s *setting) label(o origin) string {
-	switch {
-	case o.kind == fromFile:
-		return fmt.Sprintf("%s:%d: %s", o.file, o.line, s.Key)
-	case o.kind == fromEnv || s.Flag == "":
-		return s.Env
-	default:
-		return "--" + s.Flag
-	}
-}
-
-// show names s with its value the way the user set it, never showing a
-// secret: VIVA_TIME_SCALE="fast", --time-scale="fast", config.yaml:3:
-// time_scale: "fast". With quote false the value is shown bare
-// (VIVA_STT=deepgram). value is the current value, used when o is a default.
-func (s *setting) show(o origin, value string, quote bool) string {
-	if s.Secret {
-		return s.label(o)
-	}
-	if o.kind != fromDefault {
-		value = o.raw
-	}
-	switch {
-	case s.isList():
-		value = redactList(value)
-	case s.isURL():
-		// A URL is shown as given unless it may hold a credential.
-		if u, err := url.Parse(value); err != nil || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-			value = redactURL(value)
-		}
-	}
-	if quote {
-		value = strconv.Quote(value)
-	}
-	if o.kind == fromFile {
-		return s.label(o) + ": " + value
-	}
-	return s.label(o) + "=" + value
-}
-
-// problem is an error about s's value: what is wrong and what to use.
-func (s *setting) problem(o origin, c *Config, what string) error {
-	value := ""
-	if c != nil {
-		value = s.format(c)
-	}
-	return fmt.Errorf("%s %s: use %s", s.show(o, value, true), what, s.accept())
-}
-
-func (s *setting) accept() string {
-	if s.Accept != "" {
-		return s.Accept
-	}
-	return "a value such as " + strconv.Quote(s.Default)
-}
-
-// format renders s's value in c as text.
-func (s *setting) format(c *Config) string {
-	v := reflect.ValueOf(c).Elem().Field(s.index)
-	switch {
-	case v.Type() == durationType:
-		return time.Duration(v.Int()).String()
-	case v.Kind() == reflect.Float64:
-		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
-	case v.Kind() == reflect.Int:
-		return strconv.FormatInt(v.Int(), 10)
-	case v.Kind() == reflect.Bool:
-		return strconv.FormatBool(v.Bool())
-	}
-	return v.String()
-}
-
-func (c *Config) origin(key string) origin {
-	return c.origins[key] // zero value: fromDefault
-}
-
-// lookup returns the setting with YAML key key, which must exist.
-func lookup(key string) *setting {
-	if s := find(key); s != nil {
-		return s
-	}
-	panic("config: no setting " + key)
-}
-
-// MinRecordRetention is the shortest record retention accepted besides 0:
-// a shorter one, a slip for hours or days, would erase interviews before
-// anyone reads them.
-const MinRecordRetention = 24 * time.Hour
-
-// Validate checks every setting and the settings that depend on each other
-// (the endpointing delays; an engine chosen explicitly needs its key). It
-// returns every problem found, joined, each naming the setting as the user
-// set it.
-func (c *Config) Validate() error {
-	var errs []error
-	for _, s := range settings {
-		o := c.origin(s.Key)
-		if o.failed {
-			continue // already reported by Load
-		}
-		v := reflect.ValueOf(c).Elem().Field(s.index)
-		for _, r := range s.checks {
-			if what := r.check(v); what != "" {
-				errs = append(errs, s.problem(o, c, what))
-				break
-			}
-		}
-	}
-
-	minS, delayS, maxS := lookup("endpointing_min"), lookup("endpointing_delay"), lookup("endpointing_max")
-	switch {
-	case c.EndpointingMin > c.EndpointingMax:
-		errs = append(errs, minS.problem(c.origin(minS.Key), c,
-			fmt.Sprintf("is above the endpointing maximum %s (%s)", c.EndpointingMax, maxS.label(c.origin(maxS.Key)))))
-	case c.EndpointingDelay < c.EndpointingMin:
-		errs = append(errs, delayS.problem(c.origin(delayS.Key), c,
-			fmt.Sprintf("is below the endpointing minimum %s (%s)", c.EndpointingMin, minS.label(c.origin(minS.Key)))))
-	case c.EndpointingDelay > c.EndpointingMax:
-		errs = append(errs, delayS.problem(c.origin(delayS.Key), c,
-			fmt.Sprintf("is above the endpointing maximum %s (%s)", c.EndpointingMax, maxS.label(c.origin(maxS.Key)))))
-	}
-
-	openAIReady := c.OpenAIAPIKey != "" || c.OpenAIBaseURL != ""
-	needsKey := func(key, engine, secretEnv, compatible, offline string) {
-		s := lookup(key)
-		errs = append(errs, fmt.Errorf("%s needs %s: set it%s, or choose %s",
-			s.show(c.origin(key), engine, false), secretEnv, compatible, offline))
-	}
-	const viaBaseURL = " (or OPENAI_BASE_URL for a compatible server such as Ollama)"
-	if c.LLM == EngineOpenAI && !openAIReady {
-		needsKey("llm", EngineOpenAI, "OPENAI_API_KEY", viaBaseURL, "scripted for the offline interviewer")
-	}
-	if c.STT == EngineDeepgram && c.DeepgramAPIKey == "" {
-		needsKey("stt", EngineDeepgram, "DEEPGRAM_API_KEY", "", "sphinx for offline recognition")
-	}
-	if c.STT == EngineOpenAI && !openAIReady {
-		needsKey("stt", EngineOpenAI, "OPENAI_API_KEY", viaBaseURL, "sphinx for offline recognition")
-	}
-	if c.TTS == EngineOpenAI && !openAIReady {
-		needsKey("tts", EngineOpenAI, "OPENAI_API_KEY", viaBaseURL, "flite for offline speech")
-	}
-
-	if c.RecordRetention > 0 && c.RecordRetention < MinRecordRetention {
-		s := lookup("record_retention")
-		errs = append(errs, s.problem(c.origin(s.Key), c, "is shorter than a day, which would erase interviews before anyone reads them"))
-	}
-
-	if hooks := lookup("webhook_urls"); c.WebhookURLs != "" && c.WebhookSecret == "" {
-		errs = append(errs, fmt.Errorf("%s is set but VIVA_WEBHOOK_SECRET is not: set it to at least 16 random characters (for example from: openssl rand -hex 32) so receivers can check each event's signature",
-			hooks.label(c.origin(hooks.Key))))
-	}
-
-	if textS, fileS := lookup("consent_text"), lookup("consent_file"); c.ConsentText != "" && c.ConsentFile != "" {
-		errs = append(errs, fmt.Errorf("%s and %s are both set: keep one of them", textS.label(c.origin(textS.Key)), fileS.label(c.origin(fileS.Key))))
-	}
-
-	keyS, secretS := lookup("livekit_api_key"), lookup("livekit_api_secret")
-	switch {
-	case c.LiveKitAPIKey != "" && c.LiveKitAPISecret == "":
-		errs = append(errs, fmt.Errorf("%s is set but LIVEKIT_API_SECRET is not: set both (devkey and secret for livekit-server --dev) or neither",
-			keyS.label(c.origin(keyS.Key))))
-	case c.LiveKitAPIKey == "" && c.LiveKitAPISecret != "":
-		errs = append(errs, fmt.Errorf("%s is set but LIVEKIT_API_KEY is not: set both (devkey and secret for livekit-server --dev) or neither",
-			secretS.label(c.origin(secretS.Key))))
-	}
-	return errors.Join(errs...)
-}
 
 // ResolvedUsersFile is the users file: UsersFile, or accounts/users.json
 // inside DataDir.
@@ -791,46 +338,6 @@ func (c *Config) ResolvedRecordingsDir() string {
 		return c.RecordingsDir
 	}
 	return filepath.Join(c.DataDir, "recordings")
-}
-
-// maxDays bounds a duration given in days to what time.Duration holds.
-const maxDays = 100000
-
-// SecretsKeySize is the length in bytes of VIVA_SECRETS_KEY once decoded.
-const SecretsKeySize = 32
-
-// DecodeSecretsKey decodes a secrets key written as 64 hex characters or
-// as base64 (standard or URL alphabet, padded or not) of 32 bytes. Empty
-// text is no key: nil and no error.
-func DecodeSecretsKey(text string) ([]byte, error) {
-	text = strings.TrimSpace(text)
-	if text == "" {
-		return nil, nil
-	}
-	if len(text) == 2*SecretsKeySize {
-		if b, err := hex.DecodeString(text); err == nil {
-			return b, nil
-		}
-	}
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-		if b, err := enc.DecodeString(text); err == nil {
-			if len(b) != SecretsKeySize {
-				return nil, fmt.Errorf("decodes to %d bytes, not %d", len(b), SecretsKeySize)
-			}
-			return b, nil
-		}
-	}
-	return nil, fmt.Errorf("is neither 64 hex characters nor base64 of %d bytes", SecretsKeySize)
-}
-
-// SecretsKeyBytes returns the decoded secrets key, or nil when none is set
-// (interviews then cannot bring their own provider keys).
-func (c *Config) SecretsKeyBytes() ([]byte, error) {
-	b, err := DecodeSecretsKey(c.SecretsKey)
-	if err != nil {
-		return nil, fmt.Errorf("config: VIVA_SECRETS_KEY %w: generate one with: openssl rand -hex 32", err)
-	}
-	return b, nil
 }
 
 // RequireLiveKit reports, in one error, which of the LiveKit URL, API key
@@ -909,339 +416,5 @@ func (c *Config) SlogLevel() slog.Level {
 	return slog.LevelInfo
 }
 
-// Redacted returns every setting by YAML key, as text fit for a startup log
-// line: secrets appear only as "set" or "unset", URLs lose any credentials
-// and query values, and engines left on auto show what they resolved to
-// ("auto: scripted").
-func (c *Config) Redacted() map[string]string {
-	out := make(map[string]string, len(settings))
-	for _, s := range settings {
-		out[s.Key] = c.redacted(s)
-	}
-	return out
-}
-
-func (c *Config) redacted(s *setting) string {
-	v := s.format(c)
-	switch {
-	case s.Secret:
-		if v == "" {
-			return "unset"
-		}
-		return "set"
-	case s.Key == "llm" && (v == "" || v == auto):
-		return "auto: " + c.ResolvedLLM()
-	case s.Key == "stt" && (v == "" || v == auto):
-		return "auto: " + c.ResolvedSTT()
-	case s.Key == "tts" && (v == "" || v == auto):
-		return "auto: " + c.ResolvedTTS()
-	case s.isList():
-		return redactList(v)
-	case s.isURL():
-		return redactURL(v)
-	}
-	return v
-}
-
-func (s *setting) isURL() bool {
-	for _, r := range s.checks {
-		if r.url {
-			return true
-		}
-	}
-	return false
-}
-
-func (s *setting) isList() bool {
-	for _, r := range s.checks {
-		if r.list {
-			return true
-		}
-	}
-	return false
-}
-
-// splitList splits a comma-separated setting, dropping blanks.
-func splitList(v string) []string {
-	var out []string
-	for _, item := range strings.Split(v, ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			out = append(out, item)
-		}
-	}
-	return out
-}
-
-// redactList keeps the scheme and host of each URL of a comma-separated
-// list.
-func redactList(v string) string {
-	items := splitList(v)
-	for i, item := range items {
-		items[i] = redactPath(item)
-	}
-	return strings.Join(items, ",")
-}
-
-// redactPath keeps a URL's scheme and host only: the paths of webhook URLs
-// often carry a token.
-func redactPath(v string) string {
-	u, err := url.Parse(v)
-	if err != nil || u.Host == "" {
-		return "(hidden)"
-	}
-	return u.Scheme + "://" + u.Host + "/…"
-}
-
 // WebhookURLList returns the webhook URLs, one per item of WebhookURLs.
 func (c *Config) WebhookURLList() []string { return splitList(c.WebhookURLs) }
-
-// redactURL drops the password and query values of a URL; text that does
-// not parse is hidden whole, since it could hold anything.
-func redactURL(v string) string {
-	if v == "" {
-		return ""
-	}
-	u, err := url.Parse(v)
-	if err != nil {
-		return "(invalid URL)"
-	}
-	if u.User != nil {
-		u.User = url.User("redacted")
-	}
-	if u.RawQuery != "" {
-		q := u.Query()
-		for k := range q {
-			q[k] = []string{"redacted"}
-		}
-		u.RawQuery = q.Encode()
-	}
-	u.Fragment, u.RawFragment = "", ""
-	return u.String()
-}
-
-// LogValue logs the Config as its Redacted settings, so a Config passed to
-// slog never shows a secret.
-func (c Config) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, len(settings))
-	for _, s := range settings {
-		attrs = append(attrs, slog.String(s.Key, c.redacted(s)))
-	}
-	return slog.GroupValue(attrs...)
-}
-
-// String renders the Config as its Redacted settings (for %v and %+v), so
-// printing a Config never shows a secret.
-func (c Config) String() string {
-	var b strings.Builder
-	b.WriteString("config{")
-	for i, s := range settings {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%s=%q", s.Key, c.redacted(s))
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-// GoString is String, so %#v does not show secrets either.
-func (c Config) GoString() string { return c.String() }
-
-// rule is one validation rule of a setting, from its check tag.
-type rule struct {
-	check func(v reflect.Value) (problem string)
-	enum  bool // a oneof rule: values are lower-cased, "auto" means ""
-	url   bool // a url rule: redacted in logs
-	list  bool // a comma-separated list of URLs: only hosts are logged
-}
-
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
-// Off turns off a listener setting (HealthAddr, PprofAddr) where an empty
-// value cannot be given, as in an environment variable.
-const Off = "off"
-
-// ListenAddr is the address a listener setting asks to listen on: "" when
-// it is empty or Off.
-func ListenAddr(setting string) string {
-	if s := strings.TrimSpace(setting); s != Off {
-		return s
-	}
-	return ""
-}
-
-// newRule compiles one check: nonempty, name, hostport, listen (a hostport
-// or empty or Off), oneof=a|b,
-// url=scheme|scheme, secretkey, minlen=N, and gt=, ge=, le= with a number or a
-// duration (matching the field's type).
-func newRule(field string, typ reflect.Type, spec string) rule {
-	name, arg, _ := strings.Cut(spec, "=")
-	bound := func() float64 {
-		if typ == durationType {
-			d, err := time.ParseDuration(arg)
-			if err != nil {
-				panic("config: " + field + ": bad bound " + spec)
-			}
-			return float64(d)
-		}
-		f, err := strconv.ParseFloat(arg, 64)
-		if err != nil {
-			panic("config: " + field + ": bad bound " + spec)
-		}
-		return f
-	}
-	number := func(v reflect.Value) float64 {
-		if v.Kind() == reflect.Float64 {
-			return v.Float()
-		}
-		return float64(v.Int())
-	}
-	switch name {
-	case "nonempty":
-		return rule{check: func(v reflect.Value) string {
-			if strings.TrimSpace(v.String()) == "" {
-				return "is empty"
-			}
-			return ""
-		}}
-	case "name":
-		return rule{check: func(v reflect.Value) string {
-			if !nameRE.MatchString(v.String()) {
-				return "is not a name of up to 64 letters, digits, '.', '-' and '_'"
-			}
-			return ""
-		}}
-	case "hostport":
-		return rule{check: func(v reflect.Value) string {
-			_, port, err := net.SplitHostPort(v.String())
-			if err != nil {
-				return "is not a host:port address"
-			}
-			if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-				return "has no valid port (0 to 65535)"
-			}
-			return ""
-		}}
-	case "listen":
-		return rule{check: func(v reflect.Value) string {
-			if ListenAddr(v.String()) == "" {
-				return ""
-			}
-			_, port, err := net.SplitHostPort(v.String())
-			if err != nil {
-				return "is not a host:port address"
-			}
-			if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-				return "has no valid port (0 to 65535)"
-			}
-			return ""
-		}}
-	case "oneof":
-		allowed := strings.Split(arg, "|")
-		return rule{enum: true, check: func(v reflect.Value) string {
-			s := v.String()
-			for _, a := range allowed {
-				if s == a || (s == "" && a == auto) {
-					return ""
-				}
-			}
-			return "is not one of " + strings.Join(allowed, ", ")
-		}}
-	case "url":
-		schemes := strings.Split(arg, "|")
-		return rule{url: true, check: func(v reflect.Value) string {
-			s := v.String()
-			if s == "" {
-				return ""
-			}
-			u, err := url.Parse(s)
-			switch {
-			case err != nil || u.Scheme == "" || u.Host == "":
-				return "is not a full URL with a scheme and a host"
-			case !slices.Contains(schemes, u.Scheme):
-				return "has the scheme " + strconv.Quote(u.Scheme)
-			}
-			return ""
-		}}
-	case "urls":
-		schemes := strings.Split(arg, "|")
-		return rule{url: true, list: true, check: func(v reflect.Value) string {
-			for _, item := range splitList(v.String()) {
-				u, err := url.Parse(item)
-				switch {
-				case err != nil || u.Scheme == "" || u.Host == "":
-					return "holds an item that is not a full URL with a scheme and a host"
-				case !slices.Contains(schemes, u.Scheme):
-					return "holds a URL with the scheme " + strconv.Quote(u.Scheme)
-				}
-			}
-			return ""
-		}}
-	case "secretkey":
-		return rule{check: func(v reflect.Value) string {
-			if _, err := DecodeSecretsKey(v.String()); err != nil {
-				return err.Error()
-			}
-			return ""
-		}}
-	case "file":
-		return rule{check: func(v reflect.Value) string {
-			if v.String() == "" {
-				return ""
-			}
-			if info, err := os.Stat(v.String()); err != nil || !info.Mode().IsRegular() {
-				return "is not an existing file"
-			}
-			return ""
-		}}
-	case "logo":
-		return rule{check: func(v reflect.Value) string {
-			s := v.String()
-			switch {
-			case s == "":
-				return ""
-			case strings.Contains(s, "://"):
-				u, err := url.Parse(s)
-				if err != nil || u.Scheme != "https" || u.Host == "" {
-					return "is not an https:// URL with a host"
-				}
-				return ""
-			case !slices.Contains(LogoExtensions, strings.ToLower(filepath.Ext(s))):
-				return "is not an image file (" + strings.Join(LogoExtensions, ", ") + ")"
-			}
-			if info, err := os.Stat(s); err != nil || !info.Mode().IsRegular() {
-				return "is not an existing file"
-			}
-			return ""
-		}}
-	case "minlen":
-		n, err := strconv.Atoi(arg)
-		if err != nil {
-			panic("config: " + field + ": bad check " + spec)
-		}
-		return rule{check: func(v reflect.Value) string {
-			if l := len([]rune(v.String())); l > 0 && l < n {
-				return fmt.Sprintf("is too short (%d characters)", l)
-			}
-			return ""
-		}}
-	case "gt", "ge", "le":
-		if k := typ.Kind(); k != reflect.Float64 && k != reflect.Int && k != reflect.Int64 {
-			panic("config: " + field + ": " + name + " on a non-number")
-		}
-		b, text := bound(), arg
-		return rule{check: func(v reflect.Value) string {
-			x := number(v)
-			switch {
-			case name == "gt" && !(x > b):
-				return "must be above " + text
-			case name == "ge" && !(x >= b):
-				return "must be at least " + text
-			case name == "le" && !(x <= b):
-				return "must be at most " + text
-			}
-			return ""
-		}}
-	}
-	panic("config: " + field + ": unknown check " + spec)
-}

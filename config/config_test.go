@@ -96,7 +96,7 @@ func TestDefaults(t *testing.T) {
 		"DataDir": "./data/interviews", "DatabaseURL": "", "RecordingsDir": "", "RecordAudio": true, "RecordingRetention": 90 * 24 * time.Hour, "RecordRetention": time.Duration(0), "DropTextsAfterReport": true, "TimeScale": 1.0, "LLM": "", "OpenAIAPIKey": "", "OpenAIBaseURL": "",
 		"OpenAIModel": "gpt-4o-mini", "AnalysisModel": "", "LLMFirstTokenTimeout": 8 * time.Second, "LLMChunkGapTimeout": 5 * time.Second, "STT": "", "TTS": "", "DeepgramAPIKey": "", "DeepgramModel": "nova-3",
 		"OpenAISTTModel": "gpt-4o-mini-transcribe", "OpenAITTSModel": "gpt-4o-mini-tts", "OpenAITTSVoice": "alloy",
-		"LiveKitURL": "", "LiveKitAPIKey": "", "LiveKitAPISecret": "", "AgentName": "viva-interviewer",
+		"LiveKitURL": "", "LiveKitAPIKey": "", "LiveKitAPISecret": "", "LiveKitPort": 7880, "AgentName": "viva-interviewer",
 		"MaxSessions": 100, "LoadThreshold": 0.75, "HealthAddr": ":8081", "PprofAddr": "", "DrainTimeout": 60 * time.Second, "RejoinGrace": 60 * time.Second, "EndpointingDelay": 500 * time.Millisecond,
 		"EndpointingMin": 200 * time.Millisecond, "EndpointingMax": 3 * time.Second,
 		"InterruptThreshold": 500 * time.Millisecond, "ThinkingPause": 2500 * time.Millisecond, "FalseInterruptionTimeout": 2 * time.Second,
@@ -390,7 +390,7 @@ func TestFileErrors(t *testing.T) {
 		want string // FILE is the path
 	}{
 		{"unknown key with its line", "time_scale: 1\n\nagent_name: x\nfavourite_colour: blue\n",
-			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, database_url, recordings_dir, record_audio, recording_retention, record_retention, drop_texts_after_report, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, thinking_pause, false_interruption_timeout, away_after, hearing_timeout, addr, reviewer_token, users_file, secrets_key, token_ttl, link_ttl, public_url, webhook_urls, webhook_secret, smtp_url, brand_name, brand_logo, consent_text, consent_file, log_level, load_threshold, health_addr, pprof_addr`},
+			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, database_url, recordings_dir, record_audio, recording_retention, record_retention, drop_texts_after_report, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, livekit_port, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, thinking_pause, false_interruption_timeout, away_after, hearing_timeout, addr, reviewer_token, users_file, secrets_key, token_ttl, link_ttl, public_url, webhook_urls, webhook_secret, smtp_url, brand_name, brand_logo, consent_text, consent_file, log_level, load_threshold, health_addr, pprof_addr`},
 		{"typo", "# settings\ntime_scael: 0.5\n", `FILE:2: unknown setting "time_scael": did you mean time_scale?`},
 		{"env name as key", "OPENAI_API_KEY: sk-test\n", `FILE:1: unknown setting "OPENAI_API_KEY": did you mean openai_api_key?`},
 		{"flag name as key", "time-scale: 0.5\n", `FILE:1: unknown setting "time-scale": did you mean time_scale?`},
@@ -725,8 +725,14 @@ func TestSettingsTable(t *testing.T) {
 			t.Errorf("YAML key %s is not snake_case", s.Key)
 		}
 	}
-	if n := reflect.TypeFor[Config]().NumField() - 1; len(Settings()) != n {
-		t.Errorf("%d settings for %d fields", len(Settings()), n)
+	n := 0
+	for f := range reflect.TypeFor[Config]().Fields() {
+		if f.IsExported() {
+			n++
+		}
+	}
+	if len(Settings()) != n {
+		t.Errorf("%d settings for %d exported fields", len(Settings()), n)
 	}
 }
 
@@ -878,5 +884,37 @@ func TestListenSettings(t *testing.T) {
 	_, err, _ = load(t, []string{"--load-threshold", "1.5"}, nil, "")
 	if err == nil || !strings.Contains(err.Error(), "--load-threshold") {
 		t.Errorf("--load-threshold 1.5: %v, want an error naming it", err)
+	}
+}
+
+// TestLoadSettingsReadsOnlyItsOwn: a command that reads some settings
+// offers only their flags, checks only them, and refuses a flag of another
+// command's setting.
+func TestLoadSettingsReadsOnlyItsOwn(t *testing.T) {
+	env := map[string]string{"VIVA_TIME_SCALE": "fast"} // not read below
+	getenv := func(k string) string { return env[k] }
+	fs := flag.NewFlagSet("users", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c, err := LoadSettings(fs, []string{"--data-dir", "/tmp/x"}, getenv, "data_dir", "log_level")
+	if err != nil {
+		t.Fatalf("a bad value of a setting the command does not read: %v", err)
+	}
+	if c.DataDir != "/tmp/x" || !c.Reads("data_dir") || c.Reads("time_scale") {
+		t.Errorf("data dir %q, reads data_dir %v, reads time_scale %v", c.DataDir, c.Reads("data_dir"), c.Reads("time_scale"))
+	}
+	if fs.Lookup("llm") != nil || fs.Lookup("log-level") == nil || fs.Lookup(ConfigFlag) == nil {
+		t.Errorf("flags registered: llm %v, log-level %v, config %v", fs.Lookup("llm") != nil, fs.Lookup("log-level") != nil, fs.Lookup(ConfigFlag) != nil)
+	}
+	fs = flag.NewFlagSet("users", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if _, err := LoadSettings(fs, []string{"--llm", "openai"}, getenv, "data_dir"); err == nil || !strings.Contains(err.Error(), "-llm") {
+		t.Errorf("a flag of a setting not read: %v", err)
+	}
+	fs = flag.NewFlagSet("users", flag.ContinueOnError)
+	if _, err := LoadSettings(fs, nil, getenv, "time_scale"); err == nil || !strings.Contains(err.Error(), `VIVA_TIME_SCALE="fast"`) {
+		t.Errorf("a bad value of a setting read: %v", err)
+	}
+	if _, err := LoadSettings(flag.NewFlagSet("x", flag.ContinueOnError), nil, getenv, "no_such"); err == nil {
+		t.Error("an unknown setting read: no error")
 	}
 }

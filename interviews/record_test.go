@@ -2,12 +2,13 @@ package interviews
 
 import (
 	"encoding/json"
-	"github.com/viva-interviews/viva/incident"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/viva-interviews/viva/incident"
 
 	"github.com/viva-interviews/viva/stages"
 )
@@ -36,13 +37,14 @@ func fullRecord() *Record {
 			Status: ReportReady, Attempts: 2, Error: "timeout", NextAttempt: ptr(at(390)), Version: 1, Basic: true,
 			Model: "openai:gpt-test", PromptVersion: "report-v1", GeneratedAt: ptr(at(400)),
 			OverallScore: 72, Headline: "Solid.", Competencies: []Competency{{Name: "communication", Score: 80, Rationale: "clear"}},
-			Strengths:      []Point{{Text: "depth", Quote: "Fine.", QuestionID: "q1"}},
-			Improvements:   []Point{{Text: "pace", Quote: "Fine.", QuestionID: "q1"}},
-			KeyQuestions:   []QuestionFeedback{{QuestionID: "q1", Question: "How are you?", Good: "brief", Missing: "detail"}},
-			STAR:           []STAR{{QuestionID: "q1", Situation: true, Task: true, Action: true, Result: true}},
-			Stats:          TranscriptStats{FillerWords: 1, TalkTimeRatio: 0.4, Answers: 1, MeanAnswerWords: 1, MedianAnswerWord: 1, MaxAnswerWords: 1},
+			Strengths:    []Point{{Text: "depth", Quote: "Fine.", QuestionID: "q1"}},
+			Improvements: []Point{{Text: "pace", Quote: "Fine.", QuestionID: "q1"}},
+			KeyQuestions: []QuestionFeedback{{QuestionID: "q1", Question: "How are you?", Good: "brief", Missing: "detail", Quote: "Fine."}},
+			STAR:         []STAR{{QuestionID: "q1", Situation: true, Task: true, Action: true, Result: true}},
+			Stats: TranscriptStats{FillerWords: 1, TalkTimeRatio: 0.4, Answers: 2, SpokenAnswers: 1, TypedAnswers: 1,
+				MeanAnswerWords: 1, MedianAnswerWord: 1, MaxAnswerWords: 1},
 			Stages:         []StageCoverage{{Stage: "greeting", Title: "Welcome", Questions: 1, Forced: true}},
-			RubricCoverage: 1, UnresolvedGaps: []string{"Go — scale"},
+			RubricCoverage: 1, UnresolvedGaps: []string{"Go — scale"}, UnclearTurns: []int{2},
 			Topics: []SummaryTopic{{Title: "Mood", Points: []string{"fine"}}},
 		},
 		Decisions:      []Decision{{Decision: DecisionAdvance, Note: "good", By: "r@example.com", At: at(500), ReportVersion: 1}},
@@ -75,7 +77,7 @@ func fullRecord() *Record {
 		StartedAt: at(1), EndedAt: at(3), Interrupted: true, QuestionIDs: []string{"q1"},
 		Metrics: &TurnMetrics{EndOfUtteranceMs: 500, STTFinalMs: 120, LLMFirstTokenMs: 300, TTSFirstByteMs: 90, EndToEndMs: 1010,
 			EndpointingRule: EndpointingFinished, EndpointingDelayMs: 300, BackchannelsIgnored: 1, FalseInterruptionsResumed: 1},
-		Fallback: "scripted", Filler: "Give me a moment.", Aside: "repeat",
+		Fallback: "scripted", Filler: "Give me a moment.", Aside: "repeat", STTConfidence: 0.9, // every field set, sense aside
 	})
 	r.AppendTurn(Turn{Role: RoleCandidate, Stage: "greeting", Text: "Fine.", Source: "text", StartedAt: at(4), EndedAt: at(5)})
 	r.Assessments = append(r.Assessments, Assessment{

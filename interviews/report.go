@@ -70,6 +70,10 @@ type Report struct {
 	UnresolvedGaps []string `json:"unresolved_gaps,omitempty"`
 	// Topics is a knowledge capture's summary, in place of scores.
 	Topics []SummaryTopic `json:"topics,omitempty"`
+	// UnclearTurns are the candidate's turns whose transcript the speech
+	// recogniser was unsure of (Turn.Heard): flagged for the reviewer to
+	// listen to, never quoted nor judged.
+	UnclearTurns []int `json:"unclear_turns,omitempty"`
 }
 
 // Competency is one scored competency of a report.
@@ -95,6 +99,9 @@ type QuestionFeedback struct {
 	Question   string `json:"question"`
 	Good       string `json:"good,omitempty"`
 	Missing    string `json:"missing,omitempty"`
+	// Quote is the candidate's own words from their answer, verbatim;
+	// empty when no answer was clear enough to quote.
+	Quote string `json:"quote,omitempty"`
 }
 
 // STAR says which parts of the Situation–Task–Action–Result structure a
@@ -113,11 +120,15 @@ type TranscriptStats struct {
 	// candidate's turns.
 	FillerWords int `json:"filler_words"`
 	// TalkTimeRatio is the candidate's share (0–1) of the time either
-	// speaker spoke.
+	// speaker spoke, counting their spoken answers only; 0 when they
+	// typed every answer (SpokenAnswers is 0), when it means nothing.
 	TalkTimeRatio float64 `json:"talk_time_ratio"`
-	// Answers is the number of candidate turns, and the answer lengths in
+	// Answers is the number of candidate turns, of which SpokenAnswers
+	// were spoken and TypedAnswers typed, and the answer lengths in
 	// words: mean, median and longest.
 	Answers          int     `json:"answers"`
+	SpokenAnswers    int     `json:"spoken_answers,omitempty"`
+	TypedAnswers     int     `json:"typed_answers,omitempty"`
 	MeanAnswerWords  float64 `json:"mean_answer_words"`
 	MedianAnswerWord float64 `json:"median_answer_words"`
 	MaxAnswerWords   int     `json:"max_answer_words"`
@@ -153,6 +164,7 @@ func (r *Report) Clone() *Report {
 	c.STAR = slices.Clone(r.STAR)
 	c.Stages = slices.Clone(r.Stages)
 	c.UnresolvedGaps = slices.Clone(r.UnresolvedGaps)
+	c.UnclearTurns = slices.Clone(r.UnclearTurns)
 	c.Topics = cloneEach(r.Topics, func(t *SummaryTopic) { t.Points = slices.Clone(t.Points) })
 	return &c
 }

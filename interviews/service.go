@@ -238,3 +238,52 @@ func (s *Service) Decide(ctx context.Context, id, who string, d DecisionKind, no
 	}
 	return rec, nil
 }
+
+// Consented records that the candidate of interview id agreed to the
+// consent wording text, of version, now, and returns the record as saved.
+// A later agreement (to changed wording) replaces the earlier one.
+func (s *Service) Consented(ctx context.Context, id, version, text string) (*Record, error) {
+	given := &Consent{At: s.now(), Version: version, Text: text}
+	rec, err := s.Store.Update(ctx, id, func(r *Record) error {
+		r.Consent = given
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("interviews: recording the consent of %s: %w", id, err)
+	}
+	return rec, nil
+}
+
+// GiveRoom gives interview id, registered without a room (viva chat), a
+// new room for its candidate to join, and returns the record as saved; an
+// interview with a room keeps it.
+func (s *Service) GiveRoom(ctx context.Context, id string) (*Record, error) {
+	rec, err := s.Store.Update(ctx, id, func(r *Record) error {
+		if r.Room == "" {
+			r.Room = s.NewRoom(r.Candidate.Name)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("interviews: giving %s a room: %w", id, err)
+	}
+	return rec, nil
+}
+
+// FeedbackMailed notes in the audit list of interview id that its
+// candidate was emailed, at address to, the link to the feedback of report
+// version; sendErr says why sending failed, when it did.
+func (s *Service) FeedbackMailed(ctx context.Context, id, to string, version int, sendErr error) error {
+	entry := AuditEntry{At: s.now(), Who: AuditSystem, Action: AuditFeedbackEmailed, Detail: "to " + to, ReportVersion: version}
+	if sendErr != nil {
+		entry.Action, entry.Detail = AuditFeedbackEmailFail, "to "+to+": "+Clip(sendErr.Error(), AuditDetailLen)
+	}
+	_, err := s.Store.Update(ctx, id, func(r *Record) error {
+		r.Audit = append(r.Audit, entry)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("interviews: noting the feedback email of %s: %w", id, err)
+	}
+	return nil
+}

@@ -283,3 +283,57 @@ func TestServiceOpened(t *testing.T) {
 		t.Errorf("Opened(unknown) = %v, want ErrNotFound", err)
 	}
 }
+
+func TestServiceConsented(t *testing.T) {
+	svc, store := newService(t, scheduled("sched"))
+	rec, err := svc.Consented(t.Context(), "sched", "sha256:0123456789ab", "We record the interview.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := interviews.Consent{At: now, Version: "sha256:0123456789ab", Text: "We record the interview."}
+	for _, got := range []*interviews.Record{rec, get(t, store, "sched")} {
+		if got.Consent == nil || *got.Consent != want {
+			t.Errorf("consent %+v, want %+v", got.Consent, want)
+		}
+	}
+	if _, err := svc.Consented(t.Context(), "nosuchinterview", "v", "text"); !errors.Is(err, interviews.ErrNotFound) {
+		t.Errorf("Consented(unknown) = %v, want ErrNotFound", err)
+	}
+}
+
+func TestServiceGiveRoom(t *testing.T) {
+	roomed := scheduled("sched")
+	roomed.Room = "room-ada-a"
+	svc, store := newService(t, scheduled("chat"), roomed)
+	rec, err := svc.GiveRoom(t.Context(), "chat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Room == "" || get(t, store, "chat").Room != rec.Room {
+		t.Errorf("room %q, stored %q; want a new room, stored", rec.Room, get(t, store, "chat").Room)
+	}
+	if rec, err := svc.GiveRoom(t.Context(), "sched"); err != nil || rec.Room != "room-ada-a" {
+		t.Errorf("GiveRoom(with a room) = %+v, %v; want the room kept", rec, err)
+	}
+}
+
+func TestServiceFeedbackMailed(t *testing.T) {
+	svc, store := newService(t, finished("done"))
+	if err := svc.FeedbackMailed(t.Context(), "done", "ada@example.com", 2, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.FeedbackMailed(t.Context(), "done", "ada@example.com", 2, errors.New("mailbox full")); err != nil {
+		t.Fatal(err)
+	}
+	audit := get(t, store, "done").Audit
+	if n := len(audit); n < 2 {
+		t.Fatalf("audit %+v, want the two emails", audit)
+	}
+	sent, failed := audit[len(audit)-2], audit[len(audit)-1]
+	if sent.Action != interviews.AuditFeedbackEmailed || sent.Detail != "to ada@example.com" || sent.ReportVersion != 2 || sent.Who != interviews.AuditSystem {
+		t.Errorf("sent entry %+v", sent)
+	}
+	if failed.Action != interviews.AuditFeedbackEmailFail || failed.Detail != "to ada@example.com: mailbox full" {
+		t.Errorf("failed entry %+v", failed)
+	}
+}

@@ -225,8 +225,10 @@ type Summary struct {
 	Blueprint string `json:"blueprint"`
 	// Status is where the interview is in its life.
 	Status Status `json:"status"`
-	// FinalStage is the stage the interview ended in.
-	FinalStage string `json:"final_stage,omitempty"`
+	// FinalStage is the stage the interview ended in; FinalStageTitle its
+	// title, as the record's visits give it (Record.StageTitle).
+	FinalStage      string `json:"final_stage,omitempty"`
+	FinalStageTitle string `json:"final_stage_title,omitempty"`
 	// CreatedAt is when the interview was registered.
 	CreatedAt time.Time `json:"created_at"`
 	// StartedAt is when it started; nil while scheduled.
@@ -270,6 +272,9 @@ func Summarize(r *Record) Summary {
 		StartedAt: r.StartedAt, EndedAt: r.EndedAt, Turns: len(r.Turns),
 		EndedBy: r.EndedBy, ExpiresAt: r.ExpiresAt, OpenedAt: r.OpenedAt, RevokedAt: r.RevokedAt,
 		ReissuedAs: r.ReissuedAs, ReissuedFrom: r.ReissuedFrom, CreatedBy: r.CreatedBy,
+	}
+	if s.FinalStage != "" {
+		s.FinalStageTitle = r.StageTitle(s.FinalStage)
 	}
 	if rep := r.Report; rep != nil && rep.Status == ReportReady && len(rep.Topics) == 0 {
 		v := rep.OverallScore

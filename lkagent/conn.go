@@ -93,23 +93,9 @@ func (w *Worker) serve() (registered bool, err error) {
 		}
 	}()
 
-	if err := tr.Write(w.registerMessage()); err != nil {
-		return false, fmt.Errorf("lkagent: send registration: %w", err)
-	}
-	regTimer := time.NewTimer(w.registerTimeout)
-	defer regTimer.Stop()
-	var reg *livekit.RegisterWorkerResponse
-	for reg == nil {
-		select {
-		case m := <-in:
-			reg = m.GetRegister()
-		case err := <-readErr:
-			return false, fmt.Errorf("lkagent: registration: %w", err)
-		case <-regTimer.C:
-			return false, fmt.Errorf("lkagent: no registration answer within %s", w.registerTimeout)
-		case <-w.stop:
-			return false, errStopping
-		}
+	reg, err := w.register(tr, in, readErr)
+	if err != nil {
+		return false, err
 	}
 	w.attach(tr, reg.GetWorkerId())
 	if w.onRegister != nil {
@@ -120,7 +106,37 @@ func (w *Worker) serve() (registered bool, err error) {
 	if err := tr.Write(w.statusMessage()); err != nil {
 		return true, fmt.Errorf("lkagent: send status: %w", err)
 	}
+	return true, w.answer(tr, in, readErr)
+}
 
+// register sends the registration on tr and waits for the server's answer
+// among the messages read into in.
+func (w *Worker) register(tr transport, in <-chan *livekit.ServerMessage, readErr <-chan error) (*livekit.RegisterWorkerResponse, error) {
+	if err := tr.Write(w.registerMessage()); err != nil {
+		return nil, fmt.Errorf("lkagent: send registration: %w", err)
+	}
+	regTimer := time.NewTimer(w.registerTimeout)
+	defer regTimer.Stop()
+	for {
+		select {
+		case m := <-in:
+			if reg := m.GetRegister(); reg != nil {
+				return reg, nil
+			}
+		case err := <-readErr:
+			return nil, fmt.Errorf("lkagent: registration: %w", err)
+		case <-regTimer.C:
+			return nil, fmt.Errorf("lkagent: no registration answer within %s", w.registerTimeout)
+		case <-w.stop:
+			return nil, errStopping
+		}
+	}
+}
+
+// answer serves a registered connection: it answers the server's
+// messages, pings, and reports the worker's status until the connection
+// fails or the worker stops.
+func (w *Worker) answer(tr transport, in <-chan *livekit.ServerMessage, readErr <-chan error) error {
 	ping := time.NewTicker(w.pingInterval)
 	defer ping.Stop()
 	status := time.NewTicker(w.opts.StatusInterval)
@@ -135,9 +151,9 @@ func (w *Worker) serve() (registered bool, err error) {
 			watchdog.Reset(silence)
 			out = w.handle(m)
 		case err := <-readErr:
-			return true, fmt.Errorf("lkagent: connection lost: %w", err)
+			return fmt.Errorf("lkagent: connection lost: %w", err)
 		case <-watchdog.C:
-			return true, fmt.Errorf("lkagent: no message from the server for %s", silence)
+			return fmt.Errorf("lkagent: no message from the server for %s", silence)
 		case <-ping.C:
 			out = &livekit.WorkerMessage{Message: &livekit.WorkerMessage_Ping{
 				Ping: &livekit.WorkerPing{Timestamp: time.Now().UnixMilli()},
@@ -147,11 +163,11 @@ func (w *Worker) serve() (registered bool, err error) {
 		case <-w.kick:
 			out = w.statusMessage()
 		case <-w.stop:
-			return true, errStopping
+			return errStopping
 		}
 		if out != nil {
 			if err := tr.Write(out); err != nil {
-				return true, fmt.Errorf("lkagent: send: %w", err)
+				return fmt.Errorf("lkagent: send: %w", err)
 			}
 		}
 	}

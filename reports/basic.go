@@ -88,9 +88,10 @@ type answer struct {
 	fillers    int
 	fillerList []string
 	norm       string
-	// garbled is true for text that reads like a speech recogniser's
-	// garble (analysis.Plausible): it is never quoted.
-	garbled bool
+	// unclear is true for a transcript too unsure to quote or judge
+	// (see unclear); opening for an answer in the opening stage, never
+	// judged (see openingStage).
+	unclear, opening bool
 }
 
 // view is the record read once for the report.
@@ -101,6 +102,8 @@ type view struct {
 	// byQuestion maps a question id to its answers, in order.
 	byQuestion map[string][]*answer
 	questions  map[string]*stages.Question
+	// opening is the stage whose answers are never judged (openingStage).
+	opening string
 }
 
 func newView(in Input) *view {
@@ -121,7 +124,8 @@ func newView(in Input) *view {
 			}
 		}
 	}
-	lastAsked := ""
+	lastAsked, opening := "", openingStage(rec, in.Blueprint)
+	v.opening = opening
 	for i := range rec.Turns {
 		t := &rec.Turns[i]
 		if t.Role == interviews.RoleAgent {
@@ -134,7 +138,7 @@ func newView(in Input) *view {
 			continue // an aside (a request to hear the question again, their own question at the closing) is no answer
 		}
 		a := &answer{turn: t, questionID: lastAsked, analysis: analyses[t.Seq], words: wordCount(t.Text), norm: normalized(t.Text),
-			garbled: !analysis.Plausible(t.Text)}
+			unclear: unclear(t), opening: opening != "" && t.Stage == opening}
 		if a.analysis != nil && a.analysis.QuestionID != "" {
 			a.questionID = a.analysis.QuestionID
 		}
@@ -163,8 +167,9 @@ func basicReport(in Input) interviews.Report {
 	r.Competencies = competencies(v, r)
 	r.OverallScore = overall(r.Competencies)
 	r.Headline = headline(r.OverallScore, r.Competencies)
-	r.Strengths = strengths(v)
-	r.Improvements = improvements(v, r.STAR)
+	var strong map[int]bool
+	r.Strengths, strong = strengths(v)
+	r.Improvements = improvements(v, r.STAR, strong)
 	r.KeyQuestions = keyQuestions(v)
 	return r
 }
@@ -177,30 +182,20 @@ func fillFigures(r *interviews.Report, v *view) {
 	r.Stages = stageCoverage(v.rec)
 	r.RubricCoverage, _ = rubricCoverage(v.rec)
 	r.UnresolvedGaps = unresolvedGaps(v.rec)
+	r.UnclearTurns = unclearTurns(v)
 }
 
 // stats computes the transcript's figures.
 func stats(v *view) interviews.TranscriptStats {
 	var s interviews.TranscriptStats
-	var candidate, agent float64
-	for _, t := range v.rec.Turns {
-		d := t.EndedAt.Sub(t.StartedAt).Seconds()
-		if t.StartedAt.IsZero() || t.EndedAt.IsZero() || d <= 0 {
-			continue
-		}
-		switch t.Role {
-		case interviews.RoleCandidate:
-			candidate += d
-		case interviews.RoleAgent:
-			agent += d
-		}
-	}
-	if candidate+agent > 0 {
-		s.TalkTimeRatio = round(candidate/(candidate+agent), 3)
-	}
 	words := make([]int, 0, len(v.answers))
 	total := 0
 	for _, a := range v.answers {
+		if a.turn.Typed() {
+			s.TypedAnswers++
+		} else {
+			s.SpokenAnswers++
+		}
 		s.FillerWords += a.fillers
 		words = append(words, a.words)
 		total += a.words
@@ -217,7 +212,32 @@ func stats(v *view) interviews.TranscriptStats {
 		s.MedianAnswerWord = float64(words[n/2-1]+words[n/2]) / 2
 	}
 	s.MaxAnswerWords = words[len(words)-1]
+	if s.SpokenAnswers > 0 {
+		s.TalkTimeRatio = talkTime(v.rec)
+	}
 	return s
+}
+
+// talkTime is the candidate's share of the time either speaker spoke,
+// their typed turns left out.
+func talkTime(rec *interviews.Record) float64 {
+	var candidate, agent float64
+	for _, t := range rec.Turns {
+		d := t.EndedAt.Sub(t.StartedAt).Seconds()
+		if t.StartedAt.IsZero() || t.EndedAt.IsZero() || d <= 0 || t.Typed() {
+			continue
+		}
+		switch t.Role {
+		case interviews.RoleCandidate:
+			candidate += d
+		case interviews.RoleAgent:
+			agent += d
+		}
+	}
+	if candidate+agent == 0 {
+		return 0
+	}
+	return round(candidate/(candidate+agent), 3)
 }
 
 // stageCoverage lists each stage visited once, in the order first
@@ -236,7 +256,7 @@ func stageCoverage(rec *interviews.Record) []interviews.StageCoverage {
 		}
 		out[i].Forced = out[i].Forced || s.Forced
 	}
-	for _, q := range rec.Questions {
+	for _, q := range rec.ListedQuestions() {
 		i, ok := index[q.Stage]
 		if !ok || q.Withdrawn || (spokenTracked && !q.Spoken()) {
 			continue
@@ -285,8 +305,8 @@ func behavioural(q *stages.Question) bool {
 // (all the candidate's turns answering it, together).
 func starOf(v *view) []interviews.STAR {
 	var out []interviews.STAR
-	for _, q := range v.rec.Questions {
-		as := v.byQuestion[q.ID]
+	for _, q := range v.rec.ListedQuestions() {
+		as := v.judgedFor(q.ID)
 		if len(as) == 0 || !behavioural(&q) {
 			continue
 		}

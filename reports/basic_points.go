@@ -15,18 +15,20 @@ import (
 // The basic report's strengths, areas to improve, key questions and
 // topics, each quoting the candidate.
 
-// candidatePoint is a possible strength or improvement with its weight.
+// candidatePoint is a possible strength or improvement with its weight
+// and the turn it quotes.
 type candidatePoint struct {
 	point  interviews.Point
 	weight float64
+	seq    int
 }
 
 // pickPoints keeps the MaxPoints heaviest, one per question, ties in
-// order.
-func pickPoints(cands []candidatePoint) []interviews.Point {
+// order, and returns them with the turns they quote.
+func pickPoints(cands []candidatePoint) ([]interviews.Point, map[int]bool) {
 	slices.SortStableFunc(cands, func(a, b candidatePoint) int { return cmp.Compare(b.weight, a.weight) })
 	var out []interviews.Point
-	seen := map[string]bool{}
+	seen, turns := map[string]bool{}, map[int]bool{}
 	for _, c := range cands {
 		key := c.point.QuestionID
 		if key == "" {
@@ -35,13 +37,23 @@ func pickPoints(cands []candidatePoint) []interviews.Point {
 		if seen[key] || c.point.Quote == "" {
 			continue
 		}
-		seen[key] = true
+		seen[key], turns[c.seq] = true, true
 		out = append(out, c.point)
 		if len(out) == MaxPoints {
 			break
 		}
 	}
-	return out
+	return out, turns
+}
+
+// pickWithFallback picks from cands, and from fallback too when cands
+// give fewer than MinPoints.
+func pickWithFallback(cands, fallback []candidatePoint) ([]interviews.Point, map[int]bool) {
+	out, turns := pickPoints(cands)
+	if len(out) < MinPoints {
+		out, turns = pickPoints(append(cands, fallback...))
+	}
+	return out, turns
 }
 
 // questionRef names a question in a point's text.
@@ -52,14 +64,11 @@ func questionRef(id string) string {
 	return "the answer to " + id
 }
 
-// strengths picks answers with high confidence, figures or ownership;
-// never a garbled one.
-func strengths(v *view) []interviews.Point {
+// strengths picks judged answers with high confidence, figures or
+// ownership, and returns them with the turns they quote.
+func strengths(v *view) ([]interviews.Point, map[int]bool) {
 	var cands, fallback []candidatePoint
-	for _, a := range v.answers {
-		if a.garbled {
-			continue
-		}
+	for _, a := range v.judged() {
 		figure, owns := hasFigure(a.turn.Text), hasAny(a.norm, OwnershipCues)
 		conf := 0.0
 		if a.analysis != nil {
@@ -69,86 +78,80 @@ func strengths(v *view) []interviews.Point {
 		if a.assessment != nil {
 			depth = float64(a.assessment.DepthScore) / 5
 		}
-		ref := questionRef(a.questionID)
+		ref, seq := questionRef(a.questionID), a.turn.Seq
 		switch {
 		case figure && (conf >= interviews.ConfidenceHigh.Score() || a.analysis == nil):
 			cands = append(cands, candidatePoint{interviews.Point{
 				Text:  "Concrete figures: " + ref + " put numbers on the work and its outcome.",
 				Quote: pickSentence(a.turn.Text, hasFigure), QuestionID: a.questionID,
-			}, 2 + conf + depth + boolWeight(owns)})
+			}, 2 + conf + depth + boolWeight(owns), seq})
 		case owns && (conf >= interviews.ConfidenceMedium.Score() || a.analysis == nil):
 			cands = append(cands, candidatePoint{interviews.Point{
 				Text:  "Clear ownership: " + ref + " says what the candidate did themselves.",
 				Quote: pickSentence(a.turn.Text, func(s string) bool { return hasAny(normalized(s), OwnershipCues) }), QuestionID: a.questionID,
-			}, 1.5 + conf + depth})
+			}, 1.5 + conf + depth, seq})
 		case conf >= interviews.ConfidenceHigh.Score() || depth >= 0.8:
 			cands = append(cands, candidatePoint{interviews.Point{
 				Text:  "A full, specific answer: " + ref + " answered the question directly.",
 				Quote: longestSentence(a.turn.Text), QuestionID: a.questionID,
-			}, 1 + conf + depth})
+			}, 1 + conf + depth, seq})
 		case a.words >= MinHealthyAnswerWords:
 			fallback = append(fallback, candidatePoint{interviews.Point{
 				Text:  "A detailed answer: " + ref + " gave context in the candidate's own words.",
 				Quote: longestSentence(a.turn.Text), QuestionID: a.questionID,
-			}, float64(a.words) / 1000})
+			}, float64(a.words) / 1000, seq})
 		}
 	}
-	out := pickPoints(cands)
-	if len(out) < MinPoints {
-		out = pickPoints(append(cands, fallback...))
-	}
-	return out
+	return pickWithFallback(cands, fallback)
 }
 
-// improvements picks vague answers, stories missing STAR parts, fillers
-// and answers without figures; never a garbled one.
-func improvements(v *view, star []interviews.STAR) []interviews.Point {
+// improvements picks, among the judged answers no strength quotes, vague
+// answers, stories missing STAR parts, fillers and answers without
+// figures. It is written to the reviewer, about the candidate.
+func improvements(v *view, star []interviews.STAR, strong map[int]bool) []interviews.Point {
 	var cands, fallback []candidatePoint
 	starByQ := map[string]interviews.STAR{}
 	for _, s := range star {
 		starByQ[s.QuestionID] = s
 	}
-	for _, a := range v.answers {
-		if a.garbled {
+	for _, a := range v.judged() {
+		if strong[a.turn.Seq] {
 			continue
 		}
-		ref := questionRef(a.questionID)
+		ref, seq := questionRef(a.questionID), a.turn.Seq
 		if a.analysis != nil && (a.analysis.Confidence == interviews.ConfidenceLow || a.analysis.Confidence == interviews.ConfidenceMedium) {
 			cands = append(cands, candidatePoint{interviews.Point{
-				Text:  "Be more specific: " + ref + " stayed general; add an example, your own part and the outcome.",
+				Text:  "Stayed general: " + ref + " gave no example, no part of the candidate's own and no outcome; worth probing.",
 				Quote: longestSentence(a.turn.Text), QuestionID: a.questionID,
-			}, 3 - a.analysis.Confidence.Score()})
+			}, 3 - a.analysis.Confidence.Score(), seq})
 		}
-		if s, ok := starByQ[a.questionID]; ok && starCount(s) < 4 && v.byQuestion[a.questionID][0] == a {
+		if s, ok := starByQ[a.questionID]; ok && starCount(s) < 4 && v.judgedFor(a.questionID)[0] == a {
 			missing := missingParts(s)
 			cands = append(cands, candidatePoint{interviews.Point{
-				Text:  fmt.Sprintf("Tell the whole story: %s had no %s; a situation, your task, what you did and the result make it land.", ref, joinOr(missing)),
+				Text:  fmt.Sprintf("An incomplete story: %s had no %s.", ref, joinOr(missing)),
 				Quote: longestSentence(a.turn.Text), QuestionID: a.questionID,
-			}, 2 + float64(len(missing))/4})
+			}, 2 + float64(len(missing))/4, seq})
 		}
 		if a.fillers >= 2 {
 			cands = append(cands, candidatePoint{interviews.Point{
-				Text:  fmt.Sprintf("Fewer fillers: %s had %d (%s); a short pause reads better.", ref, a.fillers, quoteList(a.fillerList)),
+				Text:  fmt.Sprintf("Many fillers: %s had %d (%s).", ref, a.fillers, quoteList(a.fillerList)),
 				Quote: pickSentence(a.turn.Text, func(s string) bool { n, _ := countFillers(s); return n > 0 }), QuestionID: a.questionID,
-			}, 1.5 + float64(a.fillers)/10})
+			}, 1.5 + float64(a.fillers)/10, seq})
 		}
 		switch {
 		case a.words < MinHealthyAnswerWords:
 			fallback = append(fallback, candidatePoint{interviews.Point{
-				Text:  "Say more: " + ref + " was short; a sentence of context and one of outcome would help.",
+				Text:  "A short answer: " + ref + " gave little context and no outcome.",
 				Quote: longestSentence(a.turn.Text), QuestionID: a.questionID,
-			}, 1})
+			}, 1, seq})
 		case !hasFigure(a.turn.Text):
 			fallback = append(fallback, candidatePoint{interviews.Point{
-				Text:  "Put numbers on it: " + ref + " had no figures; say how much, how many or how fast.",
+				Text:  "No figures: " + ref + " did not say how much, how many or how fast.",
 				Quote: longestSentence(a.turn.Text), QuestionID: a.questionID,
-			}, 0.5})
+			}, 0.5, seq})
 		}
 	}
-	out := pickPoints(cands)
-	if len(out) < MinPoints {
-		out = pickPoints(append(cands, fallback...))
-	}
+	out, _ := pickWithFallback(cands, fallback)
 	return out
 }
 
@@ -166,8 +169,8 @@ func keyQuestions(v *view) []interviews.QuestionFeedback {
 		key = func(q stages.Question) bool { return len(v.byQuestion[q.ID]) > 0 }
 	}
 	var out []interviews.QuestionFeedback
-	for _, q := range v.rec.Questions {
-		if !key(q) || q.Withdrawn {
+	for _, q := range v.rec.ListedQuestions() {
+		if !key(q) || q.Withdrawn || v.opening != "" && q.Stage == v.opening {
 			continue
 		}
 		out = append(out, feedbackOn(v, q))
@@ -178,60 +181,77 @@ func keyQuestions(v *view) []interviews.QuestionFeedback {
 	return out
 }
 
-// feedbackOn says what was good and what was missing in the answers to q.
+// feedbackOn says what was good and what was missing in the judged
+// answers to q, quoting the candidate verbatim; the answers' extracted
+// facts are not the candidate's words and are never given as theirs.
 func feedbackOn(v *view, q stages.Question) interviews.QuestionFeedback {
 	fb := interviews.QuestionFeedback{QuestionID: q.ID, Question: q.Text}
-	as := v.byQuestion[q.ID]
-	if len(as) == 0 {
+	if len(v.byQuestion[q.ID]) == 0 {
 		fb.Missing = "No answer was recorded."
 		return fb
 	}
-	var facts []string
+	as := v.judgedFor(q.ID)
+	if len(as) == 0 {
+		fb.Missing = "The speech recogniser was unsure of the answer, so it is not judged; listen to the recording."
+		return fb
+	}
 	conf := interviews.Confidence("")
 	for _, a := range as {
-		if a.analysis != nil {
-			facts = append(facts, a.analysis.Facts...)
-			if a.analysis.Confidence.Score() > conf.Score() {
-				conf = a.analysis.Confidence
-			}
-		} else if a.assessment != nil {
-			facts = append(facts, a.assessment.KeyPoints...)
+		if a.analysis != nil && a.analysis.Confidence.Score() > conf.Score() {
+			conf = a.analysis.Confidence
 		}
 	}
-	if len(facts) > 2 {
-		facts = facts[:2]
-	}
+	fb.Quote = quoteOf(as)
 	var good, missing []string
-	if len(facts) > 0 {
-		good = append(good, strings.Join(facts, " "))
-	}
 	switch conf {
 	case interviews.ConfidenceHigh:
 		good = append(good, "Answered fully and specifically.")
 	case interviews.ConfidenceMedium, interviews.ConfidenceLow:
 		missing = append(missing, fmt.Sprintf("The answer stayed general (%s confidence).", conf))
 	}
-	t := q.Context.Targets
-	switch q.Context.Kind {
-	case stages.KindGap:
-		for _, g := range v.rec.Gaps {
-			if strings.EqualFold(g.Skill, t.Skill) && g.Attribute == t.Attribute && g.Status != interviews.StatusResolved {
-				missing = append(missing, upperFirst(g.InWords())+" is still unknown.")
-			}
-		}
-	case stages.KindRubric:
-		for _, f := range v.rec.Rubric {
-			if f.ID == t.Field && f.Status != interviews.StatusCovered {
-				missing = append(missing, fmt.Sprintf("%s was not established.", f.Label))
-			}
-		}
+	if slices.ContainsFunc(as, func(a *answer) bool { return hasFigure(a.turn.Text) }) {
+		good = append(good, "Put figures on it.")
 	}
+	missing = append(missing, stillOpen(v, q)...)
 	if q.Expected != "" && conf != interviews.ConfidenceHigh {
 		missing = append(missing, "A good answer covers: "+q.Expected)
 	}
 	fb.Good = strings.Join(good, " ")
 	fb.Missing = strings.Join(missing, " ")
 	return fb
+}
+
+// quoteOf is the sentence that best stands for answers: the first with a
+// figure, else the longest of the longest answer.
+func quoteOf(as []*answer) string {
+	for _, a := range as {
+		if s := pickSentence(a.turn.Text, hasFigure); s != "" {
+			return s
+		}
+	}
+	longest := slices.MaxFunc(as, func(a, b *answer) int { return cmp.Compare(a.words, b.words) })
+	return longestSentence(longest.turn.Text)
+}
+
+// stillOpen says what q was asked to establish and is still unknown.
+func stillOpen(v *view, q stages.Question) []string {
+	var out []string
+	t := q.Context.Targets
+	switch q.Context.Kind {
+	case stages.KindGap:
+		for _, g := range v.rec.Gaps {
+			if strings.EqualFold(g.Skill, t.Skill) && g.Attribute == t.Attribute && g.Status != interviews.StatusResolved {
+				out = append(out, upperFirst(g.InWords())+" is still unknown.")
+			}
+		}
+	case stages.KindRubric:
+		for _, f := range v.rec.Rubric {
+			if f.ID == t.Field && f.Status != interviews.StatusCovered {
+				out = append(out, fmt.Sprintf("%s was not established.", f.Label))
+			}
+		}
+	}
+	return out
 }
 
 // OtherTopic holds a knowledge capture's points that belong to no topic
@@ -253,6 +273,9 @@ func topics(v *view) []interviews.SummaryTopic {
 	var out []interviews.SummaryTopic
 	index := map[string]int{}
 	for _, a := range v.answers {
+		if a.unclear {
+			continue
+		}
 		var points []string
 		if a.analysis != nil {
 			points = a.analysis.Facts

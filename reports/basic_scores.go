@@ -27,7 +27,7 @@ func competencies(v *view, r interviews.Report) []interviews.Competency {
 		var why string
 		switch strings.ToLower(strings.TrimSpace(name)) {
 		case CompetencyCommunication:
-			score, why = communication(v, r.Stats)
+			score, why = communication(v)
 		case CompetencyTechnical:
 			score, why = technicalDepth(v)
 		case CompetencyStructure:
@@ -60,7 +60,7 @@ func parts(ps []float64) float64 {
 func confidenceMix(v *view) (share float64, text string, ok bool) {
 	counts := map[interviews.Confidence]int{}
 	sum, n := 0.0, 0
-	for _, a := range v.answers {
+	for _, a := range v.judged() {
 		if a.analysis == nil || !a.analysis.Confidence.Valid() {
 			continue
 		}
@@ -78,25 +78,27 @@ func confidenceMix(v *view) (share float64, text string, ok bool) {
 }
 
 // communication weighs answer length, fillers and the confidence mix.
-func communication(v *view, s interviews.TranscriptStats) (float64, string) {
-	if len(v.answers) == 0 {
-		return NeutralScore, "No answers to judge; scored neutral."
+func communication(v *view) (float64, string) {
+	as := v.judged()
+	if len(as) == 0 {
+		return NeutralScore, "No clear answer to judge; scored neutral."
 	}
-	inBand, words := 0, 0
-	for _, a := range v.answers {
+	inBand, words, fillers := 0, 0, 0
+	for _, a := range as {
 		words += a.words
+		fillers += a.fillers
 		if a.words >= MinHealthyAnswerWords && a.words <= MaxHealthyAnswerWords {
 			inBand++
 		}
 	}
 	rate := 0.0
 	if words > 0 {
-		rate = 100 * float64(s.FillerWords) / float64(words)
+		rate = 100 * float64(fillers) / float64(words)
 	}
-	ps := []float64{float64(inBand) / float64(len(v.answers)), 1 - rate/fillersPer100WordsAtZero}
+	ps := []float64{float64(inBand) / float64(len(as)), 1 - rate/fillersPer100WordsAtZero}
 	why := []string{
-		fmt.Sprintf("%d of %d answers were %d–%d words long (mean %.0f)", inBand, len(v.answers), MinHealthyAnswerWords, MaxHealthyAnswerWords, s.MeanAnswerWords),
-		fmt.Sprintf("%d filler words in %d words (%.1f per 100)", s.FillerWords, words, rate),
+		fmt.Sprintf("%d of %d answers judged were %d–%d words long (mean %.0f)", inBand, len(as), MinHealthyAnswerWords, MaxHealthyAnswerWords, float64(words)/float64(len(as))),
+		fmt.Sprintf("%d filler words in %d words (%.1f per 100)", fillers, words, rate),
 	}
 	if share, text, ok := confidenceMix(v); ok {
 		ps = append(ps, share)
@@ -126,18 +128,9 @@ func technicalDepth(v *view) (float64, string) {
 		ps = append(ps, share)
 		why = append(why, text)
 	}
-	if len(v.rec.Skills) > 0 {
-		filled := 0
-		for _, sk := range v.rec.Skills {
-			for _, attr := range stages.SkillAttributes {
-				if sk.Attribute(attr) != "" {
-					filled++
-				}
-			}
-		}
-		all := len(v.rec.Skills) * len(stages.SkillAttributes)
-		ps = append(ps, float64(filled)/float64(all))
-		why = append(why, fmt.Sprintf("%d of %d skill attributes known across %d skills", filled, all, len(v.rec.Skills)))
+	if known, all := skillsKnown(v); all > 0 {
+		ps = append(ps, float64(len(known))/float64(all))
+		why = append(why, fmt.Sprintf("%d of %d skills discussed%s", len(known), all, enclosedList(known)))
 	}
 	if len(v.rec.Phases) > 0 {
 		best := map[string]float64{}
@@ -156,6 +149,74 @@ func technicalDepth(v *view) (float64, string) {
 		return NeutralScore, "No assessments, analyses or phase scores to judge depth from; scored neutral."
 	}
 	return parts(ps), sentence(why)
+}
+
+// skillsKnown names the candidate's skills (the record's, those they said
+// they lack left out) that something is known of: an attribute filled,
+// or a clear answer naming the skill; all is how many skills there are.
+func skillsKnown(v *view) (known []string, all int) {
+	for _, sk := range v.rec.Skills {
+		if sk.Absent {
+			continue
+		}
+		all++
+		filled := slices.ContainsFunc(stages.SkillAttributes, func(attr string) bool { return sk.Attribute(attr) != "" })
+		if filled || slices.ContainsFunc(v.judged(), func(a *answer) bool { return names(a.turn.Text, sk.Name) }) {
+			known = append(known, sk.Name)
+		}
+	}
+	return known, all
+}
+
+// names reports whether text names skill as a whole word: ignoring case
+// for names of four letters or more, as written for shorter ones ("Go",
+// not "go").
+func names(text, skill string) bool {
+	skill = strings.TrimSpace(skill)
+	if skill == "" {
+		return false
+	}
+	for i := 0; ; {
+		j := indexFold(text[i:], skill, len(skill) >= 4)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(skill)
+		if (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end])) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func indexFold(s, sub string, fold bool) int {
+	if fold {
+		return strings.Index(strings.ToLower(s), strings.ToLower(sub))
+	}
+	return strings.Index(s, sub)
+}
+
+func isWordByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_' || b >= 0x80
+}
+
+// enclosedList is " (a, b and c)", or "" for none.
+func enclosedList(words []string) string {
+	if len(words) == 0 {
+		return ""
+	}
+	if len(words) > 4 {
+		words = append(slices.Clone(words[:4]), "more")
+	}
+	return " (" + joinAnd(words) + ")"
+}
+
+// joinAnd joins words as "a, b and c".
+func joinAnd(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // structure scores the STAR completeness of the behavioural answers.

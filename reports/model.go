@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,7 +19,7 @@ import (
 // PromptVersion names the model report's prompt and schema; it is stored
 // with every report a model writes, so reports written by different
 // prompts can be told apart.
-const PromptVersion = "report-v1"
+const PromptVersion = "report-v2"
 
 // Defaults of ModelOptions.
 const (
@@ -136,7 +137,9 @@ const reportSystem = `You write the feedback report on a finished job interview,
 Be fair, specific and kind; judge only what the transcript shows. The report advises; people decide.
 overall_score: 0 to 100. headline: one line.
 competencies: exactly the competencies listed, each once, with the name as written, a score 0 to 100 and a rationale from the evidence.
-strengths and improvements: 2 or 3 each; text says it in one sentence; quote copies the candidate's own words exactly, from one of their turns; question_id is the question those words answer ("" if none).
+Write to the reviewer about the candidate in the third person ("the candidate"); never address the candidate as "you".
+The transcript marks the candidate's turns: [clear] turns are their words; [unsure transcript] turns are what a speech recogniser was unsure of, so never quote nor judge them; [greeting] turns are logistics (hearing, readiness), never judged.
+strengths and improvements: 2 or 3 each; text says it in one sentence; quote copies the candidate's own words exactly, from one of their [clear] turns, and no quote is both a strength and an improvement; question_id is the question those words answer ("" if none).
 key_questions: feedback on the key questions listed: what was good and what was missing.
 star: for each behavioural answer (a story about a time, an example), which of situation, task, action and result it had.`
 
@@ -228,6 +231,11 @@ func check(r *modelReply, v *view, names []string) error {
 	if r.Strengths, err = checkPoints("strengths", r.Strengths, v); err != nil {
 		return err
 	}
+	strong := map[string]bool{}
+	for _, p := range r.Strengths {
+		strong[squash(p.Quote)] = true
+	}
+	r.Improvements = slices.DeleteFunc(r.Improvements, func(p interviews.Point) bool { return strong[squash(p.Quote)] })
 	if r.Improvements, err = checkPoints("improvements", r.Improvements, v); err != nil {
 		return err
 	}
@@ -262,7 +270,7 @@ func checkPoints(what string, ps []interviews.Point, v *view) ([]interviews.Poin
 	return kept, nil
 }
 
-// quoted returns the candidate turn that says quote, ignoring case,
+// quoted returns the judged answer that says quote, ignoring case,
 // spacing and the style of quotation marks; nil when none does (or the
 // quote is too short to mean anything).
 func (v *view) quoted(quote string) *answer {
@@ -270,7 +278,7 @@ func (v *view) quoted(quote string) *answer {
 	if len(strings.Fields(q)) < 2 {
 		return nil
 	}
-	for _, a := range v.answers {
+	for _, a := range v.judged() {
 		if strings.Contains(squash(a.turn.Text), q) {
 			return a
 		}
@@ -316,7 +324,7 @@ func prompt(v *view, names []string, keys []interviews.QuestionFeedback) string 
 		}
 	}
 	b.WriteString("\nAnswers analysed:\n")
-	for _, a := range v.answers {
+	for _, a := range v.judged() {
 		if a.analysis == nil && a.assessment == nil {
 			continue
 		}
@@ -330,13 +338,32 @@ func prompt(v *view, names []string, keys []interviews.QuestionFeedback) string 
 		b.WriteByte('\n')
 	}
 	b.WriteString("\nTranscript:\n")
-	b.WriteString(transcript(rec))
+	b.WriteString(transcript(v))
 	return b.String()
+}
+
+// turnMark is how the transcript marks a candidate turn: [unsure
+// transcript], [greeting] or [clear]; "" for the interviewer's and for
+// turns that are no answer.
+func (v *view) turnMark(seq int) string {
+	for _, a := range v.answers {
+		switch {
+		case a.turn.Seq != seq:
+		case a.unclear:
+			return " [unsure transcript]"
+		case a.opening:
+			return " [greeting]"
+		default:
+			return " [clear]"
+		}
+	}
+	return ""
 }
 
 // transcript renders the turns, each cut to MaxPromptTurnBytes, leaving
 // out the middle of an interview longer than MaxPromptTranscriptBytes.
-func transcript(rec *interviews.Record) string {
+func transcript(v *view) string {
+	rec := v.rec
 	lines := make([]string, 0, len(rec.Turns))
 	total := 0
 	for _, t := range rec.Turns {
@@ -348,7 +375,7 @@ func transcript(rec *interviews.Record) string {
 		if len(t.QuestionIDs) > 0 {
 			ids = " [" + strings.Join(t.QuestionIDs, ", ") + "]"
 		}
-		line := fmt.Sprintf("%s%s: %s", t.Role, ids, utf8cut.Truncate(text, MaxPromptTurnBytes))
+		line := fmt.Sprintf("%s%s%s: %s", t.Role, ids, v.turnMark(t.Seq), utf8cut.Truncate(text, MaxPromptTurnBytes))
 		lines = append(lines, line)
 		total += len(line) + 1
 	}

@@ -70,7 +70,7 @@ func TestModelRetriesMalformed(t *testing.T) {
 	}
 	user := reqs[0].Messages[1].Content
 	for _, want := range []string{"Competencies to score: communication; technical depth; structure of answers; role fit", "the scale of their Python work (P0): open",
-		"q2: Tell me about a time", "candidate: " + answerCache} {
+		"q2: Tell me about a time", "candidate [clear]: " + answerCache} {
 		if !strings.Contains(user, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, user)
 		}
@@ -171,8 +171,52 @@ func TestTranscriptTrimmed(t *testing.T) {
 	for i := range rec.Turns {
 		rec.Turns[i].Text = long
 	}
-	got := transcript(rec)
+	got := transcript(newView(Input{Record: rec}))
 	if len(got) > MaxPromptTranscriptBytes+100 || !strings.Contains(got, "turns left out") {
 		t.Errorf("transcript of %d bytes", len(got))
+	}
+}
+
+// TestModelTrust: the model is told which turns it may quote and judge,
+// and its points quoting an unsure transcript, or quoting a strength's
+// words as an improvement, are dropped.
+func TestModelTrust(t *testing.T) {
+	m, srv := newModel(t)
+	reply := validReply()
+	reply["strengths"] = []map[string]any{
+		point("Figures.", "2 million requests a day", "q2"),
+		point("Leadership.", "I led the migration", "q3"),
+		point("Payments.", "later on i built payment", "q1"), // unsure: dropped
+	}
+	reply["improvements"] = []map[string]any{
+		point("Ready.", "now is a good time and I am ready", "greeting-2"), // the greeting: dropped
+		point("Scope.", "I led the migration", "q3"),                       // a strength's words: dropped
+		point("Tenure.", "I have worked five years with Go", "q2"),
+		point("Outcome.", "it cut failed payments by 30%", "q3"),
+	}
+	srv.ScriptChat(fakeopenai.Reply{JSON: reply})
+	r, err := m.Generate(t.Context(), Input{Record: untrusted(), Blueprint: stages.Default()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := srv.ChatRequests()[0]
+	system, user := req.Messages[0].Content, req.Messages[1].Content
+	for _, want := range []string{"candidate [unsure transcript]: " + garbledAnswer, "candidate [greeting]: " + greetingAnswer, "candidate [clear]: " + goAnswer} {
+		if !strings.Contains(user, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, user)
+		}
+	}
+	if !strings.Contains(system, `never address the candidate as "you"`) {
+		t.Errorf("system prompt %q", system)
+	}
+	var texts []string
+	for _, p := range slices.Concat(r.Strengths, r.Improvements) {
+		texts = append(texts, p.Text)
+	}
+	if want := []string{"Figures.", "Leadership.", "Tenure.", "Outcome."}; !slices.Equal(texts, want) {
+		t.Errorf("points %q, want %q", texts, want)
+	}
+	if !slices.Equal(r.UnclearTurns, []int{4}) {
+		t.Errorf("unclear turns %v", r.UnclearTurns)
 	}
 }

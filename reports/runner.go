@@ -336,35 +336,9 @@ func (r *Runner) attempt(ctx context.Context, id string) outcome {
 		}
 	}()
 
-	// Under the lease, read again: another runner may have written the
-	// report since the scan.
-	first := false
-	rec, err := r.store.Update(ctx, id, func(rec *interviews.Record) error {
-		if work, _ := r.due(rec); !work {
-			return errUnchanged
-		}
-		if rec.Report == nil {
-			rec.Report = &interviews.Report{Status: interviews.ReportPending, Version: 1}
-			first = true
-			return nil
-		}
-		return errUnchanged
-	})
-	switch {
-	case errors.Is(err, errUnchanged):
-		if rec, err = r.store.Get(ctx, id); err != nil {
-			log.Error("reports: reading the interview", "err", err)
-			return outcome{err: fmt.Errorf("reports: reading the interview: %w", err)}
-		}
-		if work, _ := r.due(rec); !work {
-			return outcome{}
-		}
-	case err != nil:
-		log.Error("reports: marking the report pending", "err", err)
-		return outcome{err: fmt.Errorf("reports: marking the report pending: %w", err)}
-	}
-	if first && r.hooks != nil {
-		r.hooks.Notify(interviews.EventInterviewCompleted, rec)
+	rec, o, due := r.pending(ctx, id, log)
+	if !due {
+		return o
 	}
 	version := rec.Report.Version
 
@@ -384,35 +358,9 @@ func (r *Runner) attempt(ctx context.Context, id string) outcome {
 	}
 	var retry *time.Time
 	saved, err := r.store.Update(ctx, id, func(rec *interviews.Record) error {
-		rep := rec.Report
-		if rep == nil || rep.Version != version || rep.Status != interviews.ReportPending {
-			return errUnchanged // a regeneration was requested meanwhile
-		}
-		now := r.now().UTC().Round(0)
-		if genErr == nil {
-			content.GeneratedAt = &now
-			rec.Report = &content
-			rec.Audit = append(rec.Audit, interviews.AuditEntry{At: now, Who: interviews.AuditSystem, Action: interviews.AuditReportGenerated,
-				Detail: fmt.Sprintf("report version %d by %s, attempt %d", version, writer(&content), content.Attempts), ReportVersion: version, Model: content.Model})
-			if r.drop {
-				dropTexts(rec, now)
-			}
-			return nil
-		}
-		rep.Attempts++
-		rep.Error = shortError(genErr)
-		detail := fmt.Sprintf("attempt %d of %d failed: %s", rep.Attempts, r.MaxAttempts(), rep.Error)
-		if rep.Attempts >= r.MaxAttempts() {
-			rep.Status, rep.NextAttempt = interviews.ReportFailed, nil
-			detail += "; no more attempts: regenerate it from the reviewer page"
-		} else {
-			at := now.Add(r.backoff[rep.Attempts-1])
-			rep.NextAttempt, retry = &at, &at
-			detail += "; next attempt at " + at.Format(time.RFC3339)
-		}
-		rec.Audit = append(rec.Audit, interviews.AuditEntry{At: now, Who: interviews.AuditSystem, Action: interviews.AuditReportFailed,
-			Detail: detail, ReportVersion: version})
-		return nil
+		var err error
+		retry, err = r.record(rec, version, &content, genErr)
+		return err
 	})
 	switch {
 	case errors.Is(err, errUnchanged):
@@ -435,6 +383,78 @@ func (r *Runner) attempt(ctx context.Context, id string) outcome {
 		r.hooks.Notify(interviews.EventReportReady, saved)
 	}
 	return outcome{saved: saved}
+}
+
+// pending reads id again under its lease (another runner may have written
+// the report since the scan) and marks its first report pending. It
+// returns the record and whether a report is still due; when not, the
+// outcome says why.
+func (r *Runner) pending(ctx context.Context, id string, log *slog.Logger) (*interviews.Record, outcome, bool) {
+	first := false
+	rec, err := r.store.Update(ctx, id, func(rec *interviews.Record) error {
+		if work, _ := r.due(rec); !work {
+			return errUnchanged
+		}
+		if rec.Report == nil {
+			rec.Report = &interviews.Report{Status: interviews.ReportPending, Version: 1}
+			first = true
+			return nil
+		}
+		return errUnchanged
+	})
+	switch {
+	case errors.Is(err, errUnchanged):
+		if rec, err = r.store.Get(ctx, id); err != nil {
+			log.Error("reports: reading the interview", "err", err)
+			return nil, outcome{err: fmt.Errorf("reports: reading the interview: %w", err)}, false
+		}
+		if work, _ := r.due(rec); !work {
+			return nil, outcome{}, false
+		}
+	case err != nil:
+		log.Error("reports: marking the report pending", "err", err)
+		return nil, outcome{err: fmt.Errorf("reports: marking the report pending: %w", err)}, false
+	}
+	if first && r.hooks != nil {
+		r.hooks.Notify(interviews.EventInterviewCompleted, rec)
+	}
+	return rec, outcome{}, true
+}
+
+// record puts the attempt at report version into rec: the report content
+// when genErr is nil, else the failure and when to try again (retry, nil
+// after the last attempt). It returns errUnchanged when a regeneration was
+// requested meanwhile.
+func (r *Runner) record(rec *interviews.Record, version int, content *interviews.Report, genErr error) (retry *time.Time, err error) {
+	rep := rec.Report
+	if rep == nil || rep.Version != version || rep.Status != interviews.ReportPending {
+		return nil, errUnchanged // a regeneration was requested meanwhile
+	}
+	now := r.now().UTC().Round(0)
+	if genErr == nil {
+		content.GeneratedAt = &now
+		rec.Report = content
+		rec.Audit = append(rec.Audit, interviews.AuditEntry{At: now, Who: interviews.AuditSystem, Action: interviews.AuditReportGenerated,
+			Detail: fmt.Sprintf("report version %d by %s, attempt %d", version, writer(content), content.Attempts), ReportVersion: version, Model: content.Model})
+		if r.drop {
+			dropTexts(rec, now)
+		}
+		return nil, nil
+	}
+	rep.Attempts++
+	rep.Error = shortError(genErr)
+	detail := fmt.Sprintf("attempt %d of %d failed: %s", rep.Attempts, r.MaxAttempts(), rep.Error)
+	if rep.Attempts >= r.MaxAttempts() {
+		rep.Status, rep.NextAttempt = interviews.ReportFailed, nil
+		detail += "; no more attempts: regenerate it from the reviewer page"
+	} else {
+		at := now.Add(r.backoff[rep.Attempts-1])
+		rep.NextAttempt, retry = &at, &at
+		detail += "; next attempt at " + at.Format(time.RFC3339)
+	}
+	rec.Audit = append(rec.Audit, interviews.AuditEntry{At: now, Who: interviews.AuditSystem, Action: interviews.AuditReportFailed,
+		Detail: detail, ReportVersion: version})
+	return retry, nil
 }
 
 // dropTexts removes rec's server-side texts, once its report is ready, and

@@ -231,26 +231,9 @@ func (w *Watchdog) rescue(ctx context.Context, s interviews.Summary, now time.Ti
 		delete(w.alone, s.Room)
 		return false, nil
 	}
-	resp, err := w.Rooms.ListParticipants(ctx, &livekit.ListParticipantsRequest{Room: s.Room})
-	if terr, ok := errors.AsType[twirp.Error](err); ok && terr.Code() == twirp.NotFound {
-		// The room is gone (the candidate left and it closed): nobody waits.
-		return false, nil
-	}
+	candidate, ghosts, err := w.inRoom(ctx, s)
 	if err != nil {
-		return false, fmt.Errorf("listing room %s (is LiveKit reachable with LIVEKIT_URL and the API key?): %w", s.Room, err)
-	}
-	// An interviewer still listed without the lease is dead: a live
-	// session renews its lease every few seconds and takes it before it
-	// joins. LiveKit keeps a participant whose connection dropped listed
-	// for a while, so it is not waited for.
-	candidate, ghosts := false, []string(nil)
-	for _, p := range resp.GetParticipants() {
-		switch {
-		case p.GetKind() == livekit.ParticipantInfo_AGENT:
-			ghosts = append(ghosts, p.GetIdentity())
-		case p.GetIdentity() == w.CandidateIdentity(s.ID):
-			candidate = true
-		}
+		return false, err
 	}
 	if !candidate {
 		delete(w.alone, s.Room)
@@ -282,19 +265,9 @@ func (w *Watchdog) rescue(ctx context.Context, s interviews.Summary, now time.Ti
 			w.log().Warn("rescue: could not take back a dispatch no worker took", "room", s.Room, "dispatch_id", prev.id, "err", err)
 		}
 	}
-	for _, id := range ghosts {
-		// The candidate's page must see one interviewer, the live one.
-		if _, err := w.Rooms.RemoveParticipant(ctx, &livekit.RoomParticipantIdentity{Room: s.Room, Identity: id}); err != nil {
-			w.log().Warn("rescue: could not remove a dead interviewer from the room", "room", s.Room, "identity", id, "err", err)
-		}
-	}
-	meta, err := interviews.Dispatch{InterviewID: s.ID}.Encode()
+	d, err := w.dispatchAgain(ctx, s, ghosts)
 	if err != nil {
 		return false, err
-	}
-	d, err := w.Dispatcher.CreateDispatch(ctx, &livekit.CreateAgentDispatchRequest{AgentName: w.AgentName, Room: s.Room, Metadata: meta})
-	if err != nil {
-		return false, fmt.Errorf("dispatching the interviewer to room %s: %w", s.Room, err)
 	}
 	if w.dispatched == nil {
 		w.dispatched = make(map[string]sent)
@@ -303,4 +276,50 @@ func (w *Watchdog) rescue(ctx context.Context, s interviews.Summary, now time.Ti
 	w.log().Warn("rescue: the candidate is waiting and the interviewer is gone; dispatched it again",
 		"interview_id", s.ID, "room", s.Room, "status", s.Status, "dispatch_id", d.GetId())
 	return true, nil
+}
+
+// inRoom reports whether s's candidate is in its room (false when the
+// room is gone) and lists the interviewers still listed there.
+func (w *Watchdog) inRoom(ctx context.Context, s interviews.Summary) (candidate bool, ghosts []string, err error) {
+	resp, err := w.Rooms.ListParticipants(ctx, &livekit.ListParticipantsRequest{Room: s.Room})
+	if terr, ok := errors.AsType[twirp.Error](err); ok && terr.Code() == twirp.NotFound {
+		// The room is gone (the candidate left and it closed): nobody waits.
+		return false, nil, nil
+	}
+	if err != nil {
+		return false, nil, fmt.Errorf("listing room %s (is LiveKit reachable with LIVEKIT_URL and the API key?): %w", s.Room, err)
+	}
+	// An interviewer still listed without the lease is dead: a live
+	// session renews its lease every few seconds and takes it before it
+	// joins. LiveKit keeps a participant whose connection dropped listed
+	// for a while, so it is not waited for.
+	for _, p := range resp.GetParticipants() {
+		switch {
+		case p.GetKind() == livekit.ParticipantInfo_AGENT:
+			ghosts = append(ghosts, p.GetIdentity())
+		case p.GetIdentity() == w.CandidateIdentity(s.ID):
+			candidate = true
+		}
+	}
+	return candidate, ghosts, nil
+}
+
+// dispatchAgain removes the dead interviewers ghosts from s's room and
+// dispatches a new one.
+func (w *Watchdog) dispatchAgain(ctx context.Context, s interviews.Summary, ghosts []string) (*livekit.AgentDispatch, error) {
+	for _, id := range ghosts {
+		// The candidate's page must see one interviewer, the live one.
+		if _, err := w.Rooms.RemoveParticipant(ctx, &livekit.RoomParticipantIdentity{Room: s.Room, Identity: id}); err != nil {
+			w.log().Warn("rescue: could not remove a dead interviewer from the room", "room", s.Room, "identity", id, "err", err)
+		}
+	}
+	meta, err := interviews.Dispatch{InterviewID: s.ID}.Encode()
+	if err != nil {
+		return nil, err
+	}
+	d, err := w.Dispatcher.CreateDispatch(ctx, &livekit.CreateAgentDispatchRequest{AgentName: w.AgentName, Room: s.Room, Metadata: meta})
+	if err != nil {
+		return nil, fmt.Errorf("dispatching the interviewer to room %s: %w", s.Room, err)
+	}
+	return d, nil
 }

@@ -97,48 +97,79 @@ func (b *Blueprint) Validate() error {
 
 // problems lists everything Validate objects to, in field order.
 func (b *Blueprint) problems() []*FieldError {
-	var probs []*FieldError
-	add := func(field, stage, format string, args ...any) {
-		probs = append(probs, &FieldError{Field: field, Stage: stage, Msg: fmt.Sprintf(format, args...)})
-	}
-	checkTemplate := func(field, stage, text string) {
-		if strings.TrimSpace(text) == "" {
-			return
-		}
-		t, err := parseTemplate(field, text)
-		if err != nil {
-			add(field, stage, "is not a valid template: %s; check that every {{ has a matching }} and every {{if}} or {{with}} its {{end}}",
-				strings.TrimPrefix(err.Error(), "template: "))
-			return
-		}
-		for _, p := range sampleProfiles {
-			if _, err := execute(t, p); err != nil {
-				add(field, stage, "template fails for a sample candidate: %s; templates may use %s",
-					strings.TrimPrefix(err.Error(), "template: "), templateFields)
-				return
-			}
-		}
-	}
-
+	l := &problemList{}
 	if b.ClosingSafety < 0 {
-		add("closing_safety", "", "%v is negative; use a positive duration such as 60 (seconds), or leave it out for the default of 60 s", b.ClosingSafety)
+		l.add("closing_safety", "", "%v is negative; use a positive duration such as 60 (seconds), or leave it out for the default of 60 s", b.ClosingSafety)
 	}
-	checkTemplate("persona", "", b.Persona)
+	l.checkTemplate("persona", "", b.Persona)
 	if b.Mode != "" && !slices.Contains(Modes, b.Mode) {
 		msg := fmt.Sprintf("%q is not a mode", b.Mode)
 		if sug := suggest(b.Mode, Modes); sug != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", sug)
 		}
-		add("mode", "", "%s; use %s, or leave it out for an interview", msg, strings.Join(Modes, " or "))
+		l.add("mode", "", "%s; use %s, or leave it out for an interview", msg, strings.Join(Modes, " or "))
 	}
-	probs = append(probs, b.exitProblems()...)
-	probs = append(probs, b.feedbackProblems()...)
+	l.probs = append(l.probs, b.exitProblems()...)
+	l.probs = append(l.probs, b.feedbackProblems()...)
 	if len(b.Stages) == 0 {
-		add("stages", "", "the blueprint has no stages; add at least one stage with a name, instructions and a limit")
-		return probs
+		l.add("stages", "", "the blueprint has no stages; add at least one stage with a name, instructions and a limit")
+		return l.probs
 	}
 
-	names := map[string]int{}
+	names, known := b.stageNames()
+	questionIDs := map[string]string{}
+	badNext := false
+	for i, s := range b.Stages {
+		if !l.stageProblems(i, s, names, known) {
+			badNext = true
+		}
+		l.questionProblems(i, s, questionIDs)
+	}
+
+	l.probs = append(l.probs, b.rubricProblems(names, known)...)
+	l.probs = append(l.probs, b.targetProblems(names, known)...)
+	if !badNext {
+		if p := b.loop(); p != nil {
+			l.probs = append(l.probs, p)
+		}
+	}
+	return l.probs
+}
+
+// problemList collects the problems of one blueprint.
+type problemList struct {
+	probs []*FieldError
+}
+
+func (l *problemList) add(field, stage, format string, args ...any) {
+	l.probs = append(l.probs, &FieldError{Field: field, Stage: stage, Msg: fmt.Sprintf(format, args...)})
+}
+
+// checkTemplate adds a problem when text is not a template that parses and
+// renders for every sample candidate.
+func (l *problemList) checkTemplate(field, stage, text string) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	t, err := parseTemplate(field, text)
+	if err != nil {
+		l.add(field, stage, "is not a valid template: %s; check that every {{ has a matching }} and every {{if}} or {{with}} its {{end}}",
+			strings.TrimPrefix(err.Error(), "template: "))
+		return
+	}
+	for _, p := range sampleProfiles {
+		if _, err := execute(t, p); err != nil {
+			l.add(field, stage, "template fails for a sample candidate: %s; templates may use %s",
+				strings.TrimPrefix(err.Error(), "template: "), templateFields)
+			return
+		}
+	}
+}
+
+// stageNames maps each valid stage name to the index of its first stage, and
+// lists the names a next may use, quoted, for messages.
+func (b *Blueprint) stageNames() (names map[string]int, known []string) {
+	names = map[string]int{}
 	for i, s := range b.Stages {
 		switch {
 		case s.Name == "":
@@ -149,96 +180,100 @@ func (b *Blueprint) problems() []*FieldError {
 			}
 		}
 	}
-	known := make([]string, 0, len(b.Stages))
+	known = make([]string, 0, len(b.Stages))
 	for _, s := range b.Stages {
 		if s.Name != "" {
 			known = append(known, fmt.Sprintf("%q", s.Name))
 		}
 	}
 	known = append(known, fmt.Sprintf("%q", Done))
+	return names, known
+}
 
-	questionIDs := map[string]string{}
-	badNext := false
-	for i, s := range b.Stages {
-		at := func(field string) string { return fmt.Sprintf("stages[%d].%s", i, field) }
-		st := s.Name
-		switch {
-		case s.Name == "":
-			add(at("name"), "", "is empty; give every stage a lower-case name such as \"intro\"")
-		case s.Name == Done:
-			add(at("name"), "", "%q is reserved for the end of the interview; choose another name such as \"closing\"", Done)
-		case !stageNamePattern.MatchString(s.Name):
-			add(at("name"), "", "%q may only contain lower-case letters, digits, '-' and '_' (for example \"high-level-design\")", s.Name)
-		case names[s.Name] != i:
-			add(at("name"), "", "%q is already the name of stages[%d]; stage names must be unique", s.Name, names[s.Name])
-		}
-
-		switch {
-		case s.Limit == 0:
-			add(at("limit"), st, "is missing or zero; every stage needs a deadline, for example limit: 120 (seconds) or limit: 2m")
-		case s.Limit < 0:
-			add(at("limit"), st, "%v is negative; use a positive duration such as 120 (seconds) or 2m", s.Limit)
-		}
-		switch {
-		case s.MinTime < 0:
-			add(at("min_time"), st, "%v is negative; use 0 for no minimum or a positive duration shorter than the limit", s.MinTime)
-		case s.Limit > 0 && s.MinTime >= s.Limit:
-			add(at("min_time"), st, "%v is not shorter than the limit %v, so the stage could only ever end at its deadline; lower min_time or raise limit", s.MinTime, s.Limit)
-		}
-		if s.MinQuestions < 0 {
-			add(at("min_questions"), st, "%d is negative; use 0 for no minimum", s.MinQuestions)
-		}
-		if s.Next != "" && s.Next != Done {
-			if _, ok := names[s.Next]; !ok {
-				badNext = true
-				add(at("next"), st, "%q is not a stage of this blueprint; use one of %s, or leave next out to go to the following stage", s.Next, strings.Join(known, ", "))
-			}
-		}
-
-		seenTools := map[ToolName]bool{}
-		for k, name := range s.Tools {
-			switch {
-			case !name.Known():
-				msg := fmt.Sprintf("%q is not a tool of the interviewer", name)
-				if sug := suggest(string(name), ToolStrings(AllTools)); sug != "" {
-					msg += fmt.Sprintf(" (did you mean %q?)", sug)
-				}
-				add(at(fmt.Sprintf("tools[%d]", k)), st, "%s; use some of %s, or leave tools out to offer the default %s", msg, strings.Join(ToolStrings(AllTools), ", "), strings.Join(ToolStrings(Tools), ", "))
-			case seenTools[name]:
-				add(at(fmt.Sprintf("tools[%d]", k)), st, "%q is listed twice; list each tool once", name)
-			}
-			seenTools[name] = true
-		}
-
-		checkTemplate(at("instructions"), st, s.Instructions)
-		checkTemplate(at("acknowledgement"), st, s.Acknowledgement)
-
-		for j, q := range s.Questions {
-			qat := func(field string) string { return fmt.Sprintf("stages[%d].questions[%d].%s", i, j, field) }
-			switch {
-			case q.ID == "":
-				add(qat("id"), st, "is empty; give every question an id such as %q", fmt.Sprintf("%s-%d", s.Name, j+1))
-			case questionIDs[q.ID] != "":
-				add(qat("id"), st, "%q is already used by %s; question ids must be unique within the blueprint", q.ID, questionIDs[q.ID])
-			default:
-				questionIDs[q.ID] = qat("id")
-			}
-			if strings.TrimSpace(q.Text) == "" {
-				add(qat("text"), st, "is empty; write the question as it should be spoken, or remove it")
-			} else {
-				checkTemplate(qat("text"), st, q.Text)
-			}
-		}
+// stageProblems checks stage i's own fields; it reports false when the
+// stage's next names no stage (so the loop check would only repeat it).
+func (l *problemList) stageProblems(i int, s Stage, names map[string]int, known []string) (nextOK bool) {
+	at := func(field string) string { return fmt.Sprintf("stages[%d].%s", i, field) }
+	st := s.Name
+	switch {
+	case s.Name == "":
+		l.add(at("name"), "", "is empty; give every stage a lower-case name such as \"intro\"")
+	case s.Name == Done:
+		l.add(at("name"), "", "%q is reserved for the end of the interview; choose another name such as \"closing\"", Done)
+	case !stageNamePattern.MatchString(s.Name):
+		l.add(at("name"), "", "%q may only contain lower-case letters, digits, '-' and '_' (for example \"high-level-design\")", s.Name)
+	case names[s.Name] != i:
+		l.add(at("name"), "", "%q is already the name of stages[%d]; stage names must be unique", s.Name, names[s.Name])
 	}
 
-	probs = append(probs, b.rubricProblems(names, known)...)
-	probs = append(probs, b.targetProblems(names, known)...)
-	if !badNext {
-		if p := b.loop(); p != nil {
-			probs = append(probs, p)
+	switch {
+	case s.Limit == 0:
+		l.add(at("limit"), st, "is missing or zero; every stage needs a deadline, for example limit: 120 (seconds) or limit: 2m")
+	case s.Limit < 0:
+		l.add(at("limit"), st, "%v is negative; use a positive duration such as 120 (seconds) or 2m", s.Limit)
+	}
+	switch {
+	case s.MinTime < 0:
+		l.add(at("min_time"), st, "%v is negative; use 0 for no minimum or a positive duration shorter than the limit", s.MinTime)
+	case s.Limit > 0 && s.MinTime >= s.Limit:
+		l.add(at("min_time"), st, "%v is not shorter than the limit %v, so the stage could only ever end at its deadline; lower min_time or raise limit", s.MinTime, s.Limit)
+	}
+	if s.MinQuestions < 0 {
+		l.add(at("min_questions"), st, "%d is negative; use 0 for no minimum", s.MinQuestions)
+	}
+	nextOK = true
+	if s.Next != "" && s.Next != Done {
+		if _, ok := names[s.Next]; !ok {
+			nextOK = false
+			l.add(at("next"), st, "%q is not a stage of this blueprint; use one of %s, or leave next out to go to the following stage", s.Next, strings.Join(known, ", "))
 		}
 	}
-	return probs
+	l.toolProblems(i, s)
+	l.checkTemplate(at("instructions"), st, s.Instructions)
+	l.checkTemplate(at("acknowledgement"), st, s.Acknowledgement)
+	return nextOK
+}
+
+// toolProblems checks that stage i names known tools, each once.
+func (l *problemList) toolProblems(i int, s Stage) {
+	seenTools := map[ToolName]bool{}
+	for k, name := range s.Tools {
+		field := fmt.Sprintf("stages[%d].tools[%d]", i, k)
+		switch {
+		case !name.Known():
+			msg := fmt.Sprintf("%q is not a tool of the interviewer", name)
+			if sug := suggest(string(name), ToolStrings(AllTools)); sug != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", sug)
+			}
+			l.add(field, s.Name, "%s; use some of %s, or leave tools out to offer the default %s", msg, strings.Join(ToolStrings(AllTools), ", "), strings.Join(ToolStrings(Tools), ", "))
+		case seenTools[name]:
+			l.add(field, s.Name, "%q is listed twice; list each tool once", name)
+		}
+		seenTools[name] = true
+	}
+}
+
+// questionProblems checks stage i's questions: ids unique across the
+// blueprint (questionIDs maps those seen to where), texts present and valid
+// templates.
+func (l *problemList) questionProblems(i int, s Stage, questionIDs map[string]string) {
+	st := s.Name
+	for j, q := range s.Questions {
+		qat := func(field string) string { return fmt.Sprintf("stages[%d].questions[%d].%s", i, j, field) }
+		switch {
+		case q.ID == "":
+			l.add(qat("id"), st, "is empty; give every question an id such as %q", fmt.Sprintf("%s-%d", s.Name, j+1))
+		case questionIDs[q.ID] != "":
+			l.add(qat("id"), st, "%q is already used by %s; question ids must be unique within the blueprint", q.ID, questionIDs[q.ID])
+		default:
+			questionIDs[q.ID] = qat("id")
+		}
+		if strings.TrimSpace(q.Text) == "" {
+			l.add(qat("text"), st, "is empty; write the question as it should be spoken, or remove it")
+		} else {
+			l.checkTemplate(qat("text"), st, q.Text)
+		}
+	}
 }
 
 // MaxCompetencies bounds how many competencies a blueprint may name: a

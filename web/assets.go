@@ -72,7 +72,7 @@ func (s *Server) loadAssets() error {
 	if err := checkRoomBundle(assets); err != nil {
 		s.log.Warn("web: the room page cannot work: it shows candidates a message instead", "err", err)
 	} else {
-		s.hasRoomBundle = true
+		s.room.hasRoomBundle = true
 	}
 	s.pages = make(map[string]*template.Template, len(pageFiles))
 	for _, page := range pageFiles {
@@ -92,7 +92,7 @@ func (s *Server) loadAssets() error {
 		if err != nil {
 			return fmt.Errorf("web: parsing template %s: %w", roomTemplate, err)
 		}
-		s.roomPage = t
+		s.room.roomPage = t
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ func TestRoomBundleMissing(t *testing.T) {
 	}
 
 	ts := newTestServer(t)
-	ts.hasRoomBundle = false
+	ts.room.hasRoomBundle = false
 	open := registerJSON(t, ts, map[string]string{"name": "Ada Lovelace", "role": "Backend engineer"})
 	rec := ts.get("/interview/"+open.ID, "Accept", "text/html")
 	if rec.Code != http.StatusServiceUnavailable {

@@ -16,6 +16,23 @@ import (
 	"github.com/viva-interviews/viva/accounts"
 )
 
+// access decides who may do what: the sign-in pages, the sessions they
+// open, API tokens and the shared password, and the middleware that asks
+// each request for a permission.
+type access struct {
+	*site
+	accounts Accounts // nil: only the shared password signs in
+	// reviewerHash is the shared password's hash; sharedPassword says it
+	// is set.
+	reviewerHash   [sha256.Size]byte
+	sharedPassword bool
+	secureCookies  bool
+	sessions       *sessionStore
+	// loginLim counts each client's sign-in attempts; bearerLim their
+	// refused Authorization headers.
+	loginLim, bearerLim *rateLimiter
+}
+
 // Sessions of signed-in users.
 const (
 	// sessionCookie names the session cookie of a signed-in user.
@@ -193,7 +210,7 @@ const busyRetry = 2 * time.Second
 // checkPassword compares got with the shared reviewer password in constant
 // time (hashes of equal length are compared, so neither the content nor
 // the length leaks). It is false when no shared password is set.
-func (s *Server) checkPassword(got string) bool {
+func (s *access) checkPassword(got string) bool {
 	if !s.sharedPassword {
 		return false
 	}
@@ -204,7 +221,7 @@ func (s *Server) checkPassword(got string) bool {
 // authenticate returns who r is made by: the holder of its bearer token (a
 // user's API token, or the shared password) or of its session cookie. A
 // request with an Authorization header is judged by it alone.
-func (s *Server) authenticate(r *http.Request) (principal, bool) {
+func (s *access) authenticate(r *http.Request) (principal, bool) {
 	if h := r.Header.Get("Authorization"); h != "" {
 		p, ok := s.authenticateBearer(r, h)
 		if !ok {
@@ -245,7 +262,7 @@ func (s *Server) authenticate(r *http.Request) (principal, bool) {
 
 // authenticateBearer judges the Authorization header h of r: a Bearer
 // API token or the shared password.
-func (s *Server) authenticateBearer(r *http.Request, h string) (principal, bool) {
+func (s *access) authenticateBearer(r *http.Request, h string) (principal, bool) {
 	scheme, token, ok := strings.Cut(h, " ")
 	token = strings.TrimSpace(token)
 	switch {
@@ -269,7 +286,7 @@ func (s *Server) authenticateBearer(r *http.Request, h string) (principal, bool)
 // bearerFailed counts a refused Authorization header against r's client
 // and logs it: guesses of the shared password or of API tokens are
 // limited like sign-ins (see bearerRefused).
-func (s *Server) bearerFailed(r *http.Request) {
+func (s *access) bearerFailed(r *http.Request) {
 	s.bearerLim.allow(clientKey(r))
 	s.log.Warn("web: bearer token refused", "client", clientKey(r), "path", r.URL.Path)
 }
@@ -277,7 +294,7 @@ func (s *Server) bearerFailed(r *http.Request) {
 // bearerRefused answers 429 with Retry-After, without checking the
 // header, when r carries an Authorization header and its client has used
 // up its failed attempts; it reports whether it answered.
-func (s *Server) bearerRefused(w http.ResponseWriter, r *http.Request) bool {
+func (s *access) bearerRefused(w http.ResponseWriter, r *http.Request) bool {
 	if r.Header.Get("Authorization") == "" {
 		return false
 	}
@@ -297,7 +314,7 @@ func (s *Server) bearerRefused(w http.ResponseWriter, r *http.Request) bool {
 // asking for a page is sent to the sign-in form, remembering the page; a
 // browser posting a form gets a page saying to sign in, or that the role
 // does not allow it.
-func (s *Server) require(perm accounts.Permission, h http.HandlerFunc) http.HandlerFunc {
+func (s *access) require(perm accounts.Permission, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if s.bearerRefused(w, r) {
 			return
@@ -382,13 +399,13 @@ type loginPage struct {
 	Shared bool
 }
 
-func (s *Server) loginPage(next, email, msg string) loginPage {
+func (s *access) loginPage(next, email, msg string) loginPage {
 	return loginPage{view: view{Title: loginTitle}, Next: next, Email: email, Error: msg, Shared: s.sharedPassword}
 }
 
 // handleLoginForm shows the sign-in form, or goes on to the page asked for
 // when already signed in.
-func (s *Server) handleLoginForm(w http.ResponseWriter, r *http.Request) {
+func (s *access) handleLoginForm(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(r.URL.Query().Get("next"))
 	// A signed-in user goes on, unless the page needs another role: then
 	// the form lets them sign in with another account.
@@ -401,7 +418,7 @@ func (s *Server) handleLoginForm(w http.ResponseWriter, r *http.Request) {
 
 // handleLogin checks an email address and password (or, with no email
 // address, the shared development password) and starts a session.
-func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
+func (s *access) handleLogin(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxSmallBody)
 	if err := r.ParseForm(); err != nil {
 		s.render(w, r, bodyError(err, "The form could not be read").status, "login.html",
@@ -465,7 +482,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleLogout ends the session.
-func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) {
+func (s *access) handleLogout(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(sessionCookie); err == nil {
 		s.sessions.end(c.Value)
 	}
@@ -474,4 +491,16 @@ func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) {
 		HttpOnly: true, Secure: s.secureCookies, SameSite: http.SameSiteStrictMode,
 	})
 	http.Redirect(w, r, loginPath, http.StatusSeeOther)
+}
+
+// routes registers the sign-in and sign-out pages, under their two
+// addresses each.
+func (s *access) routes(mux *http.ServeMux) {
+	for _, path := range []string{loginPath, reviewerLoginPath} {
+		mux.HandleFunc("GET "+path, s.handleLoginForm)
+		mux.Handle("POST "+path, s.limited(s.loginLim, http.HandlerFunc(s.handleLogin)))
+	}
+	for _, path := range []string{logoutPath, reviewerLogoutPath} {
+		mux.HandleFunc("POST "+path, s.handleLogout)
+	}
 }

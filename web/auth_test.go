@@ -400,11 +400,11 @@ func TestSignInFloodDoesNotSignOthersOut(t *testing.T) {
 	if rec := ts.do(req); rec.Code != http.StatusOK {
 		t.Fatalf("the admin after 1,040 sign-ins of another account: %d, want 200", rec.Code)
 	}
-	if n := len(ts.sessions.sessions); n != 2+maxSessionsPerUser {
+	if n := len(ts.access.sessions.sessions); n != 2+maxSessionsPerUser {
 		t.Errorf("%d sessions held, want %d", n, 2+maxSessionsPerUser)
 	}
 
-	ts.sessions = newSessionStore(sessionTTL, 2, maxSessionsPerUser, ts.clock.Now)
+	ts.access.sessions = newSessionStore(sessionTTL, 2, maxSessionsPerUser, ts.clock.Now)
 	admin, reviewer := ts.signIn(t, testAdmin), ts.signIn(t, testReviewer)
 	req = httptest.NewRequest(http.MethodPost, loginPath, strings.NewReader(url.Values{"email": {testRecruiter}, "password": {testUserPassword}}.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/config"
-	"github.com/viva-interviews/viva/interviews"
 )
 
 // Paths of the brand's logo and the site icon.
@@ -160,9 +159,4 @@ func DefaultConsentText(brandName string, recordsAudio bool) string {
 	return "This interview is conducted by an AI interviewer, not a person. " + recorded +
 		" " + observedText +
 		" A person at " + brandName + " reviews the interview and its results; the AI does not make the decision."
-}
-
-// record returns the consent as given at.
-func (c consent) record(at time.Time) *interviews.Consent {
-	return &interviews.Consent{At: at, Version: c.Version, Text: c.Text}
 }

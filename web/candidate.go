@@ -2,14 +2,33 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"html/template"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
 )
+
+// roomPages are the candidate's pages: the room, the join endpoint that
+// records consent and mints the room token, the transcript so far, and the
+// feedback page.
+type roomPages struct {
+	records
+	tokens        *roomTokens
+	interviews    *interviews.Service
+	findBlueprint blueprintFinder
+	consent       consent
+	timeScale     float64
+	roomPage      *template.Template // nil when templates/room.html is absent
+	// hasRoomBundle is false when the binary lacks the room page's script
+	// (ErrNoRoomBundle): the room page then says so instead of hanging.
+	hasRoomBundle bool
+}
 
 // Messages of the candidate's pages and join endpoint.
 const (
@@ -77,7 +96,7 @@ type RoomStage struct {
 
 // roomPlan is the plan of rec's blueprint, and its expected length; empty
 // when the blueprint cannot be read.
-func (s *Server) roomPlan(rec *interviews.Record) (RoomPlan, time.Duration) {
+func (s *roomPages) roomPlan(rec *interviews.Record) (RoomPlan, time.Duration) {
 	plan := RoomPlan{Stages: []RoomStage{}}
 	bp, err := s.findBlueprint(rec.Blueprint)
 	if err != nil || bp == nil {
@@ -100,7 +119,7 @@ func (s *Server) roomPlan(rec *interviews.Record) (RoomPlan, time.Duration) {
 // lookupJoinable reads the interview a candidate link names. It answers
 // the request itself (404, 410, 500) and returns nil when the interview
 // cannot be joined.
-func (s *Server) lookupJoinable(w http.ResponseWriter, r *http.Request, asJSON bool) *interviews.Record {
+func (s *roomPages) lookupJoinable(w http.ResponseWriter, r *http.Request, asJSON bool) *interviews.Record {
 	fail := func(status int, title, msg string) {
 		if asJSON {
 			s.writeJSON(w, status, apiError{Error: msg})
@@ -131,7 +150,7 @@ func (s *Server) lookupJoinable(w http.ResponseWriter, r *http.Request, asJSON b
 }
 
 // handleRoom serves the candidate's room page.
-func (s *Server) handleRoom(w http.ResponseWriter, r *http.Request) {
+func (s *roomPages) handleRoom(w http.ResponseWriter, r *http.Request) {
 	rec := s.lookupJoinable(w, r, false)
 	if rec == nil {
 		return
@@ -147,12 +166,12 @@ func (s *Server) handleRoom(w http.ResponseWriter, r *http.Request) {
 	}
 	page := RoomPage{
 		ID: rec.ID, CandidateName: rec.Candidate.Name, Role: rec.Candidate.Role,
-		Stage: rec.CurrentStage(), LiveKitURL: s.clientURL,
+		Stage: rec.CurrentStage(), LiveKitURL: s.tokens.clientURL,
 		Consent: s.consent.Text, ConsentVersion: s.consent.Version,
 		Consented: rec.Consent != nil && rec.Consent.Version == s.consent.Version,
 	}
 	page.Plan, page.ExpectedLength = s.roomPlan(rec)
-	if s.feedbackBlueprint(rec) != nil {
+	if s.findBlueprint.feedbackBlueprint(rec) != nil {
 		page.FeedbackURL = feedbackPath(rec.ID)
 	}
 	var buf bytes.Buffer
@@ -193,7 +212,7 @@ type joinRequest struct {
 // the room page can connect and reconnect. The candidate must have agreed
 // to the current notice: the first join stores the agreement in the record,
 // later ones (reconnects, rejoins) find it there.
-func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
+func (s *roomPages) handleJoin(w http.ResponseWriter, r *http.Request) {
 	rec := s.lookupJoinable(w, r, true)
 	if rec == nil {
 		return
@@ -220,11 +239,7 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 			s.writeJSON(w, http.StatusConflict, apiError{Error: msgConsentChanged})
 			return
 		}
-		given := s.consent.record(s.now())
-		rec, err = s.store.Update(r.Context(), rec.ID, func(r *interviews.Record) error {
-			r.Consent = given
-			return nil
-		})
+		rec, err = s.interviews.Consented(r.Context(), rec.ID, s.consent.Version, s.consent.Text)
 		if err != nil {
 			s.log.Error("web: storing the candidate's consent", "interview_id", r.PathValue("id"), "err", err)
 			s.serverError(w, r)
@@ -233,19 +248,20 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 	}
 	if rec.Room == "" {
 		// Registered without a room (viva chat) and not started: give it one.
-		rec.Room = RoomName(rec.Candidate.Name)
-		if err := s.store.Save(r.Context(), rec); err != nil {
+		roomed, err := s.interviews.GiveRoom(r.Context(), rec.ID)
+		if err != nil {
 			s.log.Error("web: giving an interview a room", "interview_id", rec.ID, "err", err)
 			s.serverError(w, r)
 			return
 		}
+		rec = roomed
 	}
-	token, ok := s.issueToken(w, r, rec)
+	token, ok := s.issueToken(w, r, s.tokens, rec)
 	if !ok {
 		return
 	}
 	s.writeJSON(w, http.StatusOK, joinResponse{
-		Token: token, LiveKitURL: s.clientURL, Room: rec.Room,
+		Token: token, LiveKitURL: s.tokens.clientURL, Room: rec.Room,
 		Identity: CandidateIdentity(rec.ID), Name: rec.Candidate.Name,
 	})
 }
@@ -277,7 +293,7 @@ type transcriptTurn struct {
 // interview's turns so far: speaker, text, interruption, time and stage
 // title, and nothing else of the record — no assessments, analysis,
 // résumé, job description, brief, keys or report.
-func (s *Server) handleTranscript(w http.ResponseWriter, r *http.Request) {
+func (s *roomPages) handleTranscript(w http.ResponseWriter, r *http.Request) {
 	rec := s.lookupJoinable(w, r, true)
 	if rec == nil {
 		return
@@ -294,4 +310,35 @@ func (s *Server) handleTranscript(w http.ResponseWriter, r *http.Request) {
 		resp.Turns = append(resp.Turns, transcriptTurn{Speaker: t.Role, Text: t.Text, Interrupted: t.Interrupted, At: t.StartedAt, Stage: titles[t.Stage]})
 	}
 	s.writeJSON(w, http.StatusOK, resp)
+}
+
+// routes registers the candidate's pages: public, as the interview id in
+// the link is the candidate's key.
+func (s *roomPages) routes(mux *http.ServeMux, g gates) {
+	mux.HandleFunc("GET /interview/{id}", s.handleRoom)
+	mux.Handle("POST /api/interviews/{id}/join", g.limited(http.HandlerFunc(s.handleJoin)))
+	mux.HandleFunc("GET /api/interviews/{id}/transcript", s.handleTranscript)
+	mux.HandleFunc("GET /interview/{id}/feedback", s.handleFeedback)
+}
+
+// markOpened notes the first time the candidate opened the room page of
+// rec. A failure is logged: it must not keep the candidate out.
+func (s *roomPages) markOpened(ctx context.Context, rec *interviews.Record) {
+	if rec.OpenedAt != nil {
+		return
+	}
+	if err := s.interviews.Opened(ctx, rec.ID); err != nil {
+		s.log.Warn("web: noting that the candidate opened the link", "interview_id", rec.ID, "err", err)
+	}
+}
+
+// joinRefusal says, for the candidate, why rec's link may not be used
+// now (withdrawn or expired); empty when it may.
+func (s *roomPages) joinRefusal(rec *interviews.Record) string {
+	err := rec.Joinable(s.now())
+	if err == nil {
+		return ""
+	}
+	msg := err.Error()
+	return strings.ToUpper(msg[:1]) + msg[1:] + "."
 }

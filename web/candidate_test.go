@@ -66,7 +66,7 @@ func TestRoomPage(t *testing.T) {
 	}
 
 	// Without the room template the page says so instead of failing blankly.
-	ts.roomPage = nil
+	ts.room.roomPage = nil
 	rec := ts.get("/interview/" + open.ID)
 	if rec.Code != http.StatusInternalServerError || !strings.Contains(rec.Body.String(), "The interview room page is not available") {
 		t.Errorf("missing template: %d %s", rec.Code, rec.Body)

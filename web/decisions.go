@@ -14,6 +14,17 @@ import (
 	"github.com/viva-interviews/viva/interviews"
 )
 
+// decisionActions are what a reviewer does to a finished interview:
+// record a decision, ask for its report to be written again; from the
+// review pages and the API.
+type decisionActions struct {
+	records
+	interviews *interviews.Service
+	reports    ReportRequester // nil: reports are not regenerated here
+	// reportLim counts each user's requests for a new report.
+	reportLim *rateLimiter
+}
+
 // ReportRequester regenerates an interview's report in the background (a
 // *reports.Runner). Request returns at once; it fails with an error whose
 // NotDue method returns true (reports.ErrNotDue) for an interview that
@@ -49,7 +60,7 @@ type reportResponse struct {
 // interview id (interviews.Service.Decide). The note is cleaned and
 // bounded here, as a form sends it. Errors a person can fix are a
 // *requestError with the HTTP status and a message saying what to do.
-func (s *Server) recordDecision(ctx context.Context, id, who string, d interviews.DecisionKind, note string) (*interviews.Record, error) {
+func (s *decisionActions) recordDecision(ctx context.Context, id, who string, d interviews.DecisionKind, note string) (*interviews.Record, error) {
 	note = strings.TrimSpace(normalizeNewlines(strings.ToValidUTF8(note, "")))
 	if n := utf8.RuneCountInString(note); n > MaxDecisionNoteLen {
 		return nil, &requestError{http.StatusUnprocessableEntity, fmt.Sprintf("The note has %s characters; shorten it to at most %s.", thousands(n), thousands(MaxDecisionNoteLen))}
@@ -71,7 +82,7 @@ const reportRequestsPerMinute = 6
 // background. Errors a person can fix are a *requestError. One user may
 // ask reportRequestsPerMinute times a minute; beyond, requests are refused
 // with 429 and logged.
-func (s *Server) requestReport(ctx context.Context, id, who string) error {
+func (s *decisionActions) requestReport(ctx context.Context, id, who string) error {
 	if s.reports == nil {
 		return &requestError{http.StatusServiceUnavailable, "This server does not write reports. Ask the administrator to run viva web, which writes them."}
 	}
@@ -137,7 +148,7 @@ func forPeople(err error) error {
 // body {"decision": "advance"|"hold"|"reject", "note": "…"} is recorded as
 // the signed-in reviewer's decision; 201 with the decision and all the
 // interview's decisions.
-func (s *Server) handleAPIDecision(w http.ResponseWriter, r *http.Request) {
+func (s *decisionActions) handleAPIDecision(w http.ResponseWriter, r *http.Request) {
 	if !isJSONBody(r) {
 		s.writeJSON(w, http.StatusUnsupportedMediaType, apiError{Error: `Send a JSON body (Content-Type: application/json) such as {"decision": "advance", "note": "Strong system design."}.`})
 		return
@@ -165,7 +176,7 @@ func (s *Server) handleAPIDecision(w http.ResponseWriter, r *http.Request) {
 
 // handleAPIReport answers POST /api/interviews/{id}/report: the report is
 // written again in the background; 202 with its status and version.
-func (s *Server) handleAPIReport(w http.ResponseWriter, r *http.Request) {
+func (s *decisionActions) handleAPIReport(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	p, _ := principalOf(r.Context())
 	if err := s.requestReport(r.Context(), id, p.Email); err != nil {
@@ -181,7 +192,7 @@ func (s *Server) handleAPIReport(w http.ResponseWriter, r *http.Request) {
 
 // apiFailure answers an API request that failed: a *requestError with its
 // status and message, anything else as a logged 500.
-func (s *Server) apiFailure(w http.ResponseWriter, r *http.Request, err error) {
+func (s *decisionActions) apiFailure(w http.ResponseWriter, r *http.Request, err error) {
 	err = forPeople(err)
 	if re, ok := errors.AsType[*requestError](err); ok {
 		s.writeJSON(w, re.status, apiError{Error: re.msg})
@@ -189,4 +200,13 @@ func (s *Server) apiFailure(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	s.log.Error("web: request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	s.serverError(w, r)
+}
+
+// routes registers the decision and report requests, from the pages and
+// the API.
+func (s *decisionActions) routes(mux *http.ServeMux, g gates) {
+	mux.HandleFunc("POST /review/{id}/decision", g.review(s.handleDecisionForm))
+	mux.HandleFunc("POST /review/{id}/report/regenerate", g.review(s.handleRegenerateForm))
+	mux.HandleFunc("POST /api/interviews/{id}/decision", g.review(s.handleAPIDecision))
+	mux.HandleFunc("POST /api/interviews/{id}/report", g.review(s.handleAPIReport))
 }

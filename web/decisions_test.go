@@ -149,7 +149,7 @@ func TestConcurrentDecisionsKept(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, d := range []interviews.DecisionKind{interviews.DecisionAdvance, interviews.DecisionReject, interviews.DecisionHold, interviews.DecisionAdvance} {
 		wg.Go(func() {
-			if _, err := ts.recordDecision(context.Background(), "both", fmt.Sprintf("r%d@example.com", i), d, "note"); err != nil {
+			if _, err := ts.decisions.recordDecision(context.Background(), "both", fmt.Sprintf("r%d@example.com", i), d, "note"); err != nil {
 				t.Error(err)
 			}
 		})
@@ -201,7 +201,7 @@ func TestReportRequestAPI(t *testing.T) {
 
 	bare := newTestServer(t)
 	saveFinished(t, bare.store, "done1", interviews.StatusCompleted)
-	err := bare.requestReport(context.Background(), "done1", testReviewer)
+	err := bare.decisions.requestReport(context.Background(), "done1", testReviewer)
 	if re, ok := errors.AsType[*requestError](err); !ok || re.status != http.StatusServiceUnavailable {
 		t.Errorf("requestReport without a runner = %v", err)
 	}

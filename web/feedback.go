@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -42,10 +43,13 @@ type feedbackPage struct {
 // the candidate's key, as for the room page.
 func feedbackPath(id string) string { return "/interview/" + id + "/feedback" }
 
+// blueprintFinder finds a blueprint by name (Options.FindBlueprint).
+type blueprintFinder func(name string) (*stages.Blueprint, error)
+
 // feedbackBlueprint returns the blueprint of rec when it gives candidates
 // their feedback, else nil.
-func (s *Server) feedbackBlueprint(rec *interviews.Record) *stages.Blueprint {
-	b, err := s.findBlueprint(rec.Blueprint)
+func (find blueprintFinder) feedbackBlueprint(rec *interviews.Record) *stages.Blueprint {
+	b, err := find(rec.Blueprint)
 	if err != nil || !b.CandidateFeedback {
 		return nil
 	}
@@ -55,7 +59,7 @@ func (s *Server) feedbackBlueprint(rec *interviews.Record) *stages.Blueprint {
 // handleFeedback serves /interview/{id}/feedback: the candidate's
 // strengths, improvements and questions to revisit, without scores unless
 // the blueprint shows them; "being prepared" while the report is written.
-func (s *Server) handleFeedback(w http.ResponseWriter, r *http.Request) {
+func (s *roomPages) handleFeedback(w http.ResponseWriter, r *http.Request) {
 	notFound := func() {
 		s.render(w, r, http.StatusNotFound, "message.html", messagePage{view: view{Title: "Feedback not found", Candidate: true}, Message: msgNoFeedback})
 	}
@@ -69,7 +73,7 @@ func (s *Server) handleFeedback(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r)
 		return
 	}
-	bp := s.feedbackBlueprint(rec)
+	bp := s.findBlueprint.feedbackBlueprint(rec)
 	if bp == nil {
 		notFound()
 		return
@@ -124,26 +128,34 @@ const FeedbackEmailSubject = "Your interview feedback is ready"
 // or fails to send, is appended to the record's audit list. viva web calls
 // it when the report runner says a report is ready.
 func (s *Server) NotifyFeedbackReady(ctx context.Context, rec *interviews.Record) (sent bool, err error) {
+	return s.feedbackMail.notify(ctx, rec)
+}
+
+// feedbackMail emails candidates the link to their feedback.
+type feedbackMail struct {
+	log *slog.Logger
+	links
+	interviews    *interviews.Service
+	mailer        Mailer
+	findBlueprint blueprintFinder
+}
+
+// notify is Server.NotifyFeedbackReady.
+func (s *feedbackMail) notify(ctx context.Context, rec *interviews.Record) (sent bool, err error) {
 	if s.mailer == nil || s.publicURL == "" || strings.TrimSpace(rec.Candidate.Email) == "" {
 		return false, nil
 	}
-	if s.feedbackBlueprint(rec) == nil || rec.Report == nil || rec.Report.Status != interviews.ReportReady {
+	if s.findBlueprint.feedbackBlueprint(rec) == nil || rec.Report == nil || rec.Report.Status != interviews.ReportReady {
 		return false, nil
 	}
 	link := s.publicURL + feedbackPath(rec.ID)
 	text := fmt.Sprintf("Hello %s,\n\nthank you for your interview%s. Your feedback is ready: what went well, what to work on and the questions to revisit.\n\nRead it here:\n%s\n\nThis link is yours alone; keep it private.\n\n-- viva\n",
 		rec.Candidate.Name, prefixed(" for ", rec.Candidate.Role), link)
 	sendErr := s.mailer.Send(ctx, rec.Candidate.Email, FeedbackEmailSubject, text)
-	entry := interviews.AuditEntry{At: s.now().UTC().Round(0), Who: interviews.AuditSystem, Action: interviews.AuditFeedbackEmailed,
-		Detail: "to " + rec.Candidate.Email, ReportVersion: rec.Report.Version}
 	if sendErr != nil {
-		entry.Action, entry.Detail = interviews.AuditFeedbackEmailFail, "to "+rec.Candidate.Email+": "+interviews.Clip(sendErr.Error(), interviews.AuditDetailLen)
 		s.log.Warn("web: emailing a candidate their feedback failed", "interview_id", rec.ID, "err", sendErr)
 	}
-	if _, err := s.store.Update(ctx, rec.ID, func(r *interviews.Record) error {
-		r.Audit = append(r.Audit, entry)
-		return nil
-	}); err != nil {
+	if err := s.interviews.FeedbackMailed(ctx, rec.ID, rec.Candidate.Email, rec.Report.Version, sendErr); err != nil {
 		s.log.Error("web: recording a feedback email in the audit list", "interview_id", rec.ID, "err", err)
 	}
 	if sendErr != nil {

@@ -1,18 +1,26 @@
 package web
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"github.com/viva-interviews/viva/accounts"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/viva-interviews/viva/accounts"
 	"github.com/viva-interviews/viva/interviews"
 )
+
+// invitations is the recruiter's list of the invitations sent, one
+// invitation's page, and the two things done to a link: withdraw it and
+// re-issue it.
+type invitations struct {
+	records
+	*plans
+	links
+	interviews *interviews.Service
+}
 
 // invitationsPath is the recruiter's list of invitations.
 const invitationsPath = "/invitations"
@@ -95,24 +103,9 @@ func invitationsURL(state string, page int) string {
 	return invitationsPath + "?" + v.Encode()
 }
 
-// allSummaries reads every interview's summary, newest first.
-func (s *Server) allSummaries(ctx context.Context) ([]interviews.Summary, error) {
-	var all []interviews.Summary
-	for {
-		page, err := s.store.List(ctx, interviews.ListOptions{Offset: len(all), Limit: interviews.MaxListLimit})
-		if err != nil {
-			return nil, fmt.Errorf("web: listing interviews: %w", err)
-		}
-		all = append(all, page.Items...)
-		if len(page.Items) == 0 || len(all) >= page.Total {
-			return all, nil
-		}
-	}
-}
-
 // handleInvitations lists the invitations sent, newest first, with their
 // state at this moment, filtered by ?state=.
-func (s *Server) handleInvitations(w http.ResponseWriter, r *http.Request) {
+func (s *invitations) handleInvitations(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	state := interviews.InvitationState(strings.TrimSpace(q.Get("state")))
 	if _, ok := invitationStateLabels[state]; !ok {
@@ -164,7 +157,7 @@ func (s *Server) handleInvitations(w http.ResponseWriter, r *http.Request) {
 // handleInvitation shows one invitation: the link to send the candidate,
 // a copy button, and the invitation's state. Registering a candidate from
 // the form redirects here.
-func (s *Server) handleInvitation(w http.ResponseWriter, r *http.Request) {
+func (s *invitations) handleInvitation(w http.ResponseWriter, r *http.Request) {
 	rec := s.readRecord(w, r, r.PathValue("id"), false)
 	if rec == nil || !s.owns(w, r, rec.CreatedBy) {
 		return
@@ -198,7 +191,7 @@ func backTo(r *http.Request, id string) string {
 
 // handleRevoke withdraws a candidate's link (POST from the invitations
 // list or page): the room page then refuses it with the reason.
-func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
+func (s *invitations) handleRevoke(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if !s.ownsInterview(w, r, id) {
 		return
@@ -216,7 +209,7 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 
 // handleReissue replaces a candidate's link (interviews.Service.Reissue)
 // and answers with the new invitation's page.
-func (s *Server) handleReissue(w http.ResponseWriter, r *http.Request) {
+func (s *invitations) handleReissue(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if !s.ownsInterview(w, r, id) {
 		return
@@ -236,7 +229,7 @@ func (s *Server) handleReissue(w http.ResponseWriter, r *http.Request) {
 // invitationFailed answers an invitation action that could not be
 // carried out: a *requestError with its status and message, an unknown
 // interview with 404, anything else as a logged 500.
-func (s *Server) invitationFailed(w http.ResponseWriter, r *http.Request, id, title string, err error) {
+func (s *invitations) invitationFailed(w http.ResponseWriter, r *http.Request, id, title string, err error) {
 	err = forPeople(err)
 	if re, ok := errors.AsType[*requestError](err); ok {
 		s.render(w, r, re.status, "message.html", messagePage{view: view{Title: title, SignedIn: true}, Message: re.msg + " Go back to the invitations to try again."})
@@ -246,48 +239,16 @@ func (s *Server) invitationFailed(w http.ResponseWriter, r *http.Request, id, ti
 	s.render(w, r, http.StatusInternalServerError, "message.html", messagePage{view: view{Title: title, SignedIn: true}, Message: "It could not be saved on our side. Go back and try again in a moment."})
 }
 
-// markOpened notes the first time the candidate opened the room page of
-// rec. A failure is logged: it must not keep the candidate out.
-func (s *Server) markOpened(ctx context.Context, rec *interviews.Record) {
-	if rec.OpenedAt != nil {
-		return
-	}
-	if err := s.interviews.Opened(ctx, rec.ID); err != nil {
-		s.log.Warn("web: noting that the candidate opened the link", "interview_id", rec.ID, "err", err)
-	}
-}
-
-// joinRefusal says, for the candidate, why rec's link may not be used
-// now (withdrawn or expired); empty when it may.
-func (s *Server) joinRefusal(rec *interviews.Record) string {
-	err := rec.Joinable(s.now())
-	if err == nil {
-		return ""
-	}
-	msg := err.Error()
-	return strings.ToUpper(msg[:1]) + msg[1:] + "."
-}
-
 // manages reports whether p may see and act on an invitation created by
 // createdBy: a recruiter only on their own, admins on every one.
 func (p principal) manages(createdBy string) bool {
 	return p.Role != accounts.RoleRecruiter || strings.EqualFold(p.Email, createdBy)
 }
 
-// owns answers 404, as for an unknown interview, when the request's user
-// may not manage an invitation created by createdBy, and reports whether
-// they may.
-func (s *Server) owns(w http.ResponseWriter, r *http.Request, createdBy string) bool {
-	if p, _ := principalOf(r.Context()); p.manages(createdBy) {
-		return true
-	}
-	s.noInterview(w, r, false)
-	return false
-}
-
-// ownsInterview is owns for the interview id; it answers an unknown one
-// with 404 too.
-func (s *Server) ownsInterview(w http.ResponseWriter, r *http.Request, id string) bool {
-	rec := s.readRecord(w, r, id, false)
-	return rec != nil && s.owns(w, r, rec.CreatedBy)
+// routes registers the invitation pages and actions.
+func (s *invitations) routes(mux *http.ServeMux, g gates) {
+	mux.HandleFunc("GET "+invitationsPath, g.register(s.handleInvitations))
+	mux.HandleFunc("GET "+invitationsPath+"/{id}", g.register(s.handleInvitation))
+	mux.HandleFunc("POST "+invitationsPath+"/{id}/revoke", g.register(s.handleRevoke))
+	mux.HandleFunc("POST "+invitationsPath+"/{id}/reissue", g.register(s.handleReissue))
 }

@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/csv"
-	"github.com/viva-interviews/viva/accounts"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/viva-interviews/viva/accounts"
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/interviews"
 )
@@ -133,8 +133,8 @@ func TestLinkTTLDefault(t *testing.T) {
 		t.Errorf("VIVA_LINK_TTL default %s, the record's %s", cfg.LinkTTL, interviews.DefaultLinkTTL)
 	}
 	ts := newTestServer(t)
-	if ts.interviews.LinkTTL != interviews.DefaultLinkTTL {
-		t.Errorf("web default %s", ts.interviews.LinkTTL)
+	if ts.invitations.interviews.LinkTTL != interviews.DefaultLinkTTL {
+		t.Errorf("web default %s", ts.invitations.interviews.LinkTTL)
 	}
 }
 

@@ -143,7 +143,7 @@ func clientKey(r *http.Request) string {
 
 // limited answers 429 with Retry-After when the client has used up its
 // requests, and otherwise passes the request on.
-func (s *Server) limited(l *rateLimiter, next http.Handler) http.Handler {
+func (s *site) limited(l *rateLimiter, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ok, wait := l.allow(clientKey(r))
 		if ok {

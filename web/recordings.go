@@ -53,7 +53,7 @@ func (v recordingsView) Empty() bool { return len(v.Parts) == 0 && len(v.Deleted
 
 // recordingsView lists rec's recordings for the page; none when the web
 // app has no recordings directory.
-func (s *Server) recordingsView(rec *interviews.Record) recordingsView {
+func (s *reviewPages) recordingsView(rec *interviews.Record) recordingsView {
 	var v recordingsView
 	if s.recordings == nil {
 		return v
@@ -93,7 +93,7 @@ func formatClockOffset(d time.Duration) string {
 // /review/{id}/recordings/{name}. The name must be one of the record's
 // entries (never a path from the request), and Range requests are
 // answered, so players can seek.
-func (s *Server) handleRecording(w http.ResponseWriter, r *http.Request) {
+func (s *reviewPages) handleRecording(w http.ResponseWriter, r *http.Request) {
 	if s.recordings == nil {
 		http.NotFound(w, r)
 		return

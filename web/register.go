@@ -1,27 +1,43 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"maps"
-	"mime"
-	"mime/multipart"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/viva-interviews/viva/internal/sandbox"
+	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 )
+
+// registrar is the registration of candidates: the recruiter's form and
+// the API that registers an interview (and mints a candidate's token).
+type registrar struct {
+	records
+	*plans
+	links
+	tokens     *roomTokens
+	interviews *interviews.Service
+	metrics    *metrics.Web // nil: nothing counted
+}
+
+// plans are the interview plans and role templates offered when
+// registering a candidate.
+type plans struct {
+	blueprints []blueprintOption
+	templates  []TemplateChoice
+}
+
+// links builds the candidates' join links.
+type links struct {
+	publicURL string // without a trailing slash; empty: from the request
+}
 
 // Request body limits. A registration may carry a résumé text of up to
 // interviews.MaxResumeTextLen bytes (as JSON or a form field, where line
@@ -81,436 +97,19 @@ const (
 	maxProviderKeyLen = 256
 )
 
-// fieldReadLimit is how many bytes of a form field are read; longer values
-// are cut there and refused by validation.
-func fieldReadLimit(field string) int64 {
-	switch field {
-	case fieldJobDesc:
-		return 5*interviews.MaxJobDescriptionLen + 1 // 4-byte characters, CRLF
-	case fieldResumeText:
-		return 2*interviews.MaxResumeTextLen + 1
-	case fieldBrief:
-		return maxBriefFileSize + 1
-	}
-	return 4*interviews.MaxNameLen + 1
-}
-
-// registration is what a recruiter submits, as typed.
-type registration struct {
-	Name           string `json:"name"`
-	Email          string `json:"email"`
-	Role           string `json:"role"`
-	Level          string `json:"level"`
-	Blueprint      string `json:"blueprint"`
-	JobDescription string `json:"job_description"`
-	ResumeText     string `json:"resume_text"`
-	// Template is the role template to ask from; empty for none.
-	Template string `json:"template"`
-	// Brief is a knowledge-capture interview's brief (markdown).
-	Brief string `json:"brief"`
-	// OpenAIAPIKey and DeepgramAPIKey are the interview's own provider
-	// keys, optional. They are never rendered back into a page.
-	OpenAIAPIKey   string `json:"openai_api_key"`
-	DeepgramAPIKey string `json:"deepgram_api_key"`
-}
-
-// keys returns the provider keys typed into the registration.
-func (r registration) keys() interviews.Keys {
-	return interviews.Keys{OpenAI: r.OpenAIAPIKey, Deepgram: r.DeepgramAPIKey}
-}
-
-// withoutKeys is r as a page may show it: with no provider keys.
-func (r registration) withoutKeys() registration {
-	r.OpenAIAPIKey, r.DeepgramAPIKey = "", ""
-	return r
-}
-
-// field returns the registration's text field named by a form field name,
-// or nil for a name that is not one.
-func (r *registration) field(name string) *string {
-	switch name {
-	case fieldName:
-		return &r.Name
-	case fieldEmail:
-		return &r.Email
-	case fieldRole:
-		return &r.Role
-	case fieldLevel:
-		return &r.Level
-	case fieldBlueprint:
-		return &r.Blueprint
-	case fieldJobDesc:
-		return &r.JobDescription
-	case fieldResumeText:
-		return &r.ResumeText
-	case fieldTemplate:
-		return &r.Template
-	case fieldBrief:
-		return &r.Brief
-	case fieldOpenAIKey:
-		return &r.OpenAIAPIKey
-	case fieldDeepgramKey:
-		return &r.DeepgramAPIKey
-	}
-	return nil
-}
-
-// upload is a résumé file received in a multipart form.
-type upload struct {
-	name     string
-	data     []byte
-	tooLarge bool
-}
-
-// submission is a parsed registration request.
-type submission struct {
-	reg  registration
-	file *upload
-	// brief is the brief uploaded as a file; nil when none was.
-	brief *upload
-	html  bool // answer with pages, not JSON
-}
-
-// requestError is a request that cannot be read at all.
-type requestError struct {
-	status int
-	msg    string
-}
-
-func (e *requestError) Error() string { return e.msg }
-
 var errTooLarge = &requestError{http.StatusRequestEntityTooLarge,
 	"The request is too large: a résumé file may be at most 5 MB and its text at most 1 MB. Upload a smaller file or paste a shorter text."}
 
-// bodyError turns an error reading a body into a requestError.
-func bodyError(err error, what string) *requestError {
-	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		return errTooLarge
-	}
-	return &requestError{http.StatusBadRequest, what + ": " + err.Error()}
-}
-
-// readSubmission parses a registration sent as JSON, a multipart form or
-// a URL-encoded form, within the body limits.
-func readSubmission(w http.ResponseWriter, r *http.Request) (*submission, *requestError) {
-	ct, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil {
-		ct = ""
-	}
-	sub := &submission{}
-	switch {
-	case ct == "application/json" || strings.HasSuffix(ct, "+json"):
-		r.Body = http.MaxBytesReader(w, r.Body, maxRegistrationBody)
-		dec := json.NewDecoder(r.Body)
-		dec.DisallowUnknownFields()
-		if err := decodeOne(dec, &sub.reg); err != nil {
-			return nil, err
-		}
-	case ct == "multipart/form-data":
-		r.Body = http.MaxBytesReader(w, r.Body, maxMultipartBody)
-		if params["boundary"] == "" {
-			return nil, &requestError{http.StatusBadRequest, "The form is malformed (no multipart boundary). Submit it again from the registration page."}
-		}
-		sub.html = acceptsHTML(r)
-		if err := readMultipart(multipart.NewReader(r.Body, params["boundary"]), sub); err != nil {
-			return nil, err
-		}
-	case ct == "application/x-www-form-urlencoded":
-		r.Body = http.MaxBytesReader(w, r.Body, maxRegistrationBody)
-		if err := r.ParseForm(); err != nil {
-			return nil, bodyError(err, "The form could not be read")
-		}
-		f := r.PostForm
-		sub.reg = registration{
-			Name: f.Get(fieldName), Email: f.Get(fieldEmail), Role: f.Get(fieldRole),
-			Level: f.Get(fieldLevel), Blueprint: f.Get(fieldBlueprint),
-			JobDescription: f.Get(fieldJobDesc), ResumeText: f.Get(fieldResumeText),
-			Template: f.Get(fieldTemplate), Brief: f.Get(fieldBrief),
-			OpenAIAPIKey: f.Get(fieldOpenAIKey), DeepgramAPIKey: f.Get(fieldDeepgramKey),
-		}
-		sub.html = f.Get(fieldUI) == "html" || acceptsHTML(r)
-	default:
-		return nil, &requestError{http.StatusUnsupportedMediaType,
-			"Send the registration as JSON (Content-Type: application/json) or as a form (multipart/form-data or application/x-www-form-urlencoded)."}
-	}
-	return sub, nil
-}
-
-// decodeOne decodes exactly one JSON value into v.
-func decodeOne(dec *json.Decoder, v any) *requestError {
-	if err := dec.Decode(v); err != nil {
-		if errors.Is(err, io.EOF) {
-			return &requestError{http.StatusBadRequest, "The request body is empty: send a JSON object."}
-		}
-		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
-			return &requestError{http.StatusBadRequest, fmt.Sprintf("Field %q must be a %s.", te.Field, te.Type.Kind())}
-		}
-		return bodyError(err, "The JSON body could not be read")
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return &requestError{http.StatusBadRequest, "The JSON body must hold a single object."}
-	}
-	return nil
-}
-
-// readMultipart reads the parts of a multipart registration: text fields
-// up to their read limits, the résumé file up to MaxResumeFileSize (a
-// larger file is marked and skipped, so the other fields still arrive).
-func readMultipart(mr *multipart.Reader, sub *submission) *requestError {
-	for n := 0; ; n++ {
-		part, err := mr.NextPart()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return bodyError(err, "The form could not be read")
-		}
-		if n >= maxMultipartParts {
-			return &requestError{http.StatusBadRequest, "The form has too many fields. Submit it from the registration page."}
-		}
-		field := part.FormName()
-		switch field {
-		case fieldResume:
-			up, err := readUpload(part, MaxResumeFileSize, "The résumé could not be read")
-			if err != nil {
-				return err
-			}
-			sub.file = up
-			continue
-		case fieldBriefFile:
-			up, err := readUpload(part, maxBriefFileSize, "The brief could not be read")
-			if err != nil {
-				return err
-			}
-			sub.brief = up
-			continue
-		}
-		data, err := io.ReadAll(io.LimitReader(part, fieldReadLimit(field)))
-		if err == nil {
-			_, err = io.Copy(io.Discard, part)
-		}
-		if err != nil {
-			return bodyError(err, "The form could not be read")
-		}
-		if v := string(data); field == fieldUI {
-			sub.html = sub.html || v == "html"
-		} else if dst := sub.reg.field(field); dst != nil {
-			*dst = v
-		}
-	}
-}
-
-// readUpload reads a file part of up to limit bytes (a larger file is
-// marked and its data dropped); nil when the file input was left empty.
-// what starts the message of a read error.
-func readUpload(part *multipart.Part, limit int, what string) (*upload, *requestError) {
-	data, err := io.ReadAll(io.LimitReader(part, int64(limit)+1))
-	if err != nil {
-		return nil, bodyError(err, what)
-	}
-	rest, err := io.Copy(io.Discard, part)
-	if err != nil {
-		return nil, bodyError(err, what)
-	}
-	name := part.FileName()
-	if name == "" && len(data) == 0 {
-		return nil, nil // the file input was left empty
-	}
-	up := &upload{name: name, data: data}
-	if rest > 0 || len(data) > limit {
-		up.data, up.tooLarge = nil, true
-	}
-	return up, nil
-}
-
-// fieldErrors maps field names to what is wrong with each: the
-// candidate's (interviews.Candidate.Validate) and the registration's own.
-type fieldErrors = interviews.FieldErrors
-
-// validated is a registration that passed validation, ready to store.
-type validated struct {
-	candidate      interviews.Candidate
-	blueprint      string
-	jobDescription string
-	resumeText     string
-	resumeSource   string // the file name the text came from; empty for pasted text
-	template       string
-	brief          string
-	keys           interviews.Keys
-}
-
-// validate checks and normalises a submission: the candidate as
-// interviews.Candidate has it (Normalize, Validate), a known blueprint, a job
-// description and a résumé within their limits. It extracts the text of an
-// uploaded résumé; when another field is wrong, that text is kept in
-// sub.reg.ResumeText so the form can show it instead of asking for the
-// file again.
-func (s *Server) validate(ctx context.Context, sub *submission) (*validated, fieldErrors) {
-	errs := fieldErrors{}
-	in := &sub.reg
-	v := &validated{}
-
-	v.candidate = interviews.Candidate{Name: in.Name, Email: in.Email, Role: in.Role, Level: in.Level}
-	v.candidate.Normalize()
-	in.Name, in.Email, in.Role, in.Level = v.candidate.Name, v.candidate.Email, v.candidate.Role, v.candidate.Level
-	if fe, ok := errors.AsType[interviews.FieldErrors](v.candidate.Validate()); ok {
-		maps.Copy(errs, fe)
-	}
-
-	in.Blueprint = interviews.CleanLine(in.Blueprint)
-	if in.Blueprint == "" {
-		in.Blueprint = s.blueprints[0].Name
-	}
-	if !slices.ContainsFunc(s.blueprints, func(b blueprintOption) bool { return b.Name == in.Blueprint }) {
-		errs[fieldBlueprint] = "Choose one of the interview plans offered: " + strings.Join(s.blueprintNames(), ", ")
-	}
-	v.blueprint = in.Blueprint
-
-	in.Template = interviews.CleanLine(in.Template)
-	if in.Template != "" && !slices.ContainsFunc(s.templates, func(t TemplateChoice) bool { return t.Name == in.Template }) {
-		if len(s.templates) == 0 {
-			errs[fieldTemplate] = "This server offers no role templates: leave the template empty"
-		} else {
-			errs[fieldTemplate] = "Choose one of the role templates offered: " + strings.Join(s.templateNames(), ", ")
-		}
-	}
-	if i := slices.IndexFunc(s.blueprints, func(b blueprintOption) bool { return b.Name == in.Blueprint }); in.Template != "" && errs[fieldTemplate] == "" && i >= 0 && s.blueprints[i].NoTemplate != "" {
-		errs[fieldTemplate] = "The " + s.blueprints[i].Title + " plan asks no role template's questions: leave the template empty, or choose another plan"
-	}
-	v.template = in.Template
-
-	s.validateBrief(sub, errs)
-	v.brief = in.Brief
-
-	in.JobDescription = strings.TrimSpace(normalizeNewlines(in.JobDescription))
-	if !utf8.ValidString(in.JobDescription) {
-		in.JobDescription = strings.ToValidUTF8(in.JobDescription, "")
-	}
-	if n := utf8.RuneCountInString(in.JobDescription); n > interviews.MaxJobDescriptionLen {
-		errs[fieldJobDesc] = fmt.Sprintf("The job description has %s characters; shorten it to %s or fewer",
-			thousands(n), thousands(interviews.MaxJobDescriptionLen))
-	}
-	v.jobDescription = in.JobDescription
-
-	in.ResumeText = normalizeText(in.ResumeText)
-	switch f := sub.file; {
-	case f != nil && f.tooLarge:
-		errs[fieldResume] = msgResumeTooLarge
-	case f != nil:
-		ctx, cancel := context.WithTimeout(ctx, resumeReadTimeout)
-		text, err := ExtractResume(ctx, f.name, f.data)
-		cancel()
-		if re, ok := errors.AsType[*ResumeError](err); ok {
-			errs[fieldResume] = re.Message
-			// The cause is not logged: parser messages may quote the file.
-			attrs := []any{"file_type", strings.ToLower(pathExt(f.name)), "size", len(f.data), "reason", re.Message}
-			if je, ok := errors.AsType[*sandbox.JobError](err); ok && je.Reason != sandbox.ReasonJob {
-				attrs = append(attrs, "stopped_by", string(je.Reason)) // a file built to exhaust the parser
-			}
-			s.log.Info("web: résumé refused", attrs...)
-			break
-		} else if err != nil {
-			errs[fieldResume] = msgResumeBadPDF
-			break
-		}
-		in.ResumeText, v.resumeSource = text, f.name
-	}
-	if len(in.ResumeText) > interviews.MaxResumeTextLen {
-		errs[fieldResumeText] = msgResumeTextLarge
-	}
-	v.resumeText = in.ResumeText
-
-	in.OpenAIAPIKey, in.DeepgramAPIKey = strings.TrimSpace(in.OpenAIAPIKey), strings.TrimSpace(in.DeepgramAPIKey)
-	v.keys = in.keys()
-	if !v.keys.Empty() && !s.store.KeepsKeys() {
-		msg := "This server cannot keep interview keys: its operator must set VIVA_SECRETS_KEY (for the web app and the worker). Leave the key fields empty to use the server's own engines."
-		for field, key := range map[string]string{fieldOpenAIKey: in.OpenAIAPIKey, fieldDeepgramKey: in.DeepgramAPIKey} {
-			if key != "" {
-				errs[field] = msg
-			}
-		}
-	} else {
-		if msg := checkProviderKey(in.OpenAIAPIKey, openAIKeyPrefix, "An OpenAI API key"); msg != "" {
-			errs[fieldOpenAIKey] = msg
-		}
-		if msg := checkProviderKey(in.DeepgramAPIKey, "", "A Deepgram API key"); msg != "" {
-			errs[fieldDeepgramKey] = msg
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	return v, nil
-}
-
-// checkProviderKey says what is wrong with the shape of a provider key
-// (empty is fine: the key is optional); what names the key in the message.
-// The message never quotes the key.
-func checkProviderKey(key, prefix, what string) string {
-	switch {
-	case key == "":
-		return ""
-	case !strings.HasPrefix(key, prefix):
-		return what + " starts with " + strconv.Quote(prefix) + ": paste the whole key from the provider's dashboard"
-	case len(key) < minProviderKeyLen || len(key) > maxProviderKeyLen:
-		return fmt.Sprintf("%s is %d to %d characters long: paste the whole key from the provider's dashboard", what, minProviderKeyLen, maxProviderKeyLen)
-	}
-	for _, c := range key {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return what + " has only letters, digits, '-' and '_': paste the whole key and nothing else"
-		}
-	}
-	return ""
-}
-
-// validateBrief checks the brief, typed or uploaded (an uploaded one's
-// text is kept in sub.reg.Brief): text within interviews.MaxBriefLen characters,
-// required by a knowledge-capture plan and refused by any other.
-func (s *Server) validateBrief(sub *submission, errs fieldErrors) {
-	in := &sub.reg
-	in.Brief = strings.TrimSpace(normalizeNewlines(in.Brief))
-	if f := sub.brief; f != nil {
-		switch {
-		case !slices.Contains(briefFileExts, strings.ToLower(pathExt(f.name))):
-			errs[fieldBriefFile] = "The brief must be a Markdown (.md) or plain text (.txt) file: save it as one, or paste its text below"
-			return
-		case f.tooLarge:
-			errs[fieldBriefFile] = fmt.Sprintf("The brief file is larger than %d KB: a brief has at most %s characters; shorten it", maxBriefFileSize>>10, thousands(interviews.MaxBriefLen))
-			return
-		case !utf8.Valid(f.data) || bytes.IndexByte(f.data, 0) >= 0:
-			errs[fieldBriefFile] = "The brief file is not text: save it as Markdown or plain text (UTF-8) and upload it again"
-			return
-		case in.Brief != "":
-			errs[fieldBriefFile] = "Give the brief either as a file or as text, not both: clear the text or leave out the file"
-			return
-		}
-		in.Brief = strings.TrimSpace(normalizeNewlines(strings.TrimPrefix(string(f.data), "\uFEFF")))
-	}
-	if !utf8.ValidString(in.Brief) {
-		in.Brief = strings.ToValidUTF8(in.Brief, "")
-	}
-	i := slices.IndexFunc(s.blueprints, func(b blueprintOption) bool { return b.Name == in.Blueprint })
-	capture := i >= 0 && s.blueprints[i].KnowledgeCapture
-	switch n := utf8.RuneCountInString(in.Brief); {
-	case n > interviews.MaxBriefLen:
-		errs[fieldBrief] = fmt.Sprintf("The brief has %s characters; shorten it to %s or fewer", thousands(n), thousands(interviews.MaxBriefLen))
-	case n == 0 && capture:
-		errs[fieldBrief] = "A knowledge-capture interview needs a brief: write the topics to cover, as headings and bullet points, or upload a .md or .txt file"
-	case n > 0 && i >= 0 && !capture:
-		errs[fieldBrief] = "Only a knowledge-capture plan uses a brief: choose one, or leave the brief empty"
-	}
-}
-
 // templateTitle is the title of the offered role template name; empty
 // for none.
-func (s *Server) templateTitle(name string) string {
+func (s *plans) templateTitle(name string) string {
 	if i := slices.IndexFunc(s.templates, func(t TemplateChoice) bool { return t.Name == name }); i >= 0 {
 		return s.templates[i].Title
 	}
 	return name
 }
 
-func (s *Server) templateNames() []string {
+func (s *plans) templateNames() []string {
 	names := make([]string, len(s.templates))
 	for i, t := range s.templates {
 		names[i] = t.Name
@@ -518,7 +117,7 @@ func (s *Server) templateNames() []string {
 	return names
 }
 
-func (s *Server) blueprintNames() []string {
+func (s *plans) blueprintNames() []string {
 	names := make([]string, len(s.blueprints))
 	for i, b := range s.blueprints {
 		names[i] = b.Name
@@ -526,31 +125,9 @@ func (s *Server) blueprintNames() []string {
 	return names
 }
 
-// normalizeNewlines turns CRLF and CR line ends (browsers send CRLF) into
-// LF, so limits count a line break as one character.
-func normalizeNewlines(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
-}
-
-func pathExt(name string) string {
-	if i := strings.LastIndexByte(name, '.'); i >= 0 && !strings.ContainsAny(name[i:], `/\`) {
-		return name[i:]
-	}
-	return ""
-}
-
-// thousands formats n with comma separators, "20,000".
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
 // createRecord registers a new interview for v (interviews.Service.Register),
 // recording who registered it (the signed-in user of ctx).
-func (s *Server) createRecord(ctx context.Context, v *validated) (*interviews.Record, error) {
+func (s *registrar) createRecord(ctx context.Context, v *validated) (*interviews.Record, error) {
 	by, ok := principalOf(ctx)
 	if !ok {
 		return nil, errors.New("web: registering without a signed-in user")
@@ -574,7 +151,7 @@ func (s *Server) createRecord(ctx context.Context, v *validated) (*interviews.Re
 }
 
 // joinURL is the candidate's link to the room page of interview id.
-func (s *Server) joinURL(r *http.Request, id string) string {
+func (s links) joinURL(r *http.Request, id string) string {
 	base := s.publicURL
 	if base == "" {
 		scheme := "http"
@@ -626,7 +203,7 @@ type registerPage struct {
 	OwnKeys bool
 }
 
-func (s *Server) registerPage() registerPage {
+func (s *registrar) registerPage() registerPage {
 	return registerPage{
 		view:         view{Title: "Register a candidate", SignedIn: true},
 		Values:       registration{Blueprint: s.blueprints[0].Name},
@@ -643,7 +220,7 @@ func (s *Server) registerPage() registerPage {
 }
 
 // handleForm serves the registration form.
-func (s *Server) handleForm(w http.ResponseWriter, r *http.Request) {
+func (s *registrar) handleForm(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "register.html", s.registerPage())
 }
 
@@ -677,7 +254,7 @@ type createdPage struct {
 // handleCreate registers a candidate: from the form it answers with the
 // result page (or the form again, with what is wrong), from JSON or API
 // form posts with 201 and the join details.
-func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
+func (s *registrar) handleCreate(w http.ResponseWriter, r *http.Request) {
 	sub, rerr := readSubmission(w, r)
 	if rerr != nil {
 		if acceptsHTML(r) && !isJSONBody(r) {
@@ -723,11 +300,11 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, invitationPath(rec.ID), http.StatusSeeOther)
 		return
 	}
-	token, ok := s.issueToken(w, r, rec)
+	token, ok := s.issueToken(w, r, s.tokens, rec)
 	if !ok {
 		return
 	}
-	s.writeJSON(w, http.StatusCreated, createdResponse{ID: rec.ID, Room: rec.Room, JoinURL: join, Token: token, LiveKitURL: s.clientURL, OwnKeys: !v.keys.Empty()})
+	s.writeJSON(w, http.StatusCreated, createdResponse{ID: rec.ID, Room: rec.Room, JoinURL: join, Token: token, LiveKitURL: s.tokens.clientURL, OwnKeys: !v.keys.Empty()})
 }
 
 // mailTo is a mailto: link that drafts the invitation to the candidate.
@@ -771,7 +348,7 @@ type tokenResponse struct {
 // handleToken registers a candidate from a JSON {name, email, role, level}
 // and answers with a room token, for frontends of the Python original.
 // Unknown fields are ignored, as those frontends may send more.
-func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
+func (s *registrar) handleToken(w http.ResponseWriter, r *http.Request) {
 	if !isJSONBody(r) {
 		s.writeJSON(w, http.StatusUnsupportedMediaType, apiError{Error: "Send a JSON body (Content-Type: application/json) such as {\"name\": \"Ada Lovelace\", \"role\": \"Backend engineer\", \"level\": \"senior\"}."})
 		return
@@ -794,12 +371,19 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r)
 		return
 	}
-	token, ok := s.issueToken(w, r, rec)
+	token, ok := s.issueToken(w, r, s.tokens, rec)
 	if !ok {
 		return
 	}
 	s.writeJSON(w, http.StatusOK, tokenResponse{
-		Token: token, URL: s.clientURL, Room: rec.Room, Candidate: rec.Candidate.Name,
+		Token: token, URL: s.tokens.clientURL, Room: rec.Room, Candidate: rec.Candidate.Name,
 		ID: rec.ID, Identity: CandidateIdentity(rec.ID), JoinURL: s.joinURL(r, rec.ID),
 	})
+}
+
+// routes registers the form and the registration API.
+func (s *registrar) routes(mux *http.ServeMux, g gates) {
+	mux.HandleFunc("GET /{$}", g.register(s.handleForm))
+	mux.Handle("POST /api/interviews", g.limited(g.register(s.handleCreate)))
+	mux.Handle("POST /api/token", g.limited(g.register(s.handleToken)))
 }

@@ -407,7 +407,7 @@ func captureServer(t *testing.T) *testServer {
 	ts := newTestServer(t, func(o *Options) {
 		o.Templates = []TemplateChoice{{Name: "fullstack-senior", Title: "Senior full-stack engineer"}, {Name: "data-engineer"}}
 	})
-	ts.blueprints = append(ts.blueprints, blueprintOption{Name: "capture", Title: "Knowledge capture", KnowledgeCapture: true})
+	ts.registrar.blueprints = append(ts.registrar.blueprints, blueprintOption{Name: "capture", Title: "Knowledge capture", KnowledgeCapture: true})
 	return ts
 }
 

@@ -19,7 +19,7 @@ func reviewerOf(r *http.Request) string {
 
 // handleDecisionForm records the decision posted from the reviewer page
 // (decision: advance, hold or reject; note) and shows the page again.
-func (s *Server) handleDecisionForm(w http.ResponseWriter, r *http.Request) {
+func (s *decisionActions) handleDecisionForm(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	r.Body = http.MaxBytesReader(w, r.Body, maxSmallBody)
 	if err := r.ParseForm(); err != nil {
@@ -36,7 +36,7 @@ func (s *Server) handleDecisionForm(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleRegenerateForm asks for a new report from the reviewer page.
-func (s *Server) handleRegenerateForm(w http.ResponseWriter, r *http.Request) {
+func (s *decisionActions) handleRegenerateForm(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if err := s.requestReport(r.Context(), id, reviewerOf(r)); err != nil {
 		s.actionFailed(w, r, id, "New report not requested", err)
@@ -48,7 +48,7 @@ func (s *Server) handleRegenerateForm(w http.ResponseWriter, r *http.Request) {
 // actionFailed answers a reviewer's form that could not be carried out:
 // a *requestError with its status and message, anything else as a logged
 // 500.
-func (s *Server) actionFailed(w http.ResponseWriter, r *http.Request, id, title string, err error) {
+func (s *decisionActions) actionFailed(w http.ResponseWriter, r *http.Request, id, title string, err error) {
 	err = forPeople(err)
 	if re, ok := errors.AsType[*requestError](err); ok {
 		s.render(w, r, re.status, "message.html", messagePage{view: view{Title: title, SignedIn: true}, Message: re.msg + " Go back to the interview to try again."})

@@ -1,8 +1,6 @@
 package web
 
 import (
-	"bytes"
-	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -11,8 +9,13 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
-	"github.com/viva-interviews/viva/web/reportpdf"
 )
+
+// reportPages are the printable report of one interview (page and PDF)
+// and the comparison of candidates.
+type reportPages struct {
+	records
+}
 
 // reportView is a feedback report as the reviewer, printable and PDF
 // pages show it: in words, scores rounded, quotes linked to the turns
@@ -389,7 +392,7 @@ type printPage struct {
 }
 
 // handleReportPrint serves /review/{id}/report, the printable report.
-func (s *Server) handleReportPrint(w http.ResponseWriter, r *http.Request) {
+func (s *reportPages) handleReportPrint(w http.ResponseWriter, r *http.Request) {
 	rec := s.readRecord(w, r, r.PathValue("id"), false)
 	if rec == nil {
 		return
@@ -409,130 +412,6 @@ func (s *Server) handleReportPrint(w http.ResponseWriter, r *http.Request) {
 		p.Refresh = p.Report.Pending
 	}
 	s.render(w, r, http.StatusOK, "report.html", p)
-}
-
-// handleReportPDF serves /review/{id}/report.pdf: the ready report as a
-// PDF download.
-func (s *Server) handleReportPDF(w http.ResponseWriter, r *http.Request) {
-	rec := s.readRecord(w, r, r.PathValue("id"), false)
-	if rec == nil {
-		return
-	}
-	rec = rec.Public()
-	rv := newReportView(rec)
-	if rv == nil || !rv.Ready {
-		s.render(w, r, http.StatusConflict, "message.html", messagePage{
-			view:    view{Title: "No report yet", SignedIn: true},
-			Message: "This interview's report is not ready, so there is no PDF yet. Open the interview to see where the report is.",
-		})
-		return
-	}
-	var buf bytes.Buffer
-	if err := reportpdf.Write(&buf, s.reportDocument(rec, rv)); err != nil {
-		s.log.Error("web: writing a report PDF", "interview_id", rec.ID, "err", err)
-		s.serverError(w, r)
-		return
-	}
-	w.Header().Set("Content-Type", "application/pdf")
-	w.Header().Set("Content-Disposition", `attachment; filename="report-`+rec.ID+`.pdf"`)
-	_, _ = buf.WriteTo(w)
-}
-
-// reportDocument puts a ready report in words for the PDF, in the order
-// of the printable page.
-func (s *Server) reportDocument(rec *interviews.Record, rv *reportView) reportpdf.Document {
-	doc := reportpdf.Document{
-		Title:      rec.Candidate.Name,
-		Subtitle:   strings.Join(nonEmpty(rec.Candidate.Role, rec.Candidate.Level, blueprintTitle(rec.Blueprint), formatDateTime(rec.EndedAt)), " · "),
-		PageBreaks: true,
-		CreatedAt:  s.now(),
-	}
-	summary := reportpdf.Section{Heading: "Summary"}
-	if !rv.Knowledge {
-		summary.Lines = append(summary.Lines, reportpdf.Line{Text: fmt.Sprintf("Overall %d / 100", rv.Overall), Bold: true, Score: float64(rv.Overall), HasScore: true})
-	}
-	if rv.Headline != "" {
-		summary.Lines = append(summary.Lines, reportpdf.Line{Text: rv.Headline})
-	}
-	if rv.ByLabel != "" {
-		summary.Lines = append(summary.Lines, reportpdf.Line{Text: rv.ByLabel + fmt.Sprintf(" (version %d)", rv.Version)})
-	}
-	doc.Sections = append(doc.Sections, summary)
-	if rv.Knowledge {
-		sec := reportpdf.Section{Heading: "Topics"}
-		for _, t := range rv.Topics {
-			sec.Lines = append(sec.Lines, reportpdf.Line{Text: t.Title, Bold: true})
-			for _, p := range t.Points {
-				sec.Lines = append(sec.Lines, reportpdf.Line{Text: "• " + p, Indent: true})
-			}
-		}
-		doc.Sections = append(doc.Sections, sec)
-	} else if len(rv.Competencies) > 0 {
-		sec := reportpdf.Section{Heading: "Competencies"}
-		for _, c := range rv.Competencies {
-			sec.Lines = append(sec.Lines,
-				reportpdf.Line{Text: fmt.Sprintf("%s — %d", c.Name, c.Score), Bold: true, Score: float64(c.Score), HasScore: true},
-				reportpdf.Line{Text: c.Rationale, Indent: true})
-		}
-		doc.Sections = append(doc.Sections, sec)
-	}
-	points := func(heading string, ps []pointView) {
-		if len(ps) == 0 {
-			return
-		}
-		sec := reportpdf.Section{Heading: heading}
-		for _, p := range ps {
-			sec.Lines = append(sec.Lines, reportpdf.Line{Text: "• " + p.Text})
-			if p.Quote != "" {
-				sec.Lines = append(sec.Lines, reportpdf.Line{Text: "“" + p.Quote + "”", Indent: true})
-			}
-		}
-		doc.Sections = append(doc.Sections, sec)
-	}
-	points("Strengths", rv.Strengths)
-	points("Improvements", rv.Improvements)
-	if len(rv.KeyQuestions) > 0 || len(rv.STAR) > 0 {
-		sec := reportpdf.Section{Heading: "Key questions"}
-		for _, q := range rv.KeyQuestions {
-			sec.Lines = append(sec.Lines, reportpdf.Line{Text: q.Question, Bold: true})
-			if q.Good != "" {
-				sec.Lines = append(sec.Lines, reportpdf.Line{Text: "Good: " + q.Good, Indent: true})
-			}
-			if q.Missing != "" {
-				sec.Lines = append(sec.Lines, reportpdf.Line{Text: "Missing: " + q.Missing, Indent: true})
-			}
-		}
-		for _, st := range rv.STAR {
-			var had []string
-			for _, p := range st.Parts {
-				mark := "✗ "
-				if p.Present {
-					mark = "✓ "
-				}
-				had = append(had, mark+p.Label)
-			}
-			sec.Lines = append(sec.Lines, reportpdf.Line{Text: "STAR — " + st.Question + ": " + strings.Join(had, ", ")})
-		}
-		doc.Sections = append(doc.Sections, sec)
-	}
-	st := rv.Stats
-	figures := reportpdf.Section{Heading: "Figures and coverage", Lines: []reportpdf.Line{
-		{Text: fmt.Sprintf("%s; mean %s words, median %s, longest %d", plural(st.Answers, "answer"), st.MeanWords, st.MedianWords, st.MaxWords)},
-		{Text: fmt.Sprintf("Candidate's share of talk time: %d %%; filler words: %d", st.TalkTimePercent, st.FillerWords)},
-		{Text: fmt.Sprintf("Rubric coverage: %d %%", rv.RubricCoverage)},
-	}}
-	for _, sc := range rv.Stages {
-		line := sc.Title + ": " + plural(sc.Questions, "question")
-		if sc.Forced {
-			line += " (moved on by the timer)"
-		}
-		figures.Lines = append(figures.Lines, reportpdf.Line{Text: line})
-	}
-	if len(rv.Gaps) > 0 {
-		figures.Lines = append(figures.Lines, reportpdf.Line{Text: "Unresolved gaps: " + strings.Join(rv.Gaps, "; ")})
-	}
-	doc.Sections = append(doc.Sections, figures)
-	return doc
 }
 
 // nonEmpty returns the values that are not empty or "—".
@@ -581,7 +460,7 @@ type compareCell struct {
 
 // handleCompare serves /review/compare?role=…: the candidates for one role
 // side by side, competency by competency.
-func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
+func (s *reportPages) handleCompare(w http.ResponseWriter, r *http.Request) {
 	role := interviews.CleanLine(r.URL.Query().Get("role"))
 	p := comparePage{view: view{Title: "Compare candidates", SignedIn: true}, Role: role}
 	if role == "" {
@@ -628,4 +507,11 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 		p.Candidates = append(p.Candidates, sc.col)
 	}
 	s.render(w, r, http.StatusOK, "compare.html", p)
+}
+
+// routes registers the printable report and the comparison.
+func (s *reportPages) routes(mux *http.ServeMux, g gates) {
+	mux.HandleFunc("GET /review/compare", g.review(s.handleCompare))
+	mux.HandleFunc("GET /review/{id}/report", g.review(s.handleReportPrint))
+	mux.HandleFunc("GET /review/{id}/report.pdf", g.review(s.handleReportPDF))
 }

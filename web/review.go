@@ -1,8 +1,6 @@
 package web
 
 import (
-	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -12,8 +10,18 @@ import (
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/incident"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/stages"
 )
+
+// reviewPages are the reviewer's reading of interviews: the list (page,
+// API and CSV), one interview as a timeline (page, live part, API) and its
+// recordings.
+type reviewPages struct {
+	records
+	findBlueprint blueprintFinder
+	recordings    *recordings.Dir // nil: no recordings are played
+}
 
 // reviewPageSize is how many interviews a page of the reviewer list shows.
 const reviewPageSize = 25
@@ -125,7 +133,7 @@ func (lq listQuery) withSort(sort string) listQuery {
 }
 
 // handleReviewList lists interviews, newest first, filtered and paged.
-func (s *Server) handleReviewList(w http.ResponseWriter, r *http.Request) {
+func (s *reviewPages) handleReviewList(w http.ResponseWriter, r *http.Request) {
 	lq := readListQuery(r.URL.Query())
 	page, err := s.store.List(r.Context(), interviews.ListOptions{
 		Status: interviews.Status(lq.Status), Role: lq.Role, Query: lq.Query,
@@ -172,7 +180,7 @@ func (s *Server) handleReviewList(w http.ResponseWriter, r *http.Request) {
 // handleAPIList answers GET /api/interviews: {items, total}, filtered by
 // status, role and q (name), ordered by sort (score, decision or newest
 // first), paged by offset and limit.
-func (s *Server) handleAPIList(w http.ResponseWriter, r *http.Request) {
+func (s *reviewPages) handleAPIList(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	opts := interviews.ListOptions{
 		Status: interviews.Status(strings.TrimSpace(q.Get("status"))),
@@ -210,36 +218,9 @@ func (s *Server) handleAPIList(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusOK, page)
 }
 
-// readRecord reads the interview named by the path, answering 404 or 500
-// itself (as JSON when asJSON) and returning nil when it cannot.
-func (s *Server) readRecord(w http.ResponseWriter, r *http.Request, id string, asJSON bool) *interviews.Record {
-	rec, err := s.store.Get(r.Context(), id)
-	if err == nil {
-		return rec
-	}
-	if errors.Is(err, interviews.ErrNotFound) {
-		s.noInterview(w, r, asJSON)
-		return nil
-	}
-	s.log.Error("web: reading an interview", "interview_id", id, "err", err)
-	s.serverError(w, r)
-	return nil
-}
-
-// noInterview answers 404 for an interview there is none of (or the user
-// may not see), as JSON when asJSON.
-func (s *Server) noInterview(w http.ResponseWriter, r *http.Request, asJSON bool) {
-	const msg = "There is no interview with this id. Go back to the list of interviews."
-	if asJSON {
-		s.writeJSON(w, http.StatusNotFound, apiError{Error: msg})
-		return
-	}
-	s.render(w, r, http.StatusNotFound, "message.html", messagePage{view: view{Title: "Interview not found", SignedIn: true}, Message: msg})
-}
-
 // handleAPIGet answers GET /api/interviews/{id} with the public record:
 // everything but the résumé and job-description texts.
-func (s *Server) handleAPIGet(w http.ResponseWriter, r *http.Request) {
+func (s *reviewPages) handleAPIGet(w http.ResponseWriter, r *http.Request) {
 	rec := s.readRecord(w, r, r.PathValue("id"), true)
 	if rec == nil {
 		return
@@ -247,144 +228,10 @@ func (s *Server) handleAPIGet(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusOK, rec.Public())
 }
 
-// handleReviewDetail shows one interview as a timeline, or downloads its
-// public JSON for /review/{id}.json and ?download=1.
-func (s *Server) handleReviewDetail(w http.ResponseWriter, r *http.Request) {
-	id, download := strings.CutSuffix(r.PathValue("id"), ".json")
-	download = download || r.URL.Query().Get("download") == "1"
-	rec := s.readRecord(w, r, id, false)
-	if rec == nil {
-		return
-	}
-	if download {
-		data, err := json.MarshalIndent(rec.Public(), "", "  ")
-		if err != nil {
-			s.log.Error("web: encoding an interview", "interview_id", rec.ID, "err", err)
-			s.serverError(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Content-Disposition", `attachment; filename="interview-`+rec.ID+`.json"`)
-		_, _ = w.Write(append(data, '\n'))
-		return
-	}
-	s.render(w, r, http.StatusOK, "review_detail.html", s.detailPage(rec))
-}
-
-// detailPage is the data of review_detail.html.
-type detailPage struct {
-	view
-	Rec         *interviews.Record
-	Blueprint   string
-	Duration    time.Duration
-	Groups      []stageGroup
-	InProgress  bool
-	DownloadURL string
-	TurnCount   int
-	Interrupted int
-	Incidents   []incidentView
-	Unrecovered int
-	// EndedBy says in words what ended the interview; empty while it runs.
-	EndedBy string
-	// Summary is the interview at a glance, shown at the top.
-	Summary detailSummary
-	// FinalStage is the title of the stage the interview ended in.
-	FinalStage string
-	// LiveURL is polled for the summary and the timeline while the
-	// interview runs.
-	LiveURL string
-	// Learned is what the interview learned, shown beside the timeline.
-	Learned knowledgeView
-	// Report is the feedback report; nil when the interview has none.
-	Report *reportView
-	// Decisions are the decision form, the decisions and the audit list.
-	Decisions decisionsView
-	// PrintURL and PDFURL are the printable report and its PDF.
-	PrintURL, PDFURL string
-	// Decidable is true once the interview has finished: reviewers may
-	// record a decision.
-	Decidable bool
-	// Recordings are the interview's audio players.
-	Recordings recordingsView
-}
-
-// HasSide reports whether the column beside the timeline has anything to
-// show.
-func (p detailPage) HasSide() bool {
-	return p.Report != nil || p.Decidable || !p.Learned.Empty()
-}
-
-// stageGroup is one stage visit of the timeline with what happened in it.
-type stageGroup struct {
-	Name      string
-	Title     string
-	EnteredAt *time.Time
-	LeftAt    *time.Time
-	Forced    bool
-	Reason    string
-	Recorded  bool // false for a group made up for turns of no recorded visit
-	// ReasonLabel says in words why the stage was entered; empty when
-	// there is nothing to say beyond the timer badge.
-	ReasonLabel string
-	Turns       []turnView
-	Questions   []questionView
-	// Assessments are the stage's assessments that judge no answer shown
-	// in it; the others sit beside their answer (turnView.Assessments).
-	Assessments []assessmentView
-}
-
-// questionView is a question asked, with what it was for in words.
-type questionView struct {
-	stages.Question
-	// ContextLabel says where the question came from ("From the role
-	// template — Architecture"); empty when its context says nothing.
-	ContextLabel string
-}
-
-// turnView is a turn as the timeline shows it.
-type turnView struct {
-	interviews.Turn
-	Speaker   string
-	Agent     bool
-	Offset    string
-	Questions []stages.Question
-	// StandIn says, in words, who wrote an interviewer turn in place of
-	// the failing model; empty when the model wrote it.
-	StandIn string
-	// Anchor is the turn's id in the page ("turn-3"), the target of the
-	// links from the rubric, gaps and backlog.
-	Anchor string
-	// Asks are the questions an interviewer turn asked, with what each
-	// was for in words.
-	Asks []askView
-	// Answer is the analysis of a candidate turn; nil when none was made.
-	Answer *answerView
-	// SourceLabel says how a turn arrived when not by voice ("typed").
-	SourceLabel string
-	// Assessments are the interviewer's judgements of this answer.
-	Assessments []assessmentView
-	// Play seeks the recording to the turn; nil when no recording holds it.
-	Play *playView
-}
-
-// incidentView is a provider fault as the page tells it: in words, never
-// by its codes.
-type incidentView struct {
-	incident.Incident
-	What   string
-	Offset string
-}
-
-// assessmentView is an assessment with the text of its question.
-type assessmentView struct {
-	interviews.Assessment
-	Question string
-}
-
 // detailPage arranges rec as a timeline: its stage visits in order, each
 // with the turns in the order they were spoken, the questions asked and
 // the assessments, each beside the answer it judges.
-func (s *Server) detailPage(rec *interviews.Record) detailPage {
+func (s *reviewPages) detailPage(rec *interviews.Record) detailPage {
 	rec = rec.Public()
 	p := detailPage{
 		view:        view{Title: rec.Candidate.Name, SignedIn: true},
@@ -415,157 +262,8 @@ func (s *Server) detailPage(rec *interviews.Record) detailPage {
 	} else if p.Report != nil && p.Report.Pending {
 		p.Refresh = true
 	}
-	questions := qi.byID
-	for _, v := range rec.Stages {
-		if v.Name == stages.Done {
-			continue
-		}
-		title := v.Title
-		if title == "" {
-			title = v.Name
-		}
-		p.Groups = append(p.Groups, stageGroup{
-			Name: v.Name, Title: title, EnteredAt: &v.EnteredAt, LeftAt: v.LeftAt,
-			Forced: v.Forced, Reason: v.Reason, Recorded: true, ReasonLabel: stageReasonLabel(v.Reason, v.ExitReason),
-		})
-	}
-	// group returns the index of the group for something said or done in
-	// stage at time t: the visit of that stage that spans t, else the last
-	// visit of that stage, else a group added for it.
-	group := func(stage string, t time.Time) int {
-		last := -1
-		for i, g := range p.Groups {
-			if g.Name != stage || !g.Recorded {
-				continue
-			}
-			last = i
-			if !t.IsZero() && !t.Before(*g.EnteredAt) && (g.LeftAt == nil || t.Before(*g.LeftAt)) {
-				return i
-			}
-		}
-		if last >= 0 {
-			return last
-		}
-		for i, g := range p.Groups {
-			if !g.Recorded && g.Name == stage {
-				return i
-			}
-		}
-		title := stage
-		if stage == "" {
-			title = "Outside any stage"
-		}
-		p.Groups = append(p.Groups, stageGroup{Name: stage, Title: title})
-		return len(p.Groups) - 1
-	}
-	// where finds a turn shown in the timeline by its seq.
-	type place struct{ group, turn int }
-	where := map[int]place{}
-	for _, t := range rec.TurnsInOrder() {
-		tv := turnView{Turn: t, Agent: t.Role == interviews.RoleAgent, Offset: formatOffset(rec.StartedAt, t.StartedAt),
-			Anchor: turnAnchor(t.Seq)[1:], SourceLabel: turnSourceLabel(t.Source)}
-		tv.Play = p.Recordings.playAt(t.StartedAt)
-		if a, ok := answers[t.Seq]; ok && !tv.Agent {
-			tv.Answer = &a
-		}
-		if tv.Agent {
-			tv.Speaker = "Interviewer"
-		} else {
-			tv.Speaker = rec.Candidate.Name
-		}
-		if t.Interrupted {
-			p.Interrupted++
-		}
-		if tv.Agent {
-			tv.StandIn = standInLabel(t.Fallback)
-		}
-		for _, id := range t.QuestionIDs {
-			if q, ok := questions[id]; ok {
-				tv.Questions = append(tv.Questions, q)
-				tv.Asks = append(tv.Asks, askView{ID: q.ID, Context: questionContextLabel(rec, q)})
-			}
-		}
-		i := group(t.Stage, t.StartedAt)
-		where[t.Seq] = place{i, len(p.Groups[i].Turns)}
-		p.Groups[i].Turns = append(p.Groups[i].Turns, tv)
-	}
-	for _, inc := range rec.Incidents {
-		p.Incidents = append(p.Incidents, incidentView{Incident: inc, What: incidentLabel(inc), Offset: formatOffset(rec.StartedAt, inc.At)})
-		if !inc.Recovered {
-			p.Unrecovered++
-		}
-	}
-	for _, q := range rec.Questions {
-		i := group(q.Stage, q.AskedAt)
-		p.Groups[i].Questions = append(p.Groups[i].Questions, questionView{Question: q, ContextLabel: questionContextLabel(rec, q)})
-	}
-	answerOf := answerTurns(rec)
-	for _, a := range rec.Assessments {
-		av := assessmentView{Assessment: a}
-		if q, ok := questions[a.QuestionID]; ok {
-			av.Question = q.Text
-		}
-		if seq, ok := answerOf(a); ok {
-			if at, ok := where[seq]; ok {
-				tv := &p.Groups[at.group].Turns[at.turn]
-				tv.Assessments = append(tv.Assessments, av)
-				continue
-			}
-		}
-		i := group(a.Stage, a.At)
-		p.Groups[i].Assessments = append(p.Groups[i].Assessments, av)
-	}
+	p.addTimeline(rec, qi.byID, answers)
 	return p
-}
-
-// answerTurns returns a function that finds the candidate turn an
-// assessment judges: the answer the analysis tied to its question (the
-// latest one made by the assessment's time), else the first candidate
-// turn spoken after the interviewer asked the question. It reports false
-// when the assessment names no question or no answer to it was recorded.
-func answerTurns(rec *interviews.Record) func(interviews.Assessment) (int, bool) {
-	turns := rec.TurnsInOrder()
-	asked := map[string]int{} // question id → index in turns of the turn that asked it
-	for i, t := range turns {
-		for _, id := range t.QuestionIDs {
-			if _, seen := asked[id]; !seen && t.Role == interviews.RoleAgent {
-				asked[id] = i
-			}
-		}
-	}
-	return func(a interviews.Assessment) (int, bool) {
-		if a.QuestionID == "" {
-			return 0, false
-		}
-		first, before := 0, 0 // seqs of the first answer, and the latest made by the assessment's time
-		for _, an := range rec.Answers {
-			if an.QuestionID != a.QuestionID {
-				continue
-			}
-			if first == 0 {
-				first = an.TurnSeq
-			}
-			if a.At.IsZero() || !an.At.After(a.At) {
-				before = an.TurnSeq
-			}
-		}
-		if before != 0 {
-			return before, true
-		}
-		if first != 0 {
-			return first, true
-		}
-		i, ok := asked[a.QuestionID]
-		if !ok {
-			return 0, false
-		}
-		for _, t := range turns[i+1:] {
-			if t.Role == interviews.RoleCandidate {
-				return t.Seq, true
-			}
-		}
-		return 0, false
-	}
 }
 
 // detailSummary is the interview at a glance: how it stands or ended, in
@@ -591,7 +289,7 @@ type detailSummary struct {
 }
 
 // summarize gives rec at a glance.
-func (s *Server) summarize(rec *interviews.Record, live bool) detailSummary {
+func (s *reviewPages) summarize(rec *interviews.Record, live bool) detailSummary {
 	sum := detailSummary{
 		Outcome: statusLabel(rec.Status), OutcomeClass: statusClass(rec.Status),
 		Answers: rec.AnswerTurns(), Duration: rec.Duration(),
@@ -763,4 +461,16 @@ func incidentLabel(inc incident.Incident) string {
 		what = strings.ReplaceAll(string(inc.Kind), "_", " ")
 	}
 	return who + " " + what
+}
+
+// routes registers the review pages and the reading API.
+func (s *reviewPages) routes(mux *http.ServeMux, g gates) {
+	mux.HandleFunc("GET /review", g.review(s.handleReviewList))
+	mux.HandleFunc("GET /review/{$}", g.review(s.handleReviewList))
+	mux.HandleFunc("GET /review/{id}", g.review(s.handleReviewDetail))
+	mux.HandleFunc("GET /review/{id}/live", g.review(s.handleReviewLive))
+	mux.HandleFunc("GET /review.csv", g.review(s.handleReviewCSV))
+	mux.HandleFunc("GET /review/{id}/recordings/{name}", g.review(s.handleRecording))
+	mux.HandleFunc("GET /api/interviews", g.review(s.handleAPIList))
+	mux.HandleFunc("GET /api/interviews/{id}", g.review(s.handleAPIGet))
 }

@@ -8,13 +8,12 @@ import (
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-
-	cdpbrowser "github.com/chromedp/cdproto/browser"
 
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/testrig/browsertest"

@@ -20,7 +20,7 @@ var liveParts = []string{"summary", "timeline"}
 // reviewer page that change while the interview runs: its summary and
 // timeline, as HTML fragments. The page's script polls it and swaps them
 // in; a timeline without data-live-url tells it the interview is over.
-func (s *Server) handleReviewLive(w http.ResponseWriter, r *http.Request) {
+func (s *reviewPages) handleReviewLive(w http.ResponseWriter, r *http.Request) {
 	rec := s.readRecord(w, r, r.PathValue("id"), false)
 	if rec == nil {
 		return
@@ -48,7 +48,7 @@ var csvColumns = []string{"Candidate", "Email", "Role", "Level", "Plan", "Regist
 // UTF-8, CRLF line ends). Cells are neutralised for spreadsheets: one
 // starting with =, +, -, @, a tab or a carriage return is prefixed with a
 // quote, so it is never run as a formula.
-func (s *Server) handleReviewCSV(w http.ResponseWriter, r *http.Request) {
+func (s *reviewPages) handleReviewCSV(w http.ResponseWriter, r *http.Request) {
 	lq := readListQuery(r.URL.Query())
 	opts := interviews.ListOptions{Status: interviews.Status(lq.Status), Role: lq.Role, Query: lq.Query, Sort: lq.Sort, Limit: interviews.MaxListLimit}
 	var rows []interviews.Summary

@@ -23,7 +23,7 @@ func TestReviewSummary(t *testing.T) {
 	body := ts.reviewerGet(t, "/review/"+r.ID)
 	summary := body[strings.Index(body, `id="summary"`):]
 	summary = summary[:strings.Index(summary, "</section>")]
-	bp, err := ts.findBlueprint("default")
+	bp, err := ts.review.findBlueprint("default")
 	if err != nil {
 		t.Fatal(err)
 	}

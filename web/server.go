@@ -13,29 +13,33 @@
 // Security Policy (no inline script) and never contain a secret other than
 // the candidate's own LiveKit token. Résumé and job-description texts stay
 // on the server, in the interview record.
+//
+// The handlers are grouped by area, each a small type holding only what it
+// uses and registering its own routes (its routes method): registrar
+// (the registration form and API), invitations, roomPages (the candidate's
+// pages), reviewPages, decisionActions (decisions and report requests),
+// reportPages (print, PDF, comparison) and access (sign-in, sessions, the
+// permission middleware). They share site (templates, logger, clock, error
+// pages, JSON) and records (site with the store). What is decided about an
+// interview — registering it, withdrawing or re-issuing its link, a
+// decision, consent — is interviews.Service's: handlers read and check the
+// request, call the service and answer. Server checks every request
+// (security headers, cross-origin protection, panics, metrics) and hands
+// it to the area's route.
 package web
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"html/template"
 	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/viva-interviews/viva/accounts"
-	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/recordings"
-	"github.com/viva-interviews/viva/lkagent/lkurl"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -149,286 +153,66 @@ type Options struct {
 	MetricsHandler http.Handler
 }
 
-// Server serves the web app. Create one with New; it is safe for
-// concurrent use.
+// Server serves the web app: it checks every request (security headers,
+// cross-origin protection, panics, metrics) and hands it to the area that
+// answers it. Create one with New; it is safe for concurrent use.
 type Server struct {
-	store        interviews.Store
-	liveKitURL   string // as configured
-	clientURL    string // ws:// or wss:// form given to browsers
-	apiKey       string
-	apiSecret    string
-	agentName    string
-	accounts     Accounts // nil: only the shared password signs in
-	reviewerHash [sha256.Size]byte
-	// sharedPassword says the shared development password is set.
-	sharedPassword bool
-	tokenTTL       time.Duration
-	rejoinGrace    time.Duration
-	publicURL      string // without a trailing slash; empty: from the request
-	blueprints     []blueprintOption
-	templates      []TemplateChoice
-	log            *slog.Logger
-	now            func() time.Time
-	secureCookies  bool
-	reports        ReportRequester // nil: reports are not regenerated here
-	// interviews carries out registration, the invitation actions and
-	// decisions: the rules live there, the handlers speak HTTP.
-	interviews     *interviews.Service
-	mailer         Mailer
-	recordings     *recordings.Dir // nil: no recordings are played
-	findBlueprint  func(name string) (*stages.Blueprint, error)
+	*site
+	static         fs.FS
 	brand          brand
-	consent        consent
-	timeScale      float64
+	csp            string
+	publicURL      string       // trusted origin for cross-origin protection; empty: none
 	metrics        *metrics.Web // nil: nothing counted
 	metricsHandler http.Handler // nil: no /metrics
+	handler        http.Handler
 
-	pages    map[string]*template.Template
-	roomPage *template.Template // nil when templates/room.html is absent
-	// hasRoomBundle is false when the binary lacks the room page's script
-	// (ErrNoRoomBundle): the room page then says so instead of hanging.
-	hasRoomBundle bool
-	static        fs.FS
-	csp           string
-	createLim     *rateLimiter
-	loginLim      *rateLimiter
-	// bearerLim counts each client's refused Authorization headers.
-	bearerLim *rateLimiter
-	// reportLim counts each user's requests for a new report.
-	reportLim *rateLimiter
-	sessions  *sessionStore
-	handler   http.Handler
-}
-
-// blueprintOption is one interview plan offered in the form.
-type blueprintOption struct {
-	Name  string
-	Title string
-	// KnowledgeCapture is true for a plan that records what a person
-	// knows from a brief: the form then requires the brief.
-	KnowledgeCapture bool
-	// NoTemplate says why the plan asks no role template's questions;
-	// empty when it does.
-	NoTemplate string
-}
-
-// TemplateChoice is a role template offered in the registration form.
-type TemplateChoice struct {
-	// Name identifies the template; it is stored in the record.
-	Name string
-	// Title is what the form shows ("Senior full-stack engineer"); empty
-	// means the name.
-	Title string
+	access       *access
+	registrar    *registrar
+	invitations  *invitations
+	room         *roomPages
+	feedbackMail *feedbackMail
+	review       *reviewPages
+	decisions    *decisionActions
+	reports      *reportPages
 }
 
 // New checks opts and returns a Server. Its errors say which option is
 // wrong and what to set instead.
 func New(opts Options) (*Server, error) {
-	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("web: "+format, args...)) }
-	if opts.Store == nil {
-		bad("no interview store: open one with filestore.Open(dataDir) or postgres.Open(ctx, url)")
-	}
-	var clientURL string
-	if lk, err := lkurl.Parse(opts.LiveKitURL); err != nil {
-		bad("%v", err)
-	} else {
-		clientURL = lk.String()
-	}
-	if opts.APIKey == "" || opts.APISecret == "" {
-		bad("LiveKit API key and secret are required to sign room tokens: set LIVEKIT_API_KEY and LIVEKIT_API_SECRET (devkey and secret for livekit-server --dev)")
-	}
-	if opts.AgentName == "" {
-		opts.AgentName = config.DefaultAgentName
-	}
-	if opts.Accounts == nil && opts.ReviewerToken == "" {
-		bad("no one can sign in: give the user accounts (run viva users add --email you@example.com --role admin), or, for development only, set VIVA_REVIEWER_TOKEN to a shared password")
-	}
-	if opts.ReviewerToken != "" && len(opts.ReviewerToken) < MinReviewerTokenLen {
-		bad("the reviewer token is shorter than %d characters: set VIVA_REVIEWER_TOKEN to a random value, for example from: openssl rand -hex 16", MinReviewerTokenLen)
-	}
-	switch {
-	case opts.TokenTTL == 0:
-		opts.TokenTTL = config.DefaultTokenTTL
-	case opts.TokenTTL < time.Minute:
-		bad("token lifetime %s is too short: use at least 1m, such as 2h", opts.TokenTTL)
-	}
-	switch {
-	case opts.LinkTTL == 0:
-		opts.LinkTTL = interviews.DefaultLinkTTL
-	case opts.LinkTTL < time.Minute:
-		bad("link lifetime %s is too short: use at least 1h, such as 168h (7 days)", opts.LinkTTL)
-	}
-	if opts.RejoinGrace < 0 {
-		bad("rejoin grace %s is negative: use 0 to end an interview as soon as the candidate leaves, or a duration such as 60s", opts.RejoinGrace)
-	}
-	publicURL := strings.TrimRight(opts.PublicURL, "/")
-	if publicURL != "" {
-		u, err := url.Parse(publicURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-			bad("public URL %q is not an http:// or https:// address such as https://interviews.example.com", opts.PublicURL)
-		}
-	}
-	if len(opts.Blueprints) == 0 {
-		opts.Blueprints = stages.BuiltinNames()
-	}
-	var blueprints []blueprintOption
-	for _, name := range opts.Blueprints {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			bad("a blueprint name is empty: list names such as default or system-design")
-			continue
-		}
-		if slices.ContainsFunc(blueprints, func(b blueprintOption) bool { return b.Name == name }) {
-			continue
-		}
-		blueprints = append(blueprints, blueprintOption{Name: name, Title: blueprintTitle(name), KnowledgeCapture: knowledgeCapture(name), NoTemplate: noTemplate(name)})
-	}
-	if i := slices.IndexFunc(blueprints, func(b blueprintOption) bool { return b.Name == "default" }); i > 0 {
-		d := blueprints[i]
-		blueprints = append([]blueprintOption{d}, slices.Delete(blueprints, i, i+1)...)
-	}
-	var templates []TemplateChoice
-	for _, tc := range opts.Templates {
-		tc.Name, tc.Title = strings.TrimSpace(tc.Name), strings.TrimSpace(tc.Title)
-		if tc.Name == "" {
-			bad("a role template name is empty: list names such as fullstack-senior")
-			continue
-		}
-		if slices.ContainsFunc(templates, func(t TemplateChoice) bool { return t.Name == tc.Name }) {
-			continue
-		}
-		if tc.Title == "" {
-			tc.Title = tc.Name
-		}
-		templates = append(templates, tc)
-	}
-	switch {
-	case opts.RateLimit == 0:
-		opts.RateLimit = DefaultRateLimit
-	case opts.RateLimit < 0:
-		bad("rate limit %d is negative: use a number of requests per minute such as 20", opts.RateLimit)
-	}
-	brand, err := newBrand(opts.BrandName, opts.BrandLogo)
+	set, err := checkOptions(&opts)
 	if err != nil {
-		errs = append(errs, err)
+		return nil, err
 	}
-	consent, err := newConsent(opts.ConsentText, brand.Name, opts.RecordsAudio)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	switch {
-	case opts.TimeScale == 0:
-		opts.TimeScale = 1
-	case !(opts.TimeScale > 0):
-		bad("time scale %v is not above 0: use 1 for real time or 0.1 for ten times faster", opts.TimeScale)
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.FindBlueprint == nil {
-		opts.FindBlueprint = stages.Builtin
-	}
-
+	st := &site{log: opts.Logger, now: opts.Now}
+	recs := records{site: st, store: opts.Store}
+	svc := &interviews.Service{Store: opts.Store, NewRoom: RoomName, Notifier: opts.Webhooks, LinkTTL: opts.LinkTTL, Now: opts.Now}
+	tokens := &roomTokens{apiKey: opts.APIKey, apiSecret: opts.APISecret, agentName: opts.AgentName,
+		tokenTTL: opts.TokenTTL, rejoinGrace: opts.RejoinGrace, clientURL: set.clientURL}
+	lnk := links{publicURL: set.publicURL}
+	find := blueprintFinder(opts.FindBlueprint)
+	pl := &plans{blueprints: set.blueprints, templates: set.templates}
 	s := &Server{
-		store:          opts.Store,
-		liveKitURL:     opts.LiveKitURL,
-		clientURL:      clientURL,
-		apiKey:         opts.APIKey,
-		apiSecret:      opts.APISecret,
-		agentName:      opts.AgentName,
-		accounts:       opts.Accounts,
-		reviewerHash:   sha256.Sum256([]byte(opts.ReviewerToken)),
-		sharedPassword: opts.ReviewerToken != "",
-		tokenTTL:       opts.TokenTTL,
-		rejoinGrace:    opts.RejoinGrace,
-		publicURL:      publicURL,
-		blueprints:     blueprints,
-		templates:      templates,
-		log:            opts.Logger,
-		now:            opts.Now,
-		secureCookies:  opts.SecureCookies,
-		reports:        opts.Reports,
-		interviews: &interviews.Service{Store: opts.Store, NewRoom: RoomName, Notifier: opts.Webhooks,
-			LinkTTL: opts.LinkTTL, Now: opts.Now},
-		mailer:         opts.Mailer,
-		recordings:     opts.Recordings,
-		findBlueprint:  opts.FindBlueprint,
-		brand:          brand,
-		consent:        consent,
-		timeScale:      opts.TimeScale,
-		csp:            contentSecurityPolicy(opts.LiveKitURL, brand.logoOrigin()),
-		metrics:        opts.Metrics,
-		metricsHandler: opts.MetricsHandler,
-		createLim:      newRateLimiter(opts.RateLimit, opts.Now),
-		loginLim:       newRateLimiter(opts.RateLimit, opts.Now),
-		bearerLim:      newRateLimiter(opts.RateLimit, opts.Now),
-		reportLim:      newRateLimiter(reportRequestsPerMinute, opts.Now),
-		sessions:       newSessionStore(sessionTTL, maxSessions, maxSessionsPerUser, opts.Now),
+		site: st, brand: set.brand, csp: contentSecurityPolicy(opts.LiveKitURL, set.brand.logoOrigin()),
+		publicURL: set.publicURL, metrics: opts.Metrics, metricsHandler: opts.MetricsHandler,
+		access: &access{site: st, accounts: opts.Accounts, reviewerHash: sha256.Sum256([]byte(opts.ReviewerToken)),
+			sharedPassword: opts.ReviewerToken != "", secureCookies: opts.SecureCookies,
+			sessions: newSessionStore(sessionTTL, maxSessions, maxSessionsPerUser, opts.Now),
+			loginLim: newRateLimiter(opts.RateLimit, opts.Now), bearerLim: newRateLimiter(opts.RateLimit, opts.Now)},
+		registrar:   &registrar{records: recs, plans: pl, links: lnk, tokens: tokens, interviews: svc, metrics: opts.Metrics},
+		invitations: &invitations{records: recs, plans: pl, links: lnk, interviews: svc},
+		room: &roomPages{records: recs, tokens: tokens, interviews: svc, findBlueprint: find,
+			consent: set.consent, timeScale: opts.TimeScale},
+		feedbackMail: &feedbackMail{log: opts.Logger, links: lnk, interviews: svc, mailer: opts.Mailer, findBlueprint: find},
+		review:       &reviewPages{records: recs, findBlueprint: find, recordings: opts.Recordings},
+		decisions: &decisionActions{records: recs, interviews: svc, reports: opts.Reports,
+			reportLim: newRateLimiter(reportRequestsPerMinute, opts.Now)},
+		reports: &reportPages{records: recs},
 	}
 	if err := s.loadAssets(); err != nil {
 		return nil, err
 	}
-	s.handler = s.routes()
+	s.handler = s.routes(newRateLimiter(opts.RateLimit, opts.Now))
 	return s, nil
-}
-
-// blueprintTitle is the human name of a blueprint: its title when it is
-// built in, else its name.
-// noTemplate says why the built-in blueprint name asks no role
-// template's questions; empty when it does.
-func noTemplate(name string) string {
-	b, err := stages.Builtin(name)
-	if err != nil {
-		return ""
-	}
-	if err := b.TakesTemplate(); err != nil {
-		return strings.TrimPrefix(err.Error(), "stages: ")
-	}
-	return ""
-}
-
-func blueprintTitle(name string) string {
-	if b, err := stages.Builtin(name); err == nil && b.Title != "" {
-		return b.Title
-	}
-	return name
-}
-
-// contentSecurityPolicy allows only this origin, plus the LiveKit server
-// (its websocket address and its http twin, which livekit-client uses to
-// validate a failed connection) for connections, and the brand logo's
-// origin (logoOrigin, when not empty) for images.
-func contentSecurityPolicy(liveKitURL, logoOrigin string) string {
-	connect := []string{"'self'"}
-	if u, err := url.Parse(liveKitURL); err == nil && u.Host != "" {
-		ws, web := "ws", "http"
-		if u.Scheme == "wss" || u.Scheme == "https" {
-			ws, web = "wss", "https"
-		}
-		connect = append(connect, ws+"://"+u.Host, web+"://"+u.Host)
-		if strings.HasSuffix(u.Hostname(), ".livekit.cloud") {
-			// LiveKit Cloud hands out regional servers under the same domain.
-			connect = append(connect, "wss://*.livekit.cloud", "https://*.livekit.cloud")
-		}
-	}
-	return strings.Join([]string{
-		"default-src 'self'",
-		"script-src 'self'",
-		"style-src 'self'",
-		strings.TrimSpace("img-src 'self' data: " + logoOrigin),
-		"connect-src " + strings.Join(connect, " "),
-		"media-src 'self' blob:",
-		"frame-ancestors 'none'",
-		"base-uri 'none'",
-		"form-action 'self'",
-	}, "; ")
 }
 
 // Handler returns the handler of every route, wrapped with the security
@@ -436,53 +220,37 @@ func contentSecurityPolicy(liveKitURL, logoOrigin string) string {
 // recovery.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// routes builds the request router.
-func (s *Server) routes() http.Handler {
+// gates wrap an area's handlers with the checks its routes need.
+type gates struct {
+	// register and review ask for the permission of that name.
+	register, review func(http.HandlerFunc) http.HandlerFunc
+	// limited counts each client's requests that create interviews or
+	// mint tokens.
+	limited func(http.Handler) http.Handler
+}
+
+// routes builds the request router: each area registers its own routes.
+func (s *Server) routes(createLim *rateLimiter) http.Handler {
 	mux := http.NewServeMux()
-	register := func(h http.HandlerFunc) http.HandlerFunc { return s.require(accounts.Register, h) }
-	review := func(h http.HandlerFunc) http.HandlerFunc { return s.require(accounts.Review, h) }
-	mux.HandleFunc("GET /{$}", register(s.handleForm))
+	g := gates{
+		register: func(h http.HandlerFunc) http.HandlerFunc { return s.access.require(accounts.Register, h) },
+		review:   func(h http.HandlerFunc) http.HandlerFunc { return s.access.require(accounts.Review, h) },
+		limited:  func(h http.Handler) http.Handler { return s.limited(createLim, h) },
+	}
 	mux.HandleFunc("GET /healthz", s.handleHealth)
 	if s.metricsHandler != nil {
 		mux.Handle("GET "+MetricsPath, s.metricsHandler)
 	}
 	mux.Handle("GET /static/", s.staticHandler())
-
-	mux.Handle("POST /api/interviews", s.limited(s.createLim, register(s.handleCreate)))
-	mux.Handle("POST /api/token", s.limited(s.createLim, register(s.handleToken)))
-	mux.Handle("POST /api/interviews/{id}/join", s.limited(s.createLim, http.HandlerFunc(s.handleJoin)))
-	mux.HandleFunc("GET /interview/{id}", s.handleRoom)
-	mux.HandleFunc("GET /invitations", register(s.handleInvitations))
-	mux.HandleFunc("GET /invitations/{id}", register(s.handleInvitation))
-	mux.HandleFunc("POST /invitations/{id}/revoke", register(s.handleRevoke))
-	mux.HandleFunc("POST /invitations/{id}/reissue", register(s.handleReissue))
-	mux.HandleFunc("GET /api/interviews/{id}/transcript", s.handleTranscript)
 	mux.HandleFunc("GET "+faviconPath, s.handleFavicon)
 	mux.HandleFunc("GET "+brandLogoPath, s.handleLogo)
-
-	for _, path := range []string{loginPath, reviewerLoginPath} {
-		mux.HandleFunc("GET "+path, s.handleLoginForm)
-		mux.Handle("POST "+path, s.limited(s.loginLim, http.HandlerFunc(s.handleLogin)))
-	}
-	for _, path := range []string{logoutPath, reviewerLogoutPath} {
-		mux.HandleFunc("POST "+path, s.handleLogout)
-	}
-	mux.HandleFunc("GET /review", review(s.handleReviewList))
-	mux.HandleFunc("GET /review/{$}", review(s.handleReviewList))
-	mux.HandleFunc("GET /review/{id}", review(s.handleReviewDetail))
-	mux.HandleFunc("GET /review/{id}/live", review(s.handleReviewLive))
-	mux.HandleFunc("GET /review.csv", review(s.handleReviewCSV))
-	mux.HandleFunc("GET /review/compare", review(s.handleCompare))
-	mux.HandleFunc("GET /review/{id}/report", review(s.handleReportPrint))
-	mux.HandleFunc("GET /review/{id}/report.pdf", review(s.handleReportPDF))
-	mux.HandleFunc("GET /review/{id}/recordings/{name}", review(s.handleRecording))
-	mux.HandleFunc("GET /interview/{id}/feedback", s.handleFeedback)
-	mux.HandleFunc("POST /review/{id}/decision", review(s.handleDecisionForm))
-	mux.HandleFunc("POST /review/{id}/report/regenerate", review(s.handleRegenerateForm))
-	mux.HandleFunc("GET /api/interviews", review(s.handleAPIList))
-	mux.HandleFunc("GET /api/interviews/{id}", review(s.handleAPIGet))
-	mux.HandleFunc("POST /api/interviews/{id}/decision", review(s.handleAPIDecision))
-	mux.HandleFunc("POST /api/interviews/{id}/report", review(s.handleAPIReport))
+	s.access.routes(mux)
+	s.registrar.routes(mux, g)
+	s.invitations.routes(mux, g)
+	s.room.routes(mux, g)
+	s.review.routes(mux, g)
+	s.decisions.routes(mux, g)
+	s.reports.routes(mux, g)
 
 	cop := http.NewCrossOriginProtection()
 	if s.publicURL != "" {
@@ -492,216 +260,4 @@ func (s *Server) routes() http.Handler {
 	}
 	cop.SetDenyHandler(http.HandlerFunc(s.handleCrossOrigin))
 	return s.observeRequests(mux, s.recoverPanics(s.securityHeaders(cop.Handler(mux))))
-}
-
-// MetricsPath is where Options.MetricsHandler is served.
-const MetricsPath = "/metrics"
-
-// observeRequests counts every request next answers by the route pattern
-// mux matched (never the path, which holds interview ids), with its status
-// code and duration.
-func (s *Server) observeRequests(mux *http.ServeMux, next http.Handler) http.Handler {
-	if s.metrics == nil {
-		return next
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
-		defer func() {
-			_, pattern := mux.Handler(r)
-			s.metrics.Request(pattern, sw.code(), time.Since(start))
-		}()
-		next.ServeHTTP(sw, r)
-	})
-}
-
-// statusWriter remembers the status code of a response.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-// WriteHeader records code and passes it on.
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-// Write passes b on; a response written without WriteHeader is a 200.
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the connection's writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// code is the response's status: 200 when nothing set one.
-func (w *statusWriter) code() int {
-	if w.status == 0 {
-		return http.StatusOK
-	}
-	return w.status
-}
-
-func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = w.Write([]byte("ok"))
-}
-
-func (s *Server) handleCrossOrigin(w http.ResponseWriter, r *http.Request) {
-	s.log.Warn("web: cross-origin request refused", "method", r.Method, "path", r.URL.Path, "origin", r.Header.Get("Origin"))
-	msg := "This request came from another site and was refused. Open the page on this site and submit it from there."
-	if wantsJSON(r) {
-		s.writeJSON(w, http.StatusForbidden, apiError{Error: msg})
-		return
-	}
-	s.renderMessage(w, r, http.StatusForbidden, "Request refused", msg)
-}
-
-// securityHeaders sets the headers every response carries.
-func (s *Server) securityHeaders(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Content-Security-Policy", s.csp)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Permissions-Policy", "microphone=(self), camera=(), geolocation=()")
-		h.Set("Cross-Origin-Opener-Policy", "same-origin")
-		if strings.HasPrefix(r.URL.Path, "/static/") {
-			h.Set("Cache-Control", "no-cache")
-		} else {
-			h.Set("Cache-Control", "no-store")
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// recoverPanics turns a panic in a handler into a logged 500 instead of a
-// dropped connection.
-func (s *Server) recoverPanics(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
-					panic(v)
-				}
-				s.log.Error("web: handler panicked", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v))
-				s.serverError(w, r)
-			}
-		}()
-		next.ServeHTTP(w, r)
-	})
-}
-
-// apiError is the body of every JSON error response.
-type apiError struct {
-	// Error says what went wrong and what to do.
-	Error string `json:"error"`
-	// Fields maps request fields to what is wrong with each.
-	Fields map[string]string `json:"fields,omitempty"`
-}
-
-// writeJSON writes v as the JSON response body with the given status.
-func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		s.log.Error("web: encoding a JSON response", "err", err)
-		http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(data, '\n'))
-}
-
-// wantsJSON reports whether an error for r should be answered in JSON: API
-// paths, unless a browser posted a form there and asks for HTML.
-func wantsJSON(r *http.Request) bool {
-	if !strings.HasPrefix(r.URL.Path, "/api/") {
-		return false
-	}
-	return !acceptsHTML(r) || isJSONBody(r)
-}
-
-// acceptsHTML reports whether the client asks for an HTML page, as browsers
-// do when they navigate or submit a form.
-func acceptsHTML(r *http.Request) bool {
-	return strings.Contains(r.Header.Get("Accept"), "text/html")
-}
-
-// isJSONBody reports whether the request body is declared as JSON.
-func isJSONBody(r *http.Request) bool {
-	ct := r.Header.Get("Content-Type")
-	ct, _, _ = strings.Cut(ct, ";")
-	ct = strings.ToLower(strings.TrimSpace(ct))
-	return ct == "application/json" || strings.HasSuffix(ct, "+json")
-}
-
-// serverError answers a request that failed on the server's side.
-func (s *Server) serverError(w http.ResponseWriter, r *http.Request) {
-	const msg = "Something went wrong on our side. Try again in a moment; if it keeps happening, ask the administrator to check the server log."
-	if wantsJSON(r) {
-		s.writeJSON(w, http.StatusInternalServerError, apiError{Error: msg})
-		return
-	}
-	s.renderMessage(w, r, http.StatusInternalServerError, "Something went wrong", msg)
-}
-
-// render executes the page template with data and writes it with status.
-// The page is rendered in full before anything is written, so a template
-// error becomes a clean 500.
-func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page string, data any) {
-	t := s.pages[page]
-	if t == nil {
-		s.log.Error("web: no such page template", "page", page)
-		http.Error(w, "internal error", http.StatusInternalServerError)
-		return
-	}
-	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "layout", data); err != nil {
-		s.log.Error("web: rendering a page", "page", page, "err", err)
-		http.Error(w, "internal error", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = buf.WriteTo(w)
-}
-
-// messagePage is the data of message.html: a titled message with a link
-// onwards.
-type messagePage struct {
-	view
-	Message string
-}
-
-// renderMessage renders a page that only says something: an error, a
-// refusal, the end of an interview.
-func (s *Server) renderMessage(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
-	s.render(w, r, status, "message.html", messagePage{view: view{Title: title}, Message: msg})
-}
-
-// renderCandidateMessage renders a message to a candidate: the page
-// carries the brand and none of the staff's links.
-func (s *Server) renderCandidateMessage(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
-	s.render(w, r, status, "message.html", messagePage{view: view{Title: title, Candidate: true}, Message: msg})
-}
-
-// view is what every page's layout reads.
-type view struct {
-	// Title is the page title and heading.
-	Title string
-	// SignedIn shows the signed-in navigation (sign out, back to the
-	// interviews).
-	SignedIn bool
-	// Refresh reloads the page every 5 seconds (a running interview).
-	Refresh bool
-	// Candidate hides the staff navigation: the page is a candidate's.
-	Candidate bool
 }

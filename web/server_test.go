@@ -63,15 +63,15 @@ func TestNewValidatesOptions(t *testing.T) {
 
 func TestNewDefaults(t *testing.T) {
 	ts := newTestServer(t, func(o *Options) { o.AgentName, o.TokenTTL, o.RateLimit = "", 0, 0 })
-	if ts.agentName != config.DefaultAgentName || ts.tokenTTL != config.DefaultTokenTTL {
-		t.Errorf("agent %q ttl %s, want %q %s", ts.agentName, ts.tokenTTL, config.DefaultAgentName, config.DefaultTokenTTL)
+	if ts.registrar.tokens.agentName != config.DefaultAgentName || ts.registrar.tokens.tokenTTL != config.DefaultTokenTTL {
+		t.Errorf("agent %q ttl %s, want %q %s", ts.registrar.tokens.agentName, ts.registrar.tokens.tokenTTL, config.DefaultAgentName, config.DefaultTokenTTL)
 	}
-	if got := ts.blueprints[0].Name; got != "default" {
+	if got := ts.registrar.blueprints[0].Name; got != "default" {
 		t.Errorf("first blueprint %q, want default", got)
 	}
 	ts2 := newTestServer(t, func(o *Options) { o.Blueprints = []string{"system-design", "default", "default"} })
-	if len(ts2.blueprints) != 2 || ts2.blueprints[0].Name != "default" {
-		t.Errorf("blueprints %+v, want default first and no duplicates", ts2.blueprints)
+	if len(ts2.registrar.blueprints) != 2 || ts2.registrar.blueprints[0].Name != "default" {
+		t.Errorf("blueprints %+v, want default first and no duplicates", ts2.registrar.blueprints)
 	}
 }
 

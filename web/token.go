@@ -101,13 +101,24 @@ var spelled = map[rune]string{
 	'ð': "d", 'þ': "th", 'ı': "i",
 }
 
+// roomTokens signs the candidates' LiveKit tokens, which dispatch the
+// interviewer agent into their room, and knows the LiveKit address the
+// browser connects to.
+type roomTokens struct {
+	apiKey, apiSecret string
+	agentName         string
+	tokenTTL          time.Duration
+	rejoinGrace       time.Duration
+	clientURL         string // ws:// or wss:// form given to browsers
+}
+
 // candidateToken returns a LiveKit token for the candidate of rec: it
 // joins rec.Room as CandidateIdentity(rec.ID), named after the candidate,
 // with the interview id, name, role and level as attributes; it may publish
 // its microphone and data and subscribe; and, when it creates the room, the
 // room dispatches the interviewer agent with {"interview_id": rec.ID}. It
 // carries no résumé or job-description text.
-func (s *Server) candidateToken(rec *interviews.Record) (string, error) {
+func (s *roomTokens) candidateToken(rec *interviews.Record) (string, error) {
 	meta, err := interviews.Dispatch{InterviewID: rec.ID}.Encode()
 	if err != nil {
 		return "", fmt.Errorf("web: token dispatch metadata: %w", err)
@@ -142,8 +153,8 @@ func (s *Server) candidateToken(rec *interviews.Record) (string, error) {
 
 // issueToken returns a candidate token for rec and logs its issue; when
 // the token cannot be signed it answers 500 and returns false.
-func (s *Server) issueToken(w http.ResponseWriter, r *http.Request, rec *interviews.Record) (string, bool) {
-	token, err := s.candidateToken(rec)
+func (s *site) issueToken(w http.ResponseWriter, r *http.Request, t *roomTokens, rec *interviews.Record) (string, bool) {
+	token, err := t.candidateToken(rec)
 	if err != nil {
 		s.log.Error("web: minting a candidate token", "interview_id", rec.ID, "err", err)
 		s.serverError(w, r)

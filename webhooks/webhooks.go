@@ -28,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/viva-interviews/viva/internal/retry"
 	"github.com/viva-interviews/viva/interviews"
 )
 
@@ -163,7 +164,7 @@ func New(opts Options) (*Sender, error) {
 		s.now = time.Now
 	}
 	if s.sleep == nil {
-		s.sleep = sleepTimer
+		s.sleep = retry.Sleep
 	}
 	if s.maxElapsed == 0 {
 		s.maxElapsed = DefaultMaxElapsed
@@ -184,17 +185,6 @@ func redact(raw string) string {
 		return "(hidden)"
 	}
 	return u.Scheme + "://" + u.Host + "/…"
-}
-
-func sleepTimer(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // Enabled reports whether s sends anything: it has at least one URL.
@@ -369,7 +359,7 @@ func (s *Sender) sendBody(ctx context.Context, event string, body []byte) []Deli
 func (s *Sender) deliver(ctx context.Context, u *url.URL, event string, body []byte) Delivery {
 	d := Delivery{Event: event, Host: u.Host}
 	start := s.now()
-	backoff := FirstBackoff
+	backoff := retry.Backoff{First: FirstBackoff, Max: MaxBackoff}
 	for {
 		d.Attempts++
 		status, wait, err := s.post(ctx, u, event, body)
@@ -377,7 +367,7 @@ func (s *Sender) deliver(ctx context.Context, u *url.URL, event string, body []b
 		if err == nil || !retryable(status) || ctx.Err() != nil {
 			break
 		}
-		wait = min(max(wait, backoff), MaxBackoff)
+		wait = min(max(wait, backoff.Delay(d.Attempts-1)), MaxBackoff)
 		if s.now().Add(wait).Sub(start) > s.maxElapsed {
 			d.Err = fmt.Errorf("gave up after %s: %w", s.maxElapsed, err)
 			break
@@ -386,7 +376,6 @@ func (s *Sender) deliver(ctx context.Context, u *url.URL, event string, body []b
 			d.Err = fmt.Errorf("stopped while retrying: %w", d.Err)
 			break
 		}
-		backoff = min(2*backoff, MaxBackoff)
 	}
 	if d.Err != nil {
 		s.log.Warn("webhooks: delivery failed", "event", event, "host", u.Host, "status", d.StatusCode, "attempts", d.Attempts, "err", shortError(d.Err))

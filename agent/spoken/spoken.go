@@ -271,7 +271,7 @@ func (v *Session) listen() {
 			v.setThinking(false)
 			in = agent.CandidateTurn{Text: e.Text, Source: agent.SourceVoice, StartedAt: e.SpeechEndedAt, EndedAt: e.SpeechEndedAt,
 				EndOfUtterance: e.Metrics.EndOfUtterance, STTFinal: e.Metrics.STTFinalDelay,
-				EndpointingRule: endpointingRules[e.Metrics.Rule], EndpointingDelay: e.Metrics.Delay}
+				EndpointingRule: endpointingRules[e.Metrics.Rule], EndpointingDelay: e.Metrics.Delay, STTConfidence: e.STTConfidence}
 		default:
 			continue
 		}

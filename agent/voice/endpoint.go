@@ -207,6 +207,7 @@ type endpointer struct {
 	speechSinceCommit bool      // voice activity since the last turn
 	lastVoiceEnd      time.Time // end of the last voiced frame
 	turn              []string  // finals of the pending turn
+	confidence        float64   // the lowest confidence of turn's finals; 0 once one had none
 	firstFinalAt      time.Time
 	lastFinalAt       time.Time
 }
@@ -224,12 +225,13 @@ func (e *endpointer) speechEnded(end time.Time) {
 	e.lastVoiceEnd = end
 }
 
-// final adds a final transcript with text, which arrived at, to the
-// pending turn.
-func (e *endpointer) final(text string, at time.Time) {
+// final adds a final transcript with text, which arrived at with the
+// recogniser's confidence (0 for none), to the pending turn.
+func (e *endpointer) final(text string, at time.Time, confidence float64) {
 	if len(e.turn) == 0 {
-		e.firstFinalAt = at
+		e.firstFinalAt, e.confidence = at, confidence
 	}
+	e.confidence = min(e.confidence, confidence)
 	e.turn = append(e.turn, text)
 	e.lastFinalAt = at
 }
@@ -255,7 +257,7 @@ func (e *endpointer) decide(now time.Time) (turn EndOfTurn, commit bool, wait ti
 		e.thinking = rule == RuleThinking
 		return EndOfTurn{Text: text}, false, deadline.Sub(now)
 	}
-	turn = EndOfTurn{Text: text, FinalAt: e.lastFinalAt, CommittedAt: now}
+	turn = EndOfTurn{Text: text, FinalAt: e.lastFinalAt, CommittedAt: now, STTConfidence: e.confidence}
 	turn.Metrics.Rule, turn.Metrics.Delay = rule, delay
 	if e.speechSinceCommit {
 		turn.SpeechEndedAt = e.lastVoiceEnd

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/viva-interviews/viva/config"
 )
 
 // endpointStep is one input to an endpointer at a time, in ms from the
@@ -68,7 +70,7 @@ func TestEndpointer(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := endpointer{baseDelay: DefaultEndpointingDelay, minDelay: DefaultEndpointingMin, maxDelay: DefaultEndpointingMax}
+			e := endpointer{baseDelay: config.DefaultEndpointingDelay, minDelay: config.DefaultEndpointingMin, maxDelay: config.DefaultEndpointingMax}
 			var got []string
 			for _, st := range tc.steps {
 				at := ms(st.atMs)
@@ -78,7 +80,7 @@ func TestEndpointer(t *testing.T) {
 				case "end":
 					e.speechEnded(at)
 				case "final":
-					e.final(st.text, at)
+					e.final(st.text, at, 0)
 				case "decide":
 					turn, commit, wait := e.decide(at)
 					switch {
@@ -214,22 +216,42 @@ func TestEndpointingDelayRule(t *testing.T) {
 // takes the fast path.
 func TestEndpointerThinkingPause(t *testing.T) {
 	t0 := time.Unix(0, 0)
-	e := endpointer{baseDelay: DefaultEndpointingDelay, minDelay: DefaultEndpointingMin, maxDelay: DefaultEndpointingMax, thinkingPause: DefaultThinkingPause}
+	e := endpointer{baseDelay: config.DefaultEndpointingDelay, minDelay: config.DefaultEndpointingMin, maxDelay: config.DefaultEndpointingMax, thinkingPause: config.DefaultThinkingPause}
 	e.speechStarted()
-	e.final("and the main reason was", t0)
+	e.final("and the main reason was", t0, 0)
 	e.speechEnded(t0)
-	if _, commit, wait := e.decide(t0); commit || wait != DefaultThinkingPause || !e.thinking {
+	if _, commit, wait := e.decide(t0); commit || wait != config.DefaultThinkingPause || !e.thinking {
 		t.Fatalf("unfinished: commit %v wait %v thinking %v", commit, wait, e.thinking)
 	}
-	turn, commit, _ := e.decide(t0.Add(DefaultThinkingPause))
-	if !commit || turn.Metrics.Rule != RuleThinking || turn.Metrics.Delay != DefaultThinkingPause || e.thinking {
+	turn, commit, _ := e.decide(t0.Add(config.DefaultThinkingPause))
+	if !commit || turn.Metrics.Rule != RuleThinking || turn.Metrics.Delay != config.DefaultThinkingPause || e.thinking {
 		t.Fatalf("unfinished: commit %v metrics %+v", commit, turn.Metrics)
 	}
 	e.speechStarted()
-	e.final("It was latency.", t0)
+	e.final("It was latency.", t0, 0)
 	e.speechEnded(t0)
 	turn, commit, _ = e.decide(t0.Add(300 * time.Millisecond))
 	if !commit || turn.Metrics.Rule != RuleFinished || turn.Metrics.Delay != 300*time.Millisecond {
 		t.Fatalf("finished: commit %v metrics %+v", commit, turn.Metrics)
+	}
+}
+
+// TestEndpointerConfidence: a turn carries the lowest confidence of its
+// finals, none when one final came without any, and the next turn starts
+// afresh.
+func TestEndpointerConfidence(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	e := endpointer{baseDelay: config.DefaultEndpointingDelay, minDelay: config.DefaultEndpointingMin, maxDelay: config.DefaultEndpointingMax}
+	for _, c := range []struct {
+		finals []float64
+		want   float64
+	}{{[]float64{0.93, 0.58, 0.9}, 0.58}, {[]float64{0.95}, 0.95}, {[]float64{0.9, 0}, 0}, {[]float64{0.81}, 0.81}} {
+		for _, conf := range c.finals {
+			e.final("It was latency.", t0, conf)
+		}
+		turn, commit, _ := e.decide(t0.Add(time.Hour))
+		if !commit || turn.STTConfidence != c.want {
+			t.Errorf("finals %v: commit %v confidence %v, want %v", c.finals, commit, turn.STTConfidence, c.want)
+		}
 	}
 }

@@ -109,6 +109,9 @@ type EndOfTurn struct {
 	CommittedAt time.Time
 	// Metrics are the turn's latencies.
 	Metrics TurnMetrics
+	// STTConfidence is the recogniser's confidence (0–1) in Text: the
+	// lowest of its finals', 0 when any final came without one.
+	STTConfidence float64
 }
 
 // STTStopped says the speech recogniser's stream ended on its own (the

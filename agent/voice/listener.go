@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/agent/stt"
+	"github.com/viva-interviews/viva/config"
 )
 
 // Listener defaults. Each applies when the matching ListenerOptions field is
@@ -28,18 +29,9 @@ const (
 	// DefaultPreRoll is how much audio before the onset reaches the STT
 	// engine marked as utterance, so the first syllable is not cut.
 	DefaultPreRoll = 200 * time.Millisecond
-	// DefaultEndpointingDelay is the base wait after the end of speech
-	// before a turn with a final transcript is committed.
-	DefaultEndpointingDelay = 500 * time.Millisecond
-	// DefaultEndpointingMin is the shortest adaptive endpointing delay.
-	DefaultEndpointingMin = 200 * time.Millisecond
-	// DefaultEndpointingMax is the longest adaptive endpointing delay.
-	DefaultEndpointingMax = 3 * time.Second
-	// DefaultThinkingPause is the wait after an unfinished clause.
-	DefaultThinkingPause = 2500 * time.Millisecond
-	// DefaultInterruptThreshold is how much voiced speech over the agent
-	// interrupts it; coughs and back-channel "mm"s are far shorter.
-	DefaultInterruptThreshold = 500 * time.Millisecond
+	// The turn-taking defaults (endpointing, thinking pause, interrupt
+	// threshold) are viva's settings' defaults, written once in package
+	// config.
 	// EventBuffer is the capacity of the Events channel.
 	EventBuffer = 64
 	// maxHeldEvents bounds the events held back for a reader that is not
@@ -75,7 +67,7 @@ type ListenerOptions struct {
 	EndpointingMin, EndpointingMax time.Duration
 	// ThinkingPause is the wait after a transcript that stops mid-clause
 	// ("…and the main reason was", "um"): room to think
-	// (DefaultThinkingPause when zero; negative falls back to
+	// (config.DefaultThinkingPause when zero; negative falls back to
 	// UnfinishedFactor × EndpointingDelay).
 	ThinkingPause time.Duration
 	// InterruptThreshold is how long the candidate must speak over the
@@ -189,13 +181,13 @@ func NewListener(ctx context.Context, opts ListenerOptions) (*Listener, error) {
 	minSpeech := orDefault(opts.MinSpeech, DefaultMinSpeech)
 	minSilence := orDefault(opts.MinSilence, DefaultMinSilence)
 	preRoll := orDefault(opts.PreRoll, DefaultPreRoll)
-	threshold := orDefault(opts.InterruptThreshold, DefaultInterruptThreshold)
+	threshold := orDefault(opts.InterruptThreshold, config.DefaultInterruptThreshold)
 	endpoint := endpointer{
-		baseDelay: orDefault(opts.EndpointingDelay, DefaultEndpointingDelay),
-		minDelay:  orDefault(opts.EndpointingMin, DefaultEndpointingMin),
-		maxDelay:  orDefault(opts.EndpointingMax, DefaultEndpointingMax),
+		baseDelay: orDefault(opts.EndpointingDelay, config.DefaultEndpointingDelay),
+		minDelay:  orDefault(opts.EndpointingMin, config.DefaultEndpointingMin),
+		maxDelay:  orDefault(opts.EndpointingMax, config.DefaultEndpointingMax),
 
-		thinkingPause: orDefault(opts.ThinkingPause, DefaultThinkingPause),
+		thinkingPause: orDefault(opts.ThinkingPause, config.DefaultThinkingPause),
 	}
 	switch {
 	case minSpeech < 0 || minSpeech > maxMinSpeech:
@@ -466,7 +458,7 @@ func (l *Listener) handleResult(ev stt.Event) {
 		if tr.Text == "" {
 			return
 		}
-		l.endpoint.final(tr.Text, at)
+		l.endpoint.final(tr.Text, at, ev.Confidence)
 		l.evaluate(l.now())
 	}
 }

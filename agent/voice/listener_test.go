@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/agent/stt"
+	"github.com/viva-interviews/viva/config"
 )
 
 func newTestListener(t *testing.T, engine *testSTT, opts ListenerOptions) *Listener {
@@ -287,7 +288,7 @@ func TestListenerEndpointing(t *testing.T) {
 			name:   "trailing and waits longer",
 			steps:  []step{lead, {speech: time.Second}, {silence: 100 * time.Millisecond}, {final: "I built the API and"}, {silence: 3 * time.Second}},
 			turns:  []string{"I built the API and"},
-			delays: []time.Duration{DefaultThinkingPause},
+			delays: []time.Duration{config.DefaultThinkingPause},
 		},
 		{
 			name: "a thinking pause is one turn",
@@ -302,7 +303,7 @@ func TestListenerEndpointing(t *testing.T) {
 			name:   "a hesitation after a conjunction is a thinking pause, full stop or not",
 			steps:  []step{lead, {speech: time.Second}, {silence: 100 * time.Millisecond}, {final: "a ledger service and m."}, {silence: 3 * time.Second}},
 			turns:  []string{"a ledger service and m."},
-			delays: []time.Duration{DefaultThinkingPause},
+			delays: []time.Duration{config.DefaultThinkingPause},
 		},
 		{
 			name: "the candidate goes on after \"and m.\": one turn",

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -11,14 +10,7 @@ import (
 	lksdk "github.com/livekit/server-sdk-go/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/viva-interviews/viva/agent/llm/openai"
-	"github.com/viva-interviews/viva/agent/stt"
-	dgstt "github.com/viva-interviews/viva/agent/stt/deepgram"
-	oaistt "github.com/viva-interviews/viva/agent/stt/openai"
-	"github.com/viva-interviews/viva/agent/stt/sphinx"
-	"github.com/viva-interviews/viva/agent/tts"
-	"github.com/viva-interviews/viva/agent/tts/flite"
-	oaitts "github.com/viva-interviews/viva/agent/tts/openai"
+	"github.com/viva-interviews/viva/agent/engines"
 	"github.com/viva-interviews/viva/agent/voice"
 	"github.com/viva-interviews/viva/agent/worker"
 	"github.com/viva-interviews/viva/config"
@@ -96,23 +88,23 @@ func newWorker(ctx context.Context, cfg *config.Config, log *slog.Logger, m *met
 	if err != nil {
 		return nil, err
 	}
-	recogniser, err := newSTT(cfg, log)
+	recogniser, err := engines.STT(cfg, log)
 	if err != nil {
 		return nil, err
 	}
-	synth, err := newTTS(cfg, log)
+	synth, err := engines.TTS(cfg, log)
 	if err != nil {
 		return nil, err
 	}
-	newLLM, llmName, err := llmFactory(cfg, log)
+	newLLM, llmName, err := engines.LLM(cfg, log)
 	if err != nil {
 		return nil, err
 	}
-	analyzer, err := analyzerFor(cfg, log)
+	analyzer, err := engines.Analyzer(cfg, log)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkKeys(context.Background(), cfg, recogniser); err != nil {
+	if err := engines.CheckKeys(context.Background(), cfg, recogniser); err != nil {
 		return nil, err
 	}
 	log.Info("engines", "llm", llmName, "stt", recogniser.Name(), "tts", synth.Name(), "agent_name", cfg.AgentName, "max_sessions", cfg.MaxSessions)
@@ -125,7 +117,7 @@ func newWorker(ctx context.Context, cfg *config.Config, log *slog.Logger, m *met
 		HearingTimeout: offWhenZero(cfg.HearingTimeout),
 		Rooms:          lksdk.NewRoomServiceClient(httpURL(cfg.LiveKitURL), cfg.LiveKitAPIKey, cfg.LiveKitAPISecret),
 		Blueprint:      installedBlueprint,
-		EnginesFor:     enginesFor(cfg, log),
+		EnginesFor:     engines.ForOwnKeys(cfg, log),
 		RejoinGrace:    cfg.RejoinGrace,
 		Logger:         log,
 		Metrics:        m,
@@ -182,112 +174,4 @@ func httpURL(u string) string {
 		return "https://" + strings.TrimPrefix(u, "wss://")
 	}
 	return u
-}
-
-// enginesFor returns how to make the engines of an interview that brings
-// its own provider keys: the configured engines with those keys in place of
-// the worker's (an OpenAI key also moves the model and speech off the
-// offline engines; a Deepgram key picks Deepgram recognition), built the
-// same way as the worker's own, the scripted fallback included. Every
-// given key is checked with its provider before the engines are returned.
-func enginesFor(cfg *config.Config, log *slog.Logger) func(context.Context, interviews.Keys) (worker.Engines, error) {
-	return func(ctx context.Context, keys interviews.Keys) (worker.Engines, error) {
-		c := ownKeysConfig(cfg, keys)
-		recogniser, err := newSTT(c, log)
-		if err != nil {
-			return worker.Engines{}, err
-		}
-		synth, err := newTTS(c, log)
-		if err != nil {
-			return worker.Engines{}, err
-		}
-		newLLM, llmName, err := llmFactory(c, log)
-		if err != nil {
-			return worker.Engines{}, err
-		}
-		analyzer, err := analyzerFor(c, log)
-		if err != nil {
-			return worker.Engines{}, err
-		}
-		if err := checkOwnKeys(ctx, c, keys, recogniser); err != nil {
-			return worker.Engines{}, err
-		}
-		return worker.Engines{NewLLM: newLLM, Analyzer: analyzer, Preemptive: c.ResolvedLLM() == config.EngineOpenAI, STT: recogniser, TTS: synth,
-			Names: interviews.Engines{LLM: llmName, STT: recogniser.Name(), TTS: synth.Name()}}, nil
-	}
-}
-
-// ownKeysConfig is cfg with an interview's own keys in place of the
-// worker's, and the engines those keys enable chosen.
-func ownKeysConfig(cfg *config.Config, keys interviews.Keys) *config.Config {
-	c := *cfg
-	if keys.OpenAI != "" {
-		c.OpenAIAPIKey = keys.OpenAI
-		c.LLM, c.TTS = config.EngineOpenAI, config.EngineOpenAI
-		if c.ResolvedSTT() == config.EngineSphinx {
-			c.STT = config.EngineOpenAI
-		}
-	}
-	if keys.Deepgram != "" {
-		c.DeepgramAPIKey = keys.Deepgram
-		c.STT = config.EngineDeepgram
-	}
-	return &c
-}
-
-// checkOwnKeys checks with each provider that the interview's own keys are
-// accepted (recogniser is the engine made with them), so that a refused key
-// is told to the candidate before the greeting instead of failing mid-way.
-func checkOwnKeys(ctx context.Context, c *config.Config, keys interviews.Keys, recogniser stt.Engine) error {
-	ctx, cancel := context.WithTimeout(ctx, keyCheckTimeout)
-	defer cancel()
-	if keys.OpenAI != "" {
-		client, err := openai.New(openai.Options{APIKey: keys.OpenAI, BaseURL: c.OpenAIBaseURL, MaxRetries: -1})
-		if err != nil {
-			return fmt.Errorf("the OpenAI key: %w", err)
-		}
-		if err := client.Check(ctx); err != nil {
-			return fmt.Errorf("the OpenAI key: %w", err)
-		}
-	}
-	if keys.Deepgram != "" {
-		if ch, ok := recogniser.(interface{ Check(context.Context) error }); ok {
-			if err := ch.Check(ctx); err != nil {
-				return fmt.Errorf("the Deepgram key: %w", err)
-			}
-		}
-	}
-	return nil
-}
-
-// newSTT makes the speech recogniser the configuration asks for.
-func newSTT(cfg *config.Config, log *slog.Logger) (stt.Engine, error) {
-	switch cfg.ResolvedSTT() {
-	case config.EngineDeepgram:
-		return dgstt.New(dgstt.Options{APIKey: cfg.DeepgramAPIKey, Model: cfg.DeepgramModel, Logger: log})
-	case config.EngineOpenAI:
-		return oaistt.New(oaistt.Options{APIKey: openAIKey(cfg), BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAISTTModel, Logger: log})
-	default:
-		return sphinx.New(sphinx.Options{Logger: log})
-	}
-}
-
-// newTTS makes the speech synthesiser the configuration asks for. A speech
-// service is backed by flite: an utterance the service fails to start is
-// spoken offline rather than not at all.
-func newTTS(cfg *config.Config, log *slog.Logger) (tts.Engine, error) {
-	switch cfg.ResolvedTTS() {
-	case config.EngineOpenAI:
-		primary, err := oaitts.New(oaitts.Options{APIKey: openAIKey(cfg), BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAITTSModel, Voice: cfg.OpenAITTSVoice, Logger: log})
-		if err != nil {
-			return nil, err
-		}
-		backup, err := flite.New(flite.Options{Logger: log})
-		if err != nil {
-			return nil, fmt.Errorf("the offline voice that backs OpenAI speech: %w", err)
-		}
-		return tts.WithFallback(primary, backup, log), nil
-	default:
-		return flite.New(flite.Options{Logger: log})
-	}
 }

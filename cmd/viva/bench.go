@@ -41,57 +41,11 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		}
 		return usageError("say which benchmark: viva bench latency or viva bench density (-h for their flags)")
 	}
-	which := args[0]
-	fs := flag.NewFlagSet("viva bench "+which, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	lkBin := fs.String("livekit-server", "", "path of the livekit-server binary (default: bin/livekit-server next to viva or in the working directory, then $PATH)")
-	latency := fs.Duration("provider-latency", 0, "fixed latency of every provider request (recognition, model, speech), such as 200ms")
-	out := fs.String("out", "", "write the figures as JSON to this file")
-	dir := fs.String("dir", "", "directory for the servers' logs and records (default: a temporary directory, removed at the end)")
-	verbose := fs.Bool("v", false, "log progress on stderr")
-	var turns, rooms *int
-	var sessions, modes *string
-	var window *time.Duration
-	var chart *string
-	switch which {
-	case benchLatency:
-		turns = fs.Int("turns", 50, "candidate turns to measure in all")
-		rooms = fs.Int("rooms", 5, "interviews held at once")
-	case benchDensity:
-		sessions = fs.String("sessions", "5,10,20,40,80", "end-to-end session counts to climb through, until the machine saturates")
-		window = fs.Duration("window", 20*time.Second, "measured window of each run, after every room has been greeted")
-		modes = fs.String("mode", bench.ModeEndToEnd, "comma-separated modes: "+strings.Join(densityModes(), ", "))
-		chart = fs.String("chart", "", "write an SVG chart of CPU and memory per session against sessions to this file")
+	f, err := parseBenchFlags(args[0], args[1:], stderr)
+	if err != nil {
+		return err
 	}
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: viva bench %s [flags]\n\n", which)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError("%v", err)
-	}
-	var dopts bench.DensityOptions
-	if which == benchDensity {
-		counts, err := parseCounts(*sessions)
-		if err != nil {
-			return usageError("--sessions: %v", err)
-		}
-		dopts = bench.DensityOptions{Sessions: counts, Window: *window}
-		for _, m := range strings.Split(*modes, ",") {
-			switch m = strings.TrimSpace(m); {
-			case m == bench.ModeEndToEnd:
-				dopts.EndToEnd = true
-			case m == bench.ModeInProcess && inProcessDensity != nil:
-				dopts.InProcess = inProcessDensity
-			default:
-				return usageError("--mode %q: choose from %s", m, strings.Join(densityModes(), ", "))
-			}
-		}
-	}
-	bin, err := findBenchLiveKit(*lkBin)
+	bin, err := findBenchLiveKit(f.lkBin)
 	if err != nil {
 		return err
 	}
@@ -99,7 +53,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return fmt.Errorf("finding this binary to run the worker: %w", err)
 	}
-	workDir := *dir
+	workDir := f.dir
 	if workDir == "" {
 		if workDir, err = os.MkdirTemp("", "viva-bench-"); err != nil {
 			return err
@@ -109,45 +63,113 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return err
 	}
 	level := slog.LevelWarn
-	if *verbose {
+	if f.verbose {
 		level = slog.LevelInfo
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	lksdk.SetLogger(worker.SDKLogger(log, ""))
-	rigOpts := bench.RigOptions{LiveKitBinary: bin, Worker: self, ProviderLatency: *latency, Dir: workDir, Logger: log}
+	rigOpts := bench.RigOptions{LiveKitBinary: bin, Worker: self, ProviderLatency: f.latency, Dir: workDir, Logger: log}
+	if f.which == benchLatency {
+		return benchLatencyRun(ctx, rigOpts, f, stdout)
+	}
+	return benchDensityRun(ctx, rigOpts, f, stdout)
+}
 
+// benchFlags are the flags of viva bench latency or density.
+type benchFlags struct {
+	which, lkBin, out, dir string
+	latency                time.Duration
+	verbose                bool
+	turns, rooms           int
+	density                bench.DensityOptions
+	chart                  string
+}
+
+// parseBenchFlags parses the flags of viva bench which; help goes to
+// stderr (which run points at stdout when help was asked for).
+func parseBenchFlags(which string, args []string, stderr io.Writer) (*benchFlags, error) {
+	f := &benchFlags{which: which}
+	fs := newFlagSet("bench " + which)
+	fs.StringVar(&f.lkBin, "livekit-server", "", "path of the livekit-server binary (default: bin/livekit-server next to viva or in the working directory, then $PATH)")
+	fs.DurationVar(&f.latency, "provider-latency", 0, "fixed latency of every provider request (recognition, model, speech), such as 200ms")
+	fs.StringVar(&f.out, "out", "", "write the figures as JSON to this file")
+	fs.StringVar(&f.dir, "dir", "", "directory for the servers' logs and records (default: a temporary directory, removed at the end)")
+	fs.BoolVar(&f.verbose, "verbose", false, "log progress on stderr")
+	sessions, modes := "5,10,20,40,80", bench.ModeEndToEnd
 	switch which {
 	case benchLatency:
-		l, err := bench.RunLatency(ctx, bench.LatencyOptions{RigOptions: rigOpts, Turns: *turns, Rooms: *rooms})
-		if err != nil && l.Turns == 0 {
-			return err
+		fs.IntVar(&f.turns, "turns", 50, "candidate turns to measure in all")
+		fs.IntVar(&f.rooms, "rooms", 5, "interviews held at once")
+	case benchDensity:
+		fs.StringVar(&sessions, "sessions", sessions, "end-to-end session counts to climb through, until the machine saturates")
+		fs.DurationVar(&f.density.Window, "window", 20*time.Second, "measured window of each run, after every room has been greeted")
+		fs.StringVar(&modes, "mode", modes, "comma-separated modes: "+strings.Join(densityModes(), ", "))
+		fs.StringVar(&f.chart, "chart", "", "write an SVG chart of CPU and memory per session against sessions to this file")
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "Usage: viva bench %s [flags]\n", which)
+			printGroup(stderr, "Flags", sortedFlags(fs))
+			return nil, err
 		}
-		l.Report(stdout)
-		if *out != "" {
-			if werr := bench.WriteJSON(*out, l); werr != nil {
-				return werr
-			}
+		return nil, flagError("bench "+which, err)
+	}
+	if which != benchDensity {
+		return f, nil
+	}
+	counts, err := parseCounts(sessions)
+	if err != nil {
+		return nil, usageError("--sessions: %v", err)
+	}
+	f.density.Sessions = counts
+	for _, m := range strings.Split(modes, ",") {
+		switch m = strings.TrimSpace(m); {
+		case m == bench.ModeEndToEnd:
+			f.density.EndToEnd = true
+		case m == bench.ModeInProcess && inProcessDensity != nil:
+			f.density.InProcess = inProcessDensity
+		default:
+			return nil, usageError("--mode %q: choose from %s", m, strings.Join(densityModes(), ", "))
 		}
-		return err
-	default:
-		dopts.RigOptions = rigOpts
-		d, err := bench.RunDensity(ctx, dopts)
-		if err != nil && len(d.Runs) == 0 {
-			return err
-		}
-		d.Report(stdout)
-		if *out != "" {
-			if werr := bench.WriteJSON(*out, d); werr != nil {
-				return werr
-			}
-		}
-		if *chart != "" {
-			if werr := os.WriteFile(*chart, bench.Chart(d), 0o644); werr != nil {
-				return fmt.Errorf("writing the chart: %w", werr)
-			}
-		}
+	}
+	return f, nil
+}
+
+// benchLatencyRun runs the latency benchmark and reports it.
+func benchLatencyRun(ctx context.Context, rigOpts bench.RigOptions, f *benchFlags, stdout io.Writer) error {
+	l, err := bench.RunLatency(ctx, bench.LatencyOptions{RigOptions: rigOpts, Turns: f.turns, Rooms: f.rooms})
+	if err != nil && l.Turns == 0 {
 		return err
 	}
+	l.Report(stdout)
+	if f.out != "" {
+		if werr := bench.WriteJSON(f.out, l); werr != nil {
+			return werr
+		}
+	}
+	return err
+}
+
+// benchDensityRun runs the density benchmark and reports it.
+func benchDensityRun(ctx context.Context, rigOpts bench.RigOptions, f *benchFlags, stdout io.Writer) error {
+	dopts := f.density
+	dopts.RigOptions = rigOpts
+	d, err := bench.RunDensity(ctx, dopts)
+	if err != nil && len(d.Runs) == 0 {
+		return err
+	}
+	d.Report(stdout)
+	if f.out != "" {
+		if werr := bench.WriteJSON(f.out, d); werr != nil {
+			return werr
+		}
+	}
+	if f.chart != "" {
+		if werr := os.WriteFile(f.chart, bench.Chart(d), 0o644); werr != nil {
+			return fmt.Errorf("writing the chart: %w", werr)
+		}
+	}
+	return err
 }
 
 // benchUsage is viva bench's help without a subcommand.
@@ -178,6 +200,13 @@ func parseCounts(s string) ([]int, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// sortedFlags are the flags of fs in name order.
+func sortedFlags(fs *flag.FlagSet) []*flag.Flag {
+	var out []*flag.Flag
+	fs.VisitAll(func(f *flag.Flag) { out = append(out, f) })
+	return out
 }
 
 // findBenchLiveKit locates livekit-server as viva dev does, then in the

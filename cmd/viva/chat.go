@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/viva-interviews/viva/agent"
+	"github.com/viva-interviews/viva/agent/engines"
 	"github.com/viva-interviews/viva/agent/terminal"
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/interviews"
@@ -62,16 +63,16 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return err
 	}
 	defer closeStore(store)
-	newLLM, llmName, err := llmFactory(cfg, log)
+	newLLM, llmName, err := engines.LLM(cfg, log)
 	if err != nil {
 		return err
 	}
-	analyzer, err := analyzerFor(cfg, log)
+	analyzer, err := engines.Analyzer(cfg, log)
 	if err != nil {
 		return err
 	}
 	if llmName != "scripted" {
-		if err := checkKeys(ctx, cfg); err != nil {
+		if err := engines.CheckKeys(ctx, cfg); err != nil {
 			return err
 		}
 	}

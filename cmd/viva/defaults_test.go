@@ -8,24 +8,21 @@ import (
 	dgstt "github.com/viva-interviews/viva/agent/stt/deepgram"
 	oaistt "github.com/viva-interviews/viva/agent/stt/openai"
 	oaitts "github.com/viva-interviews/viva/agent/tts/openai"
-	"github.com/viva-interviews/viva/agent/voice"
 	"github.com/viva-interviews/viva/config"
 )
 
-// TestDefaultsAgree: a package that applies its own default to a zero
-// option (the listener, the provider clients) must apply the one viva's
-// configuration documents; config cannot import them, so this test, in the
-// one package that wires both, keeps them from drifting apart.
+// TestDefaultsAgree: a provider client applies its own default to a zero
+// option, and it must be the one viva's configuration documents. The
+// engines may not import config and config does not import the engines
+// (both are import rules), so this test, in the one package that wires
+// both, keeps them from drifting apart. (The turn-taking defaults are
+// written once, in config, and the listener refers to them.)
 func TestDefaultsAgree(t *testing.T) {
 	c := config.Default()
 	for _, tc := range []struct {
 		setting       string
 		config, inPkg any
 	}{
-		{"endpointing_delay", c.EndpointingDelay, voice.DefaultEndpointingDelay},
-		{"endpointing_min", c.EndpointingMin, voice.DefaultEndpointingMin},
-		{"endpointing_max", c.EndpointingMax, voice.DefaultEndpointingMax},
-		{"interrupt_threshold", c.InterruptThreshold, voice.DefaultInterruptThreshold},
 		{"openai_model", c.OpenAIModel, oaillm.DefaultModel},
 		{"llm_first_token_timeout", c.LLMFirstTokenTimeout, oaillm.DefaultFirstTokenTimeout},
 		{"llm_chunk_gap_timeout", c.LLMChunkGapTimeout, oaillm.DefaultChunkGapTimeout},

@@ -15,15 +15,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/internal/lklocal"
 	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/web"
-)
-
-// Development credentials of livekit-server --dev.
-const (
-	devAPIKey    = "devkey"
-	devAPISecret = "secret"
+	"log/slog"
 )
 
 // devDrainTimeout is how long viva dev lets running interviews finish
@@ -43,17 +39,17 @@ var errStoppedAtOnce = errors.New("stopped at once by a second interrupt; interv
 
 // runDev runs the whole system on one machine: a LiveKit server in dev mode
 // (unless LIVEKIT_URL is set), one interviewer worker and the web app, all
-// stopped together on Ctrl-C; a second Ctrl-C stops them at once.
+// stopped together on Ctrl-C; a second Ctrl-C stops them at once. When its
+// LiveKit server cannot start (a port is taken) or stops, viva dev stops
+// with the reason: it never talks to another LiveKit server by accident.
 func runDev(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var lkBin *string
-	var lkPort *int
 	var allowNoRoomPage *bool
 	var flags *flag.FlagSet
 	cfg, err := loadConfig("dev", args, stderr, func(fs *flag.FlagSet) {
 		flags = fs
 		allowNoRoomPage = roomPageFlag(fs)
 		lkBin = fs.String("livekit-server", "", "path of the livekit-server binary (default: bin/livekit-server next to viva, then $PATH)")
-		lkPort = fs.Int("livekit-port", 7880, "signal port of the dev LiveKit server (WebRTC uses the next two: TCP and UDP)")
 	})
 	if err != nil {
 		return err
@@ -67,41 +63,63 @@ func runDev(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stoppedAtOnce := false
-
-	if cfg.LiveKitURL == "" {
-		bin, err := findLiveKit(*lkBin)
-		if err != nil {
-			return err
-		}
-		body := lklocal.Config(lklocal.Ports{Signal: *lkPort, RTCTCP: *lkPort + 1, RTCUDP: *lkPort + 2}, "")
-		cmd := exec.Command(bin, "--dev", "--bind", "127.0.0.1", "--config-body", body)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		logPath := filepath.Join(os.TempDir(), "viva-livekit-server.log")
-		logFile, err := os.Create(logPath)
-		if err != nil {
-			return err
-		}
-		defer logFile.Close()
-		cmd.Stdout, cmd.Stderr = logFile, logFile
-		if err := cmd.Start(); err != nil {
-			return fmt.Errorf("starting %s: %w", bin, err)
-		}
-		defer func() {
-			sig := syscall.SIGTERM
-			if stoppedAtOnce {
-				sig = syscall.SIGKILL
-			}
-			_ = syscall.Kill(-cmd.Process.Pid, sig)
-			_ = cmd.Wait()
-		}()
-		cfg.LiveKitURL = fmt.Sprintf("ws://127.0.0.1:%d", *lkPort)
-		cfg.LiveKitAPIKey, cfg.LiveKitAPISecret = devAPIKey, devAPISecret
-		if err := waitHTTP(ctx, fmt.Sprintf("http://127.0.0.1:%d", *lkPort), time.Minute); err != nil {
-			return fmt.Errorf("livekit-server did not start (log: %s): %w", logPath, err)
-		}
-		log.Info("livekit-server started in dev mode", "url", cfg.LiveKitURL, "log", logPath)
+	lk, err := startDevLiveKit(ctx, cfg, *lkBin, log)
+	if err != nil {
+		return err
 	}
+	stoppedAtOnce := false
+	lkStopped := make(chan error, 1)
+	if lk != nil {
+		defer func() { lk.Stop(stoppedAtOnce) }()
+		go func() {
+			select {
+			case <-lk.Exited():
+				lkStopped <- fmt.Errorf("%w (log: %s): viva dev stopped with it", lk.Err(), lk.LogPath)
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	err = runDevParts(ctx, cancel, cfg, log, stdout, stderr)
+	if errors.Is(err, errStoppedAtOnce) {
+		stoppedAtOnce = true
+	}
+	select {
+	case stopped := <-lkStopped:
+		if err == nil {
+			return stopped
+		}
+	default:
+	}
+	return err
+}
+
+// startDevLiveKit starts viva dev's own LiveKit server, on the port of
+// --livekit-port, and points cfg at it; with LIVEKIT_URL set it starts
+// nothing and returns nil.
+func startDevLiveKit(ctx context.Context, cfg *config.Config, explicitBin string, log *slog.Logger) (*lklocal.Server, error) {
+	if cfg.LiveKitURL != "" {
+		return nil, nil
+	}
+	bin, err := findLiveKit(explicitBin)
+	if err != nil {
+		return nil, err
+	}
+	lk, err := lklocal.Start(ctx, lklocal.StartOptions{Binary: bin, Ports: lklocal.PortsFrom(cfg.LiveKitPort),
+		LogPath: filepath.Join(os.TempDir(), "viva-livekit-server.log"), PortHint: "--livekit-port or VIVA_LIVEKIT_PORT"})
+	if err != nil {
+		return nil, err
+	}
+	cfg.LiveKitURL = lk.URL
+	cfg.LiveKitAPIKey, cfg.LiveKitAPISecret = lklocal.DevAPIKey, lklocal.DevAPISecret
+	log.Info("livekit-server started in dev mode", "url", cfg.LiveKitURL, "log", lk.LogPath)
+	return lk, nil
+}
+
+// runDevParts runs the worker and the web app until ctx ends or one of
+// them fails, then drains; it returns errStoppedAtOnce when a second
+// interrupt cut the drain short.
+func runDevParts(ctx context.Context, cancel func(), cfg *config.Config, log *slog.Logger, stdout, stderr io.Writer) error {
 	if err := cfg.RequireLiveKit(); err != nil {
 		return usageError("%v", err)
 	}
@@ -120,13 +138,32 @@ func runDev(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	defer side.stop()
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		return fmt.Errorf("listening on %s: %w (choose another address with --addr)", cfg.Addr, err)
+		return fmt.Errorf("listening on %s: %w (choose another address with --addr or VIVA_ADDR)", cfg.Addr, err)
 	}
 	errc := make(chan error, 2)
 	go func() { errc <- runWorker(ctx, w, cfg, log) }()
 	go func() { errc <- serveWeb(ctx, ln, cfg, log, reg) }()
+	printRunning(stdout, cfg, "http://"+ln.Addr().String(), healthAddr, generated)
 
-	url := "http://" + ln.Addr().String()
+	// The first interrupt starts the drain; a second one ends it.
+	interrupts := make(chan os.Signal, 1)
+	defer signal.Stop(interrupts)
+	first, atOnce := awaitStop(ctx, cancel, errc, 2, func() <-chan os.Signal {
+		signal.Notify(interrupts, os.Interrupt, syscall.SIGTERM)
+		fmt.Fprintf(stderr, "\nStopping: running interviews have %s to finish. Press Ctrl-C again to stop at once.\n", cfg.DrainTimeout)
+		return interrupts
+	})
+	if atOnce {
+		return errStoppedAtOnce
+	}
+	if errors.Is(first, context.Canceled) || errors.Is(first, http.ErrServerClosed) {
+		first = nil
+	}
+	return first
+}
+
+// printRunning tells the operator where viva dev serves what.
+func printRunning(stdout io.Writer, cfg *config.Config, url, healthAddr string, generated bool) {
 	fmt.Fprintf(stdout, "\nviva is running.\n\n  Register a candidate:  %s/\n  Reviewer pages:        %s/review\n", url, url)
 	if generated {
 		fmt.Fprintf(stdout, "  Reviewer password:     %s   (sign in with no email; set VIVA_REVIEWER_TOKEN to choose one)\n", cfg.ReviewerToken)
@@ -139,23 +176,6 @@ func runDev(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	fmt.Fprintf(stdout, "  Engines:               llm=%s stt=%s tts=%s\n  LiveKit:               %s\n\nPress Ctrl-C to stop.\n\n",
 		cfg.ResolvedLLM(), cfg.ResolvedSTT(), cfg.ResolvedTTS(), cfg.LiveKitURL)
-
-	// The first interrupt starts the drain; a second one ends it.
-	interrupts := make(chan os.Signal, 1)
-	defer signal.Stop(interrupts)
-	first, atOnce := awaitStop(ctx, cancel, errc, 2, func() <-chan os.Signal {
-		signal.Notify(interrupts, os.Interrupt, syscall.SIGTERM)
-		fmt.Fprintf(stderr, "\nStopping: running interviews have %s to finish. Press Ctrl-C again to stop at once.\n", cfg.DrainTimeout)
-		return interrupts
-	})
-	if atOnce {
-		stoppedAtOnce = true
-		return errStoppedAtOnce
-	}
-	if errors.Is(first, context.Canceled) || errors.Is(first, http.ErrServerClosed) {
-		first = nil
-	}
-	return first
 }
 
 // awaitStop waits for the running parts of viva dev to return their
@@ -200,22 +220,4 @@ func findLiveKit(explicit string) (string, error) {
 		return p, nil
 	}
 	return "", errors.New("livekit-server not found: run `make run` (it builds bin/livekit-server), pass --livekit-server PATH, or set LIVEKIT_URL to use a running server")
-}
-
-// waitHTTP waits until url answers.
-func waitHTTP(ctx context.Context, url string, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
 }

@@ -189,3 +189,40 @@ func waitStatus(url string, want int, timeout time.Duration) bool {
 		}
 	}
 }
+
+// TestDevStopsWhenItsLiveKitCannotStart: with the LiveKit port taken
+// (here by a listener standing in for another LiveKit server), viva dev
+// says which port is taken and how to move it, and stops: it never
+// registers its worker with someone else's server.
+func TestDevStopsWhenItsLiveKitCannotStart(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	bin := filepath.Join(root, "bin", "livekit-server")
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("%s missing: run make deps", bin)
+	}
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	port := taken.Addr().(*net.TCPAddr).Port
+	for _, k := range []string{"LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET", "OPENAI_API_KEY", "DEEPGRAM_API_KEY"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("VIVA_LIVEKIT_PORT", strconv.Itoa(port))
+	var stdout, stderr strings.Builder
+	code := run(context.Background(), []string{"dev", "--addr", "127.0.0.1:0", "--livekit-server", bin,
+		"--data-dir", t.TempDir(), "--health-addr", "off"}, strings.NewReader(""), &stdout, &stderr)
+	if code == 0 {
+		t.Fatalf("viva dev with its LiveKit port taken exited 0; stdout:\n%s", stdout.String())
+	}
+	msg := stderr.String()
+	for _, want := range []string{"TCP port " + strconv.Itoa(port), "taken", "VIVA_LIVEKIT_PORT", "LIVEKIT_URL"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the error does not say %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(stdout.String(), "viva is running") || strings.Count(strings.TrimSpace(msg), "\n") > 0 {
+		t.Errorf("want one line of error and nothing running; stdout:\n%s\nstderr:\n%s", stdout.String(), msg)
+	}
+}

@@ -165,22 +165,72 @@ func usage(w io.Writer) {
 
 // loadConfig parses a command's flags (flags registers the command's own
 // before the settings') and the configuration from flags, environment and
-// file. A bad value is a usage error naming the setting.
+// file; the command's help and flags hold only the settings it reads
+// (commandReads). -h prints the help on stderr (which run points at
+// stdout); a bad flag or value is a usage error of one line per problem.
 func loadConfig(name string, args []string, stderr io.Writer, flags func(*flag.FlagSet)) (*config.Config, error) {
-	fs := flag.NewFlagSet("viva "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { commandUsage(fs.Output(), name, fs) }
+	fs := newFlagSet(name)
 	if flags != nil {
 		flags(fs)
 	}
-	cfg, err := config.Load(fs, args, os.Getenv)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, usageError("%v", err)
+	cfg, err := config.LoadSettings(fs, args, os.Getenv, commandReads(name)...)
+	var ferr *config.FlagError
+	switch {
+	case err == nil:
+		return cfg, nil
+	case errors.Is(err, flag.ErrHelp):
+		commandUsage(stderr, name, fs)
+		return nil, err
+	case errors.As(err, &ferr):
+		return nil, flagError(name, ferr.Err)
 	}
-	return cfg, nil
+	return nil, usageError("%v", err)
+}
+
+// newFlagSet is the flag set of command name: it prints nothing itself,
+// so a mistake is told in one line (flagError) and help only when asked.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("viva "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// flagError is a usage error of one line for a mistake in command name's
+// flags (from the flag package): what was wrong, in the --flag spelling
+// used everywhere else, and where to read the flags.
+func flagError(name string, err error) error {
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		msg = "unknown flag --" + strings.TrimPrefix(f, "-")
+	} else if f, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		msg = "flag --" + strings.TrimPrefix(f, "-") + " needs a value"
+	} else {
+		msg = strings.ReplaceAll(msg, " flag -", " flag --")
+	}
+	return usageError("%s: run `viva %s -h` for its flags", msg, name)
+}
+
+// Settings read by the commands that read few, by YAML key: their help
+// lists only these, and other settings are neither offered nor checked.
+var (
+	storeReads       = []string{"data_dir", "database_url", "secrets_key", "log_level"}
+	usersReads       = []string{"data_dir", "users_file"}
+	invitationsReads = append([]string{"link_ttl", "public_url"}, storeReads...)
+	recordsReads     = append([]string{"recordings_dir"}, storeReads...)
+)
+
+// commandReads are the settings command name reads (nil: every one).
+func commandReads(name string) []string {
+	switch group, _, _ := strings.Cut(name, " "); group {
+	case "users":
+		return usersReads
+	case "invitations":
+		return invitationsReads
+	case exportName, eraseName:
+		return recordsReads
+	}
+	return nil
 }
 
 // newLogger returns the process logger: text on stderr at the given level.

@@ -119,3 +119,55 @@ func TestUseColor(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagMistakesTakeOneLine: an unknown flag, a flag without its value
+// or a bench flag given wrong is told in one line that says what was
+// wrong and where the flags are listed, with exit code 2, and no usage.
+func TestFlagMistakesTakeOneLine(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"dev", "--nam", "x"}, "viva dev: usage: unknown flag --nam: run `viva dev -h` for its flags"},
+		{[]string{"web", "--addr"}, "viva web: usage: flag --addr needs a value: run `viva web -h` for its flags"},
+		{[]string{"users", "add", "--llm", "openai"}, "unknown flag --llm: run `viva users add -h` for its flags"},
+		{[]string{"bench", "latency", "--turn", "3"}, "unknown flag --turn: run `viva bench latency -h` for its flags"},
+		{[]string{"bench", "density", "--window", "soon"}, `invalid value "soon" for flag --window`},
+	} {
+		var stdout, stderr strings.Builder
+		code := run(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr)
+		got := stderr.String()
+		if code != 2 || !strings.Contains(got, tc.want) || strings.Count(got, "\n") != 1 || stdout.Len() > 0 {
+			t.Errorf("viva %s: exit %d, stderr %q, stdout %q; want exit 2 and one line with %q", strings.Join(tc.args, " "), code, got, stdout.String(), tc.want)
+		}
+	}
+}
+
+// TestHelpListsWhatTheCommandReads: a command that reads few settings
+// lists only those; viva bench's flags read like every other command's.
+func TestHelpListsWhatTheCommandReads(t *testing.T) {
+	for _, tc := range []struct {
+		args      []string
+		want, not []string
+	}{
+		{[]string{"users", "add", "-h"}, []string{"--email", "--data-dir", "--users-file"}, []string{"--llm", "--openai-model", "--livekit-url", "--time-scale", "OPENAI_API_KEY"}},
+		{[]string{"export", "-h"}, []string{"--out", "--database-url", "--recordings-dir"}, []string{"--llm", "--stt", "--addr"}},
+		{[]string{"bench", "latency", "-h"}, []string{"--turns", "--rooms", "--verbose"}, []string{"\n  -turns"}},
+		{[]string{"dev", "-h"}, []string{"--livekit-port", "VIVA_LIVEKIT_PORT"}, nil},
+	} {
+		var stdout, stderr strings.Builder
+		if code := run(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr); code != 0 {
+			t.Errorf("viva %s: exit %d", strings.Join(tc.args, " "), code)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stdout.String(), w) {
+				t.Errorf("viva %s does not list %s:\n%s", strings.Join(tc.args, " "), w, stdout.String())
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(stdout.String(), n) {
+				t.Errorf("viva %s lists %q, which it does not read:\n%s", strings.Join(tc.args, " "), n, stdout.String())
+			}
+		}
+	}
+}

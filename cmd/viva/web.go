@@ -18,6 +18,7 @@ import (
 	lksdk "github.com/livekit/server-sdk-go/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/viva-interviews/viva/agent/engines"
 	"github.com/viva-interviews/viva/agent/llm/openai"
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/internal/mail"
@@ -128,24 +129,16 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	}
 	background.Go(func() { _ = runner.Run(bgCtx) })
 	background.Go(func() { hooks.Run(bgCtx) })
-	// Recordings past their retention are deleted hourly.
-	sweeper := &recordings.Sweeper{Dir: recordings.At(cfg.ResolvedRecordingsDir()), Store: store, Retention: cfg.RecordingRetention, Logger: log}
-	background.Go(func() { sweeper.Run(bgCtx, recordings.DefaultSweepInterval) })
-	// Records past the record retention are erased hourly, with their
-	// recordings.
-	expiry := &privacy.Sweeper{Eraser: &privacy.Eraser{Store: store, Recordings: recordings.At(cfg.ResolvedRecordingsDir())},
-		Retention: cfg.RecordRetention, Logger: log}
-	background.Go(func() { expiry.Run(bgCtx, privacy.DefaultSweepInterval) })
-	// Interviews whose worker died are swept while the app runs, and a
-	// candidate left waiting alone is sent an interviewer again.
-	watchdog := &rescue.Watchdog{Store: store, AgentName: cfg.AgentName, CandidateIdentity: web.CandidateIdentity, Logger: log,
-		Rooms:      lksdk.NewRoomServiceClient(httpURL(cfg.LiveKitURL), cfg.LiveKitAPIKey, cfg.LiveKitAPISecret),
-		Dispatcher: lksdk.NewAgentDispatchServiceClient(httpURL(cfg.LiveKitURL), cfg.LiveKitAPIKey, cfg.LiveKitAPISecret)}
-	background.Go(func() { watchdog.Run(bgCtx, rescue.DefaultInterval) })
+	startSweepers(bgCtx, &background, cfg, store, log)
 	if err := web.CheckResumeParser(ctx); err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+	return serveHTTP(ctx, ln, srv.Handler(), log)
+}
+
+// serveHTTP serves h on ln until ctx ends, then shuts down gracefully.
+func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger) error {
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -160,6 +153,27 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	return hs.Shutdown(sctx)
 }
 
+// startSweepers starts, on wg until ctx ends, the web app's periodic
+// sweeps: recordings and records past their retention, and interviews
+// whose worker died (a candidate left waiting alone is sent an
+// interviewer again).
+func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config.Config, store interviews.Store, log *slog.Logger) {
+	// Recordings past their retention are deleted hourly.
+	sweeper := &recordings.Sweeper{Dir: recordings.At(cfg.ResolvedRecordingsDir()), Store: store, Retention: cfg.RecordingRetention, Logger: log}
+	wg.Go(func() { sweeper.Run(ctx, recordings.DefaultSweepInterval) })
+	// Records past the record retention are erased hourly, with their
+	// recordings.
+	expiry := &privacy.Sweeper{Eraser: &privacy.Eraser{Store: store, Recordings: recordings.At(cfg.ResolvedRecordingsDir())},
+		Retention: cfg.RecordRetention, Logger: log}
+	wg.Go(func() { expiry.Run(ctx, privacy.DefaultSweepInterval) })
+	// Interviews whose worker died are swept while the app runs, and a
+	// candidate left waiting alone is sent an interviewer again.
+	watchdog := &rescue.Watchdog{Store: store, AgentName: cfg.AgentName, CandidateIdentity: web.CandidateIdentity, Logger: log,
+		Rooms:      lksdk.NewRoomServiceClient(httpURL(cfg.LiveKitURL), cfg.LiveKitAPIKey, cfg.LiveKitAPISecret),
+		Dispatcher: lksdk.NewAgentDispatchServiceClient(httpURL(cfg.LiveKitURL), cfg.LiveKitAPIKey, cfg.LiveKitAPISecret)}
+	wg.Go(func() { watchdog.Run(ctx, rescue.DefaultInterval) })
+}
+
 // reportGenerator returns what writes the feedback reports: with the
 // openai language model, the model, the basic report standing in whenever
 // it fails; otherwise the basic report.
@@ -167,7 +181,7 @@ func reportGenerator(cfg *config.Config, log *slog.Logger) (reports.Generator, e
 	if cfg.ResolvedLLM() != config.EngineOpenAI {
 		return reports.Basic{}, nil
 	}
-	client, err := openai.New(openai.Options{APIKey: openAIKey(cfg), BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAIModel,
+	client, err := openai.New(openai.Options{APIKey: engines.OpenAIKey(cfg), BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAIModel,
 		FirstTokenTimeout: cfg.LLMFirstTokenTimeout, ChunkGapTimeout: cfg.LLMChunkGapTimeout, Logger: log})
 	if err != nil {
 		return nil, err

@@ -10,13 +10,8 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/viva-interviews/viva/agent/llm"
-	"github.com/viva-interviews/viva/agent/llm/openai"
-	"github.com/viva-interviews/viva/agent/llm/scripted"
 	"github.com/viva-interviews/viva/config"
-	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/interviews/postgres"
@@ -193,63 +188,4 @@ func checkRoomPage(check func() error, allow bool, log *slog.Logger) error {
 		return nil
 	}
 	return fmt.Errorf("%w; or pass --%s to serve the rest of the web app anyway", err, allowNoRoomPageFlag)
-}
-
-// llmFactory returns how to make the interviewer model the configuration
-// asks for, and its name for logs and records.
-func llmFactory(cfg *config.Config, log *slog.Logger) (func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client, string, error) {
-	switch cfg.ResolvedLLM() {
-	case "openai":
-		client, err := openai.New(openai.Options{APIKey: openAIKey(cfg), BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAIModel,
-			FirstTokenTimeout: cfg.LLMFirstTokenTimeout, ChunkGapTimeout: cfg.LLMChunkGapTimeout, Logger: log})
-		if err != nil {
-			return nil, "", err
-		}
-		// While the model is down the scripted interviewer carries the
-		// stage on, so the candidate is never left in silence.
-		return func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client {
-			return llm.WithFallback(client, scripted.New(m, bp, p), llm.FallbackOptions{Primary: "openai", Secondary: "scripted"})
-		}, "openai:" + cfg.OpenAIModel, nil
-	default:
-		return func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client {
-			return scripted.New(m, bp, p)
-		}, "scripted", nil
-	}
-}
-
-// openAIKey is the key for OpenAI-compatible services: OPENAI_API_KEY, or a
-// placeholder for a local server (OPENAI_BASE_URL) that needs none.
-func openAIKey(cfg *config.Config) string {
-	if cfg.OpenAIAPIKey == "" && cfg.OpenAIBaseURL != "" {
-		return "none"
-	}
-	return cfg.OpenAIAPIKey
-}
-
-// keyCheckTimeout bounds the checks of provider keys with their services.
-const keyCheckTimeout = 20 * time.Second
-
-// checkKeys makes sure, before any interview starts, that every keyed
-// service in use accepts its key: a rejected key stops viva with a clear
-// error instead of failing the first interview.
-func checkKeys(ctx context.Context, cfg *config.Config, engines ...any) error {
-	ctx, cancel := context.WithTimeout(ctx, keyCheckTimeout)
-	defer cancel()
-	if cfg.ResolvedLLM() == config.EngineOpenAI || cfg.ResolvedSTT() == config.EngineOpenAI || cfg.ResolvedTTS() == config.EngineOpenAI {
-		c, err := openai.New(openai.Options{APIKey: openAIKey(cfg), BaseURL: cfg.OpenAIBaseURL, MaxRetries: -1})
-		if err != nil {
-			return err
-		}
-		if err := c.Check(ctx); err != nil {
-			return err
-		}
-	}
-	for _, e := range engines {
-		if c, ok := e.(interface{ Check(context.Context) error }); ok {
-			if err := c.Check(ctx); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }

@@ -48,3 +48,9 @@ func Config(p Ports, logLevel string) string {
 func STUNServer(p Ports) string {
 	return fmt.Sprintf("127.0.0.1:%d", p.RTCUDP)
 }
+
+// PortsFrom are the ports of a server whose signal port is signal: media
+// on the next two, TCP then UDP.
+func PortsFrom(signal int) Ports {
+	return Ports{Signal: signal, RTCTCP: signal + 1, RTCUDP: signal + 2}
+}

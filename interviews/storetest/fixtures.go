@@ -70,30 +70,21 @@ func fullRecord() *interviews.Record {
 		Status:         interviews.StatusScheduled,
 		CreatedBy:      "recruiter@example.com",
 		CreatedAt:      at(-60),
-		Report: &interviews.Report{
-			Status: interviews.ReportReady, Attempts: 2, Error: "timeout", NextAttempt: ptr(at(390)), Version: 1, Basic: true,
-			Model: "openai:gpt-test", PromptVersion: "report-v1", GeneratedAt: ptr(at(400)),
-			OverallScore: 72, Headline: "Solid.", Competencies: []interviews.Competency{{Name: "communication", Score: 80, Rationale: "clear"}},
-			Strengths:      []interviews.Point{{Text: "depth", Quote: "Fine.", QuestionID: "q1"}},
-			Improvements:   []interviews.Point{{Text: "pace", Quote: "Fine.", QuestionID: "q1"}},
-			KeyQuestions:   []interviews.QuestionFeedback{{QuestionID: "q1", Question: "How are you?", Good: "brief", Missing: "detail"}},
-			STAR:           []interviews.STAR{{QuestionID: "q1", Situation: true, Task: true, Action: true, Result: true}},
-			Stats:          interviews.TranscriptStats{FillerWords: 1, TalkTimeRatio: 0.4, Answers: 1, MeanAnswerWords: 1, MedianAnswerWord: 1, MaxAnswerWords: 1},
-			Stages:         []interviews.StageCoverage{{Stage: "greeting", Title: "Welcome", Questions: 1, Forced: true}},
-			RubricCoverage: 1, UnresolvedGaps: []string{"Go — scale"},
-			Topics: []interviews.SummaryTopic{{Title: "Mood", Points: []string{"fine"}}},
-		},
-		Decisions:    []interviews.Decision{{Decision: interviews.DecisionAdvance, Note: "good", By: "r@example.com", At: at(500), ReportVersion: 1}},
-		Audit:        []interviews.AuditEntry{{At: at(500), Who: "r@example.com", Action: interviews.AuditDecision, Detail: "advance", ReportVersion: 1, Model: "openai:gpt-test"}},
-		Engines:      &interviews.Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"},
-		Error:        "none",
-		TextsDropped: &interviews.TextsDropped{At: at(450), Reason: interviews.DropReasonReportReady},
-		TurnTaking:   &interviews.TurnTaking{CutOffs: 1, BackchannelsIgnored: 2, FalseInterruptionsResumed: 1, CheckIns: 1, Repeats: 1},
-		ExpiresAt:    ptr(at(7 * 24 * 3600)),
-		OpenedAt:     ptr(at(-30)),
-		RevokedAt:    ptr(at(600)),
-		RevokedBy:    "recruiter@example.com",
-		ReissuedAs:   "newlink234567abc", ReissuedFrom: "oldlink234567abc",
+		Report:         fullReport(),
+		Decisions:      []interviews.Decision{{Decision: interviews.DecisionAdvance, Note: "good", By: "r@example.com", At: at(500), ReportVersion: 1}},
+		Audit:          []interviews.AuditEntry{{At: at(500), Who: "r@example.com", Action: interviews.AuditDecision, Detail: "advance", ReportVersion: 1, Model: "openai:gpt-test"}},
+		Engines:        &interviews.Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"},
+		Error:          "none",
+		TextsDropped:   &interviews.TextsDropped{At: at(450), Reason: interviews.DropReasonReportReady},
+		TurnTaking:     &interviews.TurnTaking{CutOffs: 1, BackchannelsIgnored: 2, FalseInterruptionsResumed: 1, CheckIns: 1, Repeats: 1},
+		Signals:        []interviews.Signal{{Kind: interviews.SignalFocusLost, At: at(40), Turn: 2, Ms: 4000, Chars: 1, Words: 3, WPM: 150}},
+		SignalsDropped: 1,
+		Mailings:       []interviews.Mailing{{Kind: interviews.MailInvitation, At: at(1), To: "ada@example.com", By: "recruiter@example.com", Error: "refused"}},
+		ExpiresAt:      ptr(at(7 * 24 * 3600)),
+		OpenedAt:       ptr(at(-30)),
+		RevokedAt:      ptr(at(600)),
+		RevokedBy:      "recruiter@example.com",
+		ReissuedAs:     "newlink234567abc", ReissuedFrom: "oldlink234567abc",
 		Consent:    &interviews.Consent{At: at(-20), Version: "sha256:0123456789ab", Text: "An AI interviewer conducts this interview."},
 		Recordings: []interviews.Recording{{Name: "abcdefghij234567-1.ogg", ContentType: interviews.RecordingContentType, StartedAt: at(0), DurationMS: 60000, Bytes: 123456, DeletedAt: ptr(at(900))}},
 	}
@@ -111,12 +102,45 @@ func fullRecord() *interviews.Record {
 		StartedAt: at(1), EndedAt: at(3), Interrupted: true, QuestionIDs: []string{"q1"},
 		Metrics: &interviews.TurnMetrics{EndOfUtteranceMs: 500, STTFinalMs: 120, LLMFirstTokenMs: 300, TTSFirstByteMs: 90, EndToEndMs: 1010,
 			EndpointingRule: interviews.EndpointingFinished, EndpointingDelayMs: 300, BackchannelsIgnored: 1, FalseInterruptionsResumed: 1},
-		Fallback: "scripted", Filler: "Give me a moment.", Aside: "repeat",
+		Fallback: "scripted", Filler: "Give me a moment.", Aside: "repeat", STTConfidence: 0.9, // every field set, sense aside
 	})
 	r.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: "greeting", Text: "Fine.", Source: "text", StartedAt: at(4), EndedAt: at(5)})
 	r.Assessments = append(r.Assessments, interviews.Assessment{
 		QuestionID: "q1", Stage: "greeting", DepthScore: 2, KeyPoints: []string{"fine"}, Guidance: "move on", Declined: true, At: at(6),
 	})
+	fillKnowledge(r)
+	r.EnterStage("intro", "Introduction", at(60), true, "deadline")
+	r.Leave(at(100), at(160))
+	if err := r.Rejoin(at(110)); err != nil {
+		panic(err)
+	}
+	// The candidate leaves for good; the window to come back is still open.
+	r.Leave(at(300), at(360))
+	return r
+}
+
+// fullReport is fullRecord's feedback report, every field set.
+func fullReport() *interviews.Report {
+	return &interviews.Report{
+		Status: interviews.ReportReady, Attempts: 2, Error: "timeout", NextAttempt: ptr(at(390)), Version: 1, Basic: true,
+		Model: "openai:gpt-test", PromptVersion: "report-v1", GeneratedAt: ptr(at(400)),
+		OverallScore: 72, Headline: "Solid.", Competencies: []interviews.Competency{{Name: "communication", Score: 80, Rationale: "clear"}},
+		Strengths:    []interviews.Point{{Text: "depth", Quote: "Fine.", QuestionID: "q1"}},
+		Improvements: []interviews.Point{{Text: "pace", Quote: "Fine.", QuestionID: "q1"}},
+		KeyQuestions: []interviews.QuestionFeedback{{QuestionID: "q1", Question: "How are you?", Good: "brief", Missing: "detail", Quote: "Fine."}},
+		STAR:         []interviews.STAR{{QuestionID: "q1", Situation: true, Task: true, Action: true, Result: true}},
+		Stats: interviews.TranscriptStats{FillerWords: 1, TalkTimeRatio: 0.4, Answers: 2, SpokenAnswers: 1, TypedAnswers: 1,
+			MeanAnswerWords: 1, MedianAnswerWord: 1, MaxAnswerWords: 1},
+		Stages:         []interviews.StageCoverage{{Stage: "greeting", Title: "Welcome", Questions: 1, Forced: true}},
+		RubricCoverage: 1, UnresolvedGaps: []string{"Go — scale"}, UnclearTurns: []int{2},
+		Topics: []interviews.SummaryTopic{{Title: "Mood", Points: []string{"fine"}}},
+	}
+}
+
+// fillKnowledge sets what fullRecord's interview learnt: template and
+// brief, skills, gaps, rubric, answers, backlog, phases, exit, summary and
+// an incident.
+func fillKnowledge(r *interviews.Record) {
 	r.Template, r.Brief = "fullstack-senior", "# Handover\n- The billing job"
 	r.Skills = []interviews.Skill{{Name: "Go", Sources: []string{"resume"}, Duration: "3 years", Depth: "wrote a scheduler", Autonomy: "chose the design",
 		Scale: "2 million users", Constraints: "legacy API", ProductionVsPrototype: "production", Evidence: []string{"3 years"}, Confidence: 0.9, By: interviews.ByRules, Absent: true}}
@@ -130,13 +154,4 @@ func fullRecord() *interviews.Record {
 	r.Exit = &interviews.Exit{Reason: interviews.ExitRubricComplete, Coverage: 1, Turns: 1, At: at(6)}
 	r.Summary = &interviews.TopicSummary{Topics: []interviews.SummaryTopic{{Title: "Mood", Points: []string{"Is fine."}}}, Basic: true, By: interviews.ByRules, GeneratedAt: at(7)}
 	r.AddIncident(incident.Incident{At: at(7), Provider: incident.LLM, Engine: "openai", Kind: incident.RateLimited, Detail: "HTTP 429, retried", Recovered: true})
-	r.EnterStage("intro", "Introduction", at(60), true, "deadline")
-	r.Leave(at(100), at(160))
-	if err := r.Rejoin(at(110)); err != nil {
-		panic(err)
-	}
-	// The candidate leaves for good; the window to come back is still open.
-	r.Leave(at(300), at(360))
-	return r
-
 }

@@ -144,7 +144,7 @@ func TestCompleteFaults(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				c.jitter = func(d time.Duration) time.Duration { return d }
+				c.jitter = func() float64 { return 1 }
 
 				var log incidentlog.Log
 				ctx := log.Context(t.Context())

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
@@ -31,6 +32,7 @@ import (
 
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/internal/openaiapi"
+	"github.com/viva-interviews/viva/internal/retry"
 )
 
 // DefaultModel is the model used when Options.Model is empty.
@@ -134,8 +136,9 @@ type Client struct {
 	log         *slog.Logger
 	// sleep waits between attempts; tests replace it.
 	sleep func(ctx context.Context, d time.Duration) error
-	// jitter picks a wait in [d/2, d]; tests may replace it.
-	jitter func(d time.Duration) time.Duration
+	// jitter picks each wait in [d/2, d] (see retry.Backoff); tests may
+	// replace it.
+	jitter func() float64
 }
 
 var _ llm.Client = (*Client)(nil)
@@ -174,8 +177,8 @@ func New(opts Options) (*Client, error) {
 		firstToken:  cmp.Or(opts.FirstTokenTimeout, DefaultFirstTokenTimeout),
 		chunkGap:    cmp.Or(opts.ChunkGapTimeout, DefaultChunkGapTimeout),
 		log:         opts.Logger,
-		sleep:       sleepCtx,
-		jitter:      equalJitter,
+		sleep:       retry.Sleep,
+		jitter:      rand.Float64,
 	}
 	switch {
 	case c.maxRetries == 0:
@@ -246,7 +249,7 @@ func (c *Client) Complete(ctx context.Context, req llm.Request, onDelta func(tex
 		} else if attempt >= c.maxRetries {
 			return resp, c.finalError(f, err, attempt+1)
 		}
-		wait := c.jitter(min(c.backoff<<attempt, c.maxBackoff))
+		wait := retry.Backoff{First: c.backoff, Max: c.maxBackoff, Jitter: c.jitter}.Delay(attempt)
 		if f.timeout {
 			wait = 0 // the candidate has already waited: ask again at once
 		}

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/viva-interviews/viva/agent/llm"
@@ -754,38 +753,6 @@ func TestKeyNeverLogged(t *testing.T) {
 	}
 }
 
-func TestSleepCtx(t *testing.T) {
-	tests := []struct {
-		name     string
-		sleep    time.Duration
-		cancelAt time.Duration // 0: never
-		want     time.Duration
-		wantErr  error
-	}{
-		{name: "full wait", sleep: 10 * time.Second, want: 10 * time.Second},
-		{name: "cancelled", sleep: 10 * time.Second, cancelAt: 3 * time.Second, want: 3 * time.Second, wantErr: context.Canceled},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				ctx, cancel := context.WithCancel(t.Context())
-				defer cancel()
-				if tt.cancelAt > 0 {
-					time.AfterFunc(tt.cancelAt, cancel)
-				}
-				start := time.Now()
-				err := sleepCtx(ctx, tt.sleep)
-				if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil) {
-					t.Errorf("error %v, want %v", err, tt.wantErr)
-				}
-				if d := time.Since(start); d != tt.want {
-					t.Errorf("slept %v, want %v", d, tt.want)
-				}
-			})
-		})
-	}
-}
-
 func TestRetryAfter(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	tests := []struct {
@@ -812,21 +779,6 @@ func TestRetryAfter(t *testing.T) {
 				t.Errorf("retryAfter = %v, want %v", got, tt.want)
 			}
 		})
-	}
-}
-
-func TestEqualJitter(t *testing.T) {
-	const d = 800 * time.Millisecond
-	seen := map[bool]int{}
-	for range 1000 {
-		j := equalJitter(d)
-		if j < d/2 || j > d {
-			t.Fatalf("jitter %v outside [%v, %v]", j, d/2, d)
-		}
-		seen[j < 3*d/4]++
-	}
-	if seen[true] < 300 || seen[false] < 300 {
-		t.Errorf("jitter not spread over the range: %v", seen)
 	}
 }
 

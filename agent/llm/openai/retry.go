@@ -1,10 +1,8 @@
 package openai
 
 import (
-	"context"
 	"errors"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
@@ -132,25 +130,6 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 		return max(t.Sub(now), 0)
 	}
 	return 0
-}
-
-// sleepCtx waits d, or returns ctx's error as soon as ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// equalJitter picks a wait uniformly in [d/2, d], so clients that failed
-// together do not retry together.
-func equalJitter(d time.Duration) time.Duration {
-	half := d / 2
-	return half + rand.N(d-half+1)
 }
 
 // wrapped is an error with a message written for people that still unwraps

@@ -101,56 +101,7 @@ func (s *Interviewer) decide(req llm.Request) llm.Response {
 	noTools := len(req.Tools) == 0
 
 	if last.Role == llm.RoleTool {
-		call, res := lastResults(msgs)
-		for i, c := range call {
-			r := res[i]
-			switch stages.ToolName(c.Name) {
-			case stages.ToolEvaluatePhase:
-				if noTools || r.Phase == nil {
-					continue
-				}
-				if r.Phase.Decision == "advance" && s.gateOpen() {
-					return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.TransitionStage{Reason: "the phase evaluation says the phase is covered"})}}
-				}
-				if len(r.Phase.Gaps) > 0 && s.gateOpen() {
-					return s.askPhase(stage, r.Phase.Gaps)
-				}
-				return s.ask(req, stage, lastUser(msgs))
-			case stages.ToolTransitionStage, stages.ToolEndInterview:
-				if !r.OK {
-					s.heldBack[stage] = true
-				}
-				if r.OK && s.isFinal(r.Stage) {
-					return llm.Response{Text: s.closing(lastUser(msgs))}
-				}
-				if r.OK && !noTools {
-					return s.ask(req, stage, "")
-				}
-			}
-		}
-		for i, c := range call {
-			a, err := tool.Parse(c)
-			ask, isAsk := a.(tool.AskQuestion)
-			if err != nil || !isAsk {
-				continue
-			}
-			q := ask.Question
-			if res[i].OK {
-				// The conductor has said the question: nothing to add.
-				return llm.Response{}
-			}
-			s.refused[strings.ToLower(q)] = true
-			if !noTools {
-				return s.ask(req, stage, lastUser(msgs))
-			}
-		}
-		if final {
-			return llm.Response{Text: s.closing(lastUser(msgs))}
-		}
-		if noTools {
-			return llm.Response{Text: s.speak(stage, s.lastAsked)}
-		}
-		return s.ask(req, stage, lastUser(msgs))
+		return s.afterTools(req, stage)
 	}
 
 	if final {
@@ -185,6 +136,64 @@ func (s *Interviewer) decide(req llm.Request) llm.Response {
 	next := s.ask(req, stage, lastUser(msgs))
 	next.ToolCalls = append(calls, next.ToolCalls...)
 	return next
+}
+
+// afterTools answers the results of the tools the last reply called.
+func (s *Interviewer) afterTools(req llm.Request, stage string) llm.Response {
+	msgs := req.Messages
+	final := s.isFinal(stage)
+	noTools := len(req.Tools) == 0
+	call, res := lastResults(msgs)
+	for i, c := range call {
+		r := res[i]
+		switch stages.ToolName(c.Name) {
+		case stages.ToolEvaluatePhase:
+			if noTools || r.Phase == nil {
+				continue
+			}
+			if r.Phase.Decision == "advance" && s.gateOpen() {
+				return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.TransitionStage{Reason: "the phase evaluation says the phase is covered"})}}
+			}
+			if len(r.Phase.Gaps) > 0 && s.gateOpen() {
+				return s.askPhase(stage, r.Phase.Gaps)
+			}
+			return s.ask(req, stage, lastUser(msgs))
+		case stages.ToolTransitionStage, stages.ToolEndInterview:
+			if !r.OK {
+				s.heldBack[stage] = true
+			}
+			if r.OK && s.isFinal(r.Stage) {
+				return llm.Response{Text: s.closing(lastUser(msgs))}
+			}
+			if r.OK && !noTools {
+				return s.ask(req, stage, "")
+			}
+		}
+	}
+	for i, c := range call {
+		a, err := tool.Parse(c)
+		ask, isAsk := a.(tool.AskQuestion)
+		if err != nil || !isAsk {
+			continue
+		}
+		q := ask.Question
+		if res[i].OK {
+			// The conductor has said the question: nothing to add.
+			return llm.Response{}
+		}
+		s.refused[strings.ToLower(q)] = true
+		if !noTools {
+			return s.ask(req, stage, lastUser(msgs))
+		}
+	}
+	if final {
+		return llm.Response{Text: s.closing(lastUser(msgs))}
+	}
+	if noTools {
+		return llm.Response{Text: s.speak(stage, s.lastAsked)}
+	}
+	return s.ask(req, stage, lastUser(msgs))
+
 }
 
 func (s *Interviewer) isFinal(stage string) bool {

@@ -45,6 +45,7 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/viva-interviews/viva/agent/stt"
+	"github.com/viva-interviews/viva/internal/retry"
 )
 
 // Defaults applied by New to zero Options fields.
@@ -69,11 +70,9 @@ const (
 	// closeWait bounds how long Close waits for Deepgram to send its last
 	// results and close the connection after CloseStream.
 	closeWait = 2 * time.Second
-	// Reconnection: first attempt at once, then backoff doubling from
-	// reconnectBackoffMin up to reconnectBackoffMax, reconnectAttempts in all.
-	reconnectAttempts   = 5
-	reconnectBackoffMin = 250 * time.Millisecond
-	reconnectBackoffMax = 2 * time.Second
+	// Reconnection: first attempt at once, then reconnectBackoff,
+	// reconnectAttempts in all.
+	reconnectAttempts = 5
 	// batchBytes20ms is the size at which written frames are sent as one
 	// websocket message.
 	batchBytes20ms = stt.SampleRate / 50 * 2
@@ -83,6 +82,10 @@ const (
 	// eventQueue is the buffer of the Events channel.
 	eventQueue = 64
 )
+
+// reconnectBackoff is the wait before each reconnection after the first:
+// doubling from 250 ms up to 2 s.
+var reconnectBackoff = retry.Backoff{First: 250 * time.Millisecond, Max: 2 * time.Second}
 
 // Options configures the engine. Zero fields take the defaults above.
 type Options struct {

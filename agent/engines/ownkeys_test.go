@@ -1,4 +1,4 @@
-package main
+package engines
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ func TestEnginesForOwnKeys(t *testing.T) {
 	cfg.LLM, cfg.STT, cfg.TTS = "scripted", config.EngineSphinx, "flite"
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	newEngines := enginesFor(cfg, log)
+	newEngines := ForOwnKeys(cfg, log)
 	ctx := context.Background()
 
 	eng, err := newEngines(ctx, interviews.Keys{OpenAI: fakeopenai.Key})
@@ -52,11 +52,11 @@ func TestEnginesForOwnKeys(t *testing.T) {
 func TestOwnKeysConfig(t *testing.T) {
 	cfg := config.Default()
 	cfg.DeepgramAPIKey, cfg.OpenAIAPIKey = "dg-worker", "sk-worker"
-	c := ownKeysConfig(cfg, interviews.Keys{OpenAI: "sk-own"})
+	c := OwnKeysConfig(cfg, interviews.Keys{OpenAI: "sk-own"})
 	if c.OpenAIAPIKey != "sk-own" || c.DeepgramAPIKey != "dg-worker" || c.ResolvedSTT() != config.EngineDeepgram || c.ResolvedLLM() != config.EngineOpenAI {
 		t.Errorf("own OpenAI key: openai %q deepgram %q stt %s llm %s", c.OpenAIAPIKey, c.DeepgramAPIKey, c.ResolvedSTT(), c.ResolvedLLM())
 	}
-	c = ownKeysConfig(cfg, interviews.Keys{Deepgram: fakedeepgram.Key})
+	c = OwnKeysConfig(cfg, interviews.Keys{Deepgram: fakedeepgram.Key})
 	if c.DeepgramAPIKey != fakedeepgram.Key || c.OpenAIAPIKey != "sk-worker" || c.ResolvedSTT() != config.EngineDeepgram {
 		t.Errorf("own Deepgram key: %q %q %s", c.DeepgramAPIKey, c.OpenAIAPIKey, c.ResolvedSTT())
 	}

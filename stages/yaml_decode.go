@@ -1,0 +1,417 @@
+package stages
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/viva-interviews/viva/internal/typo"
+)
+
+// decoder walks a yaml.Node tree into a Blueprint, collecting every problem
+// with its line and remembering the line of every field path so validation
+// errors can be located too.
+type decoder struct {
+	file  string
+	errs  []*FieldError
+	lines map[string]int
+}
+
+func (d *decoder) fail(n *yaml.Node, field, format string, args ...any) {
+	fe := &FieldError{File: d.file, Field: field, Msg: fmt.Sprintf(format, args...)}
+	if n != nil {
+		fe.Line = n.Line
+	}
+	d.errs = append(d.errs, fe)
+}
+
+// line returns the line of field, or of its closest recorded parent
+// ("stages[1].limit" falls back to "stages[1]" when limit is missing).
+func (d *decoder) line(field string) int {
+	for f := field; f != ""; {
+		if l, ok := d.lines[f]; ok {
+			return l
+		}
+		i := strings.LastIndexAny(f, ".[")
+		if i <= 0 {
+			break
+		}
+		f = f[:i]
+	}
+	return 0
+}
+
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// fields iterates the key/value pairs of a mapping node, reporting
+// duplicate and unknown keys, and calls fn with each known field's path.
+func (d *decoder) fields(n *yaml.Node, path, what string, known []string, fn func(key string, field string, v *yaml.Node)) {
+	n = resolve(n)
+	if n.Kind != yaml.MappingNode {
+		d.fail(n, path, "must be a mapping of %s fields (%s), not %s", what, strings.Join(known, ", "), kindName(n))
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], resolve(n.Content[i+1])
+		field := k.Value
+		if path != "" {
+			field = path + "." + k.Value
+		}
+		if !slices.Contains(known, k.Value) {
+			msg := fmt.Sprintf("unknown field %q in %s", k.Value, what)
+			if s := suggest(k.Value, known); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			d.fail(k, field, "%s; known fields are %s", msg, strings.Join(known, ", "))
+			continue
+		}
+		if seen[k.Value] {
+			d.fail(k, field, "%q appears twice in the same %s; keep one", k.Value, what)
+			continue
+		}
+		seen[k.Value] = true
+		d.lines[field] = k.Line
+		fn(k.Value, field, v)
+	}
+}
+
+var (
+	blueprintFields = []string{"name", "title", "description", "persona", "mode", "closing_safety", "rubric", "exit_conditions",
+		"competencies", "candidate_feedback", "candidate_feedback_scores", "stages"}
+	stageFields    = []string{"name", "title", "instructions", "limit", "min_time", "min_questions", "guided", "questions", "keywords", "next", "acknowledgement", "tools"}
+	questionFields = []string{"id", "text", "purpose", "keywords", "targets"}
+	rubricFields   = []string{"id", "label", "required", "question", "stage", "expect", "keywords"}
+	exitFields     = []string{"required_fields_threshold", "max_turns", "graceful_closing", "rounds"}
+	targetsFields  = []string{"skill", "attribute", "field", "category", "assesses", "phase"}
+)
+
+// list decodes the list v at field entry by entry: item gets each entry,
+// aliases resolved, with its path ("field[i]"), whose line is recorded for
+// later errors. A null value is an empty list; any other non-list fails,
+// naming what the list should hold.
+func (d *decoder) list(v *yaml.Node, field, what string, item func(n *yaml.Node, path string)) {
+	if v.Kind != yaml.SequenceNode {
+		if !isNull(v) {
+			d.fail(v, field, "must be a list of %s, not %s", what, kindName(v))
+		}
+		return
+	}
+	for i, n := range v.Content {
+		path := fmt.Sprintf("%s[%d]", field, i)
+		n = resolve(n)
+		d.lines[path] = n.Line
+		item(n, path)
+	}
+}
+
+func (d *decoder) blueprint(n *yaml.Node) *Blueprint {
+	b := &Blueprint{}
+	d.fields(n, "", "blueprint", blueprintFields, func(key, field string, v *yaml.Node) {
+		switch key {
+		case "name":
+			b.Name = d.str(v, field)
+		case "title":
+			b.Title = d.str(v, field)
+		case "description":
+			b.Description = d.str(v, field)
+		case "persona":
+			b.Persona = d.str(v, field)
+		case "mode":
+			b.Mode = d.str(v, field)
+		case "rubric":
+			d.list(v, field, "rubric fields (lines starting with \"- id: …\")", func(rn *yaml.Node, rf string) {
+				b.Rubric = append(b.Rubric, d.rubricField(rn, rf))
+			})
+		case "exit_conditions":
+			b.Exit = d.exitConditions(v, field)
+		case "competencies":
+			// Blank entries are skipped, so a competency's line is recorded
+			// under its index in b.Competencies, the index validation reports.
+			for _, n := range d.wordNodes(v, field) {
+				d.lines[fmt.Sprintf("%s[%d]", field, len(b.Competencies))] = n.Line
+				b.Competencies = append(b.Competencies, strings.TrimSpace(n.Value))
+			}
+		case "candidate_feedback":
+			b.CandidateFeedback = d.boolean(v, field)
+		case "candidate_feedback_scores":
+			b.FeedbackScores = d.boolean(v, field)
+		case "closing_safety":
+			b.ClosingSafety = d.duration(v, field)
+		case "stages":
+			d.list(v, field, "stages (lines starting with \"- name: …\")", func(sn *yaml.Node, sf string) {
+				b.Stages = append(b.Stages, d.stage(sn, sf))
+			})
+		}
+	})
+	return b
+}
+
+func (d *decoder) stage(n *yaml.Node, path string) Stage {
+	var s Stage
+	d.fields(n, path, "stage", stageFields, func(key, field string, v *yaml.Node) {
+		switch key {
+		case "name":
+			s.Name = d.str(v, field)
+		case "title":
+			s.Title = d.str(v, field)
+		case "instructions":
+			s.Instructions = d.str(v, field)
+		case "limit":
+			s.Limit = d.duration(v, field)
+		case "min_time":
+			s.MinTime = d.duration(v, field)
+		case "min_questions":
+			s.MinQuestions = d.integer(v, field)
+		case "guided":
+			s.Guided = d.boolean(v, field)
+		case "keywords":
+			s.Keywords = d.words(v, field)
+		case "next":
+			s.Next = d.str(v, field)
+		case "acknowledgement":
+			s.Acknowledgement = d.str(v, field)
+		case "tools":
+			// Blank entries are skipped, so a tool's line is recorded under
+			// its index in s.Tools, the index validation reports.
+			for _, n := range d.wordNodes(v, field) {
+				d.lines[fmt.Sprintf("%s[%d]", field, len(s.Tools))] = n.Line
+				s.Tools = append(s.Tools, ToolName(strings.TrimSpace(n.Value)))
+			}
+		case "questions":
+			d.list(v, field, "questions", func(qn *yaml.Node, qf string) {
+				s.Questions = append(s.Questions, d.question(qn, qf))
+			})
+		}
+	})
+	return s
+}
+
+func (d *decoder) question(n *yaml.Node, path string) Question {
+	var q Question
+	if n.Kind == yaml.ScalarNode {
+		q.Text = d.str(n, path+".text")
+		return q
+	}
+	d.fields(n, path, "question", questionFields, func(key, field string, v *yaml.Node) {
+		switch key {
+		case "id":
+			q.ID = d.str(v, field)
+		case "text":
+			q.Text = d.str(v, field)
+		case "purpose":
+			q.Purpose = d.str(v, field)
+		case "keywords":
+			q.Keywords = d.words(v, field)
+		case "targets":
+			q.Context.Targets = d.targets(v, field)
+		}
+	})
+	return q
+}
+
+func (d *decoder) rubricField(n *yaml.Node, path string) RubricField {
+	var f RubricField
+	d.fields(n, path, "rubric field", rubricFields, func(key, field string, v *yaml.Node) {
+		switch key {
+		case "id":
+			f.ID = d.str(v, field)
+		case "label":
+			f.Label = d.str(v, field)
+		case "required":
+			f.Required = d.boolean(v, field)
+		case "question":
+			f.Question = d.str(v, field)
+		case "stage":
+			f.Stage = d.str(v, field)
+		case "expect":
+			f.Expect = d.str(v, field)
+		case "keywords":
+			f.Keywords = d.words(v, field)
+		}
+	})
+	return f
+}
+
+func (d *decoder) exitConditions(n *yaml.Node, path string) ExitConditions {
+	var e ExitConditions
+	d.fields(n, path, "exit_conditions", exitFields, func(key, field string, v *yaml.Node) {
+		switch key {
+		case "required_fields_threshold":
+			e.RequiredFieldsThreshold = d.number(v, field)
+		case "max_turns":
+			e.MaxTurns = d.integer(v, field)
+		case "graceful_closing":
+			g := d.boolean(v, field)
+			e.GracefulClosing = &g
+		case "rounds":
+			e.Rounds = d.integer(v, field)
+		}
+	})
+	return e
+}
+
+func (d *decoder) targets(n *yaml.Node, path string) Targets {
+	var t Targets
+	d.fields(n, path, "targets", targetsFields, func(key, field string, v *yaml.Node) {
+		switch key {
+		case "skill":
+			t.Skill = d.str(v, field)
+		case "attribute":
+			t.Attribute = d.str(v, field)
+		case "field":
+			t.Field = d.str(v, field)
+		case "category":
+			t.Category = d.str(v, field)
+		case "assesses":
+			t.Assesses = d.words(v, field)
+		case "phase":
+			t.Phase = d.str(v, field)
+		}
+	})
+	return t
+}
+
+// defaults fills what a file may leave out: titles from names, question ids
+// from stage name and position, and the closing safety timeout.
+func (d *decoder) defaults(b *Blueprint) {
+	if b.Title == "" {
+		b.Title = titleFromName(b.Name)
+	}
+	if b.ClosingSafety == 0 {
+		b.ClosingSafety = DefaultClosingSafety
+	}
+	for i := range b.Rubric {
+		if b.Rubric[i].Label == "" {
+			b.Rubric[i].Label = titleFromName(b.Rubric[i].ID)
+		}
+	}
+	for i := range b.Stages {
+		s := &b.Stages[i]
+		if s.Title == "" {
+			s.Title = titleFromName(s.Name)
+		}
+		for j := range s.Questions {
+			if s.Questions[j].ID == "" {
+				s.Questions[j].ID = fmt.Sprintf("%s-%d", s.Name, j+1)
+			}
+		}
+	}
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "empty"
+}
+
+func (d *decoder) str(n *yaml.Node, field string) string {
+	if n.Kind != yaml.ScalarNode {
+		d.fail(n, field, "must be text, not %s", kindName(n))
+		return ""
+	}
+	if isNull(n) {
+		return ""
+	}
+	return n.Value
+}
+
+func (d *decoder) words(n *yaml.Node, field string) []string {
+	var out []string
+	for _, item := range d.wordNodes(n, field) {
+		out = append(out, strings.TrimSpace(item.Value))
+	}
+	return out
+}
+
+// wordNodes returns the non-blank string items of a list of words, each
+// checked to be a string.
+func (d *decoder) wordNodes(n *yaml.Node, field string) []*yaml.Node {
+	if isNull(n) {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.fail(n, field, "must be a list of words or phrases, like [caching, \"data model\"], not %s", kindName(n))
+		return nil
+	}
+	var out []*yaml.Node
+	for i, item := range n.Content {
+		item = resolve(item)
+		if strings.TrimSpace(d.str(item, fmt.Sprintf("%s[%d]", field, i))) != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+func (d *decoder) boolean(n *yaml.Node, field string) bool {
+	if n.Kind == yaml.ScalarNode && !isNull(n) {
+		switch strings.ToLower(strings.TrimSpace(n.Value)) {
+		case "true", "yes", "on":
+			return true
+		case "false", "no", "off":
+			return false
+		}
+	}
+	d.fail(n, field, "%s is not true or false", kindName(n))
+	return false
+}
+
+// number reads a finite decimal number.
+func (d *decoder) number(n *yaml.Node, field string) float64 {
+	if n.Kind == yaml.ScalarNode && !isNull(n) {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(n.Value), 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return f
+		}
+	}
+	d.fail(n, field, "%s is not a number; write a decimal such as 0.8", kindName(n))
+	return 0
+}
+
+func (d *decoder) integer(n *yaml.Node, field string) int {
+	if n.Kind == yaml.ScalarNode && !isNull(n) {
+		if i, err := strconv.Atoi(strings.TrimSpace(n.Value)); err == nil {
+			return i
+		}
+	}
+	d.fail(n, field, "%s is not a whole number; write a count such as 3", kindName(n))
+	return 0
+}
+
+// duration reads a number of seconds (90, 7.5) or a Go duration ("90s").
+func (d *decoder) duration(n *yaml.Node, field string) time.Duration {
+	if n.Kind == yaml.ScalarNode && !isNull(n) {
+		v := strings.TrimSpace(n.Value)
+		if secs, err := strconv.ParseFloat(v, 64); err == nil && !math.IsNaN(secs) && !math.IsInf(secs, 0) && math.Abs(secs) < 1e9 {
+			return time.Duration(math.Round(secs * float64(time.Second)))
+		}
+		if dur, err := time.ParseDuration(v); err == nil {
+			return dur
+		}
+	}
+	d.fail(n, field, `%s is not a duration (use seconds like 90 or a duration like "1m30s")`, kindName(n))
+	return 0
+}
+
+// suggest returns the known name closest to s when it is a likely typo.
+func suggest(s string, known []string) string { return typo.Closest(s, known) }

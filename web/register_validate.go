@@ -1,0 +1,235 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/viva-interviews/viva/internal/sandbox"
+	"github.com/viva-interviews/viva/interviews"
+)
+
+// fieldErrors maps field names to what is wrong with each: the
+// candidate's (interviews.Candidate.Validate) and the registration's own.
+type fieldErrors = interviews.FieldErrors
+
+// validated is a registration that passed validation, ready to store.
+type validated struct {
+	candidate      interviews.Candidate
+	blueprint      string
+	jobDescription string
+	resumeText     string
+	resumeSource   string // the file name the text came from; empty for pasted text
+	template       string
+	brief          string
+	keys           interviews.Keys
+}
+
+// validate checks and normalises a submission: the candidate as
+// interviews.Candidate has it (Normalize, Validate), a known blueprint, a job
+// description and a résumé within their limits. It extracts the text of an
+// uploaded résumé; when another field is wrong, that text is kept in
+// sub.reg.ResumeText so the form can show it instead of asking for the
+// file again.
+func (s *registrar) validate(ctx context.Context, sub *submission) (*validated, fieldErrors) {
+	errs := fieldErrors{}
+	in := &sub.reg
+	v := &validated{}
+
+	v.candidate = interviews.Candidate{Name: in.Name, Email: in.Email, Role: in.Role, Level: in.Level}
+	v.candidate.Normalize()
+	in.Name, in.Email, in.Role, in.Level = v.candidate.Name, v.candidate.Email, v.candidate.Role, v.candidate.Level
+	if fe, ok := errors.AsType[interviews.FieldErrors](v.candidate.Validate()); ok {
+		maps.Copy(errs, fe)
+	}
+
+	s.checkPlan(in, errs)
+	v.blueprint, v.template = in.Blueprint, in.Template
+
+	s.validateBrief(sub, errs)
+	v.brief = in.Brief
+
+	in.JobDescription = strings.TrimSpace(normalizeNewlines(in.JobDescription))
+	if !utf8.ValidString(in.JobDescription) {
+		in.JobDescription = strings.ToValidUTF8(in.JobDescription, "")
+	}
+	if n := utf8.RuneCountInString(in.JobDescription); n > interviews.MaxJobDescriptionLen {
+		errs[fieldJobDesc] = fmt.Sprintf("The job description has %s characters; shorten it to %s or fewer",
+			thousands(n), thousands(interviews.MaxJobDescriptionLen))
+	}
+	v.jobDescription = in.JobDescription
+
+	s.checkResume(ctx, sub, v, errs)
+
+	s.checkKeys(in, v, errs)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return v, nil
+}
+
+// checkPlan checks the chosen blueprint (default: the first offered) and
+// role template against those offered and each other.
+func (s *plans) checkPlan(in *registration, errs fieldErrors) {
+	in.Blueprint = interviews.CleanLine(in.Blueprint)
+	if in.Blueprint == "" {
+		in.Blueprint = s.blueprints[0].Name
+	}
+	if !slices.ContainsFunc(s.blueprints, func(b blueprintOption) bool { return b.Name == in.Blueprint }) {
+		errs[fieldBlueprint] = "Choose one of the interview plans offered: " + strings.Join(s.blueprintNames(), ", ")
+	}
+
+	in.Template = interviews.CleanLine(in.Template)
+	if in.Template != "" && !slices.ContainsFunc(s.templates, func(t TemplateChoice) bool { return t.Name == in.Template }) {
+		if len(s.templates) == 0 {
+			errs[fieldTemplate] = "This server offers no role templates: leave the template empty"
+		} else {
+			errs[fieldTemplate] = "Choose one of the role templates offered: " + strings.Join(s.templateNames(), ", ")
+		}
+	}
+	if i := slices.IndexFunc(s.blueprints, func(b blueprintOption) bool { return b.Name == in.Blueprint }); in.Template != "" && errs[fieldTemplate] == "" && i >= 0 && s.blueprints[i].NoTemplate != "" {
+		errs[fieldTemplate] = "The " + s.blueprints[i].Title + " plan asks no role template's questions: leave the template empty, or choose another plan"
+	}
+}
+
+// checkResume reads the résumé: the text of an uploaded file (kept in
+// sub.reg.ResumeText so the form can show it) or the pasted text, within
+// its limit.
+func (s *registrar) checkResume(ctx context.Context, sub *submission, v *validated, errs fieldErrors) {
+	in := &sub.reg
+	in.ResumeText = normalizeText(in.ResumeText)
+	switch f := sub.file; {
+	case f != nil && f.tooLarge:
+		errs[fieldResume] = msgResumeTooLarge
+	case f != nil:
+		ctx, cancel := context.WithTimeout(ctx, resumeReadTimeout)
+		text, err := ExtractResume(ctx, f.name, f.data)
+		cancel()
+		if re, ok := errors.AsType[*ResumeError](err); ok {
+			errs[fieldResume] = re.Message
+			// The cause is not logged: parser messages may quote the file.
+			attrs := []any{"file_type", strings.ToLower(pathExt(f.name)), "size", len(f.data), "reason", re.Message}
+			if je, ok := errors.AsType[*sandbox.JobError](err); ok && je.Reason != sandbox.ReasonJob {
+				attrs = append(attrs, "stopped_by", string(je.Reason)) // a file built to exhaust the parser
+			}
+			s.log.Info("web: résumé refused", attrs...)
+			break
+		} else if err != nil {
+			errs[fieldResume] = msgResumeBadPDF
+			break
+		}
+		in.ResumeText, v.resumeSource = text, f.name
+	}
+	if len(in.ResumeText) > interviews.MaxResumeTextLen {
+		errs[fieldResumeText] = msgResumeTextLarge
+	}
+	v.resumeText = in.ResumeText
+}
+
+// checkKeys checks the interview's own provider keys: their shape, and
+// that the store can keep them.
+func (s *registrar) checkKeys(in *registration, v *validated, errs fieldErrors) {
+	in.OpenAIAPIKey, in.DeepgramAPIKey = strings.TrimSpace(in.OpenAIAPIKey), strings.TrimSpace(in.DeepgramAPIKey)
+	v.keys = in.keys()
+	if !v.keys.Empty() && !s.store.KeepsKeys() {
+		msg := "This server cannot keep interview keys: its operator must set VIVA_SECRETS_KEY (for the web app and the worker). Leave the key fields empty to use the server's own engines."
+		for field, key := range map[string]string{fieldOpenAIKey: in.OpenAIAPIKey, fieldDeepgramKey: in.DeepgramAPIKey} {
+			if key != "" {
+				errs[field] = msg
+			}
+		}
+	} else {
+		if msg := checkProviderKey(in.OpenAIAPIKey, openAIKeyPrefix, "An OpenAI API key"); msg != "" {
+			errs[fieldOpenAIKey] = msg
+		}
+		if msg := checkProviderKey(in.DeepgramAPIKey, "", "A Deepgram API key"); msg != "" {
+			errs[fieldDeepgramKey] = msg
+		}
+	}
+}
+
+// checkProviderKey says what is wrong with the shape of a provider key
+// (empty is fine: the key is optional); what names the key in the message.
+// The message never quotes the key.
+func checkProviderKey(key, prefix, what string) string {
+	switch {
+	case key == "":
+		return ""
+	case !strings.HasPrefix(key, prefix):
+		return what + " starts with " + strconv.Quote(prefix) + ": paste the whole key from the provider's dashboard"
+	case len(key) < minProviderKeyLen || len(key) > maxProviderKeyLen:
+		return fmt.Sprintf("%s is %d to %d characters long: paste the whole key from the provider's dashboard", what, minProviderKeyLen, maxProviderKeyLen)
+	}
+	for _, c := range key {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return what + " has only letters, digits, '-' and '_': paste the whole key and nothing else"
+		}
+	}
+	return ""
+}
+
+// validateBrief checks the brief, typed or uploaded (an uploaded one's
+// text is kept in sub.reg.Brief): text within interviews.MaxBriefLen characters,
+// required by a knowledge-capture plan and refused by any other.
+func (s *registrar) validateBrief(sub *submission, errs fieldErrors) {
+	in := &sub.reg
+	in.Brief = strings.TrimSpace(normalizeNewlines(in.Brief))
+	if f := sub.brief; f != nil {
+		switch {
+		case !slices.Contains(briefFileExts, strings.ToLower(pathExt(f.name))):
+			errs[fieldBriefFile] = "The brief must be a Markdown (.md) or plain text (.txt) file: save it as one, or paste its text below"
+			return
+		case f.tooLarge:
+			errs[fieldBriefFile] = fmt.Sprintf("The brief file is larger than %d KB: a brief has at most %s characters; shorten it", maxBriefFileSize>>10, thousands(interviews.MaxBriefLen))
+			return
+		case !utf8.Valid(f.data) || bytes.IndexByte(f.data, 0) >= 0:
+			errs[fieldBriefFile] = "The brief file is not text: save it as Markdown or plain text (UTF-8) and upload it again"
+			return
+		case in.Brief != "":
+			errs[fieldBriefFile] = "Give the brief either as a file or as text, not both: clear the text or leave out the file"
+			return
+		}
+		in.Brief = strings.TrimSpace(normalizeNewlines(strings.TrimPrefix(string(f.data), "\uFEFF")))
+	}
+	if !utf8.ValidString(in.Brief) {
+		in.Brief = strings.ToValidUTF8(in.Brief, "")
+	}
+	i := slices.IndexFunc(s.blueprints, func(b blueprintOption) bool { return b.Name == in.Blueprint })
+	capture := i >= 0 && s.blueprints[i].KnowledgeCapture
+	switch n := utf8.RuneCountInString(in.Brief); {
+	case n > interviews.MaxBriefLen:
+		errs[fieldBrief] = fmt.Sprintf("The brief has %s characters; shorten it to %s or fewer", thousands(n), thousands(interviews.MaxBriefLen))
+	case n == 0 && capture:
+		errs[fieldBrief] = "A knowledge-capture interview needs a brief: write the topics to cover, as headings and bullet points, or upload a .md or .txt file"
+	case n > 0 && i >= 0 && !capture:
+		errs[fieldBrief] = "Only a knowledge-capture plan uses a brief: choose one, or leave the brief empty"
+	}
+}
+
+// normalizeNewlines turns CRLF and CR line ends (browsers send CRLF) into
+// LF, so limits count a line break as one character.
+func normalizeNewlines(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+func pathExt(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 && !strings.ContainsAny(name[i:], `/\`) {
+		return name[i:]
+	}
+	return ""
+}
+
+// thousands formats n with comma separators, "20,000".
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
