@@ -603,13 +603,7 @@ func TestBrowserInterview(t *testing.T) {
 	// 1. The recruiter signs in (the form sends them to the sign-in page
 	// and back) and registers the candidate.
 	var joinURL string
-	b.step(t, "recruiter sign-in",
-		chromedp.Navigate(sys.web.URL+"/"),
-		chromedp.WaitVisible(`#password`, chromedp.ByID),
-		chromedp.SendKeys(`#email`, e2eRecruiter, chromedp.ByID),
-		chromedp.SendKeys(`#password`, e2ePassword, chromedp.ByID),
-		chromedp.Click(`main form button[type="submit"]`, chromedp.ByQuery),
-	)
+	b.step(t, "recruiter sign-in", signIn(sys.web.URL+"/", e2eRecruiter))
 	b.step(t, "registration form",
 		chromedp.WaitVisible(`#name`, chromedp.ByQuery),
 		chromedp.SendKeys(`#name`, "Ada Lovelace", chromedp.ByQuery),
@@ -806,14 +800,7 @@ func TestBrowserInterview(t *testing.T) {
 	}
 
 	// 7. The reviewer signs in and reads both sides of the interview.
-	b.step(t, "reviewer sign-in",
-		chromedp.Navigate(sys.web.URL+"/review/login"),
-		chromedp.WaitVisible(`#password`, chromedp.ByID),
-		chromedp.SendKeys(`#email`, e2eReviewer, chromedp.ByID),
-		chromedp.SendKeys(`#password`, e2ePassword, chromedp.ByID),
-		chromedp.Click(`main form button[type="submit"]`, chromedp.ByQuery),
-		chromedp.WaitNotPresent(`#password`, chromedp.ByID),
-	)
+	b.step(t, "reviewer sign-in", signIn(sys.web.URL+"/review/login", e2eReviewer), chromedp.WaitNotPresent(`#password`, chromedp.ByID))
 	var candidateTurns, agentTurns []string
 	b.step(t, "the interview's page",
 		chromedp.Navigate(sys.web.URL+"/review/"+id),
@@ -1185,3 +1172,14 @@ func TestBrowserReloadRejoins(t *testing.T) {
 
 // awaitPromise makes chromedp.Evaluate wait for the promise it returns.
 func awaitPromise(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }
+
+// signIn opens page, which asks to sign in, and signs in as email.
+func signIn(page, email string) chromedp.Tasks {
+	return chromedp.Tasks{
+		chromedp.Navigate(page),
+		chromedp.WaitVisible(`#password`, chromedp.ByID),
+		chromedp.SendKeys(`#email`, email, chromedp.ByID),
+		chromedp.SendKeys(`#password`, e2ePassword, chromedp.ByID),
+		chromedp.Click(`main form button[type="submit"]`, chromedp.ByQuery),
+	}
+}

@@ -44,6 +44,9 @@ type registration struct {
 	// keys, optional. They are never rendered back into a page.
 	OpenAIAPIKey   string `json:"openai_api_key"`
 	DeepgramAPIKey string `json:"deepgram_api_key"`
+	// SendEmail is the form's "email the invitation now" box ("on" when
+	// ticked); the JSON API does not send email.
+	SendEmail string `json:"-"`
 }
 
 // keys returns the provider keys typed into the registration.
@@ -83,6 +86,8 @@ func (r *registration) field(name string) *string {
 		return &r.OpenAIAPIKey
 	case fieldDeepgramKey:
 		return &r.DeepgramAPIKey
+	case fieldSendEmail:
+		return &r.SendEmail
 	}
 	return nil
 }
@@ -156,6 +161,7 @@ func readSubmission(w http.ResponseWriter, r *http.Request) (*submission, *reque
 			JobDescription: f.Get(fieldJobDesc), ResumeText: f.Get(fieldResumeText),
 			Template: f.Get(fieldTemplate), Brief: f.Get(fieldBrief),
 			OpenAIAPIKey: f.Get(fieldOpenAIKey), DeepgramAPIKey: f.Get(fieldDeepgramKey),
+			SendEmail: f.Get(fieldSendEmail),
 		}
 		sub.html = f.Get(fieldUI) == "html" || acceptsHTML(r)
 	default:

@@ -191,6 +191,7 @@ func New(opts Options) (*Server, error) {
 	lnk := links{publicURL: set.publicURL}
 	find := blueprintFinder(opts.FindBlueprint)
 	pl := &plans{blueprints: set.blueprints, templates: set.templates}
+	mail := newInviteMail(opts, set.publicURL, set.brand.Name, find)
 	s := &Server{
 		site: st, brand: set.brand, csp: contentSecurityPolicy(opts.LiveKitURL, set.brand.logoOrigin()),
 		publicURL: set.publicURL, metrics: opts.Metrics, metricsHandler: opts.MetricsHandler,
@@ -198,8 +199,8 @@ func New(opts Options) (*Server, error) {
 			sharedPassword: opts.ReviewerToken != "", secureCookies: opts.SecureCookies,
 			sessions: newSessionStore(sessionTTL, maxSessions, maxSessionsPerUser, opts.Now),
 			loginLim: newRateLimiter(opts.RateLimit, opts.Now), bearerLim: newRateLimiter(opts.RateLimit, opts.Now)},
-		registrar:   &registrar{records: recs, plans: pl, links: lnk, tokens: tokens, interviews: svc, metrics: opts.Metrics},
-		invitations: &invitations{records: recs, plans: pl, links: lnk, interviews: svc},
+		registrar:   &registrar{records: recs, plans: pl, links: lnk, tokens: tokens, interviews: svc, metrics: opts.Metrics, mail: mail},
+		invitations: &invitations{records: recs, plans: pl, links: lnk, interviews: svc, mail: mail},
 		room: &roomPages{records: recs, tokens: tokens, interviews: svc, findBlueprint: find,
 			consent: set.consent, timeScale: opts.TimeScale},
 		feedbackMail: &feedbackMail{log: opts.Logger, links: lnk, interviews: svc, mailer: opts.Mailer, findBlueprint: find},

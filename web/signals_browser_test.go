@@ -83,6 +83,20 @@ func TestRoomReportsFocusAndPaste(t *testing.T) {
 		t.Errorf("paste noted %+v, want %d characters", paste, len(pasted))
 	}
 	b.checkClean(t)
+
+	// The reviewer reads both beside the answer, as context.
+	var beside string
+	b.step(t, "the reviewer's timeline",
+		signIn(sys.web.URL+"/review/login", e2eReviewer),
+		chromedp.WaitNotPresent(`#password`, chromedp.ByID),
+		chromedp.Navigate(sys.web.URL+"/review/"+created.ID),
+		chromedp.Text(`#turn-`+strconv.Itoa(answer.Seq)+` .signals`, &beside, chromedp.ByQuery),
+	)
+	for _, want := range []string{"Context, not a verdict", "lost focus for", "Text of 60 characters was pasted"} {
+		if !strings.Contains(beside, want) {
+			t.Errorf("beside the answer on the reviewer's page: %q, want %q in it", beside, want)
+		}
+	}
 }
 
 // joinTyping registers a candidate of first name first, opens their link

@@ -24,6 +24,7 @@ import (
 	"github.com/viva-interviews/viva/internal/mail"
 	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/invitemail"
 	"github.com/viva-interviews/viva/interviews/privacy"
 	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/reports"
@@ -130,6 +131,10 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	background.Go(func() { _ = runner.Run(bgCtx) })
 	background.Go(func() { hooks.Run(bgCtx) })
 	startSweepers(bgCtx, &background, cfg, store, log)
+	// Candidates who have not started are reminded before their link expires.
+	if invites := srv.InviteMail(); invites != nil {
+		background.Go(func() { invites.Run(bgCtx, invitemail.DefaultSweepInterval) })
+	}
 	if err := web.CheckResumeParser(ctx); err != nil {
 		return err
 	}

@@ -2,9 +2,7 @@ package invitemail_test
 
 import (
 	"errors"
-	"io"
 	"log/slog"
-	"mime/quotedprintable"
 	"strings"
 	"sync"
 	"testing"
@@ -71,19 +69,18 @@ func (r *rig) register(t *testing.T, email string) *interviews.Record {
 	return rec
 }
 
-// body is the decoded text of message i.
+// body is the text of message i.
 func (r *rig) body(t *testing.T, i int) string {
 	t.Helper()
 	msgs := r.smtp.Messages()
 	if i >= len(msgs) {
 		t.Fatalf("%d messages, want message %d", len(msgs), i+1)
 	}
-	_, raw, _ := strings.Cut(msgs[i].Data, "\r\n\r\n")
-	text, err := io.ReadAll(quotedprintable.NewReader(strings.NewReader(raw)))
+	text, err := msgs[i].Text()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return strings.ReplaceAll(string(text), "\r\n", "\n")
+	return text
 }
 
 func TestInviteSaysLinkLengthAndExpiry(t *testing.T) {
