@@ -8,8 +8,8 @@ import (
 	"github.com/viva-interviews/viva/interviews"
 )
 
-// words is an answer of n words.
-func words(n int) string { return strings.TrimSpace(strings.Repeat("word ", n)) }
+// nWords is an answer of n words.
+func nWords(n int) string { return strings.TrimSpace(strings.Repeat("word ", n)) }
 
 func TestTimingSignals(t *testing.T) {
 	asked := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
@@ -19,20 +19,20 @@ func TestTimingSignals(t *testing.T) {
 		want []interviews.SignalKind
 	}{
 		{"a prompt, thought-out answer", answerTiming{QuestionEnded: asked, Started: asked.Add(2 * time.Second),
-			Ended: asked.Add(32 * time.Second), Bursts: 8, Text: words(70)}, nil},
+			Ended: asked.Add(32 * time.Second), Bursts: 8, Text: nWords(70)}, nil},
 		{"a long silence, then a fluent answer", answerTiming{QuestionEnded: asked, Started: asked.Add(12 * time.Second),
-			Ended: asked.Add(27 * time.Second), Bursts: 2, Text: words(35)}, []interviews.SignalKind{interviews.SignalLongSilence}},
+			Ended: asked.Add(27 * time.Second), Bursts: 2, Text: nWords(35)}, []interviews.SignalKind{interviews.SignalLongSilence}},
 		{"a long silence, then a halting answer", answerTiming{QuestionEnded: asked, Started: asked.Add(12 * time.Second),
-			Ended: asked.Add(42 * time.Second), Bursts: 6, Text: words(35)}, nil},
+			Ended: asked.Add(42 * time.Second), Bursts: 6, Text: nWords(35)}, nil},
 		{"a long silence before a short answer", answerTiming{QuestionEnded: asked, Started: asked.Add(15 * time.Second),
-			Ended: asked.Add(18 * time.Second), Bursts: 1, Text: words(8)}, nil},
+			Ended: asked.Add(18 * time.Second), Bursts: 1, Text: nWords(8)}, nil},
 		{"read aloud in one breath after a silence", answerTiming{QuestionEnded: asked, Started: asked.Add(10 * time.Second),
-			Ended: asked.Add(40 * time.Second), Bursts: 2, Text: words(85)},
+			Ended: asked.Add(40 * time.Second), Bursts: 2, Text: nWords(85)},
 			[]interviews.SignalKind{interviews.SignalLongSilence, interviews.SignalReadingPace}},
-		{"a steady pace with no question before", answerTiming{Started: asked, Ended: asked.Add(30 * time.Second), Bursts: 1, Text: words(80)},
+		{"a steady pace with no question before", answerTiming{Started: asked, Ended: asked.Add(30 * time.Second), Bursts: 1, Text: nWords(80)},
 			[]interviews.SignalKind{interviews.SignalReadingPace}},
-		{"too fast to be read", answerTiming{Started: asked, Ended: asked.Add(15 * time.Second), Bursts: 1, Text: words(80)}, nil},
-		{"no speech measured", answerTiming{QuestionEnded: asked, Text: words(80)}, nil},
+		{"too fast to be read", answerTiming{Started: asked, Ended: asked.Add(15 * time.Second), Bursts: 1, Text: nWords(80)}, nil},
+		{"no speech measured", answerTiming{QuestionEnded: asked, Text: nWords(80)}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []interviews.SignalKind
@@ -68,9 +68,9 @@ func TestRespondFilesSignals(t *testing.T) {
 	_ = c.Recorder().Update(func(r *interviews.Record) {
 		r.AddSignal(interviews.Signal{Kind: interviews.SignalFocusLost, At: asked.Add(time.Second), Ms: 9000})
 	})
-	deliver(t, c.Respond(ctx, CandidateTurn{Text: words(30), Source: SourceVoice,
+	deliver(t, c.Respond(ctx, CandidateTurn{Text: nWords(30), Source: SourceVoice,
 		StartedAt: asked.Add(11 * time.Second), EndedAt: asked.Add(26 * time.Second), Bursts: 1}))
-	deliver(t, c.Respond(ctx, CandidateTurn{Text: words(40), Source: SourceText}))
+	deliver(t, c.Respond(ctx, CandidateTurn{Text: nWords(40), Source: SourceText}))
 	rec := flushed(t, c)
 	first, second := rec.Turns[1], rec.Turns[3]
 	if first.Role != interviews.RoleCandidate || second.Role != interviews.RoleCandidate {

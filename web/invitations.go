@@ -47,7 +47,7 @@ func invitationLabel(st interviews.InvitationState) string {
 	if l, ok := invitationStateLabels[st]; ok {
 		return l
 	}
-	return humanize(string(st))
+	return interviews.Humanize(string(st))
 }
 
 // invitationClass is the CSS class of an invitation state's badge.

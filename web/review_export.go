@@ -2,8 +2,10 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,9 +41,28 @@ func (s *reviewPages) handleReviewLive(w http.ResponseWriter, r *http.Request) {
 	_, _ = buf.WriteTo(w)
 }
 
-// csvColumns are the columns of the list's CSV export, in order.
-var csvColumns = []string{"Candidate", "Email", "Role", "Level", "Plan", "Registered", "Started", "Ended",
-	"Duration (seconds)", "Status", "How it ended", "Final stage", "Score", "Decision", "Interview id"}
+// csvColumns are the columns of the list's CSV export, in order; the
+// competencies the reports scored come between the score and the
+// decision, one column each.
+var csvColumns = struct{ head, tail []string }{
+	head: []string{"Candidate", "Email", "Role", "Level", "Plan", "Registered", "Started", "Ended",
+		"Duration (seconds)", "Status", "How it ended", "Final stage", "Score"},
+	tail: []string{"Decision", "Decision note", "Interview id"},
+}
+
+// csvCompetencies names the competencies the rows' reports scored, in the
+// order first met.
+func csvCompetencies(rows []interviews.Summary) []string {
+	var names []string
+	for _, sum := range rows {
+		for _, c := range sum.Competencies {
+			if n := interviews.Humanize(c.Name); !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
 
 // handleReviewCSV answers GET /review.csv: every interview the list's
 // filters (status, role, q, sort) match, one row each, as CSV (RFC 4180,
@@ -68,9 +89,10 @@ func (s *reviewPages) handleReviewCSV(w http.ResponseWriter, r *http.Request) {
 	var buf bytes.Buffer
 	cw := csv.NewWriter(&buf)
 	cw.UseCRLF = true
-	_ = cw.Write(csvColumns) // writes to a buffer do not fail
+	comps := csvCompetencies(rows)
+	_ = cw.Write(slices.Concat(csvColumns.head, comps, csvColumns.tail)) // writes to a buffer do not fail
 	for _, sum := range rows {
-		_ = cw.Write(safeCells(csvRow(sum)))
+		_ = cw.Write(safeCells(csvRow(sum, comps, s.now())))
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {
@@ -84,8 +106,9 @@ func (s *reviewPages) handleReviewCSV(w http.ResponseWriter, r *http.Request) {
 	_, _ = buf.WriteTo(w)
 }
 
-// csvRow is one interview as a row of csvColumns.
-func csvRow(sum interviews.Summary) []string {
+// csvRow is one interview as a row of csvColumns with the competencies
+// comps, standing as it does at now.
+func csvRow(sum interviews.Summary, comps []string, now time.Time) []string {
 	at := func(t *time.Time) string {
 		if t == nil {
 			return ""
@@ -105,11 +128,16 @@ func csvRow(sum interviews.Summary) []string {
 	if sum.StartedAt != nil {
 		duration = strconv.FormatInt(int64(sum.Duration.Round(time.Second)/time.Second), 10)
 	}
-	return []string{
+	scores := make([]string, len(comps))
+	for _, c := range sum.Competencies {
+		scores[slices.Index(comps, interviews.Humanize(c.Name))] = strconv.Itoa(score100(c.Score))
+	}
+	stage := cmp.Or(sum.FinalStageTitle, stageLabel(sum.Blueprint, sum.FinalStage))
+	return slices.Concat([]string{
 		sum.Candidate.Name, sum.Candidate.Email, sum.Candidate.Role, sum.Candidate.Level, blueprintTitle(sum.Blueprint),
 		sum.CreatedAt.UTC().Format(time.RFC3339), at(sum.StartedAt), at(sum.EndedAt), duration,
-		statusLabel(sum.Status), ending, sum.FinalStage, score, decision, sum.ID,
-	}
+		sum.Standing(now).Label(), ending, stage, score,
+	}, scores, []string{decision, sum.DecisionNote, sum.ID})
 }
 
 // formulaStarts are the first characters that make a spreadsheet read a

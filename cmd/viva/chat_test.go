@@ -10,7 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -58,7 +60,9 @@ func runChatWith(t *testing.T, answers []string, interval time.Duration, extra .
 	}()
 	var out, errOut bytes.Buffer
 	args := append([]string{"chat", "--name", "Grace Hopper", "--role", "Backend engineer", "--level", "senior", "--data-dir", dir}, extra...)
-	if code := run(context.Background(), args, pr, &out, &errOut); code != 0 {
+	code := run(context.Background(), args, pr, &out, &errOut)
+	pr.Close() // answers left unread stop the writer
+	if code != 0 {
 		t.Fatalf("viva chat exited %d: %s", code, errOut.String())
 	}
 	return out.String(), onlyRecord(t, dir)
@@ -361,20 +365,30 @@ func TestChatReportByModel(t *testing.T) {
 		"strengths": []map[string]any{{"text": "Owns the payments work.", "quote": "I build payment systems in Go", "question_id": ""},
 			{"text": "Puts a number on load.", "quote": "about 2000 requests per second", "question_id": ""}},
 		"improvements": []map[string]any{{"text": "Say more about scale.", "quote": "we run it on Kubernetes", "question_id": ""},
-			{"text": "Open with substance.", "quote": "yes, I can hear you", "question_id": ""}},
+			{"text": "Say who else built it.", "quote": "mostly on my own", "question_id": ""}},
 		"key_questions": []map[string]any{}, "star": []map[string]any{},
 	}
+	var greeted atomic.Bool
 	out, log, rec := chatWithModel(t, func(fake *fakeopenai.Server) {
 		fake.ChatFunc(func(r fakeopenai.Request) fakeopenai.Reply {
 			switch r.SchemaName() {
 			case "feedback_report":
 				return fakeopenai.Reply{JSON: report}
 			case "":
+				// The model asks the greeting's question, then moves on as
+				// soon as the candidate answers, so the answers after the
+				// greeting are the report's to judge.
+				switch {
+				case greeted.CompareAndSwap(false, true):
+					return fakeopenai.Reply{Text: "Welcome, Ada.", ToolCalls: []fakeopenai.ToolCall{{Name: string(stages.ToolAskQuestion), Arguments: `{"question":"Can you hear me clearly?","ref":"greeting-1"}`}}}
+				case r.Messages[len(r.Messages)-1].Role == "user" && slices.Contains(r.ToolNames(), string(stages.ToolTransitionStage)):
+					return fakeopenai.Reply{Text: "Thank you.", ToolCalls: []fakeopenai.ToolCall{{Name: string(stages.ToolTransitionStage), Arguments: `{"reason":"ready"}`}}}
+				}
 				return fakeopenai.Reply{Text: "Thank you. Tell me more about that."}
 			}
 			return fakeopenai.Reply{Status: 503} // the answer analysis falls back to the rules
 		})
-	}, "yes, I can hear you\nI build payment systems in Go\nwe run it on Kubernetes at about 2000 requests per second\n")
+	}, "yes, I can hear you\nI build payment systems in Go\nwe run it on Kubernetes at about 2000 requests per second\nI wrote it mostly on my own\n")
 	rep := rec.Report
 	if rep == nil || rep.Status != interviews.ReportReady || rep.Basic || rep.Model == "" || rep.OverallScore != 71 {
 		t.Fatalf("report %+v, want the model's, ready; log:\n%s", rep, log)
@@ -415,9 +429,12 @@ func TestChatTemplateAndFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The guide keeps the interviewer in its main stage while the template
-	// and the job's skills give it questions; the stage's deadline moves
-	// it on. The texts are kept past the report to be checked here.
-	out, rec := runChatWith(t, pipedAnswers, 500*time.Millisecond, "--time-scale", "0.02", "--drop-texts-after-report=false",
+	// and the job's skills give it questions, the template's twelve making
+	// the stage 24 minutes longer: the candidate answers on until the
+	// interview closes. The texts are kept past the report to be checked
+	// here.
+	answers := slices.Concat(pipedAnswers[:14], pipedAnswers[1:14], pipedAnswers[1:14], pipedAnswers[1:14], pipedAnswers[14:])
+	out, rec := runChatWith(t, answers, 500*time.Millisecond, "--time-scale", "0.02", "--drop-texts-after-report=false",
 		"--template", "fullstack-senior", "--resume", resume, "--jd", jd)
 	if rec.Status != interviews.StatusCompleted {
 		t.Fatalf("status %s (%s), want completed; output:\n%s", rec.Status, rec.EndedBy, out)
@@ -461,7 +478,9 @@ func TestChatInputErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--template", "nope"}, `--template: "nope" is neither a built-in role template (fullstack-senior) nor a readable .md file`},
+		{[]string{"--template", "nope"}, `--template: "nope" is neither a built-in role template (` + strings.Join(stages.TemplateNames(), ", ") + `) nor a readable .md file`},
+		{[]string{"--blueprint", "system-design", "--problem", "elevator"}, `--problem elevator: blueprint "system-design" has no problem "elevator"; choose one of ticketing, ride-hailing, chat, url-shortener, notifications`},
+		{[]string{"--problem", "chat"}, `--problem chat: blueprint "default" has no pool of problems to choose "chat" from: leave the problem out`},
 		{[]string{"--template", badTemplate}, `role.md:3: "What this assesses" must follow a "### Question" block`},
 		{[]string{"--resume", filepath.Join(dir, "missing.pdf")}, "--resume " + filepath.Join(dir, "missing.pdf") + ": cannot be read"},
 		{[]string{"--resume", png}, "--resume " + png + ": Résumé must be a PDF, DOCX, TXT or Markdown file"},
@@ -493,5 +512,18 @@ func TestChatKnowledgeCaptureBrief(t *testing.T) {
 	_, rec := runChatWith(t, pipedAnswers[:2], 50*time.Millisecond, "--blueprint", "knowledge-capture", "--brief", brief)
 	if rec.Blueprint != stages.KnowledgeCaptureName || rec.Brief != "# Payments\n\n- Why refunds retry twice" {
 		t.Errorf("blueprint %q, brief %q", rec.Blueprint, rec.Brief)
+	}
+}
+
+// TestChatSystemDesignProblem: viva chat --problem runs the system-design
+// interview on that problem of the pool: the interviewer presents it and
+// the record names it.
+func TestChatSystemDesignProblem(t *testing.T) {
+	out, rec := runChatWith(t, pipedAnswers[:4], 300*time.Millisecond, "--time-scale", "0.05", "--blueprint", "system-design", "--problem", "url-shortener")
+	if rec.Problem != "url-shortener" || rec.Blueprint != "system-design" {
+		t.Errorf("record blueprint %q, problem %q; want system-design on url-shortener", rec.Blueprint, rec.Problem)
+	}
+	if !strings.Contains(out, "design a link shortening service like bit.ly") {
+		t.Errorf("the interviewer did not present the problem:\n%s", out)
 	}
 }
