@@ -61,16 +61,6 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// PlannedLength is the sum of bp's stage limits: how long its interview
-// runs when every stage takes its time.
-func PlannedLength(bp *stages.Blueprint) time.Duration {
-	var total time.Duration
-	for _, st := range bp.Stages {
-		total += st.Limit
-	}
-	return total
-}
-
 // Apply changes bp, a copy the caller owns, as o asks: the feedback page
 // and its scores, and the stage timings scaled to Length (rounded to the
 // second, each limit at least a second).
@@ -84,7 +74,7 @@ func (o Options) Apply(bp *stages.Blueprint) {
 	if o.FeedbackScores != nil {
 		bp.FeedbackScores = *o.FeedbackScores && bp.CandidateFeedback
 	}
-	planned := PlannedLength(bp)
+	planned := PlannedLength(bp, 1)
 	if o.Length == 0 || planned <= 0 {
 		return
 	}

@@ -63,7 +63,7 @@ type CategoryPreview struct {
 // PreviewBlueprint describes bp.
 func PreviewBlueprint(bp *stages.Blueprint, version string) Preview {
 	p := Preview{Kind: KindBlueprint, Name: bp.Name, Version: version, Title: bp.Title, Description: bp.Description,
-		Length: PlannedLength(bp), Rubric: bp.Rubric, Competencies: bp.Competencies,
+		Length: PlannedLength(bp, 1), Rubric: bp.Rubric, Competencies: bp.Competencies,
 		Feedback: bp.CandidateFeedback, FeedbackScores: bp.FeedbackScores}
 	if err := bp.TakesTemplate(); err != nil {
 		p.NoTemplate = err.Error()

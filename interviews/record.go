@@ -215,6 +215,9 @@ type Record struct {
 	// this one.
 	ReissuedAs   string `json:"reissued_as,omitempty"`
 	ReissuedFrom string `json:"reissued_from,omitempty"`
+	// Mailings are the emails viva sent the candidate about the
+	// invitation (the invitation, a reminder), oldest first.
+	Mailings []Mailing `json:"mailings,omitempty"`
 	// Consent is the candidate's agreement given on the join page; nil
 	// until given.
 	Consent *Consent `json:"consent,omitempty"`
@@ -286,6 +289,14 @@ type Record struct {
 	// timing out, a dropped recognition connection, a backup voice), oldest
 	// first, at most MaxIncidents: add them with AddIncident.
 	Incidents []incident.Incident `json:"incidents,omitempty"`
+	// Signals are the integrity signals observed around the candidate's
+	// answers (focus lost, text pasted, long silences, a reading pace),
+	// each beside the turn it concerns: context for a reviewer, never a
+	// verdict and never scored. At most MaxSignals; add them with
+	// AddSignal.
+	Signals []Signal `json:"signals,omitempty"`
+	// SignalsDropped counts the signals beyond MaxSignals, not kept.
+	SignalsDropped int `json:"signals_dropped,omitempty"`
 	// TurnTaking counts the interview's turn-taking events (cut-offs,
 	// ignored backchannels, resumed false interruptions, check-ins,
 	// repeats); nil when none happened.

@@ -79,6 +79,8 @@ func (r *Record) Clone() *Record {
 	c.Questions = cloneEach(r.Questions, func(q *stages.Question) { *q = q.Clone() })
 	c.Assessments = cloneEach(r.Assessments, func(a *Assessment) { a.KeyPoints = slices.Clone(a.KeyPoints) })
 	c.Incidents = slices.Clone(r.Incidents)
+	c.Signals = slices.Clone(r.Signals)
+	c.Mailings = slices.Clone(r.Mailings)
 	if r.TurnTaking != nil {
 		tt := *r.TurnTaking
 		c.TurnTaking = &tt

@@ -111,6 +111,9 @@ func (r *Record) validateLife(p *recordProblems) {
 			p.bad("%v", err)
 		}
 	}
+	if err := r.validateSignals(); err != nil {
+		p.bad("%v", err)
+	}
 	if len(r.RevokedBy) > maxCreatedByLen || CleanLine(r.RevokedBy) != r.RevokedBy {
 		p.bad("revoked_by is not one line of at most %d bytes", maxCreatedByLen)
 	}

@@ -86,13 +86,13 @@ func TestRegisterPinsDesignVersions(t *testing.T) {
 // the expected length.
 func TestOptionsApply(t *testing.T) {
 	bp := stages.Default()
-	planned := interviews.PlannedLength(bp)
+	planned := interviews.PlannedLength(bp, 1)
 	yes, no := true, false
 	interviews.Options{Feedback: &yes, FeedbackScores: &yes, Length: 2 * planned}.Apply(bp)
 	if !bp.CandidateFeedback || !bp.FeedbackScores {
 		t.Errorf("feedback %v, scores %v; want both on", bp.CandidateFeedback, bp.FeedbackScores)
 	}
-	if got := interviews.PlannedLength(bp); got < 2*planned-5*time.Second || got > 2*planned+5*time.Second {
+	if got := interviews.PlannedLength(bp, 1); got < 2*planned-5*time.Second || got > 2*planned+5*time.Second {
 		t.Errorf("length %v, want about %v", got, 2*planned)
 	}
 	if err := bp.Validate(); err != nil {

@@ -23,7 +23,7 @@ var assets embed.FS
 
 // pageFiles are the templates rendered inside templates/layout.html.
 var pageFiles = []string{
-	"register.html", "created.html", "message.html",
+	"register.html", "created.html", "message.html", "confirm.html", "bulk.html",
 	"login.html", "review_list.html", "review_detail.html",
 	"report.html", "compare.html", "feedback.html", "invitations.html",
 	"designs.html", "design.html", "design_edit.html",
@@ -31,7 +31,7 @@ var pageFiles = []string{
 
 // partialFiles are templates of parts several pages share (the report,
 // the decisions), parsed with every page.
-var partialFiles = []string{"templates/report_parts.html", "templates/recordings.html", "templates/design_preview.html"}
+var partialFiles = []string{"templates/report_parts.html", "templates/recordings.html", "templates/design_preview.html", "templates/signals.html"}
 
 // roomBundleFile is the room page's script bundle within the static
 // files. It is built from web/frontend by `make assets` and embedded by
@@ -127,8 +127,9 @@ var templateFuncs = template.FuncMap{
 	"planTitle":     blueprintTitle,
 	"endingLabel":   endReasonLabel,
 	"stageLabel":    stageLabel,
-	"minutes":       formatMinutes,
+	"minutes":       interviews.LengthInWords,
 	"shortVersion":  interviews.ShortVersion,
+	"levelLabel":    interviews.Humanize,
 }
 
 // stageLabel is the title of the stage called name in blueprint when it
@@ -143,16 +144,6 @@ func stageLabel(blueprint, name string) string {
 		}
 	}
 	return interviews.Humanize(name)
-}
-
-// formatMinutes shows a planned length in whole minutes, rounded up:
-// "8 minutes", "1 minute".
-func formatMinutes(d time.Duration) string {
-	m := int(math.Ceil(d.Minutes()))
-	if m == 1 {
-		return "1 minute"
-	}
-	return fmt.Sprintf("%d minutes", m)
 }
 
 // pageFuncs are the helpers whose answers depend on the server's

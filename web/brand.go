@@ -141,14 +141,22 @@ func ConsentVersion(text string) string {
 	return "sha256:" + hex.EncodeToString(sum[:])[:12]
 }
 
+// observedText tells the candidate which integrity signals are noted
+// (interviews.Signal) and what they are for.
+const observedText = "So that the reviewer has context, never a verdict, the interview also notes when this tab or window " +
+	"loses focus and for how long, the length of text pasted into the answer box, long silences before an answer, " +
+	"and answers spoken at a steady reading pace."
+
 // DefaultConsentText is the built-in notice a candidate agrees to: an AI
 // interviewer conducts the interview, what is recorded (audio only when it
-// is), and a person at the company reviews the result.
+// is), what is observed as context, and a person at the company reviews
+// the result.
 func DefaultConsentText(brandName string, recordsAudio bool) string {
 	recorded := "A transcript of the conversation (what you say and type, and what the interviewer says) is saved; your audio is not recorded."
 	if recordsAudio {
 		recorded = "The audio of the conversation and a transcript of it (what you say and type, and what the interviewer says) are recorded."
 	}
 	return "This interview is conducted by an AI interviewer, not a person. " + recorded +
+		" " + observedText +
 		" A person at " + brandName + " reviews the interview and its results; the AI does not make the decision."
 }

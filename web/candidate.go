@@ -8,7 +8,6 @@ import (
 	"html/template"
 	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
@@ -69,8 +68,8 @@ type RoomPage struct {
 	// Consented is true when the candidate already agreed to this version
 	// (a rejoin): the page shows the agreement as given.
 	Consented bool
-	// ExpectedLength is the interview's planned length (the sum of its
-	// stages' limits), zero when the plan sets none.
+	// ExpectedLength is the interview's planned length
+	// (interviews.PlannedLength), zero when the plan sets none.
 	ExpectedLength time.Duration
 	// Plan is what the page's script reads: every stage, in order.
 	Plan RoomPlan
@@ -103,17 +102,14 @@ func (s *roomPages) roomPlan(ctx context.Context, rec *interviews.Record) (RoomP
 		s.log.Warn("web: the room page shows no plan: the blueprint cannot be read", "interview_id", rec.ID, "blueprint", rec.Blueprint, "err", err)
 		return plan, 0
 	}
-	var total time.Duration
 	for _, st := range bp.Stages {
-		limit := time.Duration(float64(st.Limit) * s.timeScale)
-		total += limit
 		title := st.Title
 		if title == "" {
 			title = st.Name
 		}
-		plan.Stages = append(plan.Stages, RoomStage{Name: st.Name, Title: title, LimitMs: limit.Milliseconds()})
+		plan.Stages = append(plan.Stages, RoomStage{Name: st.Name, Title: title, LimitMs: interviews.ScaledLimit(st, s.timeScale).Milliseconds()})
 	}
-	return plan, total
+	return plan, interviews.PlannedLength(bp, s.timeScale)
 }
 
 // lookupJoinable reads the interview a candidate link names. It answers
@@ -335,10 +331,8 @@ func (s *roomPages) markOpened(ctx context.Context, rec *interviews.Record) {
 // joinRefusal says, for the candidate, why rec's link may not be used
 // now (withdrawn or expired); empty when it may.
 func (s *roomPages) joinRefusal(rec *interviews.Record) string {
-	err := rec.Joinable(s.now())
-	if err == nil {
-		return ""
+	if err := rec.Joinable(s.now()); err != nil {
+		return sentence(err)
 	}
-	msg := err.Error()
-	return strings.ToUpper(msg[:1]) + msg[1:] + "."
+	return ""
 }

@@ -26,6 +26,7 @@ type registrar struct {
 	tokens     *roomTokens
 	interviews *interviews.Service
 	metrics    *metrics.Web // nil: nothing counted
+	mail       *inviteMail
 }
 
 // plans are the interview plans and role templates offered when
@@ -245,13 +246,15 @@ type registerPage struct {
 	// OwnKeys offers the provider key fields: the server has a secrets
 	// key to seal them with.
 	OwnKeys bool
+	// SendsEmail offers to email the invitation: the server sends email.
+	SendsEmail bool
 }
 
 func (s *registrar) registerPage(ctx context.Context) registerPage {
 	cur := s.plans.current(ctx)
 	return registerPage{
 		view:         view{Title: "Register a candidate", SignedIn: true},
-		Values:       registration{Blueprint: cur.blueprints[0].Name},
+		Values:       registration{Blueprint: cur.blueprints[0].Name, SendEmail: "on"},
 		Errors:       fieldErrors{},
 		Levels:       stages.Levels,
 		Blueprints:   cur.blueprints,
@@ -262,6 +265,7 @@ func (s *registrar) registerPage(ctx context.Context) registerPage {
 		Capture:      slices.ContainsFunc(cur.blueprints, func(b blueprintOption) bool { return b.KnowledgeCapture }),
 		Problems:     slices.ContainsFunc(cur.blueprints, func(b blueprintOption) bool { return len(b.Problems) > 0 }),
 		OwnKeys:      s.store.KeepsKeys(),
+		SendsEmail:   s.mail.sender != nil,
 	}
 }
 
@@ -297,6 +301,15 @@ type createdPage struct {
 	ReissuedAs string
 	// ReissuedFrom names the invitation this one replaced.
 	ReissuedFrom string
+	// Length is the interview's planned length; zero when unknown.
+	Length time.Duration
+	// Mailings are the emails sent about the invitation; CanEmail offers
+	// to email it now.
+	Mailings []mailingView
+	CanEmail bool
+	// CanUndo offers to take back the withdrawal just made; CanRevoke to
+	// withdraw the link.
+	CanUndo, CanRevoke bool
 }
 
 // handleCreate registers a candidate: from the form it answers with the
@@ -343,6 +356,9 @@ func (s *registrar) handleCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	join := s.joinURL(r, rec.ID)
 	if sub.html {
+		if err := s.mail.emailNew(r, rec, sub.reg.SendEmail != ""); err != nil {
+			s.log.Warn("web: emailing a new invitation failed", "interview_id", rec.ID, "err", err)
+		}
 		// Post/redirect/get: the result has its own address, so reloading
 		// it never registers the candidate twice.
 		http.Redirect(w, r, invitationPath(rec.ID), http.StatusSeeOther)
@@ -353,21 +369,6 @@ func (s *registrar) handleCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.writeJSON(w, http.StatusCreated, createdResponse{ID: rec.ID, Room: rec.Room, JoinURL: join, Token: token, LiveKitURL: s.tokens.clientURL, OwnKeys: !v.keys.Empty()})
-}
-
-// mailTo is a mailto: link that drafts the invitation to the candidate.
-func mailTo(c interviews.Candidate, join string) string {
-	if c.Email == "" {
-		return ""
-	}
-	subject := "Your interview"
-	if c.Role != "" {
-		subject += " for the " + c.Role + " role"
-	}
-	body := "Hello " + c.Name + ",\n\nYour interview is ready. Open this link in Chrome, Edge, Firefox or Safari, " +
-		"allow the microphone, and the interviewer will greet you:\n\n" + join +
-		"\n\nFind a quiet place and plan for about 30 minutes.\n"
-	return "mailto:" + url.PathEscape(c.Email) + "?subject=" + url.PathEscape(subject) + "&body=" + url.PathEscape(body)
 }
 
 // tokenRequest is the body of POST /api/token, as frontends written for
@@ -432,6 +433,8 @@ func (s *registrar) handleToken(w http.ResponseWriter, r *http.Request) {
 // routes registers the form and the registration API.
 func (s *registrar) routes(mux *http.ServeMux, g gates) {
 	mux.HandleFunc("GET /{$}", g.register(s.handleForm))
+	mux.HandleFunc("GET "+bulkPath, g.register(s.handleBulkForm))
+	mux.Handle("POST "+bulkPath, g.limited(g.register(s.handleBulk)))
 	mux.Handle("POST /api/interviews", g.limited(g.register(s.handleCreate)))
 	mux.Handle("POST /api/token", g.limited(g.register(s.handleToken)))
 }

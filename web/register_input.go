@@ -54,6 +54,9 @@ type registration struct {
 	// LengthMinutes is the expected length in minutes; empty keeps the
 	// blueprint's timings.
 	LengthMinutes string `json:"length_minutes"`
+	// SendEmail is the form's "email the invitation now" box ("on" when
+	// ticked); the JSON API does not send email.
+	SendEmail string `json:"-"`
 }
 
 // keys returns the provider keys typed into the registration.
@@ -101,6 +104,8 @@ func (r *registration) field(name string) *string {
 		return &r.FeedbackScores
 	case fieldLength:
 		return &r.LengthMinutes
+	case fieldSendEmail:
+		return &r.SendEmail
 	}
 	return nil
 }
@@ -175,6 +180,7 @@ func readSubmission(w http.ResponseWriter, r *http.Request) (*submission, *reque
 			Template: f.Get(fieldTemplate), Problem: f.Get(fieldProblem), Brief: f.Get(fieldBrief),
 			OpenAIAPIKey: f.Get(fieldOpenAIKey), DeepgramAPIKey: f.Get(fieldDeepgramKey),
 			Feedback: f.Get(fieldFeedback), FeedbackScores: f.Get(fieldFeedbackScores), LengthMinutes: f.Get(fieldLength),
+			SendEmail: f.Get(fieldSendEmail),
 		}
 		sub.html = f.Get(fieldUI) == "html" || acceptsHTML(r)
 	default:

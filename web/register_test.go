@@ -185,7 +185,7 @@ func TestCreateFormResultPage(t *testing.T) {
 		"Interview ready for Ada Lovelace",
 		`value="` + join + `"`, `data-copy="join-url"`,
 		"What happens next",
-		`href="/review/` + it.ID + `"`,
+		`its score show in the <a href="/invitations">list of invitations</a>`, // a recruiter cannot open the interview page
 		`href="mailto:ada@example.com?subject=Your%20interview%20for%20the%20Backend%20engineer%20role&amp;body=Hello%20Ada%20Lovelace`,
 		"<dt>Job description</dt><dd>Kept on the server</dd>",
 	} {

@@ -198,14 +198,15 @@ func New(opts Options) (*Server, error) {
 	lnk := links{publicURL: set.publicURL}
 	find := blueprintFinder{lib: interviews.Library{Store: opts.Store}}
 	pl := &plans{blueprints: set.blueprints, templates: set.templates, designs: opts.Store}
+	mail := newInviteMail(opts, set.publicURL, set.brand.Name, find)
 	s := &Server{
 		site: st, brand: set.brand, csp: contentSecurityPolicy(opts.LiveKitURL, set.brand.logoOrigin()),
 		publicURL: set.publicURL, metrics: opts.Metrics, metricsHandler: opts.MetricsHandler,
 		access: &access{site: st, accounts: opts.Accounts, reviewerHash: sha256.Sum256([]byte(opts.ReviewerToken)),
 			sharedPassword: opts.ReviewerToken != "", secureCookies: opts.SecureCookies,
 			sessions: opts.Sessions, loginLim: opts.Limiter("login", opts.RateLimit), bearerLim: opts.Limiter("bearer", opts.RateLimit)},
-		registrar:   &registrar{records: recs, plans: pl, links: lnk, tokens: tokens, interviews: svc, metrics: opts.Metrics},
-		invitations: &invitations{records: recs, plans: pl, links: lnk, interviews: svc},
+		registrar:   &registrar{records: recs, plans: pl, links: lnk, tokens: tokens, interviews: svc, metrics: opts.Metrics, mail: mail},
+		invitations: &invitations{records: recs, plans: pl, links: lnk, interviews: svc, mail: mail},
 		room: &roomPages{records: recs, tokens: tokens, interviews: svc, findBlueprint: find,
 			consent: set.consent, timeScale: opts.TimeScale},
 		feedbackMail: &feedbackMail{log: opts.Logger, links: lnk, interviews: svc, mailer: opts.Mailer, findBlueprint: find},

@@ -49,6 +49,8 @@ type session struct {
 	// chat joins typed messages into turns at a pace the loop keeps up
 	// with.
 	chat *chatGate
+	// signals bounds the room page's integrity reports (dataPacket).
+	signals signalGate
 	// done is closed when the session ends: late posts and room updates
 	// from callbacks and playback goroutines are then dropped, not blocked.
 	done chan struct{}
@@ -191,6 +193,7 @@ func (ss *session) roomCallback() *lksdk.RoomCallback {
 			ss.post(agent.Left{})
 		}
 	}
+	cb.OnDataPacket = ss.dataPacket
 	cb.OnDisconnected = func() {
 		ss.post(agent.Closed{Status: interviews.StatusCandidateLeft, Reason: interviews.EndedCandidateLeft})
 	}

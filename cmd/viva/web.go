@@ -26,6 +26,7 @@ import (
 	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/internal/sidehttp"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/invitemail"
 	"github.com/viva-interviews/viva/interviews/privacy"
 	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/reports"
@@ -137,6 +138,10 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	background.Go(func() { _ = runner.Run(bgCtx) })
 	background.Go(func() { hooks.Run(bgCtx) })
 	startSweepers(bgCtx, &background, store, recs, cfg, log)
+	// Candidates who have not started are reminded before their link expires.
+	if invites := srv.InviteMail(); invites != nil {
+		background.Go(func() { invites.Run(bgCtx, invitemail.DefaultSweepInterval) })
+	}
 	if err := web.CheckResumeParser(ctx); err != nil {
 		return err
 	}
