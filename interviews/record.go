@@ -164,8 +164,17 @@ type Record struct {
 	Room string `json:"room"`
 	// Candidate is who is interviewed, as registered.
 	Candidate Candidate `json:"candidate"`
-	// Blueprint is the name of the stages.Blueprint the interview follows.
+	// Blueprint is the name of the stages.Blueprint the interview follows:
+	// a design of the library (see Library).
 	Blueprint string `json:"blueprint"`
+	// BlueprintVersion is the version of that design the interview
+	// follows (Design.Version; BuiltinVersion for a built-in one): the
+	// worker loads exactly it, so an edit of the design during the
+	// interview changes nothing. Empty in records older than the library.
+	BlueprintVersion string `json:"blueprint_version,omitempty"`
+	// Options are the recruiter's choices for this interview (feedback
+	// page, expected length) over the blueprint's settings; nil for none.
+	Options *Options `json:"options,omitempty"`
 	// JobDescription is the optional job description text. It stays on the
 	// server: use Public before sending a record anywhere else.
 	JobDescription string `json:"job_description,omitempty"`
@@ -230,6 +239,9 @@ type Record struct {
 	// Template is the name of the role template the interview asked from
 	// (stages.Template), if any.
 	Template string `json:"template,omitempty"`
+	// TemplateVersion is the version of that role template (see
+	// BlueprintVersion).
+	TemplateVersion string `json:"template_version,omitempty"`
 	// Problem is the id of the design problem the interview works on, from
 	// its blueprint's pool (stages.Problem): chosen at registration, or
 	// drawn when the interview starts; empty for a blueprint without one.

@@ -65,6 +65,7 @@ func (r *Record) Clone() *Record {
 		cs := *r.Consent
 		c.Consent = &cs
 	}
+	c.Options = r.Options.Clone()
 	c.Recordings = cloneEach(r.Recordings, func(rc *Recording) { rc.DeletedAt = cloneTime(rc.DeletedAt) })
 	c.Absences = cloneEach(r.Absences, func(a *Absence) { a.BackAt = cloneTime(a.BackAt) })
 	c.Stages = cloneEach(r.Stages, func(s *StageVisit) { s.LeftAt = cloneTime(s.LeftAt) })

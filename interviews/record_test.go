@@ -23,16 +23,18 @@ func ptr[T any](v T) *T { return &v }
 // record's own methods where it has them.
 func fullRecord() *Record {
 	r := &Record{
-		ID:             "abcdefghij234567",
-		Room:           "interview-ada-x1y2",
-		Candidate:      Candidate{Name: "Ada Lovelace", Email: "ada@example.com", Role: "Backend engineer", Level: "senior"},
-		Blueprint:      "default",
-		JobDescription: "Build things.",
-		ResumeText:     "Analytical engine programmer.",
-		ResumeSummary:  "Programmer.",
-		Status:         StatusScheduled,
-		CreatedBy:      "recruiter@example.com",
-		CreatedAt:      at(-60),
+		ID:               "abcdefghij234567",
+		Room:             "interview-ada-x1y2",
+		Candidate:        Candidate{Name: "Ada Lovelace", Email: "ada@example.com", Role: "Backend engineer", Level: "senior"},
+		Blueprint:        "default",
+		BlueprintVersion: BuiltinVersion,
+		Options:          &Options{Feedback: new(true), FeedbackScores: new(false), Length: 20 * time.Minute},
+		JobDescription:   "Build things.",
+		ResumeText:       "Analytical engine programmer.",
+		ResumeSummary:    "Programmer.",
+		Status:           StatusScheduled,
+		CreatedBy:        "recruiter@example.com",
+		CreatedAt:        at(-60),
 		Report: &Report{
 			Status: ReportReady, Attempts: 2, Error: "timeout", NextAttempt: ptr(at(390)), Version: 1, Basic: true,
 			Model: "openai:gpt-test", PromptVersion: "report-v1", GeneratedAt: ptr(at(400)),
@@ -80,7 +82,7 @@ func fullRecord() *Record {
 	r.Assessments = append(r.Assessments, Assessment{
 		QuestionID: "q1", Stage: "greeting", DepthScore: 2, KeyPoints: []string{"fine"}, Guidance: "move on", Declined: true, At: at(6),
 	})
-	r.Template, r.Brief = "fullstack-senior", "# Handover\n- The billing job"
+	r.Template, r.TemplateVersion, r.Brief = "fullstack-senior", BuiltinVersion, "# Handover\n- The billing job"
 	r.Problem = "ticketing"
 	r.TextsDropped = &TextsDropped{At: t0.Add(time.Hour), Reason: DropReasonReportReady}
 	r.Skills = []Skill{{Name: "Go", Sources: []string{"resume"}, Duration: "3 years", Depth: "wrote a scheduler", Autonomy: "chose the design",

@@ -23,6 +23,7 @@ func (r *Record) Validate() error {
 	p := &recordProblems{id: r.ID}
 	r.validateIdentity(p)
 	r.validateTexts(p)
+	r.validateDesigns(p)
 	r.validateLife(p)
 	r.validateStages(p)
 	qids := r.validateQuestions(p)
@@ -60,6 +61,20 @@ func (r *Record) validateIdentity(p *recordProblems) {
 		fe, _ := err.(FieldErrors)
 		for _, f := range slices.Sorted(maps.Keys(fe)) {
 			p.bad("candidate %s: %s", f, fe[f])
+		}
+	}
+}
+
+// validateDesigns checks the design versions and the options.
+func (r *Record) validateDesigns(p *recordProblems) {
+	for _, v := range []string{r.BlueprintVersion, r.TemplateVersion} {
+		if v != "" && !ValidDesignVersion(v) {
+			p.bad("design version %q is not a version of the design library", v)
+		}
+	}
+	if r.Options != nil {
+		if err := r.Options.Validate(); err != nil {
+			p.bad("options: %v", err)
 		}
 	}
 }

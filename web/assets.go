@@ -26,11 +26,12 @@ var pageFiles = []string{
 	"register.html", "created.html", "message.html",
 	"login.html", "review_list.html", "review_detail.html",
 	"report.html", "compare.html", "feedback.html", "invitations.html",
+	"designs.html", "design.html", "design_edit.html",
 }
 
 // partialFiles are templates of parts several pages share (the report,
 // the decisions), parsed with every page.
-var partialFiles = []string{"templates/report_parts.html", "templates/recordings.html"}
+var partialFiles = []string{"templates/report_parts.html", "templates/recordings.html", "templates/design_preview.html"}
 
 // roomBundleFile is the room page's script bundle within the static
 // files. It is built from web/frontend by `make assets` and embedded by
@@ -127,6 +128,7 @@ var templateFuncs = template.FuncMap{
 	"endingLabel":   endReasonLabel,
 	"stageLabel":    stageLabel,
 	"minutes":       formatMinutes,
+	"shortVersion":  interviews.ShortVersion,
 }
 
 // stageLabel is the title of the stage called name in blueprint when it

@@ -96,9 +96,9 @@ type RoomStage struct {
 
 // roomPlan is the plan of rec's blueprint, and its expected length; empty
 // when the blueprint cannot be read.
-func (s *roomPages) roomPlan(rec *interviews.Record) (RoomPlan, time.Duration) {
+func (s *roomPages) roomPlan(ctx context.Context, rec *interviews.Record) (RoomPlan, time.Duration) {
 	plan := RoomPlan{Stages: []RoomStage{}}
-	bp, err := s.findBlueprint(rec.Blueprint)
+	bp, err := s.findBlueprint.find(ctx, rec)
 	if err != nil || bp == nil {
 		s.log.Warn("web: the room page shows no plan: the blueprint cannot be read", "interview_id", rec.ID, "blueprint", rec.Blueprint, "err", err)
 		return plan, 0
@@ -170,8 +170,8 @@ func (s *roomPages) handleRoom(w http.ResponseWriter, r *http.Request) {
 		Consent: s.consent.Text, ConsentVersion: s.consent.Version,
 		Consented: rec.Consent != nil && rec.Consent.Version == s.consent.Version,
 	}
-	page.Plan, page.ExpectedLength = s.roomPlan(rec)
-	if s.findBlueprint.feedbackBlueprint(rec) != nil {
+	page.Plan, page.ExpectedLength = s.roomPlan(r.Context(), rec)
+	if s.findBlueprint.feedbackBlueprint(r.Context(), rec) != nil {
 		page.FeedbackURL = feedbackPath(rec.ID)
 	}
 	var buf bytes.Buffer

@@ -168,7 +168,7 @@ func (s *invitations) handleInvitation(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "created.html", createdPage{
 		view: view{Title: title, SignedIn: true},
 		ID:   rec.ID, Room: rec.Room, JoinURL: join, Candidate: rec.Candidate,
-		Blueprint: blueprintTitle(rec.Blueprint), MailTo: mailTo(rec.Candidate, join),
+		Blueprint: blueprintTitle(rec.Blueprint), BlueprintVersion: rec.BlueprintVersion, MailTo: mailTo(rec.Candidate, join),
 		HasResume: rec.ResumeText != "", HasJD: rec.JobDescription != "", OwnKeys: s.store.HasKeys(r.Context(), rec.ID),
 		Template: s.templateTitle(rec.Template), HasBrief: rec.Brief != "",
 		State: invitationLabel(st), StateClass: invitationClass(st), ExpiresAt: rec.ExpiresAt,

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,6 +33,40 @@ type registrar struct {
 type plans struct {
 	blueprints []blueprintOption
 	templates  []TemplateChoice
+	// designs is the design library, whose installed designs are offered
+	// after the configured ones; nil offers those only.
+	designs interviews.DesignStore
+}
+
+// current returns the plans offered now: the configured ones, then the
+// blueprints and role templates installed in the design library (a
+// library that cannot be read offers none of its own; registering then
+// says why).
+func (s *plans) current(ctx context.Context) *plans {
+	cur := &plans{blueprints: s.blueprints, templates: s.templates}
+	if s.designs == nil {
+		return cur
+	}
+	bps, _ := s.designs.Designs(ctx, interviews.KindBlueprint)
+	for _, d := range bps {
+		if bp, err := d.Blueprint(); err == nil {
+			opt := blueprintOption{Name: d.Name, Title: bp.Title, KnowledgeCapture: bp.KnowledgeCapture(), Problems: problemsOf(bp)}
+			if err := bp.TakesTemplate(); err != nil {
+				opt.NoTemplate = err.Error()
+			}
+			if opt.Title == "" {
+				opt.Title = d.Name
+			}
+			cur.blueprints = append(slices.Clip(cur.blueprints), opt)
+		}
+	}
+	tpls, _ := s.designs.Designs(ctx, interviews.KindTemplate)
+	for _, d := range tpls {
+		if t, err := d.Template(); err == nil {
+			cur.templates = append(slices.Clip(cur.templates), TemplateChoice{Name: d.Name, Title: cmp.Or(t.Title, d.Name)})
+		}
+	}
+	return cur
 }
 
 // links builds the candidates' join links.
@@ -85,6 +120,11 @@ const (
 	// provider keys: stored sealed, never echoed.
 	fieldOpenAIKey   = "openai_api_key"
 	fieldDeepgramKey = "deepgram_api_key"
+	// fieldFeedback, fieldFeedbackScores and fieldLength are the
+	// interview's options (interviews.Options).
+	fieldFeedback       = "feedback"
+	fieldFeedbackScores = "feedback_scores"
+	fieldLength         = "length_minutes"
 )
 
 // Shapes of the provider keys a recruiter may enter: a format check that
@@ -134,7 +174,7 @@ func (s *registrar) createRecord(ctx context.Context, v *validated) (*interviews
 		return nil, errors.New("web: registering without a signed-in user")
 	}
 	reg := interviews.Registration{
-		Candidate: v.candidate, Blueprint: v.blueprint, Template: v.template, Problem: v.problem, Brief: v.brief,
+		Candidate: v.candidate, Blueprint: v.blueprint, Template: v.template, Options: v.options, Problem: v.problem, Brief: v.brief,
 		JobDescription: v.jobDescription, ResumeText: v.resumeText, Keys: v.keys, By: by.Email,
 	}
 	if v.resumeText != "" {
@@ -207,26 +247,27 @@ type registerPage struct {
 	OwnKeys bool
 }
 
-func (s *registrar) registerPage() registerPage {
+func (s *registrar) registerPage(ctx context.Context) registerPage {
+	cur := s.plans.current(ctx)
 	return registerPage{
 		view:         view{Title: "Register a candidate", SignedIn: true},
-		Values:       registration{Blueprint: s.blueprints[0].Name},
+		Values:       registration{Blueprint: cur.blueprints[0].Name},
 		Errors:       fieldErrors{},
 		Levels:       stages.Levels,
-		Blueprints:   s.blueprints,
-		Templates:    s.templates,
+		Blueprints:   cur.blueprints,
+		Templates:    cur.templates,
 		MaxJobDesc:   interviews.MaxJobDescriptionLen,
 		MaxBrief:     interviews.MaxBriefLen,
 		MaxBriefText: thousands(interviews.MaxBriefLen),
-		Capture:      slices.ContainsFunc(s.blueprints, func(b blueprintOption) bool { return b.KnowledgeCapture }),
-		Problems:     slices.ContainsFunc(s.blueprints, func(b blueprintOption) bool { return len(b.Problems) > 0 }),
+		Capture:      slices.ContainsFunc(cur.blueprints, func(b blueprintOption) bool { return b.KnowledgeCapture }),
+		Problems:     slices.ContainsFunc(cur.blueprints, func(b blueprintOption) bool { return len(b.Problems) > 0 }),
 		OwnKeys:      s.store.KeepsKeys(),
 	}
 }
 
 // handleForm serves the registration form.
 func (s *registrar) handleForm(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, http.StatusOK, "register.html", s.registerPage())
+	s.render(w, r, http.StatusOK, "register.html", s.registerPage(r.Context()))
 }
 
 // createdPage is the data of created.html.
@@ -237,10 +278,12 @@ type createdPage struct {
 	JoinURL   string
 	Candidate interviews.Candidate
 	Blueprint string
-	MailTo    string
-	HasResume bool
-	HasJD     bool
-	OwnKeys   bool
+	// BlueprintVersion is the version of the plan the interview keeps.
+	BlueprintVersion string
+	MailTo           string
+	HasResume        bool
+	HasJD            bool
+	OwnKeys          bool
 	// Template is the chosen role template's title; empty for none.
 	Template string
 	HasBrief bool
@@ -263,7 +306,7 @@ func (s *registrar) handleCreate(w http.ResponseWriter, r *http.Request) {
 	sub, rerr := readSubmission(w, r)
 	if rerr != nil {
 		if acceptsHTML(r) && !isJSONBody(r) {
-			p := s.registerPage()
+			p := s.registerPage(r.Context())
 			p.Error = rerr.msg
 			s.render(w, r, rerr.status, "register.html", p)
 			return
@@ -274,7 +317,7 @@ func (s *registrar) handleCreate(w http.ResponseWriter, r *http.Request) {
 	v, errs := s.validate(r.Context(), sub)
 	if errs != nil {
 		if sub.html {
-			p := s.registerPage()
+			p := s.registerPage(r.Context())
 			p.Values, p.Errors = sub.reg.withoutKeys(), errs
 			p.Error = "Some fields need your attention; see the messages below."
 			if sub.file != nil && errs[fieldResume] == "" {

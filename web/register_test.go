@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/stages"
 )
 
 // registerJSON registers a candidate through the JSON API.
@@ -407,7 +408,16 @@ func captureServer(t *testing.T) *testServer {
 	ts := newTestServer(t, func(o *Options) {
 		o.Templates = []TemplateChoice{{Name: "fullstack-senior", Title: "Senior full-stack engineer"}, {Name: "data-engineer"}}
 	})
-	ts.registrar.blueprints = append(ts.registrar.blueprints, blueprintOption{Name: "capture", Title: "Knowledge capture", KnowledgeCapture: true})
+	// The knowledge-capture plan is a design installed in the library.
+	src, err := stages.BuiltinSource(stages.KnowledgeCaptureName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	capture := interviews.Design{Kind: interviews.KindBlueprint, Name: "capture",
+		Content: strings.Replace(string(src), "name: "+stages.KnowledgeCaptureName, "name: capture", 1)}
+	if err := ts.store.AddDesign(t.Context(), &capture); err != nil {
+		t.Fatal(err)
+	}
 	return ts
 }
 

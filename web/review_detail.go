@@ -35,7 +35,7 @@ func (s *reviewPages) handleReviewDetail(w http.ResponseWriter, r *http.Request)
 		_, _ = w.Write(append(data, '\n'))
 		return
 	}
-	s.render(w, r, http.StatusOK, "review_detail.html", s.detailPage(rec))
+	s.render(w, r, http.StatusOK, "review_detail.html", s.detailPage(r.Context(), rec))
 }
 
 // detailPage is the data of review_detail.html.

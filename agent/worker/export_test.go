@@ -10,3 +10,7 @@ const (
 	MsgRevoked  = msgRevoked
 	MsgFinished = msgFinished
 )
+
+// MsgNoDesign is what a candidate is told when the interview's designs
+// are not in the library.
+const MsgNoDesign = msgNoDesign

@@ -37,6 +37,7 @@ type session struct {
 	job lkagent.Job
 	log *slog.Logger
 	bp  *stages.Blueprint
+	tpl *stages.Template // nil for none
 
 	room  *lksdk.Room
 	voice *spoken.Session // the audio, and the loop's transport
@@ -169,7 +170,7 @@ func (ss *session) newLoop(rec *interviews.Record) (*agent.Loop, error) {
 		wait = DefaultCandidateTimeout
 	}
 	return agent.NewLoop(agent.Setup{Blueprint: ss.bp, Record: rec, Store: observeStore(s.Store, s.Metrics, rec), TimeScale: s.TimeScale,
-		Models: ss.eng.Models, Template: s.template(rec.Template, ss.log), Logger: ss.log},
+		Models: ss.eng.Models, Template: ss.tpl, Logger: ss.log},
 		agent.LoopOptions{JoinTimeout: wait, RejoinGrace: s.RejoinGrace,
 			HearingTimeout:           positiveOr(s.HearingTimeout, config.DefaultHearingTimeout),
 			FalseInterruptionTimeout: positiveOr(s.FalseInterruptionTimeout, config.DefaultFalseInterruptionTimeout),

@@ -108,7 +108,7 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	// The runner's events go to the webhooks and, with a mailer, a ready
 	// report also emails the candidate their feedback link.
 	events := &reports.ReadyHook{Next: hooks}
-	runner, err := reports.NewRunner(reports.RunnerOptions{Store: store, Generator: gen, Blueprint: installedBlueprint, Webhooks: events, Logger: log,
+	runner, err := reports.NewRunner(reports.RunnerOptions{Store: store, Generator: gen, Webhooks: events, Logger: log,
 		OnReport: webMetrics.Report, DropTexts: cfg.DropTextsAfterReport})
 	if err != nil {
 		return err
@@ -119,7 +119,7 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	}
 	srv, err := web.New(web.Options{Store: store, Templates: templates, Accounts: users, Sessions: users.Sessions, Limiter: users.Limiter, LiveKitURL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
 		AgentName: cfg.AgentName, ReviewerToken: cfg.ReviewerToken, TokenTTL: cfg.TokenTTL, LinkTTL: cfg.LinkTTL, RejoinGrace: cfg.RejoinGrace, PublicURL: cfg.PublicURL,
-		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Logger: log, Reports: runner, Webhooks: hooks, Mailer: mailer, FindBlueprint: installedBlueprint,
+		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Logger: log, Reports: runner, Webhooks: hooks, Mailer: mailer,
 		Recordings: recs,
 		BrandName:  cfg.BrandName, BrandLogo: cfg.BrandLogo, ConsentText: consentText, RecordsAudio: cfg.RecordAudio, TimeScale: cfg.TimeScale,
 		Metrics: webMetrics, MetricsHandler: metrics.Handler(reg)})
