@@ -31,6 +31,8 @@ func TestTimingSignals(t *testing.T) {
 			[]interviews.SignalKind{interviews.SignalLongSilence, interviews.SignalReadingPace}},
 		{"a steady pace with no question before", answerTiming{Started: asked, Ended: asked.Add(30 * time.Second), Bursts: 1, Text: nWords(80)},
 			[]interviews.SignalKind{interviews.SignalReadingPace}},
+		{"read fast, its words over-counted by the recogniser", answerTiming{Started: asked, Ended: asked.Add(16 * time.Second), Bursts: 1, Text: nWords(56)},
+			[]interviews.SignalKind{interviews.SignalReadingPace}},
 		{"too fast to be read", answerTiming{Started: asked, Ended: asked.Add(15 * time.Second), Bursts: 1, Text: nWords(80)}, nil},
 		{"no speech measured", answerTiming{QuestionEnded: asked, Text: nWords(80)}, nil},
 	} {
