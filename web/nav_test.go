@@ -20,7 +20,7 @@ func TestNavigationShowsOnlyWhatTheRoleMayOpen(t *testing.T) {
 	}{
 		{testRecruiter, "/invitations", []string{"/", "/invitations"}},
 		{testReviewer, "/review", []string{"/review"}},
-		{testAdmin, "/review", []string{"/", "/invitations", "/review"}},
+		{testAdmin, "/review", []string{"/", "/invitations", "/review", "/designs"}},
 	} {
 		req := httptest.NewRequest(http.MethodGet, tc.page, nil)
 		ts.authorize(req, tc.who)
