@@ -56,12 +56,8 @@ func problemNode(p Problem) *yaml.Node {
 		addPair(pn, "stages", sequence(p.Stages, func(s ProblemStage) *yaml.Node {
 			sn := mapping()
 			addString(sn, "name", s.Name)
-			if len(s.Keywords) > 0 {
-				addPair(sn, "keywords", stringList(s.Keywords))
-			}
-			if len(s.Questions) > 0 {
-				addPair(sn, "questions", sequence(s.Questions, questionNode))
-			}
+			addWords(sn, "keywords", s.Keywords)
+			addQuestions(sn, s.Questions)
 			return sn
 		}))
 	}

@@ -28,9 +28,7 @@ func (b Blueprint) MarshalYAML() (any, error) {
 	if e := b.Exit; e != (ExitConditions{}) {
 		addPair(root, "exit_conditions", exitNode(e))
 	}
-	if len(b.Competencies) > 0 {
-		addPair(root, "competencies", stringList(b.Competencies))
-	}
+	addWords(root, "competencies", b.Competencies)
 	if b.CandidateFeedback {
 		addPair(root, "candidate_feedback", boolNode(true))
 	}
@@ -54,9 +52,7 @@ func rubricFieldNode(f RubricField) *yaml.Node {
 	addString(rn, "question", f.Question)
 	addString(rn, "stage", f.Stage)
 	addString(rn, "expect", f.Expect)
-	if len(f.Keywords) > 0 {
-		addPair(rn, "keywords", stringList(f.Keywords))
-	}
+	addWords(rn, "keywords", f.Keywords)
 	return rn
 }
 
@@ -92,15 +88,9 @@ func stageNode(s Stage) *yaml.Node {
 	}
 	addString(sn, "next", s.Next)
 	addString(sn, "acknowledgement", s.Acknowledgement)
-	if len(s.Tools) > 0 {
-		addPair(sn, "tools", stringList(ToolStrings(s.Tools)))
-	}
-	if len(s.Keywords) > 0 {
-		addPair(sn, "keywords", stringList(s.Keywords))
-	}
-	if len(s.Questions) > 0 {
-		addPair(sn, "questions", sequence(s.Questions, questionNode))
-	}
+	addWords(sn, "tools", ToolStrings(s.Tools))
+	addWords(sn, "keywords", s.Keywords)
+	addQuestions(sn, s.Questions)
 	return sn
 }
 
@@ -109,18 +99,14 @@ func questionNode(q Question) *yaml.Node {
 	addString(qn, "id", q.ID)
 	addString(qn, "text", q.Text)
 	addString(qn, "purpose", q.Purpose)
-	if len(q.Keywords) > 0 {
-		addPair(qn, "keywords", stringList(q.Keywords))
-	}
+	addWords(qn, "keywords", q.Keywords)
 	if t := q.Context.Targets; !t.IsZero() {
 		tn := mapping()
 		addString(tn, "skill", t.Skill)
 		addString(tn, "attribute", t.Attribute)
 		addString(tn, "field", t.Field)
 		addString(tn, "category", t.Category)
-		if len(t.Assesses) > 0 {
-			addPair(tn, "assesses", stringList(t.Assesses))
-		}
+		addWords(tn, "assesses", t.Assesses)
 		addString(tn, "phase", t.Phase)
 		tn.Style = yaml.FlowStyle
 		addPair(qn, "targets", tn)
@@ -161,6 +147,20 @@ func addString(m *yaml.Node, key, v string) {
 		n.Style = yaml.LiteralStyle
 	}
 	addPair(m, key, n)
+}
+
+// addWords adds key: vs to m as a list, when there is any.
+func addWords(m *yaml.Node, key string, vs []string) {
+	if len(vs) > 0 {
+		addPair(m, key, stringList(vs))
+	}
+}
+
+// addQuestions adds the questions qs to m, when there is any.
+func addQuestions(m *yaml.Node, qs []Question) {
+	if len(qs) > 0 {
+		addPair(m, "questions", sequence(qs, questionNode))
+	}
 }
 
 func stringList(vs []string) *yaml.Node {
