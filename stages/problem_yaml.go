@@ -48,10 +48,7 @@ func (d *decoder) problemStage(n *yaml.Node, path string) ProblemStage {
 
 func problemNode(p Problem) *yaml.Node {
 	pn := mapping()
-	addString(pn, "id", p.ID)
-	addString(pn, "title", p.Title)
-	addString(pn, "statement", p.Statement)
-	addString(pn, "details", p.Details)
+	addStrings(pn, "id", p.ID, "title", p.Title, "statement", p.Statement, "details", p.Details)
 	if len(p.Stages) > 0 {
 		addPair(pn, "stages", sequence(p.Stages, func(s ProblemStage) *yaml.Node {
 			sn := mapping()

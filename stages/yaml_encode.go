@@ -14,11 +14,7 @@ import (
 // therefore round-trips through Parse.
 func (b Blueprint) MarshalYAML() (any, error) {
 	root := mapping()
-	addString(root, "name", b.Name)
-	addString(root, "title", b.Title)
-	addString(root, "description", b.Description)
-	addString(root, "persona", b.Persona)
-	addString(root, "mode", b.Mode)
+	addStrings(root, "name", b.Name, "title", b.Title, "description", b.Description, "persona", b.Persona, "mode", b.Mode)
 	if b.ClosingSafety != 0 {
 		addPair(root, "closing_safety", durationNode(b.ClosingSafety))
 	}
@@ -44,14 +40,11 @@ func (b Blueprint) MarshalYAML() (any, error) {
 
 func rubricFieldNode(f RubricField) *yaml.Node {
 	rn := mapping()
-	addString(rn, "id", f.ID)
-	addString(rn, "label", f.Label)
+	addStrings(rn, "id", f.ID, "label", f.Label)
 	if f.Required {
 		addPair(rn, "required", boolNode(true))
 	}
-	addString(rn, "question", f.Question)
-	addString(rn, "stage", f.Stage)
-	addString(rn, "expect", f.Expect)
+	addStrings(rn, "question", f.Question, "stage", f.Stage, "expect", f.Expect)
 	addWords(rn, "keywords", f.Keywords)
 	return rn
 }
@@ -75,9 +68,7 @@ func exitNode(e ExitConditions) *yaml.Node {
 
 func stageNode(s Stage) *yaml.Node {
 	sn := mapping()
-	addString(sn, "name", s.Name)
-	addString(sn, "title", s.Title)
-	addString(sn, "instructions", s.Instructions)
+	addStrings(sn, "name", s.Name, "title", s.Title, "instructions", s.Instructions)
 	addPair(sn, "limit", durationNode(s.Limit))
 	if s.MinTime != 0 {
 		addPair(sn, "min_time", durationNode(s.MinTime))
@@ -86,8 +77,7 @@ func stageNode(s Stage) *yaml.Node {
 	if s.Guided {
 		addPair(sn, "guided", boolNode(true))
 	}
-	addString(sn, "next", s.Next)
-	addString(sn, "acknowledgement", s.Acknowledgement)
+	addStrings(sn, "next", s.Next, "acknowledgement", s.Acknowledgement)
 	addWords(sn, "tools", ToolStrings(s.Tools))
 	addWords(sn, "keywords", s.Keywords)
 	addQuestions(sn, s.Questions)
@@ -96,16 +86,11 @@ func stageNode(s Stage) *yaml.Node {
 
 func questionNode(q Question) *yaml.Node {
 	qn := mapping()
-	addString(qn, "id", q.ID)
-	addString(qn, "text", q.Text)
-	addString(qn, "purpose", q.Purpose)
+	addStrings(qn, "id", q.ID, "text", q.Text, "purpose", q.Purpose)
 	addWords(qn, "keywords", q.Keywords)
 	if t := q.Context.Targets; !t.IsZero() {
 		tn := mapping()
-		addString(tn, "skill", t.Skill)
-		addString(tn, "attribute", t.Attribute)
-		addString(tn, "field", t.Field)
-		addString(tn, "category", t.Category)
+		addStrings(tn, "skill", t.Skill, "attribute", t.Attribute, "field", t.Field, "category", t.Category)
 		addWords(tn, "assesses", t.Assesses)
 		addString(tn, "phase", t.Phase)
 		tn.Style = yaml.FlowStyle
@@ -147,6 +132,13 @@ func addString(m *yaml.Node, key, v string) {
 		n.Style = yaml.LiteralStyle
 	}
 	addPair(m, key, n)
+}
+
+// addStrings adds each key, value pair of kv to m with addString.
+func addStrings(m *yaml.Node, kv ...string) {
+	for i := 0; i+1 < len(kv); i += 2 {
+		addString(m, kv[i], kv[i+1])
+	}
 }
 
 // addWords adds key: vs to m as a list, when there is any.
