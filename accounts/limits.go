@@ -73,6 +73,14 @@ type MemoryLimiter struct {
 	lastSweep time.Time
 }
 
+// orNow is now, or time.Now when nil.
+func orNow(now func() time.Time) func() time.Time {
+	if now == nil {
+		return time.Now
+	}
+	return now
+}
+
 // memoryBucket is one key's bucket.
 type memoryBucket struct {
 	tokens float64
@@ -84,10 +92,7 @@ var _ Limiter = (*MemoryLimiter)(nil)
 // NewMemoryLimiter returns a MemoryLimiter of perMinute requests a minute
 // per key, reading the time from now (time.Now when nil).
 func NewMemoryLimiter(perMinute int, now func() time.Time) *MemoryLimiter {
-	if now == nil {
-		now = time.Now
-	}
-	return &MemoryLimiter{bucket: NewBucket(perMinute), now: now, buckets: map[string]*memoryBucket{}}
+	return &MemoryLimiter{bucket: NewBucket(perMinute), now: orNow(now), buckets: map[string]*memoryBucket{}}
 }
 
 // Allow implements Limiter; it never fails.

@@ -59,14 +59,11 @@ func NewService(store Store, p Params, now func() time.Time) (*Service, error) {
 	if p == (Params{}) {
 		p = DefaultParams
 	}
-	if now == nil {
-		now = time.Now
-	}
 	dummy, err := HashPassword("not-a-password-of-anyone", p)
 	if err != nil {
 		return nil, err
 	}
-	return &Service{store: store, params: p, now: now, dummy: dummy,
+	return &Service{store: store, params: p, now: orNow(now), dummy: dummy,
 		slots: make(chan struct{}, HashSlots(p)), verify: VerifyPassword}, nil
 }
 

@@ -112,10 +112,7 @@ var _ Sessions = (*MemorySessions)(nil)
 // NewMemorySessions returns an empty MemorySessions with limits (the
 // defaults for zero fields) reading the time from now (time.Now when nil).
 func NewMemorySessions(limits SessionLimits, now func() time.Time) *MemorySessions {
-	if now == nil {
-		now = time.Now
-	}
-	return &MemorySessions{limits: limits.OrDefaults(), now: now, sessions: map[[sha256.Size]byte]memorySession{}}
+	return &MemorySessions{limits: limits.OrDefaults(), now: orNow(now), sessions: map[[sha256.Size]byte]memorySession{}}
 }
 
 // Create implements Sessions.

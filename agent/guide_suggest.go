@@ -320,25 +320,43 @@ func contentWords(s string) map[string]bool {
 // gapQuestion is how the guide probes a skill attribute; a second probe
 // (n = 1) asks from another angle, so it is never the same question twice.
 func gapQuestion(skill, attr string, n int) string {
-	first, second := fmt.Sprintf("Tell me more about your work with %s.", skill), fmt.Sprintf("What else should I know about your %s experience?", skill)
-	switch attr {
-	case "duration":
-		first, second = fmt.Sprintf("How long have you worked with %s?", skill), fmt.Sprintf("When did you first start using %s?", skill)
-	case "depth":
-		first, second = fmt.Sprintf("What is the most complex thing you have built with %s?", skill), fmt.Sprintf("Which part of %s do you know inside out?", skill)
-	case "scale":
-		first, second = fmt.Sprintf("How big was the system you ran on %s, in users, traffic or data?", skill), fmt.Sprintf("Roughly how many people relied on what you built with %s?", skill)
-	case "autonomy":
-		first, second = fmt.Sprintf("When you worked with %s, which decisions were yours to make?", skill), fmt.Sprintf("Did you choose %s yourself, or was it chosen for you?", skill)
-	case "production_vs_prototype":
-		first, second = fmt.Sprintf("Was your %s work running in production for real users, or was it a prototype?", skill), fmt.Sprintf("Did anything you built with %s ship to customers?", skill)
-	case "constraints":
-		first, second = fmt.Sprintf("What constraints shaped how you used %s, such as deadlines, budget or legacy systems?", skill), fmt.Sprintf("What limits did you have to work within on your %s projects?", skill)
+	q, ok := gapQuestions[attr]
+	if !ok {
+		q = [2]string{"Tell me more about your work with %s.", "What else should I know about your %s experience?"}
 	}
 	if n > 0 {
-		return second
+		return fmt.Sprintf(q[1], skill)
 	}
-	return first
+	return fmt.Sprintf(q[0], skill)
+}
+
+// gapQuestions are the two probes of each skill attribute, formats of the
+// skill.
+var gapQuestions = map[string][2]string{
+	"duration": {
+		"How long have you worked with %s?",
+		"When did you first start using %s?",
+	},
+	"depth": {
+		"What is the most complex thing you have built with %s?",
+		"Which part of %s do you know inside out?",
+	},
+	"scale": {
+		"How big was the system you ran on %s, in users, traffic or data?",
+		"Roughly how many people relied on what you built with %s?",
+	},
+	"autonomy": {
+		"When you worked with %s, which decisions were yours to make?",
+		"Did you choose %s yourself, or was it chosen for you?",
+	},
+	"production_vs_prototype": {
+		"Was your %s work running in production for real users, or was it a prototype?",
+		"Did anything you built with %s ship to customers?",
+	},
+	"constraints": {
+		"What constraints shaped how you used %s, such as deadlines, budget or legacy systems?",
+		"What limits did you have to work within on your %s projects?",
+	},
 }
 
 // rubricQuestion is how the guide asks for a rubric field; a second ask

@@ -112,6 +112,43 @@ func (s *Sealer) OpenKeys(id string, sealed []byte) (Keys, error) {
 	return k, nil
 }
 
+// PutSealedKeys is what a store's PutKeys does around its own writing: it
+// checks id, deletes the keys (del) when k is empty, else seals k with sl
+// and hands the sealed bytes to put.
+func PutSealedKeys(sl *Sealer, id string, k Keys, put func(sealed []byte) error, del func() error) error {
+	if !ValidID(id) {
+		return fmt.Errorf("interviews: put keys of %q: %w", id, ErrNotFound)
+	}
+	if k.Empty() {
+		return del()
+	}
+	sealed, err := sl.SealKeys(id, k)
+	if err != nil {
+		return fmt.Errorf("interviews: put keys of %s: %w", id, err)
+	}
+	return put(sealed)
+}
+
+// OpenStoredKeys is what a store's Keys does around its own reading: it
+// checks id, reads the sealed bytes with get (found false: none are
+// stored, ErrNoKeys) and opens them with sl.
+func OpenStoredKeys(sl *Sealer, id string, get func() (sealed []byte, found bool, err error)) (Keys, error) {
+	if !ValidID(id) {
+		return Keys{}, fmt.Errorf("interviews: keys of %q: %w", id, ErrNotFound)
+	}
+	sealed, found, err := get()
+	if err == nil && !found {
+		err = ErrNoKeys
+	}
+	if err == nil {
+		var k Keys
+		if k, err = sl.OpenKeys(id, sealed); err == nil {
+			return k, nil
+		}
+	}
+	return Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, err)
+}
+
 // Keys are an interview's own provider keys, entered by the recruiter and
 // used by the worker instead of its configured ones. They are kept sealed
 // beside the record, never in it, and never printed: String, GoString and

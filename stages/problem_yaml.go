@@ -16,22 +16,13 @@ var (
 
 func (d *decoder) problem(n *yaml.Node, path string) Problem {
 	var p Problem
-	d.fields(n, path, "problem", problemFields, func(key, field string, v *yaml.Node) {
-		switch key {
-		case "id":
-			p.ID = d.str(v, field)
-		case "title":
-			p.Title = d.str(v, field)
-		case "statement":
-			p.Statement = d.str(v, field)
-		case "details":
-			p.Details = d.str(v, field)
-		case "stages":
-			d.list(v, field, "the problem's stages (lines starting with \"- name: …\")", func(sn *yaml.Node, sf string) {
-				p.Stages = append(p.Stages, d.problemStage(sn, sf))
-			})
+	d.fields(n, path, "problem", problemFields, d.into(map[string]any{
+		"id": &p.ID, "title": &p.Title, "statement": &p.Statement, "details": &p.Details,
+	}, func(key, field string, v *yaml.Node) {
+		if key == "stages" {
+			p.Stages = listOf(d, v, field, "the problem's stages (lines starting with \"- name: …\")", d.problemStage)
 		}
-	})
+	}))
 	if p.Title == "" {
 		p.Title = strings.ToLower(titleFromName(p.ID))
 	}
@@ -40,18 +31,13 @@ func (d *decoder) problem(n *yaml.Node, path string) Problem {
 
 func (d *decoder) problemStage(n *yaml.Node, path string) ProblemStage {
 	var s ProblemStage
-	d.fields(n, path, "problem stage", problemStageFields, func(key, field string, v *yaml.Node) {
-		switch key {
-		case "name":
-			s.Name = d.str(v, field)
-		case "keywords":
-			s.Keywords = d.words(v, field)
-		case "questions":
-			d.list(v, field, "questions", func(qn *yaml.Node, qf string) {
-				s.Questions = append(s.Questions, d.question(qn, qf))
-			})
+	d.fields(n, path, "problem stage", problemStageFields, d.into(map[string]any{
+		"name": &s.Name, "keywords": &s.Keywords,
+	}, func(key, field string, v *yaml.Node) {
+		if key == "questions" {
+			s.Questions = listOf(d, v, field, "questions", d.question)
 		}
-	})
+	}))
 	for j := range s.Questions {
 		if s.Questions[j].ID == "" {
 			s.Questions[j].ID = fmt.Sprintf("%s-%d", s.Name, j+1)
@@ -62,20 +48,13 @@ func (d *decoder) problemStage(n *yaml.Node, path string) ProblemStage {
 
 func problemNode(p Problem) *yaml.Node {
 	pn := mapping()
-	addString(pn, "id", p.ID)
-	addString(pn, "title", p.Title)
-	addString(pn, "statement", p.Statement)
-	addString(pn, "details", p.Details)
+	addStrings(pn, "id", p.ID, "title", p.Title, "statement", p.Statement, "details", p.Details)
 	if len(p.Stages) > 0 {
 		addPair(pn, "stages", sequence(p.Stages, func(s ProblemStage) *yaml.Node {
 			sn := mapping()
 			addString(sn, "name", s.Name)
-			if len(s.Keywords) > 0 {
-				addPair(sn, "keywords", stringList(s.Keywords))
-			}
-			if len(s.Questions) > 0 {
-				addPair(sn, "questions", sequence(s.Questions, questionNode))
-			}
+			addWords(sn, "keywords", s.Keywords)
+			addQuestions(sn, s.Questions)
 			return sn
 		}))
 	}

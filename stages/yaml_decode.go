@@ -115,6 +115,13 @@ func (d *decoder) list(v *yaml.Node, field, what string, item func(n *yaml.Node,
 	}
 }
 
+// listOf decodes the list v at field (of what, for the error) with item.
+func listOf[T any](d *decoder, v *yaml.Node, field, what string, item func(n *yaml.Node, path string) T) []T {
+	var out []T
+	d.list(v, field, what, func(n *yaml.Node, path string) { out = append(out, item(n, path)) })
+	return out
+}
+
 // into returns a field handler for fields: it decodes each key of ptrs
 // into the value it points at, by that value's type, and hands any other
 // key to other (nil: none).
@@ -166,21 +173,15 @@ func (d *decoder) blueprint(n *yaml.Node) *Blueprint {
 	}, func(key, field string, v *yaml.Node) {
 		switch key {
 		case "rubric":
-			d.list(v, field, "rubric fields (lines starting with \"- id: …\")", func(rn *yaml.Node, rf string) {
-				b.Rubric = append(b.Rubric, d.rubricField(rn, rf))
-			})
+			b.Rubric = listOf(d, v, field, "rubric fields (lines starting with \"- id: …\")", d.rubricField)
 		case "exit_conditions":
 			b.Exit = d.exitConditions(v, field)
 		case "competencies":
 			b.Competencies = d.indexedWords(v, field)
 		case "problems":
-			d.list(v, field, "problems (lines starting with \"- id: …\")", func(pn *yaml.Node, pf string) {
-				b.Problems = append(b.Problems, d.problem(pn, pf))
-			})
+			b.Problems = listOf(d, v, field, "problems (lines starting with \"- id: …\")", d.problem)
 		case "stages":
-			d.list(v, field, "stages (lines starting with \"- name: …\")", func(sn *yaml.Node, sf string) {
-				b.Stages = append(b.Stages, d.stage(sn, sf))
-			})
+			b.Stages = listOf(d, v, field, "stages (lines starting with \"- name: …\")", d.stage)
 		}
 	}))
 	return b
@@ -198,9 +199,7 @@ func (d *decoder) stage(n *yaml.Node, path string) Stage {
 				s.Tools = append(s.Tools, ToolName(t))
 			}
 		case "questions":
-			d.list(v, field, "questions", func(qn *yaml.Node, qf string) {
-				s.Questions = append(s.Questions, d.question(qn, qf))
-			})
+			s.Questions = listOf(d, v, field, "questions", d.question)
 		}
 	}))
 	return s

@@ -14,11 +14,7 @@ import (
 // therefore round-trips through Parse.
 func (b Blueprint) MarshalYAML() (any, error) {
 	root := mapping()
-	addString(root, "name", b.Name)
-	addString(root, "title", b.Title)
-	addString(root, "description", b.Description)
-	addString(root, "persona", b.Persona)
-	addString(root, "mode", b.Mode)
+	addStrings(root, "name", b.Name, "title", b.Title, "description", b.Description, "persona", b.Persona, "mode", b.Mode)
 	if b.ClosingSafety != 0 {
 		addPair(root, "closing_safety", durationNode(b.ClosingSafety))
 	}
@@ -28,9 +24,7 @@ func (b Blueprint) MarshalYAML() (any, error) {
 	if e := b.Exit; e != (ExitConditions{}) {
 		addPair(root, "exit_conditions", exitNode(e))
 	}
-	if len(b.Competencies) > 0 {
-		addPair(root, "competencies", stringList(b.Competencies))
-	}
+	addWords(root, "competencies", b.Competencies)
 	if b.CandidateFeedback {
 		addPair(root, "candidate_feedback", boolNode(true))
 	}
@@ -46,17 +40,12 @@ func (b Blueprint) MarshalYAML() (any, error) {
 
 func rubricFieldNode(f RubricField) *yaml.Node {
 	rn := mapping()
-	addString(rn, "id", f.ID)
-	addString(rn, "label", f.Label)
+	addStrings(rn, "id", f.ID, "label", f.Label)
 	if f.Required {
 		addPair(rn, "required", boolNode(true))
 	}
-	addString(rn, "question", f.Question)
-	addString(rn, "stage", f.Stage)
-	addString(rn, "expect", f.Expect)
-	if len(f.Keywords) > 0 {
-		addPair(rn, "keywords", stringList(f.Keywords))
-	}
+	addStrings(rn, "question", f.Question, "stage", f.Stage, "expect", f.Expect)
+	addWords(rn, "keywords", f.Keywords)
 	return rn
 }
 
@@ -79,9 +68,7 @@ func exitNode(e ExitConditions) *yaml.Node {
 
 func stageNode(s Stage) *yaml.Node {
 	sn := mapping()
-	addString(sn, "name", s.Name)
-	addString(sn, "title", s.Title)
-	addString(sn, "instructions", s.Instructions)
+	addStrings(sn, "name", s.Name, "title", s.Title, "instructions", s.Instructions)
 	addPair(sn, "limit", durationNode(s.Limit))
 	if s.MinTime != 0 {
 		addPair(sn, "min_time", durationNode(s.MinTime))
@@ -90,37 +77,21 @@ func stageNode(s Stage) *yaml.Node {
 	if s.Guided {
 		addPair(sn, "guided", boolNode(true))
 	}
-	addString(sn, "next", s.Next)
-	addString(sn, "acknowledgement", s.Acknowledgement)
-	if len(s.Tools) > 0 {
-		addPair(sn, "tools", stringList(ToolStrings(s.Tools)))
-	}
-	if len(s.Keywords) > 0 {
-		addPair(sn, "keywords", stringList(s.Keywords))
-	}
-	if len(s.Questions) > 0 {
-		addPair(sn, "questions", sequence(s.Questions, questionNode))
-	}
+	addStrings(sn, "next", s.Next, "acknowledgement", s.Acknowledgement)
+	addWords(sn, "tools", ToolStrings(s.Tools))
+	addWords(sn, "keywords", s.Keywords)
+	addQuestions(sn, s.Questions)
 	return sn
 }
 
 func questionNode(q Question) *yaml.Node {
 	qn := mapping()
-	addString(qn, "id", q.ID)
-	addString(qn, "text", q.Text)
-	addString(qn, "purpose", q.Purpose)
-	if len(q.Keywords) > 0 {
-		addPair(qn, "keywords", stringList(q.Keywords))
-	}
+	addStrings(qn, "id", q.ID, "text", q.Text, "purpose", q.Purpose)
+	addWords(qn, "keywords", q.Keywords)
 	if t := q.Context.Targets; !t.IsZero() {
 		tn := mapping()
-		addString(tn, "skill", t.Skill)
-		addString(tn, "attribute", t.Attribute)
-		addString(tn, "field", t.Field)
-		addString(tn, "category", t.Category)
-		if len(t.Assesses) > 0 {
-			addPair(tn, "assesses", stringList(t.Assesses))
-		}
+		addStrings(tn, "skill", t.Skill, "attribute", t.Attribute, "field", t.Field, "category", t.Category)
+		addWords(tn, "assesses", t.Assesses)
 		addString(tn, "phase", t.Phase)
 		tn.Style = yaml.FlowStyle
 		addPair(qn, "targets", tn)
@@ -161,6 +132,27 @@ func addString(m *yaml.Node, key, v string) {
 		n.Style = yaml.LiteralStyle
 	}
 	addPair(m, key, n)
+}
+
+// addStrings adds each key, value pair of kv to m with addString.
+func addStrings(m *yaml.Node, kv ...string) {
+	for i := 0; i+1 < len(kv); i += 2 {
+		addString(m, kv[i], kv[i+1])
+	}
+}
+
+// addWords adds key: vs to m as a list, when there is any.
+func addWords(m *yaml.Node, key string, vs []string) {
+	if len(vs) > 0 {
+		addPair(m, key, stringList(vs))
+	}
+}
+
+// addQuestions adds the questions qs to m, when there is any.
+func addQuestions(m *yaml.Node, qs []Question) {
+	if len(qs) > 0 {
+		addPair(m, "questions", sequence(qs, questionNode))
+	}
 }
 
 func stringList(vs []string) *yaml.Node {

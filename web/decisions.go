@@ -152,6 +152,20 @@ func forPeople(err error) error {
 	return err
 }
 
+// formFailed answers a form that could not be carried out: a
+// *requestError (or a refusal of the interview service) with its status
+// and message, then "Go back to <back> to try again."; anything else as a
+// 500, logged as logMsg with the interview id.
+func (s *site) formFailed(w http.ResponseWriter, r *http.Request, id, title, back, logMsg string, err error) {
+	err = forPeople(err)
+	if re, ok := errors.AsType[*requestError](err); ok {
+		s.render(w, r, re.status, "message.html", messagePage{view: view{Title: title, SignedIn: true}, Message: re.msg + " Go back to " + back + " to try again."})
+		return
+	}
+	s.log.Error(logMsg, "interview_id", id, "err", err)
+	s.render(w, r, http.StatusInternalServerError, "message.html", messagePage{view: view{Title: title, SignedIn: true}, Message: "It could not be saved on our side. Go back and try again in a moment."})
+}
+
 // handleAPIDecision answers POST /api/interviews/{id}/decision: a JSON
 // body {"decision": "advance"|"hold"|"reject", "note": "…"} is recorded as
 // the signed-in reviewer's decision; 201 with the decision and all the

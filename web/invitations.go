@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -269,13 +268,7 @@ func (s *invitations) handleReissue(w http.ResponseWriter, r *http.Request) {
 // carried out: a *requestError with its status and message, an unknown
 // interview with 404, anything else as a logged 500.
 func (s *invitations) invitationFailed(w http.ResponseWriter, r *http.Request, id, title string, err error) {
-	err = forPeople(err)
-	if re, ok := errors.AsType[*requestError](err); ok {
-		s.render(w, r, re.status, "message.html", messagePage{view: view{Title: title, SignedIn: true}, Message: re.msg + " Go back to the invitations to try again."})
-		return
-	}
-	s.log.Error("web: an invitation action failed", "interview_id", id, "err", err)
-	s.render(w, r, http.StatusInternalServerError, "message.html", messagePage{view: view{Title: title, SignedIn: true}, Message: "It could not be saved on our side. Go back and try again in a moment."})
+	s.formFailed(w, r, id, title, "the invitations", "web: an invitation action failed", err)
 }
 
 // manages reports whether p may see and act on an invitation created by

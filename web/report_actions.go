@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 
@@ -49,11 +48,5 @@ func (s *decisionActions) handleRegenerateForm(w http.ResponseWriter, r *http.Re
 // a *requestError with its status and message, anything else as a logged
 // 500.
 func (s *decisionActions) actionFailed(w http.ResponseWriter, r *http.Request, id, title string, err error) {
-	err = forPeople(err)
-	if re, ok := errors.AsType[*requestError](err); ok {
-		s.render(w, r, re.status, "message.html", messagePage{view: view{Title: title, SignedIn: true}, Message: re.msg + " Go back to the interview to try again."})
-		return
-	}
-	s.log.Error("web: a reviewer's action failed", "interview_id", id, "err", err)
-	s.render(w, r, http.StatusInternalServerError, "message.html", messagePage{view: view{Title: title, SignedIn: true}, Message: "It could not be saved on our side. Go back and try again in a moment."})
+	s.formFailed(w, r, id, title, "the interview", "web: a reviewer's action failed", err)
 }

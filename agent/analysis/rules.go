@@ -489,37 +489,29 @@ func discover(p *parsed, in AnswerInput) []Discovered {
 		}
 		add(Discovered{Text: text, Priority: stages.P0, About: "the decision " + link + " " + clause}, "decide "+clause)
 	}
-	person := func(name, role string) {
+	// named asks about a person or system the interview does not know yet:
+	// question is a format of the name and what it is (a role, a team, a
+	// kind of system).
+	named := func(question, name, what string) {
 		if unknownName(name, known) {
 			add(Discovered{
-				Text:     fmt.Sprintf("How did you work with %s, your %s, and what did they own?", name, role),
-				Priority: stages.P1, About: fmt.Sprintf("%s (%s)", name, role),
+				Text:     fmt.Sprintf(question, name, what),
+				Priority: stages.P1, About: fmt.Sprintf("%s (%s)", name, what),
 			}, name)
 		}
 	}
+	const workedWith = "How did you work with %s, your %s, and what did they own?"
 	for _, m := range all(personTitle, personHints...) {
-		person(m[2], strings.ToLower(m[1]))
+		named(workedWith, m[2], strings.ToLower(m[1]))
 	}
 	for _, m := range all(personAfter, personHints...) {
-		person(m[1], strings.ToLower(m[2]))
+		named(workedWith, m[1], strings.ToLower(m[2]))
 	}
 	for _, m := range all(personFrom, "with ") {
-		name, team := m[1], m[2]
-		if unknownName(name, known) {
-			add(Discovered{
-				Text:     fmt.Sprintf("What did %s from %s bring to this, and how did you work together?", name, team),
-				Priority: stages.P1, About: fmt.Sprintf("%s (%s)", name, team),
-			}, name)
-		}
+		named("What did %s from %s bring to this, and how did you work together?", m[1], m[2])
 	}
 	for _, m := range all(systemNamed, systemHints...) {
-		kind, name := strings.ToLower(m[1]), m[2]
-		if unknownName(name, known) {
-			add(Discovered{
-				Text:     fmt.Sprintf("What does %s, your %s, do, and what should someone know about it?", name, kind),
-				Priority: stages.P1, About: fmt.Sprintf("%s (%s)", name, kind),
-			}, name)
-		}
+		named("What does %s, your %s, do, and what should someone know about it?", m[2], strings.ToLower(m[1]))
 	}
 	for _, m := range all(systemMoved, "mov", "migrat", "switch", "transition", "port", "rewrote") {
 		name := strings.TrimRight(m[1], ".")

@@ -5,7 +5,10 @@
 package openaiapi
 
 import (
+	"cmp"
 	"errors"
+	"fmt"
+	"log/slog"
 	"strings"
 
 	goopenai "github.com/sashabaranov/go-openai"
@@ -28,6 +31,24 @@ func Config(apiKey, baseURL string) goopenai.ClientConfig {
 // NewClient is a go-openai client for apiKey and baseURL (see Config).
 func NewClient(apiKey, baseURL string) *goopenai.Client {
 	return goopenai.NewClientWithConfig(Config(apiKey, baseURL))
+}
+
+// Speech is what a speech engine on OpenAI (speech to text, text to speech)
+// holds: its client and its logger.
+type Speech struct {
+	Client *goopenai.Client
+	Log    *slog.Logger
+}
+
+// NewSpeech checks apiKey and returns the Speech of the kind ("stt" or
+// "tts") engine: a client for apiKey and baseURL (see Config) and logger
+// (slog.Default() when nil) tagged kind=openai. Without a key the error
+// says to set OPENAI_API_KEY or choose another engine.
+func NewSpeech(kind, apiKey, baseURL string, logger *slog.Logger) (Speech, error) {
+	if !HasKey(apiKey) {
+		return Speech{}, fmt.Errorf("%s: openai: no API key: set OPENAI_API_KEY, or choose another %s engine", kind, strings.ToUpper(kind))
+	}
+	return Speech{Client: NewClient(apiKey, baseURL), Log: cmp.Or(logger, slog.Default()).With(kind, "openai")}, nil
 }
 
 // HTTPStatus is the HTTP status of a go-openai error, or 0 when the request

@@ -28,43 +28,27 @@ func (s *Store) KeepsKeys() bool { return s.sealer != nil }
 // PutKeys seals k for the interview id and writes it to <id>.keys (mode
 // 0600, atomically), replacing any keys it had. Empty keys delete the file.
 func (s *Store) PutKeys(ctx context.Context, id string, k interviews.Keys) error {
-	if !interviews.ValidID(id) {
-		return fmt.Errorf("interviews: put keys of %q: %w", id, interviews.ErrNotFound)
-	}
-	if k.Empty() {
-		return s.DeleteKeys(ctx, id)
-	}
-	sealed, err := s.sealer.SealKeys(id, k)
-	if err != nil {
-		return fmt.Errorf("interviews: put keys of %s: %w", id, err)
-	}
-	unlock := s.lock(id + keysExt)
-	defer unlock()
-	if err := atomicfile.Write(filepath.Join(s.dir, id+keysExt), sealed, atomicfile.Options{Perm: 0o600}); err != nil {
-		return fmt.Errorf("interviews: put keys of %s: %w", id, err)
-	}
-	return nil
+	return interviews.PutSealedKeys(s.sealer, id, k, func(sealed []byte) error {
+		unlock := s.lock(id + keysExt)
+		defer unlock()
+		if err := atomicfile.Write(filepath.Join(s.dir, id+keysExt), sealed, atomicfile.Options{Perm: 0o600}); err != nil {
+			return fmt.Errorf("interviews: put keys of %s: %w", id, err)
+		}
+		return nil
+	}, func() error { return s.DeleteKeys(ctx, id) })
 }
 
 // Keys opens the provider keys of the interview id: ErrNoKeys when it has
 // none, ErrNoSecretsKey when the store has no secrets key, ErrSealBroken
 // when the file does not open with it.
 func (s *Store) Keys(ctx context.Context, id string) (interviews.Keys, error) {
-	if !interviews.ValidID(id) {
-		return interviews.Keys{}, fmt.Errorf("interviews: keys of %q: %w", id, interviews.ErrNotFound)
-	}
-	sealed, err := os.ReadFile(filepath.Join(s.dir, id+keysExt))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return interviews.Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, interviews.ErrNoKeys)
-	case err != nil:
-		return interviews.Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, err)
-	}
-	k, err := s.sealer.OpenKeys(id, sealed)
-	if err != nil {
-		return interviews.Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, err)
-	}
-	return k, nil
+	return interviews.OpenStoredKeys(s.sealer, id, func() ([]byte, bool, error) {
+		sealed, err := os.ReadFile(filepath.Join(s.dir, id+keysExt))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, false, nil
+		}
+		return sealed, err == nil, err
+	})
 }
 
 // HasKeys reports whether the interview id has provider keys stored,

@@ -136,46 +136,30 @@ func (s *Store) KeepsKeys() bool { return s.sealer != nil }
 // PutKeys implements interviews.KeyKeeper: the keys are sealed for the id
 // before they leave this process; empty keys delete them.
 func (s *Store) PutKeys(ctx context.Context, id string, k interviews.Keys) error {
-	if !interviews.ValidID(id) {
-		return fmt.Errorf("interviews: put keys of %q: %w", id, interviews.ErrNotFound)
-	}
-	if k.Empty() {
-		return s.DeleteKeys(ctx, id)
-	}
-	sealed, err := s.sealer.SealKeys(id, k)
-	if err != nil {
-		return fmt.Errorf("interviews: put keys of %s: %w", id, err)
-	}
-	ctx, cancel := opContext(ctx)
-	defer cancel()
-	if _, err := s.pool.Exec(ctx, `INSERT INTO interview_keys (id, sealed) VALUES ($1, $2)
+	return interviews.PutSealedKeys(s.sealer, id, k, func(sealed []byte) error {
+		ctx, cancel := opContext(ctx)
+		defer cancel()
+		if _, err := s.pool.Exec(ctx, `INSERT INTO interview_keys (id, sealed) VALUES ($1, $2)
 		ON CONFLICT (id) DO UPDATE SET sealed = EXCLUDED.sealed`, id, sealed); err != nil {
-		return s.writeError("put keys of "+id, err)
-	}
-	return nil
+			return s.writeError("put keys of "+id, err)
+		}
+		return nil
+	}, func() error { return s.DeleteKeys(ctx, id) })
 }
 
 // Keys implements interviews.KeyKeeper: ErrNoKeys, ErrNoSecretsKey and
 // ErrSealBroken as the file store.
 func (s *Store) Keys(ctx context.Context, id string) (interviews.Keys, error) {
-	if !interviews.ValidID(id) {
-		return interviews.Keys{}, fmt.Errorf("interviews: keys of %q: %w", id, interviews.ErrNotFound)
-	}
-	ctx, cancel := opContext(ctx)
-	defer cancel()
-	var sealed []byte
-	err := s.pool.QueryRow(ctx, "SELECT sealed FROM interview_keys WHERE id = $1", id).Scan(&sealed)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return interviews.Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, interviews.ErrNoKeys)
-	case err != nil:
-		return interviews.Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, err)
-	}
-	k, err := s.sealer.OpenKeys(id, sealed)
-	if err != nil {
-		return interviews.Keys{}, fmt.Errorf("interviews: keys of %s: %w", id, err)
-	}
-	return k, nil
+	return interviews.OpenStoredKeys(s.sealer, id, func() ([]byte, bool, error) {
+		ctx, cancel := opContext(ctx)
+		defer cancel()
+		var sealed []byte
+		err := s.pool.QueryRow(ctx, "SELECT sealed FROM interview_keys WHERE id = $1", id).Scan(&sealed)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, false, nil
+		}
+		return sealed, err == nil, err
+	})
 }
 
 // HasKeys implements interviews.KeyKeeper; a database error counts as no

@@ -111,10 +111,7 @@ func testLeaseOneWinner(t *testing.T, open Opener) {
 	var mu sync.Mutex
 	wins := 0
 	for i := range 16 {
-		st := s
-		if i%2 == 1 {
-			st = other
-		}
+		st := alternate(i, s, other)
 		wg.Go(func() {
 			if _, err := st.AcquireLease(t.Context(), "race", interviews.LeaseOwner(string(rune('a'+i))), time.Minute); err == nil {
 				mu.Lock()

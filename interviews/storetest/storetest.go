@@ -30,6 +30,15 @@ type Options struct {
 // on the same records, as another process sharing the backend would have.
 type Opener func(o Options) interviews.Store
 
+// alternate is s for an even i and other for an odd one: concurrent
+// writers spread over two handles on one backend.
+func alternate(i int, s, other interviews.Store) interviews.Store {
+	if i%2 == 1 {
+		return other
+	}
+	return s
+}
+
 // Run runs the suite. newBackend returns an Opener on a fresh, empty
 // backend each time it is called (once per test).
 func Run(t *testing.T, newBackend func(t *testing.T) Opener) {

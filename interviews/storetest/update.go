@@ -52,10 +52,7 @@ func testConcurrentSave(t *testing.T, open Opener) {
 	other := open(Options{})
 	var wg sync.WaitGroup
 	for w := range writers {
-		st := s
-		if w%2 == 1 {
-			st = other
-		}
+		st := alternate(w, s, other)
 		wg.Go(func() {
 			for range saves {
 				if err := st.Save(t.Context(), versions[w]); err != nil {
@@ -93,10 +90,7 @@ func testUpdateConcurrent(t *testing.T, open Opener) {
 	const writers = 8
 	var wg sync.WaitGroup
 	for w := range writers {
-		st := s
-		if w%2 == 1 {
-			st = other
-		}
+		st := alternate(w, s, other)
 		wg.Go(func() {
 			who := fmt.Sprintf("reviewer%d@example.com", w)
 			_, err := st.Update(t.Context(), "upd", func(r *interviews.Record) error {

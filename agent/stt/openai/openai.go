@@ -72,25 +72,24 @@ type Options struct {
 // Engine makes per-utterance transcription streams. It is safe for
 // concurrent use.
 type Engine struct {
-	opts   Options
-	client *goopenai.Client
-	log    *slog.Logger
+	opts Options
+	api  openaiapi.Speech
 }
 
 var _ stt.Engine = (*Engine)(nil)
 
 // New checks opts and applies defaults. It makes no request.
 func New(opts Options) (*Engine, error) {
-	if !openaiapi.HasKey(opts.APIKey) {
-		return nil, errors.New("stt: openai: no API key: set OPENAI_API_KEY, or choose another STT engine")
+	api, err := openaiapi.NewSpeech("stt", opts.APIKey, opts.BaseURL, opts.Logger)
+	if err != nil {
+		return nil, err
 	}
 	opts.Model = cmp.Or(opts.Model, DefaultModel)
 	opts.Language = cmp.Or(opts.Language, DefaultLanguage)
 	if opts.RequestTimeout <= 0 {
 		opts.RequestTimeout = DefaultRequestTimeout
 	}
-	opts.Logger = cmp.Or(opts.Logger, slog.Default())
-	return &Engine{opts: opts, client: openaiapi.NewClient(opts.APIKey, opts.BaseURL), log: opts.Logger.With("stt", "openai")}, nil
+	return &Engine{opts: opts, api: api}, nil
 }
 
 // Name returns "openai".
@@ -121,7 +120,7 @@ func (e *Engine) transcribe(ctx context.Context, pcm []int16) (string, error) {
 	}
 	for attempt := 1; ; attempt++ {
 		rctx, cancel := context.WithTimeout(ctx, e.opts.RequestTimeout)
-		resp, err := e.client.CreateTranscription(rctx, goopenai.AudioRequest{
+		resp, err := e.api.Client.CreateTranscription(rctx, goopenai.AudioRequest{
 			Model:    e.opts.Model,
 			FilePath: "utterance.wav",
 			Reader:   bytes.NewReader(body.Bytes()),
@@ -140,7 +139,7 @@ func (e *Engine) transcribe(ctx context.Context, pcm []int16) (string, error) {
 		if attempt == 2 || !retry {
 			return "", fmt.Errorf("stt: openai transcription: %w", err)
 		}
-		e.log.Warn("stt: openai transcription failed; retrying once", "err", err.Error())
+		e.api.Log.Warn("stt: openai transcription failed; retrying once", "err", err.Error())
 	}
 }
 
@@ -175,7 +174,7 @@ func (s *stream) Write(frame []int16, inUtterance bool) error {
 	if room := maxUtteranceSamples - len(s.pcm); room < len(frame) {
 		if !s.truncated {
 			s.truncated = true
-			s.e.log.Warn("stt: openai utterance too long; dropping the rest", "max", MaxUtterance)
+			s.e.api.Log.Warn("stt: openai utterance too long; dropping the rest", "max", MaxUtterance)
 		}
 		frame = frame[:max(room, 0)]
 	}
@@ -248,14 +247,14 @@ func (s *stream) run() {
 		}
 		if err != nil {
 			if errors.Is(err, stt.ErrAuth) {
-				s.e.log.Error("stt: openai rejected the API key; stopping transcription", "err", err.Error())
+				s.e.api.Log.Error("stt: openai rejected the API key; stopping transcription", "err", err.Error())
 				s.mu.Lock()
 				s.failErr = err
 				s.mu.Unlock()
 				s.cancel()
 				return
 			}
-			s.e.log.Warn("stt: openai transcription failed; utterance lost", "err", err.Error(),
+			s.e.api.Log.Warn("stt: openai transcription failed; utterance lost", "err", err.Error(),
 				"audio", time.Duration(len(pcm))*time.Second/stt.SampleRate)
 			continue
 		}

@@ -8,7 +8,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -53,25 +52,24 @@ type Options struct {
 
 // Engine synthesises speech. It is safe for concurrent use.
 type Engine struct {
-	opts   Options
-	client *goopenai.Client
-	log    *slog.Logger
+	opts Options
+	api  openaiapi.Speech
 }
 
 var _ tts.Engine = (*Engine)(nil)
 
 // New checks opts and applies defaults. It makes no request.
 func New(opts Options) (*Engine, error) {
-	if !openaiapi.HasKey(opts.APIKey) {
-		return nil, errors.New("tts: openai: no API key: set OPENAI_API_KEY, or choose another TTS engine")
+	api, err := openaiapi.NewSpeech("tts", opts.APIKey, opts.BaseURL, opts.Logger)
+	if err != nil {
+		return nil, err
 	}
 	if opts.Speed != 0 && (opts.Speed < 0.25 || opts.Speed > 4) {
 		return nil, fmt.Errorf("tts: openai: speed %g is outside 0.25–4", opts.Speed)
 	}
 	opts.Model = cmp.Or(opts.Model, DefaultModel)
 	opts.Voice = cmp.Or(opts.Voice, DefaultVoice)
-	opts.Logger = cmp.Or(opts.Logger, slog.Default())
-	return &Engine{opts: opts, client: openaiapi.NewClient(opts.APIKey, opts.BaseURL), log: opts.Logger.With("tts", "openai")}, nil
+	return &Engine{opts: opts, api: api}, nil
 }
 
 // Name returns "openai".
@@ -103,14 +101,14 @@ func (e *Engine) Synthesize(ctx context.Context, text string, out func(pcm []int
 		if err == nil || !retry || delivered || attempt == 2 || ctx.Err() != nil {
 			return err
 		}
-		e.log.Warn("tts: openai speech failed; retrying once", "err", err.Error())
+		e.api.Log.Warn("tts: openai speech failed; retrying once", "err", err.Error())
 	}
 }
 
 // stream makes one request and delivers its audio. retry says whether the
 // failure is worth another attempt (5xx or a connection failure).
 func (e *Engine) stream(ctx context.Context, req goopenai.CreateSpeechRequest, out func([]int16) error, delivered *bool) (retry bool, err error) {
-	body, err := e.client.CreateSpeech(ctx, req)
+	body, err := e.api.Client.CreateSpeech(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return false, ctx.Err()
@@ -149,7 +147,7 @@ func (e *Engine) stream(ctx context.Context, req goopenai.CreateSpeechRequest, o
 		switch {
 		case rerr == io.EOF:
 			if have != 0 {
-				e.log.Warn("tts: openai speech ended in the middle of a sample; last byte dropped")
+				e.api.Log.Warn("tts: openai speech ended in the middle of a sample; last byte dropped")
 			}
 			return false, nil
 		case rerr != nil:
