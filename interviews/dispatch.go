@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -19,7 +20,7 @@ import (
 const MaxDispatchBytes = 4 << 10
 
 // dispatchHelp says what dispatch metadata may hold, for error messages.
-const dispatchHelp = `send {"interview_id": "…"} or a candidate {"name", "email", "role", "level", "blueprint"}`
+const dispatchHelp = `send {"interview_id": "…"} or a candidate {"name", "email", "role", "level", "blueprint", "language"}`
 
 // Dispatch is the metadata of an agent dispatch: which interview the
 // interviewer joins a room for. The web app writes one into each candidate
@@ -40,6 +41,9 @@ type Dispatch struct {
 	// Blueprint names the blueprint of a direct interview; empty means
 	// stages.DefaultName.
 	Blueprint string
+	// Language is the language of a direct interview (lang.Parse); empty
+	// means the blueprint's.
+	Language string
 }
 
 // dispatchJSON is the wire form of a Dispatch.
@@ -50,6 +54,7 @@ type dispatchJSON struct {
 	Role        string `json:"role,omitempty"`
 	Level       string `json:"level,omitempty"`
 	Blueprint   string `json:"blueprint,omitempty"`
+	Language    string `json:"language,omitempty"`
 }
 
 // ParseDispatch reads dispatch metadata: exactly one JSON object of at most
@@ -73,7 +78,7 @@ func ParseDispatch(meta string) (Dispatch, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return Dispatch{}, fmt.Errorf("interviews: dispatch metadata has more after its JSON object: %s", dispatchHelp)
 	}
-	d := Dispatch{InterviewID: strings.TrimSpace(w.InterviewID), Blueprint: CleanLine(w.Blueprint)}
+	d := Dispatch{InterviewID: strings.TrimSpace(w.InterviewID), Blueprint: CleanLine(w.Blueprint), Language: CleanLine(w.Language)}
 	if w.Name != "" || w.Email != "" || w.Role != "" || w.Level != "" {
 		c := Candidate{Name: w.Name, Email: w.Email, Role: w.Role, Level: w.Level}
 		c.Normalize()
@@ -90,8 +95,8 @@ func ParseDispatch(meta string) (Dispatch, error) {
 // given only with a candidate.
 func (d Dispatch) Validate() error {
 	switch {
-	case d.InterviewID != "" && (d.Candidate != nil || d.Blueprint != ""):
-		return fmt.Errorf("interviews: dispatch metadata names interview %q and also a candidate or blueprint: send one or the other", d.InterviewID)
+	case d.InterviewID != "" && (d.Candidate != nil || d.Blueprint != "" || d.Language != ""):
+		return fmt.Errorf("interviews: dispatch metadata names interview %q and also a candidate, blueprint or language: send one or the other", d.InterviewID)
 	case d.InterviewID != "":
 		if !ValidID(d.InterviewID) {
 			return fmt.Errorf("interviews: dispatch metadata names interview %q, which is not a valid id: use the id the web app returned", d.InterviewID)
@@ -105,6 +110,9 @@ func (d Dispatch) Validate() error {
 	}
 	if utf8.RuneCountInString(d.Blueprint) > MaxNameLen {
 		return fmt.Errorf("interviews: dispatch metadata: blueprint name is longer than %d characters", MaxNameLen)
+	}
+	if _, err := lang.Parse(d.Language); err != nil {
+		return fmt.Errorf("interviews: dispatch metadata: %w", err)
 	}
 	if d.Blueprint != "" && !ValidBlueprintName(d.Blueprint) {
 		// The value is not repeated: it may be a path, and paths are
@@ -138,7 +146,7 @@ func (d Dispatch) Encode() (string, error) {
 	if err := d.Validate(); err != nil {
 		return "", err
 	}
-	w := dispatchJSON{InterviewID: d.InterviewID, Blueprint: d.Blueprint}
+	w := dispatchJSON{InterviewID: d.InterviewID, Blueprint: d.Blueprint, Language: d.Language}
 	if c := d.Candidate; c != nil {
 		w.Name, w.Email, w.Role, w.Level = c.Name, c.Email, c.Role, c.Level
 	}
@@ -213,7 +221,8 @@ func (d Dispatch) Open(ctx context.Context, store RecordSource, room string, blu
 	if err != nil {
 		return nil, nil, fmt.Errorf("interviews: dispatch metadata: %w", err)
 	}
-	rec := &Record{Room: room, Blueprint: bp.Name, Candidate: *d.Candidate}
+	language, _ := lang.Parse(d.Language) // checked by Validate
+	rec := &Record{Room: room, Blueprint: bp.Name, Language: language, Candidate: *d.Candidate}
 	if err := store.Create(ctx, rec); err != nil {
 		return nil, nil, fmt.Errorf("interviews: creating the dispatched interview's record: %w", err)
 	}

@@ -162,6 +162,11 @@ type Record struct {
 	Candidate Candidate `json:"candidate"`
 	// Blueprint is the name of the stages.Blueprint the interview follows.
 	Blueprint string `json:"blueprint"`
+	// Language is the language the interview is held in, a tag checked by
+	// lang.Parse (es, de-AT), chosen at registration or by the blueprint;
+	// empty means the blueprint's language, then English (records made
+	// before interviews had languages).
+	Language string `json:"language,omitempty"`
 	// JobDescription is the optional job description text. It stays on the
 	// server: use Public before sending a record anywhere else.
 	JobDescription string `json:"job_description,omitempty"`

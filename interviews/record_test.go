@@ -27,6 +27,7 @@ func fullRecord() *Record {
 		Room:           "interview-ada-x1y2",
 		Candidate:      Candidate{Name: "Ada Lovelace", Email: "ada@example.com", Role: "Backend engineer", Level: "senior"},
 		Blueprint:      "default",
+		Language:       "es-MX",
 		JobDescription: "Build things.",
 		ResumeText:     "Analytical engine programmer.",
 		ResumeSummary:  "Programmer.",

@@ -71,6 +71,10 @@ type Registration struct {
 	// Blueprint and Template name the plan and the role template ("" for
 	// none).
 	Blueprint, Template string
+	// Language is the language the interview is held in (checked with
+	// lang.Parse; the caller resolves the blueprint's when none was
+	// chosen).
+	Language string
 	// Brief, JobDescription, ResumeText and ResumeSummary are kept in the
 	// record for the interviewer.
 	Brief, JobDescription, ResumeText, ResumeSummary string
@@ -89,7 +93,7 @@ func (s *Service) Register(ctx context.Context, reg Registration) (*Record, erro
 	expires := at.Add(s.linkTTL())
 	rec := &Record{
 		ID: NewID(), Room: s.NewRoom(reg.Candidate.Name), Candidate: reg.Candidate,
-		Blueprint: reg.Blueprint, Template: reg.Template, Brief: reg.Brief,
+		Blueprint: reg.Blueprint, Template: reg.Template, Language: reg.Language, Brief: reg.Brief,
 		JobDescription: reg.JobDescription, ResumeText: reg.ResumeText, ResumeSummary: reg.ResumeSummary,
 		Status: StatusScheduled, CreatedBy: reg.By, CreatedAt: at, ExpiresAt: &expires,
 	}

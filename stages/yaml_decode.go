@@ -87,7 +87,7 @@ func (d *decoder) fields(n *yaml.Node, path, what string, known []string, fn fun
 }
 
 var (
-	blueprintFields = []string{"name", "title", "description", "persona", "mode", "closing_safety", "rubric", "exit_conditions",
+	blueprintFields = []string{"name", "title", "description", "persona", "mode", "language", "closing_safety", "rubric", "exit_conditions",
 		"competencies", "candidate_feedback", "candidate_feedback_scores", "stages"}
 	stageFields    = []string{"name", "title", "instructions", "limit", "min_time", "min_questions", "guided", "questions", "keywords", "next", "acknowledgement", "tools"}
 	questionFields = []string{"id", "text", "purpose", "keywords", "targets"}
@@ -129,6 +129,8 @@ func (d *decoder) blueprint(n *yaml.Node) *Blueprint {
 			b.Persona = d.str(v, field)
 		case "mode":
 			b.Mode = d.str(v, field)
+		case "language":
+			b.Language = d.str(v, field)
 		case "rubric":
 			d.list(v, field, "rubric fields (lines starting with \"- id: …\")", func(rn *yaml.Node, rf string) {
 				b.Rubric = append(b.Rubric, d.rubricField(rn, rf))

@@ -19,6 +19,7 @@ func (b Blueprint) MarshalYAML() (any, error) {
 	addString(root, "description", b.Description)
 	addString(root, "persona", b.Persona)
 	addString(root, "mode", b.Mode)
+	addString(root, "language", b.Language)
 	if b.ClosingSafety != 0 {
 		addPair(root, "closing_safety", durationNode(b.ClosingSafety))
 	}
