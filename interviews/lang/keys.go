@@ -80,17 +80,43 @@ const (
 	RoomInProgress    Key = "room.in_progress"
 	RoomStages        Key = "room.stages"
 	RoomTimeLeft      Key = "room.time_left"
-	RoomAboutLeftf    Key = "room.about_leftf"
+	RoomAbout         Key = "room.about"
+	RoomLeftInIt      Key = "room.left_in_interview"
 	RoomYourMic       Key = "room.your_mic"
 	RoomMicOff        Key = "room.typing_only"
 	RoomMicAndSpeaker Key = "room.mic_and_speaker"
 	RoomStartAudio    Key = "room.start_audio"
 	RoomCaptions      Key = "room.captions"
 	RoomTypeLabel     Key = "room.type_label"
-	RoomFeedbackf     Key = "room.feedbackf"
+	RoomFeedbackReady Key = "room.feedback_ready"
+	RoomReadFeedback  Key = "room.read_feedback"
+	RoomFeedbackWaits Key = "room.feedback_waits"
 	RoomInterviewer   Key = "room.interviewer"
 	MinutesShortf     Key = "room.minutesf"
+	MinuteOne         Key = "room.one_minute"
 )
+
+// The notice the candidate agrees to before joining, when the operator
+// wrote none of their own: ConsentAI, then ConsentTranscript or
+// ConsentAudio, then ConsentReviewf with the company's name.
+const (
+	ConsentAI         Key = "consent.ai"
+	ConsentTranscript Key = "consent.transcript"
+	ConsentAudio      Key = "consent.audio"
+	ConsentReviewf    Key = "consent.reviewf"
+)
+
+// stageKey is the key of the title of the built-in designs' stage
+// called name, shown to a candidate whose interview is in another
+// language than its design's; see StageTitle.
+func stageKey(name string) Key { return Key("stage." + name) }
+
+// StageTitle is the title of the built-in designs' stage called name in
+// tag's language, and whether the catalogue has one.
+func StageTitle(tag, name string) (string, bool) {
+	s, ok := catalogues[Base(tag)][stageKey(name)]
+	return s, ok
+}
 
 // The room page's script's texts (web/frontend), by the names it uses.
 const (
@@ -119,6 +145,8 @@ const (
 	JSThankYou      Key = "js.thank_you"
 	JSThankYouName  Key = "js.thank_you_name"
 	JSSaved         Key = "js.saved"
+	JSSavedShort    Key = "js.saved_short"
+	JSCloseTab      Key = "js.close_tab"
 	JSTypeInstead   Key = "js.type_instead"
 	JSSend          Key = "js.send"
 	JSClosingTitle  Key = "js.closing_title"

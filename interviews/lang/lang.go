@@ -52,12 +52,12 @@ func Parse(s string) (string, error) {
 		return "", nil
 	}
 	if len(s) > maxTagLen {
-		return "", fmt.Errorf("the language %q is too long for a language tag: %s", s[:maxTagLen]+"…", choose())
+		return "", fmt.Errorf("The language %q is too long for a language tag: %s", s[:maxTagLen]+"…", choose())
 	}
 	parts := strings.Split(strings.ReplaceAll(s, "_", "-"), "-")
 	for i, p := range parts {
 		if !subtag(p, i == 0) {
-			return "", fmt.Errorf("the language %q is not a language tag: %s", s, choose())
+			return "", fmt.Errorf("The language %q is not a language tag: %s", s, choose())
 		}
 		switch {
 		case i == 0:
@@ -71,7 +71,7 @@ func Parse(s string) (string, error) {
 		}
 	}
 	if _, ok := catalogues[parts[0]]; !ok {
-		return "", fmt.Errorf("interviews cannot be held in %q yet: %s", s, choose())
+		return "", fmt.Errorf("Interviews cannot be held in %q yet: %s", s, choose())
 	}
 	return strings.Join(parts, "-"), nil
 }

@@ -66,7 +66,7 @@ func TestParse(t *testing.T) {
 		{"de_at", "de-AT", ""},
 		{"es-419", "es-419", ""},
 		{"en-Latn-GB", "en-Latn-GB", ""},
-		{"fr", "", `interviews cannot be held in "fr" yet: choose one of en (English), es (Spanish), de (German)`},
+		{"fr", "", `Interviews cannot be held in "fr" yet: choose one of en (English), es (Spanish), de (German)`},
 		{"spanish!", "", "is not a language tag"},
 		{"e", "", "is not a language tag"},
 		{"es--MX", "", "is not a language tag"},
