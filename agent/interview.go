@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -50,6 +52,17 @@ type Setup struct {
 	Logger *slog.Logger
 }
 
+// InterviewLanguage is the language interview rec of blueprint bp is held
+// in: the record's, else the blueprint's, as a checked tag; "" for English
+// by default.
+func InterviewLanguage(rec *interviews.Record, bp *stages.Blueprint) string {
+	tag, err := lang.Parse(cmp.Or(rec.Language, bp.Language))
+	if err != nil {
+		return "" // records and blueprints are validated when stored
+	}
+	return tag
+}
+
 // NewInterview wires a recorder, a state machine and a conductor for one
 // interview. The interview starts with Conductor.Greet.
 func NewInterview(s Setup) (*Conductor, error) {
@@ -79,6 +92,7 @@ func NewInterview(s Setup) (*Conductor, error) {
 	profile := stages.Profile{
 		Name: stages.SpokenName(rec.Candidate.Name), Role: rec.Candidate.Role, Level: rec.Candidate.Level,
 		JobDescription: rec.JobDescription, ResumeSummary: rec.ResumeSummary,
+		Language: InterviewLanguage(rec, s.Blueprint),
 	}
 	recorder := NewRecorder(s.Store, rec, log)
 	bp := s.Blueprint

@@ -9,6 +9,7 @@ import (
 
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
+	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/analysis"
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/agent/stt"
@@ -17,6 +18,7 @@ import (
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/lkagent"
 	"github.com/viva-interviews/viva/stages"
@@ -139,35 +141,25 @@ func positiveOr(d, def time.Duration) time.Duration {
 // short: two renewals may fail before a live session loses it.
 const DefaultLeaseTTL = 10 * time.Second
 
-// What the candidate is told when a job cannot run, in one sentence.
-const (
-	msgBadDispatch = "Sorry, this interview link is not valid, so the interview cannot start; please contact the recruiter."
-	msgLeaseHeld   = "This interview is already running in another window, so it cannot start here."
-	msgFinished    = "This interview has already ended, so it cannot start again; thank you."
-	msgRevoked     = "This interview link has been withdrawn, so the interview cannot start; please contact the recruiter if you think this is a mistake."
-	msgUnavailable = "Sorry, the interviewer cannot start this interview right now; please try again later or contact the recruiter."
-	msgKeysRefused = "Sorry, this interview cannot start because the service keys it was set up with were refused; please contact the recruiter."
-)
-
 // engines returns the engines of the interview id: the worker's own, or,
 // when the interview brings its own provider keys, engines made and checked
 // with them. On failure it returns the sentence the candidate is told and
 // whether the failure is the keys' (refused by a provider), which ends the
 // interview.
-func (s *Sessions) engines(ctx context.Context, id string) (eng Engines, msg string, keysRefused bool, err error) {
+func (s *Sessions) engines(ctx context.Context, id string) (eng Engines, msg lang.Key, keysRefused bool, err error) {
 	own := Engines{NewLLM: s.NewLLM, Analyzer: s.Analyzer, Preemptive: s.Preemptive, STT: s.STT, TTS: s.TTS, Names: s.Engines}
 	keys, err := s.Store.Keys(ctx, id)
 	switch {
 	case errors.Is(err, interviews.ErrNoKeys):
 		return own, "", false, nil
 	case err != nil:
-		return Engines{}, msgUnavailable, false, fmt.Errorf("reading the interview's own provider keys: %w", err)
+		return Engines{}, lang.RefuseUnavailable, false, fmt.Errorf("reading the interview's own provider keys: %w", err)
 	case s.EnginesFor == nil:
-		return Engines{}, msgUnavailable, false, errors.New("the interview has its own provider keys and this worker cannot use them")
+		return Engines{}, lang.RefuseUnavailable, false, errors.New("the interview has its own provider keys and this worker cannot use them")
 	}
 	eng, err = s.EnginesFor(ctx, keys)
 	if err != nil {
-		return Engines{}, msgKeysRefused, true, fmt.Errorf("the interview's own provider keys: %w", err)
+		return Engines{}, lang.RefuseKeys, true, fmt.Errorf("the interview's own provider keys: %w", err)
 	}
 	return eng, "", false, nil
 }
@@ -204,10 +196,10 @@ func leaseOwner(job lkagent.Job) string { return interviews.LeaseOwner("job " + 
 // open reads the job's dispatch metadata, takes the interview's lease and
 // loads (or creates) its record. On failure it returns the sentence the
 // candidate is told.
-func (s *Sessions) open(ctx context.Context, job lkagent.Job, ttl time.Duration) (*interviews.Record, *stages.Blueprint, string, error) {
+func (s *Sessions) open(ctx context.Context, job lkagent.Job, ttl time.Duration) (*interviews.Record, *stages.Blueprint, lang.Key, error) {
 	d, err := interviews.ParseDispatch(job.Metadata)
 	if err != nil {
-		return nil, nil, msgBadDispatch, err
+		return nil, nil, lang.RefuseBadLink, err
 	}
 	owner := leaseOwner(job)
 	if d.InterviewID != "" {
@@ -220,9 +212,9 @@ func (s *Sessions) open(ctx context.Context, job lkagent.Job, ttl time.Duration)
 				if rec, gerr := s.Store.Get(ctx, d.InterviewID); gerr == nil && rec.Room == job.RoomName {
 					return nil, nil, "", fmt.Errorf("%w: %w", errDuplicateJob, err)
 				}
-				return nil, nil, msgLeaseHeld, err
+				return nil, nil, lang.RefuseLeaseHeld, err
 			}
-			return nil, nil, msgUnavailable, err
+			return nil, nil, lang.RefuseUnavailable, err
 		}
 	}
 	rec, bp, err := d.Open(ctx, s.Store, job.RoomName, s.Blueprint)
@@ -232,17 +224,17 @@ func (s *Sessions) open(ctx context.Context, job lkagent.Job, ttl time.Duration)
 		}
 		switch {
 		case errors.Is(err, interviews.ErrFinished):
-			return nil, nil, msgFinished, err
+			return nil, nil, lang.RefuseFinished, err
 		case errors.Is(err, interviews.ErrRevoked):
-			return nil, nil, msgRevoked, err
+			return nil, nil, lang.RefuseRevoked, err
 		case errors.Is(err, interviews.ErrNotFound):
-			return nil, nil, msgBadDispatch, err
+			return nil, nil, lang.RefuseBadLink, err
 		}
-		return nil, nil, msgUnavailable, err
+		return nil, nil, lang.RefuseUnavailable, err
 	}
 	if d.InterviewID == "" {
 		if _, err := s.Store.AcquireLease(ctx, rec.ID, owner, ttl); err != nil {
-			return nil, nil, msgUnavailable, err
+			return nil, nil, lang.RefuseUnavailable, err
 		}
 	}
 	return rec, bp, "", nil
@@ -294,12 +286,18 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 	}
 	if err != nil {
 		log.Error("rejecting job: the interview cannot run here", "err", err, "told", msg)
-		s.reject(ctx, job, log, msg)
+		s.reject(ctx, job, log, lang.Text(s.dispatchLanguage(ctx, job), msg))
 		return err
 	}
 	log = log.With("interview_id", rec.ID)
 	owner := leaseOwner(job)
+	language := agent.InterviewLanguage(rec, bp)
 	eng, msg, refused, err := s.engines(ctx, rec.ID)
+	if err == nil {
+		if eng, err = eng.inLanguage(language); err != nil {
+			msg = lang.RefuseLanguage
+		}
+	}
 	if err != nil {
 		log.Error("rejecting job: the interview's engines cannot start", "err", err, "told", msg)
 		if refused {
@@ -308,7 +306,7 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 		if err := s.Store.ReleaseLease(settle, rec.ID, owner); err != nil {
 			log.Error("could not release the interview's lease; it lapses on its own", "err", err)
 		}
-		s.reject(ctx, job, log, msg)
+		s.reject(ctx, job, log, lang.Text(language, msg))
 		return err
 	}
 	if rec.Resumable() {
@@ -330,7 +328,7 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 	}()
 	names := eng.Names
 	rec.Engines = &names
-	sess := &session{s: s, eng: eng, job: job, log: log, bp: bp,
+	sess := &session{s: s, eng: eng, job: job, log: log, bp: bp, language: language,
 		ops: make(chan func(), 256), opsDone: make(chan struct{}), done: make(chan struct{})}
 	sess.chat = newChatGate(sess.typedTurn, sess.chatNotice)
 	defer sess.chat.Close()
