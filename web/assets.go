@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -128,6 +129,11 @@ var templateFuncs = template.FuncMap{
 	"endingLabel":   endReasonLabel,
 	"stageLabel":    stageLabel,
 	"minutes":       formatMinutes,
+	"minutesIn":     minutesIn,
+	// text and textf are the catalogue's texts in a language, for the
+	// candidate's pages: {{text .Lang "room.join"}}.
+	"text":  func(tag, key string) string { return lang.Text(tag, lang.Key(key)) },
+	"textf": func(tag, key string, args ...any) string { return lang.Textf(tag, lang.Key(key), args...) },
 }
 
 // stageLabel is the title of the stage called name in blueprint when it
@@ -146,12 +152,15 @@ func stageLabel(blueprint, name string) string {
 
 // formatMinutes shows a planned length in whole minutes, rounded up:
 // "8 minutes", "1 minute".
-func formatMinutes(d time.Duration) string {
+func formatMinutes(d time.Duration) string { return minutesIn(lang.Default, d) }
+
+// minutesIn is formatMinutes in the language tag.
+func minutesIn(tag string, d time.Duration) string {
 	m := int(math.Ceil(d.Minutes()))
 	if m == 1 {
-		return "1 minute"
+		return lang.Text(tag, lang.MinuteOne)
 	}
-	return fmt.Sprintf("%d minutes", m)
+	return lang.Textf(tag, lang.MinutesShortf, m)
 }
 
 // pageFuncs are the helpers whose answers depend on the server's

@@ -13,6 +13,7 @@ import (
 
 	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -32,6 +33,11 @@ type registrar struct {
 type plans struct {
 	blueprints []blueprintOption
 	templates  []TemplateChoice
+	// findBlueprint reads a plan's language.
+	findBlueprint blueprintFinder
+	// speaks says why the interviewer cannot hold an interview in a
+	// language (Options.CheckLanguage); nil knows no reason.
+	speaks func(language string, keys interviews.Keys) error
 }
 
 // links builds the candidates' join links.
@@ -80,6 +86,7 @@ const (
 	fieldBrief      = "brief"       // a knowledge capture's brief, typed
 	fieldBriefFile  = "brief_file"  // the brief as a .md or .txt file
 	fieldUI         = "ui"          // "html" from the registration page
+	fieldLanguage   = "language"    // the interview's language, a BCP 47 tag
 	// fieldOpenAIKey and fieldDeepgramKey carry the interview's own
 	// provider keys: stored sealed, never echoed.
 	fieldOpenAIKey   = "openai_api_key"
@@ -133,7 +140,7 @@ func (s *registrar) createRecord(ctx context.Context, v *validated) (*interviews
 		return nil, errors.New("web: registering without a signed-in user")
 	}
 	reg := interviews.Registration{
-		Candidate: v.candidate, Blueprint: v.blueprint, Template: v.template, Brief: v.brief,
+		Candidate: v.candidate, Blueprint: v.blueprint, Template: v.template, Language: v.language, Brief: v.brief,
 		JobDescription: v.jobDescription, ResumeText: v.resumeText, Keys: v.keys, By: by.Email,
 	}
 	if v.resumeText != "" {
@@ -191,6 +198,8 @@ type registerPage struct {
 	Levels     []string
 	Blueprints []blueprintOption
 	Templates  []TemplateChoice
+	// Languages are the languages an interview may be held in.
+	Languages  []lang.Language
 	MaxJobDesc int
 	MaxBrief   int
 	// MaxBriefText is MaxBrief as the form writes it, "20,000".
@@ -211,6 +220,7 @@ func (s *registrar) registerPage() registerPage {
 		Levels:       stages.Levels,
 		Blueprints:   s.blueprints,
 		Templates:    s.templates,
+		Languages:    lang.Languages,
 		MaxJobDesc:   interviews.MaxJobDescriptionLen,
 		MaxBrief:     interviews.MaxBriefLen,
 		MaxBriefText: thousands(interviews.MaxBriefLen),

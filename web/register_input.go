@@ -40,6 +40,9 @@ type registration struct {
 	Template string `json:"template"`
 	// Brief is a knowledge-capture interview's brief (markdown).
 	Brief string `json:"brief"`
+	// Language is the language the interview is held in (a BCP 47 tag
+	// such as es); empty for the plan's.
+	Language string `json:"language"`
 	// OpenAIAPIKey and DeepgramAPIKey are the interview's own provider
 	// keys, optional. They are never rendered back into a page.
 	OpenAIAPIKey   string `json:"openai_api_key"`
@@ -79,6 +82,8 @@ func (r *registration) field(name string) *string {
 		return &r.Template
 	case fieldBrief:
 		return &r.Brief
+	case fieldLanguage:
+		return &r.Language
 	case fieldOpenAIKey:
 		return &r.OpenAIAPIKey
 	case fieldDeepgramKey:
@@ -154,7 +159,7 @@ func readSubmission(w http.ResponseWriter, r *http.Request) (*submission, *reque
 			Name: f.Get(fieldName), Email: f.Get(fieldEmail), Role: f.Get(fieldRole),
 			Level: f.Get(fieldLevel), Blueprint: f.Get(fieldBlueprint),
 			JobDescription: f.Get(fieldJobDesc), ResumeText: f.Get(fieldResumeText),
-			Template: f.Get(fieldTemplate), Brief: f.Get(fieldBrief),
+			Template: f.Get(fieldTemplate), Brief: f.Get(fieldBrief), Language: f.Get(fieldLanguage),
 			OpenAIAPIKey: f.Get(fieldOpenAIKey), DeepgramAPIKey: f.Get(fieldDeepgramKey),
 		}
 		sub.html = f.Get(fieldUI) == "html" || acceptsHTML(r)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/viva-interviews/viva/internal/sandbox"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 )
 
 // fieldErrors maps field names to what is wrong with each: the
@@ -27,6 +28,7 @@ type validated struct {
 	resumeText     string
 	resumeSource   string // the file name the text came from; empty for pasted text
 	template       string
+	language       string
 	brief          string
 	keys           interviews.Keys
 }
@@ -68,6 +70,7 @@ func (s *registrar) validate(ctx context.Context, sub *submission) (*validated, 
 	s.checkResume(ctx, sub, v, errs)
 
 	s.checkKeys(in, v, errs)
+	v.language = s.checkLanguage(in, v.keys, errs)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -130,6 +133,30 @@ func (s *registrar) checkResume(ctx context.Context, sub *submission, v *validat
 		errs[fieldResumeText] = msgResumeTextLarge
 	}
 	v.resumeText = in.ResumeText
+}
+
+// checkLanguage checks the interview's language: a tag of a language
+// viva ships (lang.Parse), or the plan's when none is chosen, that the
+// interviewer's engines (the server's, or the interview's own keys') can
+// speak. It returns the tag, "" for the plan's English.
+func (s *plans) checkLanguage(in *registration, keys interviews.Keys, errs fieldErrors) string {
+	tag, err := lang.Parse(in.Language)
+	if err != nil {
+		errs[fieldLanguage] = err.Error()
+		return ""
+	}
+	in.Language = tag
+	if tag == "" && errs[fieldBlueprint] == "" {
+		if b, err := s.findBlueprint(in.Blueprint); err == nil {
+			tag, _ = lang.Parse(b.Language)
+		}
+	}
+	if s.speaks != nil {
+		if err := s.speaks(tag, keys); err != nil {
+			errs[fieldLanguage] = err.Error()
+		}
+	}
+	return tag
 }
 
 // checkKeys checks the interview's own provider keys: their shape, and

@@ -120,8 +120,15 @@ type Options struct {
 	// *webhooks.Sender); nil tells nobody.
 	Webhooks interviews.Notifier
 	// FindBlueprint returns the blueprint an interview record names, to
-	// read its settings (candidate feedback); default stages.Builtin.
+	// read its settings (candidate feedback, language); default
+	// stages.Builtin.
 	FindBlueprint func(name string) (*stages.Blueprint, error)
+	// CheckLanguage says why the interviewer's engines cannot hold an
+	// interview in a language (a tag checked by lang.Parse; "" is
+	// English), with the server's engines or, when given, the interview's
+	// own provider keys; nil knows no reason, and the worker refuses such
+	// an interview when the candidate joins.
+	CheckLanguage func(language string, keys interviews.Keys) error
 	// Mailer emails candidates the link to their feedback
 	// (NotifyFeedbackReady); nil sends no email.
 	Mailer Mailer
@@ -190,7 +197,7 @@ func New(opts Options) (*Server, error) {
 		tokenTTL: opts.TokenTTL, rejoinGrace: opts.RejoinGrace, clientURL: set.clientURL}
 	lnk := links{publicURL: set.publicURL}
 	find := blueprintFinder(opts.FindBlueprint)
-	pl := &plans{blueprints: set.blueprints, templates: set.templates}
+	pl := &plans{blueprints: set.blueprints, templates: set.templates, findBlueprint: find, speaks: opts.CheckLanguage}
 	s := &Server{
 		site: st, brand: set.brand, csp: contentSecurityPolicy(opts.LiveKitURL, set.brand.logoOrigin()),
 		publicURL: set.publicURL, metrics: opts.Metrics, metricsHandler: opts.MetricsHandler,

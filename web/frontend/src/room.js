@@ -5,6 +5,7 @@
 // reconnecting. Loaded by web/templates/room.html.
 
 import { DisconnectReason, ParticipantKind, Room, RoomEvent, Track } from 'livekit-client';
+import { readTexts, t } from './text.js';
 import { CaptionModel, SPEAKER_AGENT, SPEAKER_OTHER, SPEAKER_YOU, speakerLabel } from './captions.js';
 import { JoinError, fetchTranscript, requestJoin } from './api.js';
 import { LevelMeter } from './meter.js';
@@ -59,6 +60,7 @@ class RoomPage {
     this.name = root.dataset.candidateName || '';
     this.raw = new URLSearchParams(window.location.search).get('raw') === '1';
     this.consentVersion = root.dataset.consentVersion || '';
+    readTexts((byId('room-text') || {}).textContent);
     this.plan = readPlan((byId('room-plan') || {}).textContent);
 
     this.el = {
@@ -179,8 +181,8 @@ class RoomPage {
     const ok = this.agreed();
     if (this.phase === 'prejoin') this.el.join.disabled = !ok;
     this.el.checkMic.disabled = !ok;
-    if (this.phase === 'prejoin' && this.el.joinStatus.textContent.startsWith('Tick')) this.el.joinStatus.textContent = '';
-    if (!ok && this.phase === 'prejoin') this.el.joinStatus.textContent = 'Tick “I agree” to join.';
+    if (this.phase === 'prejoin' && this.el.joinStatus.textContent === t('tick_agree')) this.el.joinStatus.textContent = '';
+    if (!ok && this.phase === 'prejoin') this.el.joinStatus.textContent = t('tick_agree');
   }
 
   ensureAudioContext() {
@@ -304,7 +306,7 @@ class RoomPage {
   setMuted(muted) {
     this.muted = muted;
     this.el.mute.setAttribute('aria-pressed', String(muted));
-    this.el.mute.textContent = muted ? 'Unmute' : 'Mute';
+    this.el.mute.textContent = muted ? t('unmute') : t('mute');
     this.el.meter.dataset.muted = String(muted);
   }
 
@@ -331,7 +333,7 @@ class RoomPage {
   async join() {
     if (this.phase !== 'prejoin') return;
     if (!this.agreed()) {
-      this.el.joinStatus.textContent = 'Tick “I agree” to join.';
+      this.el.joinStatus.textContent = t('tick_agree');
       this.el.consent.focus();
       return;
     }
@@ -342,7 +344,7 @@ class RoomPage {
     this.ensureAudioContext();
 
     if (!this.micOff && !this.mic) {
-      this.el.joinStatus.textContent = 'Asking for your microphone…';
+      this.el.joinStatus.textContent = t('asking_mic');
       try {
         this.mic = await this.openMicrophone();
       } catch (err) {
@@ -354,7 +356,7 @@ class RoomPage {
         return;
       }
     }
-    this.el.joinStatus.textContent = 'Connecting…';
+    this.el.joinStatus.textContent = t('connecting');
     try {
       await this.connect();
     } catch (err) {
@@ -465,8 +467,8 @@ class RoomPage {
       })
       .on(RoomEvent.MediaDevicesChanged, () => this.refreshDevices())
       .on(RoomEvent.AudioPlaybackStatusChanged, () => this.updatePlayback())
-      .on(RoomEvent.Reconnecting, () => this.showBanner('Connection lost. Reconnecting…'))
-      .on(RoomEvent.SignalReconnecting, () => this.showBanner('Connection lost. Reconnecting…'))
+      .on(RoomEvent.Reconnecting, () => this.showBanner(t('lost_reconnecting')))
+      .on(RoomEvent.SignalReconnecting, () => this.showBanner(t('lost_reconnecting')))
       .on(RoomEvent.Reconnected, () => this.hideBanner())
       .on(RoomEvent.Disconnected, (reason) => this.onDisconnected(room, reason))
       .on(RoomEvent.DataReceived, (payload, participant, _kind, topic) => this.onData(payload, participant, topic));
@@ -494,6 +496,10 @@ class RoomPage {
   }
 
   setStage(stage) {
+    // The plan's title is in the interview's language; the agent's is the
+    // design's own.
+    const planned = this.plan.stages.find((st) => st.name === stage.name);
+    if (planned && planned.title) stage = { ...stage, title: planned.title };
     const prev = this.stage;
     this.stage = stage;
     this.el.stage.textContent = stageLabel(stage);
@@ -699,9 +705,9 @@ class RoomPage {
     if (this.phase === 'ended') return;
     if (!this.endArmed) {
       this.endArmed = true;
-      this.el.end.textContent = 'Click again to end';
+      this.el.end.textContent = t('click_to_end');
       this.el.end.dataset.armed = 'true';
-      this.el.endHint.textContent = 'Press again to leave the interview. What you said so far is saved.';
+      this.el.endHint.textContent = t('press_to_leave');
       this.endTimer = setTimeout(() => this.disarmEnd(), END_CONFIRM_MS);
       return;
     }
@@ -711,7 +717,7 @@ class RoomPage {
   disarmEnd() {
     clearTimeout(this.endTimer);
     this.endArmed = false;
-    this.el.end.textContent = 'End interview';
+    this.el.end.textContent = t('end');
     this.el.end.dataset.armed = 'false';
     this.el.endHint.textContent = '';
   }
@@ -750,10 +756,8 @@ class RoomPage {
     this.hideProblem();
     this.el.prejoin.hidden = true;
     this.el.live.hidden = true;
-    const who = this.name ? `Thank you, ${this.name}.` : 'Thank you.';
-    this.el.closingText.textContent = message
-      ? `${message} You can close this tab.`
-      : `Your interview has been saved. ${who} You can close this tab.`;
+    const who = this.name ? t('thank_you_name', { name: this.name }) : t('thank_you');
+    this.el.closingText.textContent = message ? t('close_tab', { message }) : t('saved', { who });
     // The feedback page exists only when the plan gives candidates
     // feedback and the interview ran; it waits for the report itself.
     if (this.el.feedbackLink && !message) this.el.feedbackLink.hidden = false;
@@ -787,7 +791,7 @@ class RoomPage {
   async reconnect() {
     if (this.phase === 'ended' || this.phase === 'reconnecting') return;
     this.phase = 'reconnecting';
-    this.showBanner('Connection lost. Reconnecting…');
+    this.showBanner(t('lost_reconnecting'));
     for (let attempt = 1; attempt <= MAX_RECONNECT_ATTEMPTS; attempt++) {
       await sleep(reconnectDelay(attempt, Math.random()));
       if (this.phase !== 'reconnecting') return;
