@@ -19,8 +19,11 @@ deps:
 assets: deps
 	@if [ -f web/frontend/package.json ]; then cd web/frontend && npm run --silent build; fi
 
+# bin/viva is what is shipped; bin/viva-bench, which viva bench runs, holds
+# the benchmarks and the fake providers and bots they need.
 build: assets
 	$(GO) build -o bin/viva ./cmd/viva
+	$(GO) build -o bin/viva-bench ./cmd/viva-bench
 
 # The whole system on this machine: LiveKit (dev mode), a worker, the web app.
 run: build
@@ -45,4 +48,4 @@ bench: build
 	bin/viva bench density --sessions 5,10,20 --window 15s --out $(BENCH_DIR)/density.json --chart $(BENCH_DIR)/density.svg
 
 clean:
-	rm -rf bin/viva
+	rm -rf bin/viva bin/viva-bench

@@ -245,14 +245,9 @@ type CandidateTurn struct {
 	// StartedAt and EndedAt bound the candidate's speech (or the moment a
 	// typed message arrived, for both).
 	StartedAt, EndedAt time.Time
-	// EndOfUtterance and STTFinal are the endpointing measures, carried to
-	// the metrics of the agent turn that answers.
-	EndOfUtterance, STTFinal time.Duration
-	// EndpointingRule is the rule that ended a spoken turn
-	// (interviews.Endpointing*) and EndpointingDelay the silence it
-	// waited for; carried to the same metrics.
-	EndpointingRule  string
-	EndpointingDelay time.Duration
+	// Endpointing is how a spoken turn was ended, carried to the metrics
+	// of the agent turn that answers; zero for a typed turn.
+	Endpointing interviews.Endpointing
 	// STTConfidence is the recogniser's confidence in a spoken Text
 	// (interviews.Turn.STTConfidence); 0 for none or typed.
 	STTConfidence float64

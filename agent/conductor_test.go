@@ -34,7 +34,7 @@ func testSetup(t *testing.T, scale float64, newLLM func(*fsm.Machine, *stages.Bl
 	if err := store.Create(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
-	return Setup{Blueprint: stages.Default(), Record: rec, Store: store, TimeScale: scale, NewLLM: newLLM}, store
+	return Setup{Blueprint: stages.Default(), Record: rec, Store: store, TimeScale: scale, Models: Models{NewLLM: newLLM}}, store
 }
 
 // newTestInterview wires an interview on the default blueprint, saved in a
@@ -514,7 +514,7 @@ func TestStageOffersItsTools(t *testing.T) {
 		bp := stages.Default()
 		bp.Stages[0].Tools = []stages.ToolName{stages.ToolAskQuestion, stages.ToolTransitionStage}
 		rec := &interviews.Record{ID: "tools", CreatedAt: time.Now(), Status: interviews.StatusScheduled, Candidate: interviews.Candidate{Name: "Ada"}}
-		c, err := NewInterview(Setup{Blueprint: bp, Record: rec, NewLLM: scriptedLLM})
+		c, err := NewInterview(Setup{Blueprint: bp, Record: rec, Models: Models{NewLLM: scriptedLLM}})
 		if err != nil {
 			t.Fatal(err)
 		}

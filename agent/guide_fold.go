@@ -278,7 +278,7 @@ func (g *guide) turnsInStage(stage string) []string {
 // the next evaluate_phase call.
 func (g *guide) evaluate(stage string, turns []string) interviews.Phase {
 	st, _, _ := g.bp.Stage(stage)
-	ph, err := g.an.Phase(g.ctx, analysis.PhaseInput{Stage: st, Turns: turns, Pass: stages.DefaultPhasePass})
+	ph, err := g.an.Phase(g.ctx, analysis.PhaseInput{Stage: st, Turns: turns, Problem: g.problem(), Pass: stages.DefaultPhasePass})
 	if err != nil {
 		g.log.Warn("evaluating the phase failed; using the keyword evaluation", "stage", stage, "err", err)
 		ph, _ = analysis.Rules{}.Phase(g.ctx, analysis.PhaseInput{Stage: st, Turns: turns, Pass: stages.DefaultPhasePass})
@@ -304,4 +304,19 @@ func (g *guide) phase(stage string) interviews.Phase {
 	ph.At = time.Now()
 	_ = g.rec.Update(func(r *interviews.Record) { r.Phases = append(r.Phases, ph) })
 	return ph
+}
+
+// problem is the interview's design problem as the candidate was given
+// it, with its facts; "" for an interview without one.
+func (g *guide) problem() string {
+	var id string
+	g.rec.View(func(r *interviews.Record) { id = r.Problem })
+	if id == "" {
+		return ""
+	}
+	p, err := g.bp.FindProblem(id)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(p.Statement + " " + p.Details)
 }

@@ -221,7 +221,7 @@ var specialties = map[string][]string{
 	"frontend": {"frontend", "front-end", "front end", "react", "vue", "angular", "css", "browser", "web app", "ui ", "user interface", "full-stack", "full stack", "fullstack"},
 	"mobile":   {"mobile", "ios", "android", "swift", "kotlin", "react native", "flutter"},
 	"backend":  {"backend", "back-end", "back end", "api", "server", "service", "full-stack", "full stack", "fullstack"},
-	"data":     {"data", "database", "sql", "postgres", "storage", "pipeline", "kafka", "warehouse"},
+	"data":     {"data", "database", "sql", "postgres", "storage", "pipeline", "kafka", "warehouse", "backend", "back-end", "back end", "full-stack", "full stack", "fullstack"},
 }
 
 // fitsJob reports whether a template section (category) fits the job: a
@@ -244,15 +244,7 @@ func fitsJob(category, job string) bool {
 
 // mainStage is the last guided stage of the interview's path: where gaps,
 // template questions and discovered questions are asked.
-func (g *guide) mainStage() string {
-	main := ""
-	for _, name := range g.bp.Path() {
-		if g.bp.Guided(name) {
-			main = name
-		}
-	}
-	return main
-}
+func (g *guide) mainStage() string { return g.bp.MainStage() }
 
 // interleave merges the lists, one from each in turn.
 func interleave(lists ...[]suggestion) []suggestion {

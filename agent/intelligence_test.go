@@ -176,30 +176,13 @@ func TestTemplateAndResumeGuideTheMainStage(t *testing.T) {
 // missing, and moves on when the evaluation says the phase is covered.
 func TestSystemDesignAdvancesByPhaseEvaluation(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		bp := stages.SystemDesign()
 		var c *Conductor
-		answer := func(q stages.Question) string {
-			st, _, _ := bp.Stage(q.Stage)
-			if len(st.Keywords) == 0 {
-				return "Yes, I can hear you and I'm ready."
-			}
-			// A candidate who covers the phase in two answers: half its
-			// topics, then the rest.
-			n := 0
-			for _, pq := range c.Machine().Questions() {
-				if pq.Stage == q.Stage && pq.Spoken() {
-					n++
-				}
-			}
-			half := (len(st.Keywords) + 1) / 2
-			kws := st.Keywords[:half]
-			if n > 1 {
-				kws = st.Keywords[half:]
-			}
-			return "I would think about " + strings.Join(kws, ", ") + ", and explain the trade-offs as I go."
+		c = interview(t, stages.SystemDesign(), nil, nil)
+		p, err := stages.SystemDesign().FindProblem(c.rec.Snapshot().Problem)
+		if err != nil {
+			t.Fatal(err)
 		}
-		c = interview(t, bp, nil, nil)
-		converse(t, c, answer, 20*time.Second, 60)
+		converse(t, c, phaseAnswer(stages.SystemDesign().WithProblem(p), &c), 20*time.Second, 60)
 		rec := flushed(t, c)
 		if len(rec.Phases) == 0 {
 			t.Fatal("no phase evaluated")

@@ -26,19 +26,11 @@ type Setup struct {
 	Store RecordSaver
 	// TimeScale multiplies every limit and gate (0 means 1).
 	TimeScale float64
-	// NewLLM makes the interviewer model; it receives the machine (the
-	// scripted interviewer reads it). Required.
-	NewLLM func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client
+	// Models are the interview's model engines; NewLLM is required.
+	Models
 	// Template is the role template whose questions the guided stages
 	// ask; nil asks none. Its Name is stored in the record.
 	Template *stages.Template
-	// Analyzer analyses the answers beside the replies and reads the
-	// résumé, job description and brief; nil means the offline rules.
-	Analyzer analysis.Analyzer
-	// Preemptive lets replies start while the endpointing delay runs
-	// (see Options.Preemptive): only for a model whose calls change
-	// nothing.
-	Preemptive bool
 	// Pace is the interview's clock and what is said while the model is
 	// slow.
 	Pace
@@ -63,16 +55,30 @@ func InterviewLanguage(rec *interviews.Record, bp *stages.Blueprint) string {
 	return tag
 }
 
+// Models are the model engines one interview runs on.
+type Models struct {
+	// NewLLM makes the interviewer model; it receives the machine (the
+	// scripted interviewer reads it). Required.
+	NewLLM func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client
+	// Analyzer analyses the answers beside the replies and reads the
+	// résumé, job description and brief; nil means the offline rules.
+	Analyzer analysis.Analyzer
+	// Preemptive lets replies start while the endpointing delay runs
+	// (see Options.Preemptive): only for a model whose calls change
+	// nothing, a remote one.
+	Preemptive bool
+}
+
 // NewInterview wires a recorder, a state machine and a conductor for one
 // interview. The interview starts with Conductor.Greet.
 func NewInterview(s Setup) (*Conductor, error) {
 	if s.Blueprint == nil || s.Record == nil || s.NewLLM == nil {
 		return nil, fmt.Errorf("agent: Setup needs Blueprint, Record and NewLLM")
 	}
-	if s.Template != nil {
-		if err := s.Blueprint.TakesTemplate(); err != nil {
-			return nil, fmt.Errorf("agent: role template %q: %w", s.Template.Name, err)
-		}
+	// A role template's questions get their time in the main stage.
+	bp, err := s.Blueprint.WithTemplate(s.Template)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
 	}
 	log := s.Logger
 	if log == nil {
@@ -87,15 +93,23 @@ func NewInterview(s Setup) (*Conductor, error) {
 	if strings.TrimSpace(rec.ResumeText) != "" {
 		rec.ResumeSummary = analysis.ResumeSummary(rec.ResumeText)
 	}
+	// A design interview works on one problem of its pool, which the
+	// record names.
+	problem, err := chooseProblem(bp, rec)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	if problem.ID != "" {
+		bp, rec.Problem = bp.WithProblem(problem), problem.ID
+	}
 	// The interviewer says the name only as plain words; the record keeps
 	// it as typed.
 	profile := stages.Profile{
 		Name: stages.SpokenName(rec.Candidate.Name), Role: rec.Candidate.Role, Level: rec.Candidate.Level,
-		JobDescription: rec.JobDescription, ResumeSummary: rec.ResumeSummary,
+		JobDescription: rec.JobDescription, ResumeSummary: rec.ResumeSummary, Problem: problem,
 		Language: InterviewLanguage(rec, s.Blueprint),
 	}
 	recorder := NewRecorder(s.Store, rec, log)
-	bp := s.Blueprint
 	title := func(stage string) string {
 		if st, _, ok := bp.Stage(stage); ok {
 			return st.Title
@@ -122,4 +136,16 @@ func NewInterview(s Setup) (*Conductor, error) {
 	recorder.QuestionsFrom(m.Questions)
 	return New(Options{LLM: s.NewLLM(m, bp, profile), Machine: m, Recorder: recorder, Profile: profile, Logger: log, Resume: resume,
 		Template: s.Template, Analyzer: s.Analyzer, Preemptive: s.Preemptive, Pace: s.Pace, MaxModelCalls: s.MaxModelCalls})
+}
+
+// chooseProblem is the problem of the interview's blueprint pool the
+// record names, or, when it names none, the one drawn for its id (the same
+// on every resumption); zero for a blueprint without a pool. A problem
+// the pool does not hold is an error saying which it does.
+func chooseProblem(bp *stages.Blueprint, rec *interviews.Record) (stages.Problem, error) {
+	if rec.Problem != "" {
+		return bp.FindProblem(rec.Problem)
+	}
+	p, _ := bp.PickProblem(rec.ID)
+	return p, nil
 }

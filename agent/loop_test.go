@@ -444,7 +444,7 @@ func TestLoopResumesAfterCrash(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, crash := context.WithCancel(t.Context())
-		l, err := NewLoop(Setup{Blueprint: stages.Default(), Record: rec, Store: store, NewLLM: scriptedLLM}, LoopOptions{})
+		l, err := NewLoop(Setup{Blueprint: stages.Default(), Record: rec, Store: store, Models: Models{NewLLM: scriptedLLM}}, LoopOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -481,7 +481,7 @@ func TestLoopResumesAfterCrash(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l2, err := NewLoop(Setup{Blueprint: stages.Default(), Record: saved, Store: store, NewLLM: scriptedLLM}, LoopOptions{})
+		l2, err := NewLoop(Setup{Blueprint: stages.Default(), Record: saved, Store: store, Models: Models{NewLLM: scriptedLLM}}, LoopOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

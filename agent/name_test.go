@@ -28,7 +28,7 @@ func TestGreetingSpeaksPlainName(t *testing.T) {
 				profile = p
 				return scriptedLLM(m, bp, p)
 			}
-			c, err := NewInterview(Setup{Blueprint: stages.Default(), Record: rec, NewLLM: newLLM})
+			c, err := NewInterview(Setup{Blueprint: stages.Default(), Record: rec, Models: Models{NewLLM: newLLM}})
 			if err != nil {
 				t.Fatal(err)
 			}

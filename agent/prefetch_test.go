@@ -58,8 +58,7 @@ func newPrefetchRig(t testing.TB, preemptive bool, ttft time.Duration) *prefetch
 	if err := store.Create(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
-	c, err := NewInterview(Setup{Blueprint: stages.Default(), Record: rec, Store: store, Preemptive: preemptive,
-		NewLLM: func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client { return client }})
+	c, err := NewInterview(Setup{Blueprint: stages.Default(), Record: rec, Store: store, Models: Models{Preemptive: preemptive, NewLLM: func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client { return client }}})
 	if err != nil {
 		t.Fatal(err)
 	}

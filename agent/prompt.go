@@ -7,6 +7,7 @@ import (
 
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/internal/utf8cut"
+	"github.com/viva-interviews/viva/internal/words"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/stages"
@@ -160,13 +161,13 @@ func (c *Conductor) earlierQuestions(dropped []llm.Message) []string {
 	var said strings.Builder
 	for _, m := range dropped {
 		if m.Role == llm.RoleAssistant {
-			said.WriteString(normalize(m.Content) + " ")
+			said.WriteString(words.Normal(m.Content) + " ")
 		}
 	}
 	text := said.String()
 	var out []string
 	for _, q := range c.machine.Questions() {
-		if q.Spoken() && !q.Withdrawn && strings.Contains(text, normalize(q.Text)) {
+		if q.Spoken() && !q.Withdrawn && strings.Contains(text, words.Normal(q.Text)) {
 			out = append(out, strings.TrimSpace(q.Text))
 		}
 	}

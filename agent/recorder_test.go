@@ -61,7 +61,7 @@ func newSaverInterview(t *testing.T, saver RecordSaver, log *slog.Logger) *Condu
 	t.Helper()
 	rec := &interviews.Record{ID: "rec1", CreatedAt: time.Now(), Status: interviews.StatusScheduled,
 		Candidate: interviews.Candidate{Name: "Ada Lovelace", Role: "Backend engineer", Level: "senior"}}
-	c, err := NewInterview(Setup{Blueprint: stages.Default(), Record: rec, Store: saver, NewLLM: scriptedLLM, Logger: log})
+	c, err := NewInterview(Setup{Blueprint: stages.Default(), Record: rec, Store: saver, Models: Models{NewLLM: scriptedLLM}, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

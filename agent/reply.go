@@ -11,6 +11,7 @@ import (
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/agent/tool"
 	"github.com/viva-interviews/viva/fsm"
+	"github.com/viva-interviews/viva/internal/words"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/stages"
@@ -170,14 +171,15 @@ func (r *Reply) remember(text string, interrupted bool) {
 
 // metrics are the turn's measures, nil when nothing was measured.
 func (r *Reply) metrics(d Delivery) *interviews.TurnMetrics {
-	if r.firstToken <= 0 && d.TTSFirstByte <= 0 && d.EndToEnd <= 0 && r.in.EndOfUtterance <= 0 && r.in.EndpointingRule == "" &&
+	ep := r.in.Endpointing
+	if r.firstToken <= 0 && d.TTSFirstByte <= 0 && d.EndToEnd <= 0 && ep.EndOfUtterance <= 0 && ep.Rule == "" &&
 		d.BackchannelsIgnored <= 0 && d.FalseInterruptionsResumed <= 0 && !r.preempted {
 		return nil
 	}
 	return &interviews.TurnMetrics{
-		EndOfUtteranceMs: ms(r.in.EndOfUtterance), STTFinalMs: ms(r.in.STTFinal),
+		EndOfUtteranceMs: ms(ep.EndOfUtterance), STTFinalMs: ms(ep.STTFinal),
 		LLMFirstTokenMs: ms(r.firstToken), TTSFirstByteMs: ms(d.TTSFirstByte), EndToEndMs: ms(d.EndToEnd),
-		EndpointingRule: r.in.EndpointingRule, EndpointingDelayMs: ms(r.in.EndpointingDelay),
+		EndpointingRule: ep.Rule, EndpointingDelayMs: ms(ep.Delay),
 		BackchannelsIgnored: d.BackchannelsIgnored, FalseInterruptionsResumed: d.FalseInterruptionsResumed,
 		Preempted: r.preempted,
 	}
@@ -241,7 +243,7 @@ func questionDelivered(m *fsm.Machine, id, played string, interrupted bool) bool
 	for _, q := range m.Questions() {
 		if q.ID == id {
 			return fsm.Similarity(q.Text, lastSentences(played, 2)) >= 0.5 ||
-				strings.Contains(normalize(played), normalize(q.Text))
+				strings.Contains(words.Normal(played), words.Normal(q.Text))
 		}
 	}
 	return false
@@ -253,10 +255,6 @@ func lastSentences(s string, n int) string {
 		parts = parts[len(parts)-n:]
 	}
 	return strings.Join(parts, ".")
-}
-
-func normalize(s string) string {
-	return strings.Join(strings.Fields(strings.ToLower(strings.Trim(s, " ?.!"))), " ")
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -468,7 +466,7 @@ func (s *toolStep) held(text string) string {
 		return ""
 	}
 	var parts []string
-	if s.ack != "" && !strings.Contains(normalize(text), normalize(s.ack)) {
+	if s.ack != "" && !strings.Contains(words.Normal(text), words.Normal(s.ack)) {
 		parts = append(parts, s.ack)
 	}
 	if !saysQuestion(text, s.question) {
@@ -493,7 +491,7 @@ func saysQuestion(text, question string) bool {
 	if strings.TrimSpace(text) == "" {
 		return false
 	}
-	return strings.Contains(normalize(text), normalize(question)) || fsm.Similarity(question, lastSentences(text, 2)) >= 0.6
+	return strings.Contains(words.Normal(text), words.Normal(question)) || fsm.Similarity(question, lastSentences(text, 2)) >= 0.6
 }
 
 // Drop forgets a reply the candidate cut off by going on with their

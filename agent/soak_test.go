@@ -178,7 +178,7 @@ func (r *soakRig) round(tb testing.TB, ctx context.Context, round int) soakRound
 		}
 		ids[i] = rec.ID
 		l, err := NewLoop(Setup{Blueprint: stages.Default(), Record: rec, Store: r.store, TimeScale: r.opts.TimeScale,
-			NewLLM: r.newLLM, Pace: Pace{FillerAfter: r.opts.scaled(DefaultFillerAfter)}, Logger: r.log.With("interview_id", rec.ID)}, LoopOptions{})
+			Models: Models{NewLLM: r.newLLM}, Pace: Pace{FillerAfter: r.opts.scaled(DefaultFillerAfter)}, Logger: r.log.With("interview_id", rec.ID)}, LoopOptions{})
 		if err != nil {
 			tb.Fatalf("interview %d: %v", i, err)
 		}

@@ -3,9 +3,9 @@ package agent
 import (
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/viva-interviews/viva/agent/analysis"
+	"github.com/viva-interviews/viva/internal/words"
 )
 
 // Turn-taking defaults (LoopOptions).
@@ -17,37 +17,19 @@ const (
 )
 
 // backchannels are the short acknowledgements a listener murmurs while
-// someone else talks; a transcript of nothing else is not a turn.
+// someone else talks; a transcript of nothing else is not a turn. They are
+// in words.Normal's form: "mm-hm" is "mm hm", each word an
+// acknowledgement.
 var backchannels = map[string]bool{
-	"mm": true, "mmm": true, "mhm": true, "mm-hm": true, "mm-hmm": true, "mmhm": true, "mmhmm": true, "hm": true, "hmm": true,
-	"uh-huh": true, "uh huh": true, "uhhuh": true, "yeah": true, "yes": true, "yep": true, "yup": true, "okay": true, "ok": true,
+	"mm": true, "mmm": true, "mhm": true, "mmhm": true, "mmhmm": true, "hm": true, "hmm": true,
+	"uh huh": true, "uhhuh": true, "yeah": true, "yes": true, "yep": true, "yup": true, "okay": true, "ok": true,
 	"right": true, "sure": true, "i see": true, "got it": true, "alright": true, "all right": true, "ah": true, "oh": true,
-}
-
-// normalizeUtterance lower-cases s and keeps letters, apostrophes, hyphens
-// and single spaces.
-func normalizeUtterance(s string) string {
-	var b strings.Builder
-	space := false
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case unicode.IsLetter(r) || r == '\'' || r == '-':
-			if space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = false
-			b.WriteRune(r)
-		default:
-			space = true
-		}
-	}
-	return b.String()
 }
 
 // IsBackchannel reports whether text is only an acknowledgement ("mm-hm",
 // "yeah", "okay", "right", "uh-huh", "sure", repeated or combined).
 func IsBackchannel(text string) bool {
-	n := normalizeUtterance(text)
+	n := words.Normal(text)
 	if n == "" {
 		return false
 	}

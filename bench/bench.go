@@ -2,7 +2,10 @@
 // latency of a turn over a real LiveKit server (viva bench latency) and the
 // cost of each interview a worker holds (viva bench density), as figures
 // printed for people and JSON for machines. The runners that produce them
-// live beside these types; cmd/viva parses the flags and calls them.
+// live beside these types, and Main is their command line, which the
+// viva-bench program runs ("viva bench" runs viva-bench): the benchmarks
+// need the fake providers and candidate bots of testrig/, which the viva
+// binary does not link.
 package bench
 
 import (

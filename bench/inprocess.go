@@ -321,7 +321,7 @@ func startSession(ctx context.Context, i int, opts InProcessOptions, bp *stages.
 	}
 	log = log.With("interview_id", rec.ID)
 	loop, err := agent.NewLoop(agent.Setup{Blueprint: bp, Record: rec, Store: store, TimeScale: 10,
-		NewLLM: func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client { return scripted.New(m, bp, p) },
+		Models: agent.Models{NewLLM: func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client { return scripted.New(m, bp, p) }},
 		Logger: log},
 		agent.LoopOptions{})
 	if err != nil {

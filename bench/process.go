@@ -15,12 +15,6 @@ import (
 	"github.com/viva-interviews/viva/internal/lklocal"
 )
 
-// LiveKit credentials of livekit-server --dev.
-const (
-	devAPIKey    = "devkey"
-	devAPISecret = "secret"
-)
-
 const (
 	// liveKitReadyTimeout bounds how long the server may take to answer.
 	liveKitReadyTimeout = 30 * time.Second

@@ -18,6 +18,7 @@ import (
 	"github.com/viva-interviews/viva/agent/voice"
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/internal/linelog"
+	"github.com/viva-interviews/viva/internal/lklocal"
 	"github.com/viva-interviews/viva/testrig/candidatebot"
 	"github.com/viva-interviews/viva/testrig/fakeopenai"
 )
@@ -126,7 +127,7 @@ func (r *rig) startWorker(ctx context.Context) (*worker, error) {
 		return nil, fmt.Errorf("bench: worker data directory: %w", err)
 	}
 	argv := []string{r.opts.Worker, "agent",
-		"--livekit-url", r.lk.url, "--livekit-api-key", devAPIKey,
+		"--livekit-url", r.lk.url, "--livekit-api-key", lklocal.DevAPIKey,
 		"--agent-name", name, "--data-dir", data,
 		"--llm", "openai", "--stt", "openai", "--tts", "openai", "--openai-base-url", r.prov.url,
 		"--time-scale", workerTimeScale, "--max-sessions", "10000",
@@ -136,7 +137,7 @@ func (r *rig) startWorker(ctx context.Context) (*worker, error) {
 		"--endpointing-delay", Endpointing.Delay.String(), "--endpointing-min", Endpointing.Min.String(),
 		"--endpointing-max", Endpointing.Max.String(), "--interrupt-threshold", InterruptThreshold.String(),
 	}
-	env := []string{WorkerEnv + "=1", "LIVEKIT_API_SECRET=" + devAPISecret, "OPENAI_API_KEY=" + fakeopenai.Key}
+	env := []string{WorkerEnv + "=1", "LIVEKIT_API_SECRET=" + lklocal.DevAPISecret, "OPENAI_API_KEY=" + fakeopenai.Key}
 	logPath := filepath.Join(r.opts.Dir, name+".log")
 	c, err := startChild(argv, env, logPath)
 	if err != nil {
@@ -166,7 +167,7 @@ func (r *rig) joinBot(ctx context.Context, w *worker, room string) (*candidatebo
 	if err != nil {
 		return nil, err
 	}
-	at := auth.NewAccessToken(devAPIKey, devAPISecret).SetIdentity("candidate-" + room).SetName("Bench Candidate").SetValidFor(tokenValidity)
+	at := auth.NewAccessToken(lklocal.DevAPIKey, lklocal.DevAPISecret).SetIdentity("candidate-" + room).SetName("Bench Candidate").SetValidFor(tokenValidity)
 	at.SetVideoGrant(&auth.VideoGrant{RoomJoin: true, Room: room})
 	at.SetRoomConfig(&livekit.RoomConfiguration{Agents: []*livekit.RoomAgentDispatch{{AgentName: w.name, Metadata: string(meta)}}})
 	token, err := at.ToJWT()

@@ -192,9 +192,8 @@ type Config struct {
 	// TokenTTL is the lifetime of a candidate's LiveKit token.
 	TokenTTL time.Duration `flag:"token-ttl" env:"VIVA_TOKEN_TTL" yaml:"token_ttl" check:"ge=1m,le=168h" help:"lifetime of a candidate's room token" accept:"a duration from 1m to 168h, such as 10m"`
 	// LinkTTL is how long a candidate's interview link stays valid after
-	// registration unless the interview has started; the web app's
-	// default is the same seven days (interviews.DefaultLinkTTL).
-	LinkTTL time.Duration `flag:"link-ttl" env:"VIVA_LINK_TTL" yaml:"link_ttl" default:"168h" check:"ge=1h,le=8760h" help:"how long a candidate's interview link stays valid unless the interview has started" accept:"a duration from 1h to 8760h, such as 168h (7 days)"`
+	// registration unless the interview has started.
+	LinkTTL time.Duration `flag:"link-ttl" env:"VIVA_LINK_TTL" yaml:"link_ttl" check:"ge=1h,le=8760h" help:"how long a candidate's interview link stays valid unless the interview has started" accept:"a duration from 1h to 8760h, such as 168h (7 days)"`
 	// PublicURL is the web app's address as candidates reach it, used in
 	// join links; empty means links relative to the request.
 	PublicURL string `flag:"public-url" env:"VIVA_PUBLIC_URL" yaml:"public_url" check:"url=http|https" help:"public address of the web app, for join links" accept:"an http:// or https:// URL such as https://interviews.example.com"`
@@ -262,6 +261,9 @@ const (
 	// bounds how long a copied token, one minted before a revocation or
 	// the interview's end, can open the room.
 	DefaultTokenTTL = 10 * time.Minute
+	// DefaultLinkTTL is how long a candidate's link stays valid unless
+	// the interview has started: seven days from registration.
+	DefaultLinkTTL = 7 * 24 * time.Hour
 	// DefaultBrandName is the name candidates see when the operator names
 	// no company.
 	DefaultBrandName = "viva"
@@ -297,6 +299,7 @@ var LogoExtensions = []string{".svg", ".png", ".jpg", ".jpeg", ".webp", ".gif"}
 var codeDefaults = map[string]string{
 	"AgentName": DefaultAgentName,
 	"TokenTTL":  DefaultTokenTTL.String(),
+	"LinkTTL":   DefaultLinkTTL.String(),
 	"BrandName": DefaultBrandName,
 
 	"HearingTimeout":           DefaultHearingTimeout.String(),

@@ -28,6 +28,7 @@ import (
 
 	lf "github.com/looplab/fsm"
 
+	"github.com/viva-interviews/viva/internal/words"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -214,7 +215,7 @@ func (m *Machine) Resume(stage string, questions []stages.Question) error {
 	for _, q := range questions {
 		m.qindex[q.ID] = len(m.questions)
 		m.questions = append(m.questions, q.Clone())
-		m.qtokens = append(m.qtokens, questionTokens{tokens: contentTokens(q.Text), norm: normalText(q.Text)})
+		m.qtokens = append(m.qtokens, questionTokens{tokens: contentTokens(q.Text), norm: words.Normal(q.Text)})
 	}
 	m.transitions = append(m.transitions, Transition{To: stage, Reason: "resume", At: now})
 	select {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/viva-interviews/viva/internal/words"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -22,7 +23,7 @@ func (m *Machine) Ask(text string, qc stages.QuestionContext) (stages.Question, 
 	if text == "" {
 		return stages.Question{}, ErrEmptyQuestion
 	}
-	qt := questionTokens{tokens: contentTokens(text), norm: normalText(text)}
+	qt := questionTokens{tokens: contentTokens(text), norm: words.Normal(text)}
 	m.mu.Lock()
 	if err := m.activeErrLocked(); err != nil {
 		m.mu.Unlock()

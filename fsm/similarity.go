@@ -3,7 +3,8 @@ package fsm
 import (
 	"math"
 	"strings"
-	"unicode"
+
+	"github.com/viva-interviews/viva/internal/words"
 )
 
 // RepeatThreshold is the Similarity at or above which Ask treats a question
@@ -33,8 +34,8 @@ const RepeatThreshold = 0.75
 // symmetric.
 func Similarity(a, b string) float64 {
 	return tokenSimilarity(
-		questionTokens{tokens: contentTokens(a), norm: normalText(a)},
-		questionTokens{tokens: contentTokens(b), norm: normalText(b)})
+		questionTokens{tokens: contentTokens(a), norm: words.Normal(a)},
+		questionTokens{tokens: contentTokens(b), norm: words.Normal(b)})
 }
 
 // tokenSimilarity is Similarity on already normalised questions.
@@ -63,25 +64,11 @@ func tokenSimilarity(a, b questionTokens) float64 {
 	return math.Max(jaccard, weighted)
 }
 
-// normalText lower-cases s and keeps only letters and digits, one space
-// between words.
-func normalText(s string) string {
-	return strings.Join(words(s), " ")
-}
-
-// words splits s into lower-case runs of letters and digits; everything
-// else (punctuation, apostrophes, hyphens) separates words.
-func words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-}
-
 // contentTokens returns the set of stemmed, canonical content words of s.
 func contentTokens(s string) map[string]bool {
 	set := map[string]bool{}
-	for _, w := range words(s) {
-		if len(w) < 2 || stopWords[w] {
+	for _, w := range words.Split(s) {
+		if len(w) < 2 || dropped(w) {
 			continue
 		}
 		if c, ok := synonyms[w]; ok {
@@ -91,7 +78,7 @@ func contentTokens(s string) map[string]bool {
 		if c, ok := synonyms[w]; ok {
 			w = c
 		}
-		if w == "" || stopWords[w] {
+		if w == "" || dropped(w) {
 			continue
 		}
 		set[w] = true
@@ -181,21 +168,10 @@ var synonyms = map[string]string{
 	"using":        "use",
 }
 
-// stopWords are dropped before comparing: common English function words and
-// the filler that frames an interview question without saying what it asks.
-var stopWords = func() map[string]bool {
-	list := `a about above after again against all am an and any are as at be because been before being
-below between both but by can could did do does doing down during each few for from further had has
-have having he her here hers herself him himself his how i if in into is it its itself just let lets
-me more most my myself no nor not now of off on once only or other our ours ourselves out over own
-same she should so some such than that the their theirs them themselves then there these they this
-those through to too under until up very was we were what when where which while who whom why will
-with within without across among would you your yours ll ve re don didn doesn isn aren wasn weren won shouldn couldn wouldn
-tell describe explain share talk walk give say please bit little kind sort maybe perhaps really
-like think thing things something anything example instance also us yes`
-	m := map[string]bool{}
-	for _, w := range strings.Fields(list) {
-		m[w] = true
-	}
-	return m
-}()
+// questionFiller frames an interview question without saying what it
+// asks; it is dropped before comparing, with the stop words.
+var questionFiller = words.Set(`tell describe explain share talk walk give say please bit little kind sort maybe
+perhaps really like think thing things something anything example instance yes`)
+
+// dropped reports whether w carries nothing of what a question asks.
+func dropped(w string) bool { return words.IsStop(w) || questionFiller[w] }

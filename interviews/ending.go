@@ -55,6 +55,8 @@ func (e EndReason) InWords(candidate string) string {
 		return "no answer came after several check-ins"
 	case EndedModelBudget:
 		return "the interview reached its limit of model calls"
+	case EndedPlanRefused:
+		return "the interview plan could not run"
 	case "":
 		return "no reason was recorded"
 	}
@@ -72,7 +74,7 @@ func (e EndReason) InWords(candidate string) string {
 // the order of their declaration.
 var EndReasons = []EndReason{EndedClosingDelivered, EndedDeadline, EndedCandidateRequest, EndedCandidateLeft,
 	EndedCandidateNeverJoined, EndedWorkerStopped, EndedEndOfInput, EndedInterrupted, EndedWorkerCrashed,
-	EndedCandidateUnresponsive, EndedModelBudget}
+	EndedCandidateUnresponsive, EndedModelBudget, EndedPlanRefused}
 
 // TurnsInOrder returns the turns in the order they were spoken: by start
 // time, ties kept in recorded order, and a turn without a time kept after

@@ -3,11 +3,14 @@ package interviews
 import (
 	"fmt"
 	"time"
+
+	"github.com/viva-interviews/viva/config"
 )
 
 // DefaultLinkTTL is how long a candidate's link stays valid when the
-// operator sets nothing (VIVA_LINK_TTL): seven days from registration.
-const DefaultLinkTTL = 7 * 24 * time.Hour
+// operator sets nothing (VIVA_LINK_TTL): the setting's default, written
+// once in package config.
+const DefaultLinkTTL = config.DefaultLinkTTL
 
 // maxConsentTextLen bounds the consent wording kept in a record, in bytes.
 const maxConsentTextLen = 4 << 10

@@ -112,6 +112,10 @@ const (
 	// EndedModelBudget: the interview used every model call it may make
 	// (a flood of input, a model looping), and the interviewer closed.
 	EndedModelBudget EndReason = "model_budget"
+	// EndedPlanRefused: the interview's plan cannot run (a role template
+	// its blueprint asks no questions of, a design problem its pool
+	// lacks); Record.Error says which, and the candidate was told.
+	EndedPlanRefused EndReason = "plan_refused"
 )
 
 // providerErrorPrefix starts every EndedByProviderError reason.
@@ -133,7 +137,7 @@ func (e EndReason) Valid() bool {
 	switch e {
 	case EndedClosingDelivered, EndedDeadline, EndedCandidateRequest, EndedCandidateLeft,
 		EndedCandidateNeverJoined, EndedWorkerStopped, EndedEndOfInput, EndedInterrupted, EndedWorkerCrashed,
-		EndedCandidateUnresponsive, EndedModelBudget:
+		EndedCandidateUnresponsive, EndedModelBudget, EndedPlanRefused:
 		return true
 	}
 	return e.ProviderError() && len(e) > len(providerErrorPrefix)
@@ -231,6 +235,10 @@ type Record struct {
 	// Template is the name of the role template the interview asked from
 	// (stages.Template), if any.
 	Template string `json:"template,omitempty"`
+	// Problem is the id of the design problem the interview works on, from
+	// its blueprint's pool (stages.Problem): chosen at registration, or
+	// drawn when the interview starts; empty for a blueprint without one.
+	Problem string `json:"problem,omitempty"`
 	// Brief is a knowledge-capture interview's brief (markdown): its
 	// headings and points become the backlog. Server-side only.
 	Brief string `json:"brief,omitempty"`

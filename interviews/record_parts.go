@@ -112,6 +112,21 @@ type TurnMetrics struct {
 	Preempted bool `json:"preempted,omitempty"`
 }
 
+// Endpointing is how a spoken candidate turn was ended, as the listener
+// measured it; the agent turn that answers keeps it in its TurnMetrics.
+type Endpointing struct {
+	// EndOfUtterance is end of speech → turn committed (the rule's delay
+	// plus any wait for the STT final).
+	EndOfUtterance time.Duration
+	// STTFinal is end of speech → the last STT final of the turn (zero
+	// when the final came before the end of speech).
+	STTFinal time.Duration
+	// Rule is the rule that ended the turn (one of the Endpointing*
+	// constants) and Delay the silence it waited for.
+	Rule  string
+	Delay time.Duration
+}
+
 // The rules that end a spoken candidate turn (TurnMetrics.EndpointingRule).
 const (
 	// EndpointingFinished: the transcript ended like a finished sentence

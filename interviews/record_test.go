@@ -82,6 +82,7 @@ func fullRecord() *Record {
 		QuestionID: "q1", Stage: "greeting", DepthScore: 2, KeyPoints: []string{"fine"}, Guidance: "move on", Declined: true, At: at(6),
 	})
 	r.Template, r.Brief = "fullstack-senior", "# Handover\n- The billing job"
+	r.Problem = "ticketing"
 	r.TextsDropped = &TextsDropped{At: t0.Add(time.Hour), Reason: DropReasonReportReady}
 	r.Skills = []Skill{{Name: "Go", Sources: []string{"resume"}, Duration: "3 years", Depth: "wrote a scheduler", Autonomy: "chose the design",
 		Scale: "2 million users", Constraints: "legacy API", ProductionVsPrototype: "production", Evidence: []string{"3 years"}, Confidence: 0.9, By: ByRules, Absent: true}}

@@ -75,6 +75,9 @@ type Registration struct {
 	// lang.Parse; the caller resolves the blueprint's when none was
 	// chosen).
 	Language string
+	// Problem is the design problem chosen from the blueprint's pool; ""
+	// draws one when the interview starts.
+	Problem string
 	// Brief, JobDescription, ResumeText and ResumeSummary are kept in the
 	// record for the interviewer.
 	Brief, JobDescription, ResumeText, ResumeSummary string
@@ -93,7 +96,7 @@ func (s *Service) Register(ctx context.Context, reg Registration) (*Record, erro
 	expires := at.Add(s.linkTTL())
 	rec := &Record{
 		ID: NewID(), Room: s.NewRoom(reg.Candidate.Name), Candidate: reg.Candidate,
-		Blueprint: reg.Blueprint, Template: reg.Template, Language: reg.Language, Brief: reg.Brief,
+		Blueprint: reg.Blueprint, Template: reg.Template, Problem: reg.Problem, Language: reg.Language, Brief: reg.Brief,
 		JobDescription: reg.JobDescription, ResumeText: reg.ResumeText, ResumeSummary: reg.ResumeSummary,
 		Status: StatusScheduled, CreatedBy: reg.By, CreatedAt: at, ExpiresAt: &expires,
 	}
@@ -169,7 +172,7 @@ func (s *Service) Reissue(ctx context.Context, id, who string) (*Record, error) 
 	expires := at.Add(s.linkTTL())
 	rec := &Record{
 		ID: newID, Room: s.NewRoom(old.Candidate.Name), Candidate: old.Candidate,
-		Blueprint: old.Blueprint, Template: old.Template, Brief: old.Brief,
+		Blueprint: old.Blueprint, Template: old.Template, Problem: old.Problem, Language: old.Language, Brief: old.Brief,
 		JobDescription: old.JobDescription, ResumeText: old.ResumeText, ResumeSummary: old.ResumeSummary,
 		Status: StatusScheduled, CreatedBy: who, CreatedAt: at, ExpiresAt: &expires,
 		ReissuedFrom: old.ID,

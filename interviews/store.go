@@ -6,6 +6,7 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -83,6 +84,11 @@ type Store interface {
 	Get(ctx context.Context, id string) (*Record, error)
 	// List returns one page of summaries, filtered and ordered as asked.
 	List(ctx context.Context, opts ListOptions) (ListPage, error)
+	// Walk calls fn with every summary matching opts' filters, in opts'
+	// order, from the first (Offset and Limit are ignored), holding only
+	// a few at a time: exports of any size stream through it in bounded
+	// memory. An error from fn stops the walk and is returned.
+	Walk(ctx context.Context, opts ListOptions, fn func(Summary) error) error
 	// Update reads the record, applies change and writes the result, with
 	// no other Update or Save of the record in between (in any process).
 	// An error from change leaves the record as it was.
@@ -184,6 +190,15 @@ type ListOptions struct {
 	// CreatedBefore, when not zero, keeps only interviews registered
 	// before it.
 	CreatedBefore time.Time
+	// CreatedBy keeps only interviews registered by this user (their
+	// email address, ignoring case): a recruiter's own invitations.
+	CreatedBy string
+	// Invitation keeps only interviews whose link is in this state at
+	// the moment At (see Record.Invitation); empty keeps all.
+	Invitation InvitationState
+	// At is the moment Invitation is judged at; the zero time is the
+	// moment of the call.
+	At time.Time
 	// Offset skips this many matching interviews (for later pages).
 	Offset int
 	// Limit is the page size: 0 means DefaultListLimit, larger than
@@ -309,6 +324,9 @@ func (opts ListOptions) PageSize() (int, error) {
 	if opts.Sort != SortNewest && opts.Sort != SortScore && opts.Sort != SortDecision {
 		return 0, fmt.Errorf("interviews: list: unknown order %q: use %q, %q or none", opts.Sort, SortScore, SortDecision)
 	}
+	if opts.Invitation != "" && !slices.Contains(InvitationStates, opts.Invitation) {
+		return 0, fmt.Errorf("interviews: list: unknown invitation state %q: use one of %s", opts.Invitation, joinInvitationStates())
+	}
 	if opts.Offset < 0 || opts.Limit < 0 {
 		return 0, fmt.Errorf("interviews: list: offset %d and limit %d must not be negative", opts.Offset, opts.Limit)
 	}
@@ -320,10 +338,15 @@ func (opts ListOptions) PageSize() (int, error) {
 }
 
 // Matches reports whether s passes opts' filters (status, role, name,
-// email, creation time): the file store filters with it, and the
-// database's query says the same in SQL.
+// email, creation time and creator, the invitation's state at At): the
+// file store filters with it, and the database's query says the same in
+// SQL.
 func (opts ListOptions) Matches(s Summary) bool {
 	switch {
+	case opts.CreatedBy != "" && !strings.EqualFold(s.CreatedBy, opts.CreatedBy):
+		return false
+	case opts.Invitation != "" && s.Invitation(opts.at()) != opts.Invitation:
+		return false
 	case opts.Status != "" && s.Status != opts.Status:
 		return false
 	case opts.Role != "" && !strings.Contains(strings.ToLower(s.Candidate.Role), strings.ToLower(opts.Role)):
@@ -336,6 +359,32 @@ func (opts ListOptions) Matches(s Summary) bool {
 		return false
 	}
 	return true
+}
+
+// at is the moment the invitation filter is judged at.
+func (opts ListOptions) at() time.Time {
+	if opts.At.IsZero() {
+		return time.Now()
+	}
+	return opts.At
+}
+
+// ResolveAt returns opts with At set to now when it is zero, so one
+// moment judges every interview of a call.
+func (opts ListOptions) ResolveAt(now time.Time) ListOptions {
+	if opts.At.IsZero() {
+		opts.At = now
+	}
+	return opts
+}
+
+// joinInvitationStates lists the invitation states for messages.
+func joinInvitationStates() string {
+	s := make([]string, len(InvitationStates))
+	for i, st := range InvitationStates {
+		s[i] = string(st)
+	}
+	return strings.Join(s, ", ")
 }
 
 // NormalizeEmail is the form in which email addresses are compared:

@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -138,19 +137,6 @@ func (b *Blueprint) RubricFor(stage string) []RubricField {
 func (b *Blueprint) Guided(name string) bool {
 	i := b.Index(name)
 	return i >= 0 && b.Stages[i].Guided
-}
-
-// TakesTemplate reports whether a role template's questions can be asked
-// in the blueprint: it needs a guided stage (where the guide asks them)
-// and is no knowledge capture. The error says what to do instead.
-func (b *Blueprint) TakesTemplate() error {
-	if b.KnowledgeCapture() {
-		return fmt.Errorf("blueprint %q captures knowledge from a brief and asks no role template's questions: leave the template out", b.Name)
-	}
-	if !slices.ContainsFunc(b.Stages, func(s Stage) bool { return s.Guided }) {
-		return fmt.Errorf("blueprint %q follows its own stages and has no guided stage where a role template's questions are asked: leave the template out, or choose the %s blueprint", b.Name, DefaultName)
-	}
-	return nil
 }
 
 func cloneRubric(r []RubricField) []RubricField {

@@ -36,6 +36,11 @@ type TemplateData struct {
 	HasJobDescription bool
 	// HasResume is true when ResumeSummary is not empty.
 	HasResume bool
+	// Problem is what the interview's design problem is about, to fit in
+	// a sentence ("an online ticketing service"); ProblemStatement is how
+	// it is presented and ProblemDetails the facts that answer clarifying
+	// questions. All are empty for a blueprint without problems.
+	Problem, ProblemStatement, ProblemDetails string
 }
 
 // NewTemplateData builds the template view of a profile: the name reduced
@@ -59,6 +64,7 @@ func NewTemplateData(p Profile) TemplateData {
 	d.LevelExpectations = LevelExpectations(d.Level)
 	d.HasJobDescription = d.JobDescription != ""
 	d.HasResume = d.ResumeSummary != ""
+	d.Problem, d.ProblemStatement, d.ProblemDetails = p.Problem.Title, strings.TrimSpace(p.Problem.Statement), strings.TrimSpace(p.Problem.Details)
 	return d
 }
 

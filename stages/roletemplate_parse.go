@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/viva-interviews/viva/internal/typo"
+	"github.com/viva-interviews/viva/internal/words"
 )
 
 var utf8BOM = []byte("\xef\xbb\xbf")
@@ -378,15 +379,6 @@ func assessesList(b *templateBlock) []string {
 	return out
 }
 
-// stopWords are left out of the keywords made from an assesses list.
-var stopWords = map[string]bool{
-	"a": true, "an": true, "and": true, "are": true, "as": true, "at": true, "be": true, "by": true,
-	"for": true, "from": true, "how": true, "in": true, "into": true, "is": true, "it": true, "its": true,
-	"of": true, "on": true, "or": true, "that": true, "the": true, "their": true, "them": true, "they": true,
-	"this": true, "to": true, "what": true, "when": true, "where": true, "which": true, "who": true,
-	"why": true, "with": true, "without": true, "under": true, "over": true, "vs": true, "versus": true,
-}
-
 // contentWords returns the lower-case words of phrases that carry
 // meaning, once each, in order: "API design and error handling" gives
 // api, design, error, handling.
@@ -398,7 +390,7 @@ func contentWords(phrases []string) []string {
 			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '+' && r != '#' && r != '-' && r != '.'
 		}) {
 			w = strings.Trim(w, "-.")
-			if len([]rune(w)) < 2 || stopWords[w] || seen[w] {
+			if len([]rune(w)) < 2 || words.IsStop(w) || seen[w] {
 				continue
 			}
 			seen[w] = true

@@ -219,7 +219,9 @@ func TestBuiltinTemplates(t *testing.T) {
 		if len(cats) < 5 || len(cats) > 6 {
 			t.Errorf("%s: %d categories, want 5–6", name, len(cats))
 		}
-		skips := 0
+		if n := len(tpl.Questions); n < 10 || n > 12 {
+			t.Errorf("%s: %d questions, want 10–12: enough for a role, few enough to ask", name, n)
+		}
 		for _, q := range tpl.Questions {
 			body := strings.TrimRight(q.Text, "?.")
 			if strings.ContainsAny(body, "?!\n:;") || strings.Contains(body, ". ") || len(body) == len(q.Text) {
@@ -228,12 +230,22 @@ func TestBuiltinTemplates(t *testing.T) {
 			if q.Expected == "" || len(q.Keywords) == 0 || len(q.Context.Targets.Assesses) == 0 {
 				t.Errorf("%s: %s lacks expected answer, keywords or assesses", name, q.ID)
 			}
-			if q.SkipIf != "" {
-				skips++
+			if q.SkipIf == "" {
+				t.Errorf("%s: %s has no Skip if block", name, q.ID)
+			}
+			// A "mentioned:" word is found inside other words: it must be
+			// a phrase no everyday answer contains by accident.
+			for _, c := range SkipConditions(q.SkipIf) {
+				if c.Kind == SkipMentioned && len(c.Word) < 6 {
+					t.Errorf("%s: %s skips on %q, too short a word to mean the topic was covered", name, q.ID, c.Word)
+				}
 			}
 		}
-		if skips == 0 {
-			t.Errorf("%s: no question has a Skip if block", name)
+	}
+	for _, name := range []string{"backend-senior", "frontend-senior", "fullstack-senior", "mobile-mid", "data-engineer-senior",
+		"ml-engineer-senior", "sre-senior", "engineering-manager", "product-manager-senior", "customer-success-manager"} {
+		if !slices.Contains(TemplateNames(), name) {
+			t.Errorf("no built-in role template %q", name)
 		}
 	}
 	fs, err := BuiltinTemplate(" FullStack-Senior ")

@@ -59,6 +59,9 @@ type Blueprint struct {
 	// FeedbackScores shows them the scores too.
 	CandidateFeedback bool `yaml:"candidate_feedback" json:"candidate_feedback,omitempty"`
 	FeedbackScores    bool `yaml:"candidate_feedback_scores" json:"candidate_feedback_scores,omitempty"`
+	// Problems is a design interview's pool of problems: each interview
+	// works on one (see Problem); empty for an interview without.
+	Problems []Problem `yaml:"problems" json:"problems,omitempty"`
 	// ClosingSafety bounds how long a voice session waits, after entering the
 	// last stage, for the closing utterance to finish before it ends the
 	// interview anyway. Zero means DefaultClosingSafety (60 s); see
@@ -125,6 +128,9 @@ type Profile struct {
 	// Language is the language the interview is held in (a tag checked
 	// with lang.Parse); empty means the blueprint's, then English.
 	Language string
+	// Problem is the design problem of the interview, from its
+	// blueprint's pool; zero for none.
+	Problem Problem
 }
 
 // Levels are the accepted seniority levels, most junior first.
@@ -162,6 +168,12 @@ func (b *Blueprint) Clone() *Blueprint {
 	}
 	if b.Stages == nil {
 		c.Stages = nil
+	}
+	if b.Problems != nil {
+		c.Problems = make([]Problem, len(b.Problems))
+		for i, p := range b.Problems {
+			c.Problems[i] = p.clone()
+		}
 	}
 	return &c
 }

@@ -75,18 +75,17 @@ func TestBuiltinBlueprints(t *testing.T) {
 			if err := b.Validate(); err != nil {
 				t.Errorf("Validate: %v", err)
 			}
-			for _, s := range b.Stages {
-				if len(s.Keywords) == 0 || s.Instructions == "" || s.Limit <= 0 {
-					t.Errorf("stage %s lacks keywords, instructions or limit", s.Name)
+			// A blueprint with a pool of problems runs set for one of them:
+			// each must give every stage its bank.
+			runs := []*Blueprint{b}
+			if len(b.Problems) > 0 {
+				runs = nil
+				for _, p := range b.Problems {
+					runs = append(runs, b.WithProblem(p))
 				}
-				if !b.IsLast(s.Name) && len(s.Questions) < max(2, s.MinQuestions) {
-					t.Errorf("stage %s has %d questions; want a bank of at least max(2, min_questions=%d)", s.Name, len(s.Questions), s.MinQuestions)
-				}
-				for _, q := range s.Questions {
-					if q.ID == "" || q.Purpose == "" || len(q.Keywords) == 0 {
-						t.Errorf("question %q lacks an id, purpose or keywords", q.ID)
-					}
-				}
+			}
+			for _, b := range runs {
+				checkBanks(t, b)
 			}
 		})
 	}
@@ -95,6 +94,25 @@ func TestBuiltinBlueprints(t *testing.T) {
 	}
 	if !IsBuiltin("System-Design") || IsBuiltin("nope") {
 		t.Error("IsBuiltin disagrees with BuiltinNames")
+	}
+}
+
+// checkBanks checks every stage of b has keywords, instructions, a limit
+// and, but the last, a bank of questions with ids, purposes and keywords.
+func checkBanks(t *testing.T, b *Blueprint) {
+	t.Helper()
+	for _, s := range b.Stages {
+		if len(s.Keywords) == 0 || s.Instructions == "" || s.Limit <= 0 {
+			t.Errorf("stage %s lacks keywords, instructions or limit", s.Name)
+		}
+		if !b.IsLast(s.Name) && len(s.Questions) < max(2, s.MinQuestions) {
+			t.Errorf("stage %s has %d questions; want a bank of at least max(2, min_questions=%d)", s.Name, len(s.Questions), s.MinQuestions)
+		}
+		for _, q := range s.Questions {
+			if q.ID == "" || q.Purpose == "" || len(q.Keywords) == 0 {
+				t.Errorf("question %q lacks an id, purpose or keywords", q.ID)
+			}
+		}
 	}
 }
 
@@ -248,7 +266,7 @@ func TestValidateGoBlueprints(t *testing.T) {
 		{"bad persona", func(b *Blueprint) { b.Persona = "{{if .Name}}unclosed" },
 			[]string{`persona: is not a valid template: persona:1: unexpected EOF; check that every {{ has a matching }} and every {{if}} or {{with}} its {{end}}`}},
 		{"bad acknowledgement", func(b *Blueprint) { b.Stages[1].Acknowledgement = "{{.Nme}}" },
-			[]string{`stages[1].acknowledgement (stage "two"): template fails for a sample candidate: stages[1].acknowledgement:1:2: executing "stages[1].acknowledgement" at <.Nme>: can't evaluate field Nme in type stages.TemplateData; templates may use {{.Name}}, {{.Role}}, {{.Level}}, {{.JobDescription}}, {{.ResumeSummary}}, {{.RoleFocus}}, {{.LevelExpectations}}, {{.HasJobDescription}} and {{.HasResume}}`}},
+			[]string{`stages[1].acknowledgement (stage "two"): template fails for a sample candidate: stages[1].acknowledgement:1:2: executing "stages[1].acknowledgement" at <.Nme>: can't evaluate field Nme in type stages.TemplateData; templates may use {{.Name}}, {{.Role}}, {{.Level}}, {{.JobDescription}}, {{.ResumeSummary}}, {{.RoleFocus}}, {{.LevelExpectations}}, {{.HasJobDescription}}, {{.HasResume}}, {{.Problem}}, {{.ProblemStatement}} and {{.ProblemDetails}}`}},
 		{"bad question template", func(b *Blueprint) { b.Stages[0].Questions[0].Text = "Why {{.Why}}?" },
 			[]string{`stages[0].questions[0].text (stage "one"): template fails for a sample candidate`}},
 		{"self loop", func(b *Blueprint) { b.Stages[1].Next = "two" },
@@ -401,5 +419,41 @@ func TestTakesTemplate(t *testing.T) {
 		if err := b.TakesTemplate(); err == nil || !strings.Contains(err.Error(), "leave the template out") {
 			t.Errorf("%s: %v, want a refusal saying what to do", name, err)
 		}
+	}
+}
+
+// TestWithTemplate: a role template gives the main stage two minutes a
+// question and the exit as many more turns, on a copy; a blueprint that
+// cannot ask it refuses it, naming the template and saying why.
+func TestWithTemplate(t *testing.T) {
+	tpl, err := BuiltinTemplate("backend-senior")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := Default()
+	got, err := b.WithTemplate(tpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if main := got.MainStage(); main != "experience" {
+		t.Fatalf("main stage %q, want experience", main)
+	}
+	st, _, _ := got.Stage("experience")
+	orig, _, _ := b.Stage("experience")
+	if want := orig.Limit + time.Duration(len(tpl.Questions))*TemplateQuestionTime; st.Limit != want {
+		t.Errorf("experience limit %v, want %v", st.Limit, want)
+	}
+	if intro, _, _ := got.Stage("intro"); intro.Limit != 120*time.Second {
+		t.Errorf("intro limit %v, want it unchanged", intro.Limit)
+	}
+	if got.Exit.Turns() != DefaultMaxTurns+len(tpl.Questions) || b.Exit.Turns() != DefaultMaxTurns {
+		t.Errorf("max turns %d (original %d), want %d", got.Exit.Turns(), b.Exit.Turns(), DefaultMaxTurns+len(tpl.Questions))
+	}
+	if plain, err := b.WithTemplate(nil); err != nil || !reflect.DeepEqual(plain, b) || plain == b {
+		t.Errorf("WithTemplate(nil) = %v, %v; want an equal copy", plain, err)
+	}
+	_, err = SystemDesign().WithTemplate(tpl)
+	if err == nil || !strings.Contains(err.Error(), `role template "backend-senior"`) || !strings.Contains(err.Error(), "no guided stage") {
+		t.Errorf("system design with a template: %v, want a refusal naming the template and why", err)
 	}
 }

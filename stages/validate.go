@@ -55,7 +55,8 @@ var stageNamePattern = regexp.MustCompile(`^[a-z0-9_-]+$`)
 
 // templateFields lists the fields a template may use, for error messages.
 const templateFields = "{{.Name}}, {{.Role}}, {{.Level}}, {{.JobDescription}}, {{.ResumeSummary}}, " +
-	"{{.RoleFocus}}, {{.LevelExpectations}}, {{.HasJobDescription}} and {{.HasResume}}"
+	"{{.RoleFocus}}, {{.LevelExpectations}}, {{.HasJobDescription}}, {{.HasResume}}, " +
+	"{{.Problem}}, {{.ProblemStatement}} and {{.ProblemDetails}}"
 
 // sampleProfiles are the profiles every template must render with: one with
 // every field filled in and one with only the required ones, so both
@@ -65,6 +66,7 @@ var sampleProfiles = []Profile{
 		Name: "Sam Example", Role: "Backend engineer", Level: "senior",
 		JobDescription: "Build and run the payments API.",
 		ResumeSummary:  "Six years of Go and PostgreSQL at a fintech.",
+		Problem:        Problem{ID: "sample", Title: "a sample service", Statement: "Design a sample service.", Details: "A thousand users."},
 	},
 	{Name: "Sam Example", Role: "Designer", Level: "entry"},
 }
@@ -132,6 +134,7 @@ func (b *Blueprint) problems() []*FieldError {
 	}
 
 	l.probs = append(l.probs, b.rubricProblems(names, known)...)
+	l.probs = append(l.probs, b.poolProblems(names)...)
 	l.probs = append(l.probs, b.targetProblems(names, known)...)
 	if !badNext {
 		if p := b.loop(); p != nil {

@@ -88,7 +88,7 @@ func (d *decoder) fields(n *yaml.Node, path, what string, known []string, fn fun
 
 var (
 	blueprintFields = []string{"name", "title", "description", "persona", "mode", "language", "closing_safety", "rubric", "exit_conditions",
-		"competencies", "candidate_feedback", "candidate_feedback_scores", "stages"}
+		"competencies", "candidate_feedback", "candidate_feedback_scores", "problems", "stages"}
 	stageFields    = []string{"name", "title", "instructions", "limit", "min_time", "min_questions", "guided", "questions", "keywords", "next", "acknowledgement", "tools"}
 	questionFields = []string{"id", "text", "purpose", "keywords", "targets"}
 	rubricFields   = []string{"id", "label", "required", "question", "stage", "expect", "keywords"}
@@ -115,22 +115,56 @@ func (d *decoder) list(v *yaml.Node, field, what string, item func(n *yaml.Node,
 	}
 }
 
+// into returns a field handler for fields: it decodes each key of ptrs
+// into the value it points at, by that value's type, and hands any other
+// key to other (nil: none).
+func (d *decoder) into(ptrs map[string]any, other func(key, field string, v *yaml.Node)) func(key, field string, v *yaml.Node) {
+	return func(key, field string, v *yaml.Node) {
+		switch p := ptrs[key].(type) {
+		case nil:
+			if other != nil {
+				other(key, field, v)
+			}
+		case *string:
+			*p = d.str(v, field)
+		case *bool:
+			*p = d.boolean(v, field)
+		case **bool:
+			b := d.boolean(v, field)
+			*p = &b
+		case *int:
+			*p = d.integer(v, field)
+		case *float64:
+			*p = d.number(v, field)
+		case *time.Duration:
+			*p = d.duration(v, field)
+		case *[]string:
+			*p = d.words(v, field)
+		default:
+			panic(fmt.Sprintf("stages: no YAML decoding into %T", p))
+		}
+	}
+}
+
+// indexedWords decodes the list of words v at field. Blank entries are
+// skipped, so each word's line is recorded under its index among those
+// kept, the index validation reports.
+func (d *decoder) indexedWords(v *yaml.Node, field string) []string {
+	var out []string
+	for _, n := range d.wordNodes(v, field) {
+		d.lines[fmt.Sprintf("%s[%d]", field, len(out))] = n.Line
+		out = append(out, strings.TrimSpace(n.Value))
+	}
+	return out
+}
+
 func (d *decoder) blueprint(n *yaml.Node) *Blueprint {
 	b := &Blueprint{}
-	d.fields(n, "", "blueprint", blueprintFields, func(key, field string, v *yaml.Node) {
+	d.fields(n, "", "blueprint", blueprintFields, d.into(map[string]any{
+		"name": &b.Name, "title": &b.Title, "description": &b.Description, "persona": &b.Persona, "mode": &b.Mode, "language": &b.Language,
+		"candidate_feedback": &b.CandidateFeedback, "candidate_feedback_scores": &b.FeedbackScores, "closing_safety": &b.ClosingSafety,
+	}, func(key, field string, v *yaml.Node) {
 		switch key {
-		case "name":
-			b.Name = d.str(v, field)
-		case "title":
-			b.Title = d.str(v, field)
-		case "description":
-			b.Description = d.str(v, field)
-		case "persona":
-			b.Persona = d.str(v, field)
-		case "mode":
-			b.Mode = d.str(v, field)
-		case "language":
-			b.Language = d.str(v, field)
 		case "rubric":
 			d.list(v, field, "rubric fields (lines starting with \"- id: …\")", func(rn *yaml.Node, rf string) {
 				b.Rubric = append(b.Rubric, d.rubricField(rn, rf))
@@ -138,64 +172,37 @@ func (d *decoder) blueprint(n *yaml.Node) *Blueprint {
 		case "exit_conditions":
 			b.Exit = d.exitConditions(v, field)
 		case "competencies":
-			// Blank entries are skipped, so a competency's line is recorded
-			// under its index in b.Competencies, the index validation reports.
-			for _, n := range d.wordNodes(v, field) {
-				d.lines[fmt.Sprintf("%s[%d]", field, len(b.Competencies))] = n.Line
-				b.Competencies = append(b.Competencies, strings.TrimSpace(n.Value))
-			}
-		case "candidate_feedback":
-			b.CandidateFeedback = d.boolean(v, field)
-		case "candidate_feedback_scores":
-			b.FeedbackScores = d.boolean(v, field)
-		case "closing_safety":
-			b.ClosingSafety = d.duration(v, field)
+			b.Competencies = d.indexedWords(v, field)
+		case "problems":
+			d.list(v, field, "problems (lines starting with \"- id: …\")", func(pn *yaml.Node, pf string) {
+				b.Problems = append(b.Problems, d.problem(pn, pf))
+			})
 		case "stages":
 			d.list(v, field, "stages (lines starting with \"- name: …\")", func(sn *yaml.Node, sf string) {
 				b.Stages = append(b.Stages, d.stage(sn, sf))
 			})
 		}
-	})
+	}))
 	return b
 }
 
 func (d *decoder) stage(n *yaml.Node, path string) Stage {
 	var s Stage
-	d.fields(n, path, "stage", stageFields, func(key, field string, v *yaml.Node) {
+	d.fields(n, path, "stage", stageFields, d.into(map[string]any{
+		"name": &s.Name, "title": &s.Title, "instructions": &s.Instructions, "limit": &s.Limit, "min_time": &s.MinTime,
+		"min_questions": &s.MinQuestions, "guided": &s.Guided, "keywords": &s.Keywords, "next": &s.Next, "acknowledgement": &s.Acknowledgement,
+	}, func(key, field string, v *yaml.Node) {
 		switch key {
-		case "name":
-			s.Name = d.str(v, field)
-		case "title":
-			s.Title = d.str(v, field)
-		case "instructions":
-			s.Instructions = d.str(v, field)
-		case "limit":
-			s.Limit = d.duration(v, field)
-		case "min_time":
-			s.MinTime = d.duration(v, field)
-		case "min_questions":
-			s.MinQuestions = d.integer(v, field)
-		case "guided":
-			s.Guided = d.boolean(v, field)
-		case "keywords":
-			s.Keywords = d.words(v, field)
-		case "next":
-			s.Next = d.str(v, field)
-		case "acknowledgement":
-			s.Acknowledgement = d.str(v, field)
 		case "tools":
-			// Blank entries are skipped, so a tool's line is recorded under
-			// its index in s.Tools, the index validation reports.
-			for _, n := range d.wordNodes(v, field) {
-				d.lines[fmt.Sprintf("%s[%d]", field, len(s.Tools))] = n.Line
-				s.Tools = append(s.Tools, ToolName(strings.TrimSpace(n.Value)))
+			for _, t := range d.indexedWords(v, field) {
+				s.Tools = append(s.Tools, ToolName(t))
 			}
 		case "questions":
 			d.list(v, field, "questions", func(qn *yaml.Node, qf string) {
 				s.Questions = append(s.Questions, d.question(qn, qf))
 			})
 		}
-	})
+	}))
 	return s
 }
 
@@ -205,82 +212,40 @@ func (d *decoder) question(n *yaml.Node, path string) Question {
 		q.Text = d.str(n, path+".text")
 		return q
 	}
-	d.fields(n, path, "question", questionFields, func(key, field string, v *yaml.Node) {
-		switch key {
-		case "id":
-			q.ID = d.str(v, field)
-		case "text":
-			q.Text = d.str(v, field)
-		case "purpose":
-			q.Purpose = d.str(v, field)
-		case "keywords":
-			q.Keywords = d.words(v, field)
-		case "targets":
+	d.fields(n, path, "question", questionFields, d.into(map[string]any{
+		"id": &q.ID, "text": &q.Text, "purpose": &q.Purpose, "keywords": &q.Keywords,
+	}, func(key, field string, v *yaml.Node) {
+		if key == "targets" {
 			q.Context.Targets = d.targets(v, field)
 		}
-	})
+	}))
 	return q
 }
 
 func (d *decoder) rubricField(n *yaml.Node, path string) RubricField {
 	var f RubricField
-	d.fields(n, path, "rubric field", rubricFields, func(key, field string, v *yaml.Node) {
-		switch key {
-		case "id":
-			f.ID = d.str(v, field)
-		case "label":
-			f.Label = d.str(v, field)
-		case "required":
-			f.Required = d.boolean(v, field)
-		case "question":
-			f.Question = d.str(v, field)
-		case "stage":
-			f.Stage = d.str(v, field)
-		case "expect":
-			f.Expect = d.str(v, field)
-		case "keywords":
-			f.Keywords = d.words(v, field)
-		}
-	})
+	d.fields(n, path, "rubric field", rubricFields, d.into(map[string]any{
+		"id": &f.ID, "label": &f.Label, "required": &f.Required, "question": &f.Question, "stage": &f.Stage,
+		"expect": &f.Expect, "keywords": &f.Keywords,
+	}, nil))
 	return f
 }
 
 func (d *decoder) exitConditions(n *yaml.Node, path string) ExitConditions {
 	var e ExitConditions
-	d.fields(n, path, "exit_conditions", exitFields, func(key, field string, v *yaml.Node) {
-		switch key {
-		case "required_fields_threshold":
-			e.RequiredFieldsThreshold = d.number(v, field)
-		case "max_turns":
-			e.MaxTurns = d.integer(v, field)
-		case "graceful_closing":
-			g := d.boolean(v, field)
-			e.GracefulClosing = &g
-		case "rounds":
-			e.Rounds = d.integer(v, field)
-		}
-	})
+	d.fields(n, path, "exit_conditions", exitFields, d.into(map[string]any{
+		"required_fields_threshold": &e.RequiredFieldsThreshold, "max_turns": &e.MaxTurns,
+		"graceful_closing": &e.GracefulClosing, "rounds": &e.Rounds,
+	}, nil))
 	return e
 }
 
 func (d *decoder) targets(n *yaml.Node, path string) Targets {
 	var t Targets
-	d.fields(n, path, "targets", targetsFields, func(key, field string, v *yaml.Node) {
-		switch key {
-		case "skill":
-			t.Skill = d.str(v, field)
-		case "attribute":
-			t.Attribute = d.str(v, field)
-		case "field":
-			t.Field = d.str(v, field)
-		case "category":
-			t.Category = d.str(v, field)
-		case "assesses":
-			t.Assesses = d.words(v, field)
-		case "phase":
-			t.Phase = d.str(v, field)
-		}
-	})
+	d.fields(n, path, "targets", targetsFields, d.into(map[string]any{
+		"skill": &t.Skill, "attribute": &t.Attribute, "field": &t.Field, "category": &t.Category,
+		"assesses": &t.Assesses, "phase": &t.Phase,
+	}, nil))
 	return t
 }
 

@@ -38,6 +38,9 @@ func (b Blueprint) MarshalYAML() (any, error) {
 	if b.FeedbackScores {
 		addPair(root, "candidate_feedback_scores", boolNode(true))
 	}
+	if len(b.Problems) > 0 {
+		addPair(root, "problems", sequence(b.Problems, problemNode))
+	}
 	addPair(root, "stages", sequence(b.Stages, stageNode))
 	return root, nil
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/viva-interviews/viva/accounts"
+	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/agent/llm/scripted"
 	"github.com/viva-interviews/viva/agent/stt/sphinx"
@@ -121,11 +122,12 @@ func startSystemWith(t *testing.T, grace time.Duration, edit func(*web.Options))
 	sys := &system{lk: lk, store: store, agent: "viva-e2e-" + strings.ToLower(regexp.MustCompile(`\W+`).ReplaceAllString(t.Name(), "-"))}
 
 	sessions := &worker.Sessions{
-		Store: store, STT: rec, TTS: synth, Rooms: lk.RoomClient(), Logger: log,
-		NewLLM: func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client {
-			return scripted.New(m, bp, p)
-		},
-		Engines: interviews.Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"},
+		Store: store, Rooms: lk.RoomClient(), Logger: log,
+		Engines: worker.Engines{STT: rec, TTS: synth,
+			Models: agent.Models{NewLLM: func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client {
+				return scripted.New(m, bp, p)
+			}},
+			Names: interviews.Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"}},
 		// Full-length stage limits: the greeting has no minimum time, so a
 		// shorter scale would buy nothing, and the greeting's deadline must
 		// not force the interview on before the recorded answer is heard.

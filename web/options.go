@@ -142,7 +142,8 @@ func offeredBlueprints(names []string, bad func(format string, args ...any)) []b
 		if slices.ContainsFunc(blueprints, func(b blueprintOption) bool { return b.Name == name }) {
 			continue
 		}
-		blueprints = append(blueprints, blueprintOption{Name: name, Title: blueprintTitle(name), KnowledgeCapture: knowledgeCapture(name), NoTemplate: noTemplate(name)})
+		blueprints = append(blueprints, blueprintOption{Name: name, Title: blueprintTitle(name), KnowledgeCapture: knowledgeCapture(name), NoTemplate: noTemplate(name),
+			Problems: problemOptions(name)})
 	}
 	if i := slices.IndexFunc(blueprints, func(b blueprintOption) bool { return b.Name == "default" }); i > 0 {
 		d := blueprints[i]
@@ -182,6 +183,28 @@ type blueprintOption struct {
 	// NoTemplate says why the plan asks no role template's questions;
 	// empty when it does.
 	NoTemplate string
+	// Problems are the design problems of the plan's pool; none for a
+	// plan without one.
+	Problems []problemOption
+}
+
+// problemOption is a design problem of a plan's pool offered in the form.
+type problemOption struct {
+	ID    string
+	Title string // "an online ticketing service"
+}
+
+// problemOptions are the design problems of the built-in blueprint name.
+func problemOptions(name string) []problemOption {
+	b, err := stages.Builtin(name)
+	if err != nil {
+		return nil
+	}
+	var out []problemOption
+	for _, p := range b.Problems {
+		out = append(out, problemOption{ID: p.ID, Title: p.Title})
+	}
+	return out
 }
 
 // TemplateChoice is a role template offered in the registration form.

@@ -83,6 +83,7 @@ const (
 	fieldResume     = "resume"      // the file
 	fieldResumeText = "resume_text" // pasted text
 	fieldTemplate   = "template"    // a role template's name
+	fieldProblem    = "problem"     // a design problem of the plan's pool
 	fieldBrief      = "brief"       // a knowledge capture's brief, typed
 	fieldBriefFile  = "brief_file"  // the brief as a .md or .txt file
 	fieldUI         = "ui"          // "html" from the registration page
@@ -140,7 +141,7 @@ func (s *registrar) createRecord(ctx context.Context, v *validated) (*interviews
 		return nil, errors.New("web: registering without a signed-in user")
 	}
 	reg := interviews.Registration{
-		Candidate: v.candidate, Blueprint: v.blueprint, Template: v.template, Language: v.language, Brief: v.brief,
+		Candidate: v.candidate, Blueprint: v.blueprint, Template: v.template, Problem: v.problem, Language: v.language, Brief: v.brief,
 		JobDescription: v.jobDescription, ResumeText: v.resumeText, Keys: v.keys, By: by.Email,
 	}
 	if v.resumeText != "" {
@@ -207,6 +208,9 @@ type registerPage struct {
 	// Capture is true when a knowledge-capture plan is offered: the form
 	// then has the brief field.
 	Capture bool
+	// Problems is true when a plan with a pool of design problems is
+	// offered: the form then has the problem field.
+	Problems bool
 	// OwnKeys offers the provider key fields: the server has a secrets
 	// key to seal them with.
 	OwnKeys bool
@@ -225,6 +229,7 @@ func (s *registrar) registerPage() registerPage {
 		MaxBrief:     interviews.MaxBriefLen,
 		MaxBriefText: thousands(interviews.MaxBriefLen),
 		Capture:      slices.ContainsFunc(s.blueprints, func(b blueprintOption) bool { return b.KnowledgeCapture }),
+		Problems:     slices.ContainsFunc(s.blueprints, func(b blueprintOption) bool { return len(b.Problems) > 0 }),
 		OwnKeys:      s.store.KeepsKeys(),
 	}
 }

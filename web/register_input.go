@@ -38,6 +38,8 @@ type registration struct {
 	ResumeText     string `json:"resume_text"`
 	// Template is the role template to ask from; empty for none.
 	Template string `json:"template"`
+	// Problem is the design problem of the plan's pool; empty draws one.
+	Problem string `json:"problem"`
 	// Brief is a knowledge-capture interview's brief (markdown).
 	Brief string `json:"brief"`
 	// Language is the language the interview is held in (a BCP 47 tag
@@ -80,6 +82,8 @@ func (r *registration) field(name string) *string {
 		return &r.ResumeText
 	case fieldTemplate:
 		return &r.Template
+	case fieldProblem:
+		return &r.Problem
 	case fieldBrief:
 		return &r.Brief
 	case fieldLanguage:
@@ -159,7 +163,7 @@ func readSubmission(w http.ResponseWriter, r *http.Request) (*submission, *reque
 			Name: f.Get(fieldName), Email: f.Get(fieldEmail), Role: f.Get(fieldRole),
 			Level: f.Get(fieldLevel), Blueprint: f.Get(fieldBlueprint),
 			JobDescription: f.Get(fieldJobDesc), ResumeText: f.Get(fieldResumeText),
-			Template: f.Get(fieldTemplate), Brief: f.Get(fieldBrief), Language: f.Get(fieldLanguage),
+			Template: f.Get(fieldTemplate), Problem: f.Get(fieldProblem), Brief: f.Get(fieldBrief), Language: f.Get(fieldLanguage),
 			OpenAIAPIKey: f.Get(fieldOpenAIKey), DeepgramAPIKey: f.Get(fieldDeepgramKey),
 		}
 		sub.html = f.Get(fieldUI) == "html" || acceptsHTML(r)

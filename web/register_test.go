@@ -563,3 +563,30 @@ func TestCreateFormKeepsUploadedBrief(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateWithProblem: the record keeps the design problem chosen from
+// the plan's pool; a problem the plan lacks is refused saying what can be
+// chosen; the form offers each pool under its plan.
+func TestCreateWithProblem(t *testing.T) {
+	ts := newTestServer(t)
+	resp := registerJSON(t, ts, map[string]string{"name": "Ada Lovelace", "role": "Engineer", "blueprint": "system-design", "problem": " Chat "})
+	if rec, err := ts.store.Get(t.Context(), resp.ID); err != nil || rec.Problem != "chat" || rec.Blueprint != "system-design" {
+		t.Fatalf("record %+v, %v", rec, err)
+	}
+	for _, tc := range []struct{ blueprint, problem, want string }{
+		{"system-design", "elevator", "Choose one of the System design interview plan's problems: ticketing, ride-hailing, chat, url-shortener, notifications, or leave it empty to draw one"},
+		{"default", "chat", "The Behavioural interview plan has no design problems to choose from: leave the problem empty"},
+	} {
+		refused := ts.postJSON("/api/interviews", map[string]string{"name": "Ada Lovelace", "role": "Engineer", "blueprint": tc.blueprint, "problem": tc.problem})
+		if refused.Code != http.StatusUnprocessableEntity && refused.Code != http.StatusBadRequest || !strings.Contains(refused.Body.String(), tc.want) {
+			t.Errorf("%s with problem %s: %d %s", tc.blueprint, tc.problem, refused.Code, refused.Body)
+		}
+	}
+	body := ts.get("/", "Cookie", sessionCookie+"="+ts.signIn(t, testRecruiter).Value).Body.String()
+	for _, want := range []string{`<select id="problem" name="problem">`, `<option value="" selected>Drawn for the interview</option>`,
+		`<optgroup label="System design interview">`, `<option value="url-shortener">a link shortening service</option>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the form lacks %s", want)
+		}
+	}
+}

@@ -29,6 +29,7 @@ type validated struct {
 	resumeSource   string // the file name the text came from; empty for pasted text
 	template       string
 	language       string
+	problem        string
 	brief          string
 	keys           interviews.Keys
 }
@@ -52,7 +53,7 @@ func (s *registrar) validate(ctx context.Context, sub *submission) (*validated, 
 	}
 
 	s.checkPlan(in, errs)
-	v.blueprint, v.template = in.Blueprint, in.Template
+	v.blueprint, v.template, v.problem = in.Blueprint, in.Template, in.Problem
 
 	s.validateBrief(sub, errs)
 	v.brief = in.Brief
@@ -98,6 +99,28 @@ func (s *plans) checkPlan(in *registration, errs fieldErrors) {
 	}
 	if i := slices.IndexFunc(s.blueprints, func(b blueprintOption) bool { return b.Name == in.Blueprint }); in.Template != "" && errs[fieldTemplate] == "" && i >= 0 && s.blueprints[i].NoTemplate != "" {
 		errs[fieldTemplate] = "The " + s.blueprints[i].Title + " plan asks no role template's questions: leave the template empty, or choose another plan"
+	}
+	s.checkProblem(in, errs)
+}
+
+// checkProblem checks the chosen design problem against the chosen
+// plan's pool; empty draws one when the interview starts.
+func (s *plans) checkProblem(in *registration, errs fieldErrors) {
+	in.Problem = strings.ToLower(interviews.CleanLine(in.Problem))
+	i := slices.IndexFunc(s.blueprints, func(b blueprintOption) bool { return b.Name == in.Blueprint })
+	if in.Problem == "" || i < 0 {
+		return
+	}
+	b := s.blueprints[i]
+	switch {
+	case len(b.Problems) == 0:
+		errs[fieldProblem] = "The " + b.Title + " plan has no design problems to choose from: leave the problem empty, or choose a plan that has some"
+	case !slices.ContainsFunc(b.Problems, func(p problemOption) bool { return p.ID == in.Problem }):
+		ids := make([]string, len(b.Problems))
+		for j, p := range b.Problems {
+			ids[j] = p.ID
+		}
+		errs[fieldProblem] = "Choose one of the " + b.Title + " plan's problems: " + strings.Join(ids, ", ") + ", or leave it empty to draw one"
 	}
 }
 

@@ -15,6 +15,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/viva-interviews/viva/testrig/browsertest"
 )
 
 // reportBrowser is headless Chromium for the report pages, desktop-sized,
@@ -120,21 +122,14 @@ func TestBrowserReportPages(t *testing.T) {
 		network.SetExtraHTTPHeaders(network.Headers{"Authorization": "Bearer " + testReviewerToken}),
 		chromedp.Navigate(web.URL+"/review/"+r.ID),
 		chromedp.WaitVisible("#report-h", chromedp.ByQuery),
-		chromedp.Text(".side-col", &text, chromedp.ByQuery))
-	for _, want := range []string{"72", "Technical depth", "Named the engine but not its limits.", "Advance", "Record a decision", "Written by openai:gpt-4o-mini, prompt report-v1"} {
+		chromedp.Text("#verdict", &text, chromedp.ByQuery))
+	for _, want := range []string{"72", "Clear communicator", "Technical depth", "Named the engine but not its limits.", "Strengths", "“I built a difference engine”",
+		"Concerns", "Advance", "Record a decision", "Written by openai:gpt-4o-mini, prompt report-v1"} {
 		if !strings.Contains(text, want) {
-			t.Errorf("reviewer page: the column beside the timeline lacks %q", want)
+			t.Errorf("reviewer page: the verdict lacks %q", want)
 		}
 	}
-	var besideTimeline bool
-	b.run(t, "layout", chromedp.Evaluate(`(() => {
-	  const side = document.querySelector('.side-col').getBoundingClientRect();
-	  const tl = document.querySelector('.timeline-col').getBoundingClientRect();
-	  return Math.abs(side.top - tl.top) < 40 && side.left > tl.left;
-	})()`, &besideTimeline))
-	if !besideTimeline {
-		t.Error("the report is not beside the transcript on a wide screen")
-	}
+	b.checkVerdictFirst(t)
 	b.shot(t, "reviewer-page")
 
 	var hidden bool
@@ -143,9 +138,9 @@ func TestBrowserReportPages(t *testing.T) {
 		chromedp.WaitVisible("#report-h", chromedp.ByQuery),
 		emulation.SetEmulatedMedia().WithMedia("print"),
 		chromedp.Evaluate(`getComputedStyle(document.querySelector('.site-header')).display === 'none' &&
-		  getComputedStyle(document.querySelector('.key-questions')).breakBefore === 'page'`, &hidden))
+		  getComputedStyle(document.querySelector('.key-questions')).breakBefore !== 'page'`, &hidden))
 	if !hidden {
-		t.Error("printing shows the navigation or keeps sections on one page")
+		t.Error("printing shows the navigation or puts each section on a page of its own")
 	}
 	b.shot(t, "printable-report")
 
@@ -170,4 +165,37 @@ func TestBrowserReportPages(t *testing.T) {
 	for _, p := range b.problems {
 		t.Errorf("browser: %s", p)
 	}
+}
+
+// checkVerdictFirst checks, at desktop and phone size, that the page
+// opens with the verdict and the decision form, the summary under them,
+// the details folded, the timeline last, and that the phone's decision
+// form is reachable without the timeline in the way; it logs the page's
+// height at each size.
+func (b *reportBrowser) checkVerdictFirst(t *testing.T) {
+	t.Helper()
+	for _, size := range browsertest.ScreenSizes {
+		var got struct {
+			Order, Folded, DecisionInView bool
+			Height                        float64
+		}
+		b.run(t, "verdict first at "+size.Name, browsertest.Emulate(size, "light"),
+			chromedp.Evaluate(`(() => {
+			  const top = (sel) => document.querySelector(sel).getBoundingClientRect().top + window.scrollY;
+			  const parts = ['#verdict .overall', '#verdict #comp-h', '#verdict #strengths-h', '#verdict #improvements-h', '#summary', '#details', '#timeline'];
+			  const tops = parts.map(top);
+			  const form = top('.decision-form');
+			  return {
+			    Order: tops.every((v, i) => i === 0 || v >= tops[i - 1]) && form > tops[0] && form < top('#summary'),
+			    Folded: !document.querySelector('#details').open && !document.querySelector('#report-more').open,
+			    DecisionInView: form < top('#timeline'),
+			    Height: document.documentElement.scrollHeight,
+			  };
+			})()`, &got))
+		if !got.Order || !got.Folded || !got.DecisionInView {
+			t.Errorf("at %s: verdict first %v, details folded %v, decision before the timeline %v", size.Name, got.Order, got.Folded, got.DecisionInView)
+		}
+		t.Logf("reviewer page at %s: %.0f px tall", size.Name, got.Height)
+	}
+	b.run(t, "reset the emulation", emulation.ClearDeviceMetricsOverride())
 }

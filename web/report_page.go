@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -49,6 +50,15 @@ type reportView struct {
 	RubricCoverage int
 	Gaps           []string
 	Topics         []interviews.SummaryTopic
+	// Unclear are the answers the speech recogniser was unsure of: not
+	// quoted nor judged, linked for the reviewer to listen to.
+	Unclear []unclearView
+}
+
+// unclearView is an answer whose transcript the report did not trust.
+type unclearView struct {
+	Label string
+	Href  string
 }
 
 // competencyView is one scored competency.
@@ -72,7 +82,9 @@ type keyQuestionView struct {
 	Question string
 	Good     string
 	Missing  string
-	Href     string
+	// Quote is the candidate's words, verbatim.
+	Quote string
+	Href  string
 }
 
 // starView is the STAR structure of one behavioural answer.
@@ -93,8 +105,13 @@ type starPart struct {
 
 // statsView are the transcript's figures in words.
 type statsView struct {
-	Answers         int
-	FillerWords     int
+	Answers     int
+	FillerWords int
+	// Mode says how the candidate answered: "spoken", "typed", "spoken
+	// and typed"; TalkTime is false when no answer was spoken, when the
+	// talk time means nothing.
+	Mode            string
+	TalkTime        bool
 	TalkTimePercent int
 	MeanWords       string
 	MedianWords     string
@@ -160,7 +177,8 @@ func newReportView(rec *interviews.Record) *reportView {
 		if text == "" {
 			text = turns.questionText(q.QuestionID)
 		}
-		v.KeyQuestions = append(v.KeyQuestions, keyQuestionView{Question: text, Good: q.Good, Missing: q.Missing, Href: turns.answer("", q.QuestionID)})
+		v.KeyQuestions = append(v.KeyQuestions, keyQuestionView{Question: text, Good: q.Good, Missing: q.Missing, Quote: q.Quote,
+			Href: turns.answer(q.Quote, q.QuestionID)})
 	}
 	for _, s := range r.STAR {
 		sv := starView{Question: turns.questionText(s.QuestionID), Href: turns.answer("", s.QuestionID),
@@ -168,10 +186,9 @@ func newReportView(rec *interviews.Record) *reportView {
 			Complete: s.Situation && s.Task && s.Action && s.Result}
 		v.STAR = append(v.STAR, sv)
 	}
-	st := r.Stats
-	v.Stats = statsView{
-		Answers: st.Answers, FillerWords: st.FillerWords, TalkTimePercent: percent(st.TalkTimeRatio),
-		MeanWords: oneDecimal(st.MeanAnswerWords), MedianWords: oneDecimal(st.MedianAnswerWord), MaxWords: st.MaxAnswerWords,
+	v.Stats = newStatsView(r.Stats)
+	for _, seq := range r.UnclearTurns {
+		v.Unclear = append(v.Unclear, unclearView{Label: fmt.Sprintf("Answer at turn %d", seq), Href: turnAnchor(seq)})
 	}
 	for _, sc := range r.Stages {
 		title := sc.Title
@@ -179,6 +196,24 @@ func newReportView(rec *interviews.Record) *reportView {
 			title = stageTitle(rec, sc.Stage)
 		}
 		v.Stages = append(v.Stages, stageCoverageView{Title: title, Questions: sc.Questions, Forced: sc.Forced})
+	}
+	return v
+}
+
+// newStatsView puts the transcript's figures in words. A report from
+// before answers were counted by mode counts them all as spoken.
+func newStatsView(st interviews.TranscriptStats) statsView {
+	v := statsView{
+		Answers: st.Answers, FillerWords: st.FillerWords, TalkTimePercent: percent(st.TalkTimeRatio),
+		MeanWords: oneDecimal(st.MeanAnswerWords), MedianWords: oneDecimal(st.MedianAnswerWord), MaxWords: st.MaxAnswerWords,
+	}
+	switch {
+	case st.TypedAnswers > 0 && st.SpokenAnswers > 0:
+		v.Mode, v.TalkTime = "spoken and typed", true
+	case st.TypedAnswers > 0:
+		v.Mode = "typed"
+	default:
+		v.Mode, v.TalkTime = "spoken", true
 	}
 	return v
 }
@@ -202,6 +237,9 @@ func (v *reportView) linkFrom(page string) {
 	}
 	for i := range v.STAR {
 		fix(&v.STAR[i].Href)
+	}
+	for i := range v.Unclear {
+		fix(&v.Unclear[i].Href)
 	}
 }
 

@@ -5,12 +5,18 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/web/reportpdf"
 )
 
-// The report of one interview as a PDF document.
+// The report of one interview as a PDF document: a scorecard a hiring
+// manager reads in a minute — the decision, the verdict, the
+// competencies, the strengths and concerns with the candidate's words,
+// the key questions with their quotes and a line of figures, flowing on
+// one or two pages (never a page per section). The full report stays on
+// the interview's page.
 
 // handleReportPDF serves /review/{id}/report.pdf: the ready report as a
 // PDF download.
@@ -29,7 +35,7 @@ func (s *reportPages) handleReportPDF(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var buf bytes.Buffer
-	if err := reportpdf.Write(&buf, s.reportDocument(rec, rv)); err != nil {
+	if err := reportpdf.Write(&buf, scorecard(rec, rv, newDecisionsView(rec), s.now())); err != nil {
 		s.log.Error("web: writing a report PDF", "interview_id", rec.ID, "err", err)
 		s.serverError(w, r)
 		return
@@ -39,42 +45,18 @@ func (s *reportPages) handleReportPDF(w http.ResponseWriter, r *http.Request) {
 	_, _ = buf.WriteTo(w)
 }
 
-// reportDocument puts a ready report in words for the PDF, in the order
-// of the printable page.
-func (s *reportPages) reportDocument(rec *interviews.Record, rv *reportView) reportpdf.Document {
+// scorecardKeyQuestions bounds the key questions of the scorecard.
+const scorecardKeyQuestions = 5
+
+// scorecard puts a ready report and its decision in words for the PDF.
+func scorecard(rec *interviews.Record, rv *reportView, dv decisionsView, now time.Time) reportpdf.Document {
 	doc := reportpdf.Document{
-		Title:      rec.Candidate.Name,
-		Subtitle:   strings.Join(nonEmpty(rec.Candidate.Role, rec.Candidate.Level, blueprintTitle(rec.Blueprint), formatDateTime(rec.EndedAt)), " · "),
-		PageBreaks: true,
-		CreatedAt:  s.now(),
+		Title: rec.Candidate.Name,
+		Subtitle: strings.Join(nonEmpty(rec.Candidate.Role, rec.Candidate.Level, blueprintTitle(rec.Blueprint),
+			formatDateTime(rec.EndedAt), rec.Standing(now).Label()), " · "),
+		CreatedAt: now,
 	}
-	doc.Sections = append(doc.Sections, summarySection(rv))
-	doc.Sections = append(doc.Sections, scoreSections(rv)...)
-	doc.Sections = append(doc.Sections, pointSections("Strengths", rv.Strengths)...)
-	doc.Sections = append(doc.Sections, pointSections("Improvements", rv.Improvements)...)
-	doc.Sections = append(doc.Sections, keyQuestionSections(rv)...)
-	doc.Sections = append(doc.Sections, figuresSection(rv))
-	return doc
-}
-
-// summarySection is the report's overall score, headline and author.
-func summarySection(rv *reportView) reportpdf.Section {
-	summary := reportpdf.Section{Heading: "Summary"}
-	if !rv.Knowledge {
-		summary.Lines = append(summary.Lines, reportpdf.Line{Text: fmt.Sprintf("Overall %d / 100", rv.Overall), Bold: true, Score: float64(rv.Overall), HasScore: true})
-	}
-	if rv.Headline != "" {
-		summary.Lines = append(summary.Lines, reportpdf.Line{Text: rv.Headline})
-	}
-	if rv.ByLabel != "" {
-		summary.Lines = append(summary.Lines, reportpdf.Line{Text: rv.ByLabel + fmt.Sprintf(" (version %d)", rv.Version)})
-	}
-	return summary
-}
-
-// scoreSections are the topics of a knowledge capture, else the
-// competencies with their scores; none when there are none.
-func scoreSections(rv *reportView) []reportpdf.Section {
+	doc.Sections = append(doc.Sections, scorecardDecision(dv), scorecardVerdict(rv))
 	if rv.Knowledge {
 		sec := reportpdf.Section{Heading: "Topics"}
 		for _, t := range rv.Topics {
@@ -83,82 +65,112 @@ func scoreSections(rv *reportView) []reportpdf.Section {
 				sec.Lines = append(sec.Lines, reportpdf.Line{Text: "• " + p, Indent: true})
 			}
 		}
-		return []reportpdf.Section{sec}
-	} else if len(rv.Competencies) > 0 {
+		doc.Sections = append(doc.Sections, sec)
+	}
+	if len(rv.Competencies) > 0 {
 		sec := reportpdf.Section{Heading: "Competencies"}
 		for _, c := range rv.Competencies {
 			sec.Lines = append(sec.Lines,
 				reportpdf.Line{Text: fmt.Sprintf("%s — %d", c.Name, c.Score), Bold: true, Score: float64(c.Score), HasScore: true},
 				reportpdf.Line{Text: c.Rationale, Indent: true})
 		}
-		return []reportpdf.Section{sec}
+		doc.Sections = append(doc.Sections, sec)
 	}
-	return nil
-}
-
-// pointSections is a section of points under heading, with their quotes;
-// none without points.
-func pointSections(heading string, ps []pointView) []reportpdf.Section {
-	if len(ps) == 0 {
-		return nil
-	}
-	sec := reportpdf.Section{Heading: heading}
-	for _, p := range ps {
-		sec.Lines = append(sec.Lines, reportpdf.Line{Text: "• " + p.Text})
-		if p.Quote != "" {
-			sec.Lines = append(sec.Lines, reportpdf.Line{Text: "“" + p.Quote + "”", Indent: true})
+	for _, p := range []struct {
+		heading string
+		points  []pointView
+	}{{"Strengths", rv.Strengths}, {"Concerns", rv.Improvements}} {
+		if len(p.points) == 0 {
+			continue
 		}
-	}
-	return []reportpdf.Section{sec}
-}
-
-// keyQuestionSections are the key questions and the STAR answers; none
-// when there are none.
-func keyQuestionSections(rv *reportView) []reportpdf.Section {
-	if len(rv.KeyQuestions) > 0 || len(rv.STAR) > 0 {
-		sec := reportpdf.Section{Heading: "Key questions"}
-		for _, q := range rv.KeyQuestions {
-			sec.Lines = append(sec.Lines, reportpdf.Line{Text: q.Question, Bold: true})
-			if q.Good != "" {
-				sec.Lines = append(sec.Lines, reportpdf.Line{Text: "Good: " + q.Good, Indent: true})
-			}
-			if q.Missing != "" {
-				sec.Lines = append(sec.Lines, reportpdf.Line{Text: "Missing: " + q.Missing, Indent: true})
+		sec := reportpdf.Section{Heading: p.heading}
+		for _, pt := range p.points {
+			sec.Lines = append(sec.Lines, reportpdf.Line{Text: "• " + pt.Text})
+			if pt.Quote != "" {
+				sec.Lines = append(sec.Lines, reportpdf.Line{Text: "“" + pt.Quote + "”", Indent: true})
 			}
 		}
-		for _, st := range rv.STAR {
-			var had []string
-			for _, p := range st.Parts {
-				mark := "✗ "
-				if p.Present {
-					mark = "✓ "
-				}
-				had = append(had, mark+p.Label)
-			}
-			sec.Lines = append(sec.Lines, reportpdf.Line{Text: "STAR — " + st.Question + ": " + strings.Join(had, ", ")})
-		}
-		return []reportpdf.Section{sec}
+		doc.Sections = append(doc.Sections, sec)
 	}
-	return nil
+	if kq := scorecardQuestions(rv.KeyQuestions); len(kq.Lines) > 0 {
+		doc.Sections = append(doc.Sections, kq)
+	}
+	doc.Sections = append(doc.Sections, reportpdf.Section{Heading: "Figures", Lines: scorecardFigures(rv)})
+	return doc
 }
 
-// figuresSection is the answers' figures and the coverage.
-func figuresSection(rv *reportView) reportpdf.Section {
+// scorecardDecision is the latest decision with its note, or that none
+// was recorded.
+func scorecardDecision(dv decisionsView) reportpdf.Section {
+	sec := reportpdf.Section{Heading: "Decision"}
+	d := dv.Latest
+	if d == nil {
+		sec.Lines = append(sec.Lines, reportpdf.Line{Text: "No decision recorded yet."})
+		return sec
+	}
+	sec.Lines = append(sec.Lines, reportpdf.Line{Text: fmt.Sprintf("%s — by %s, %s", d.Label, d.By, formatDateTime(d.At)), Bold: true})
+	if d.Note != "" {
+		sec.Lines = append(sec.Lines, reportpdf.Line{Text: d.Note, Indent: true})
+	}
+	return sec
+}
+
+// scorecardVerdict is the overall score, the headline and who wrote the
+// report.
+func scorecardVerdict(rv *reportView) reportpdf.Section {
+	sec := reportpdf.Section{Heading: "Verdict"}
+	if !rv.Knowledge {
+		sec.Lines = append(sec.Lines, reportpdf.Line{Text: fmt.Sprintf("Overall %d / 100", rv.Overall), Bold: true, Score: float64(rv.Overall), HasScore: true})
+	}
+	if rv.Headline != "" {
+		sec.Lines = append(sec.Lines, reportpdf.Line{Text: rv.Headline})
+	}
+	if rv.ByLabel != "" {
+		sec.Lines = append(sec.Lines, reportpdf.Line{Text: rv.ByLabel + fmt.Sprintf(" (version %d)", rv.Version)})
+	}
+	return sec
+}
+
+// scorecardQuestions are the first key questions, each with the
+// candidate's words and what was missing.
+func scorecardQuestions(qs []keyQuestionView) reportpdf.Section {
+	sec := reportpdf.Section{Heading: "Key questions"}
+	for _, q := range qs[:min(len(qs), scorecardKeyQuestions)] {
+		sec.Lines = append(sec.Lines, reportpdf.Line{Text: q.Question, Bold: true})
+		if q.Quote != "" {
+			sec.Lines = append(sec.Lines, reportpdf.Line{Text: "“" + q.Quote + "”", Indent: true})
+		}
+		if q.Missing != "" {
+			sec.Lines = append(sec.Lines, reportpdf.Line{Text: "Missing: " + q.Missing, Indent: true})
+		}
+	}
+	if n := len(qs) - scorecardKeyQuestions; n > 0 {
+		sec.Lines = append(sec.Lines, reportpdf.Line{Text: fmt.Sprintf("… and %d more on the interview's page.", n)})
+	}
+	return sec
+}
+
+// scorecardFigures are the transcript's figures in two or three lines,
+// each fitting the interview's mode.
+func scorecardFigures(rv *reportView) []reportpdf.Line {
 	st := rv.Stats
-	figures := reportpdf.Section{Heading: "Figures and coverage", Lines: []reportpdf.Line{
-		{Text: fmt.Sprintf("%s; mean %s words, median %s, longest %d", plural(st.Answers, "answer"), st.MeanWords, st.MedianWords, st.MaxWords)},
-		{Text: fmt.Sprintf("Candidate's share of talk time: %d %%; filler words: %d", st.TalkTimePercent, st.FillerWords)},
-		{Text: fmt.Sprintf("Rubric coverage: %d %%", rv.RubricCoverage)},
-	}}
-	for _, sc := range rv.Stages {
-		line := sc.Title + ": " + plural(sc.Questions, "question")
-		if sc.Forced {
-			line += " (moved on by the timer)"
-		}
-		figures.Lines = append(figures.Lines, reportpdf.Line{Text: line})
+	answers := fmt.Sprintf("%s (%s); mean %s words, longest %d; filler words: %d", plural(st.Answers, "answer"), st.Mode, st.MeanWords, st.MaxWords, st.FillerWords)
+	if st.TalkTime {
+		answers += fmt.Sprintf("; the candidate's share of talk time: %d %%", st.TalkTimePercent)
+	}
+	lines := []reportpdf.Line{{Text: answers}, {Text: fmt.Sprintf("Rubric coverage: %d %%", rv.RubricCoverage)}}
+	if u := rv.Unclear; len(u) > 0 {
+		lines = append(lines, reportpdf.Line{Text: unclearSentence(len(u))})
 	}
 	if len(rv.Gaps) > 0 {
-		figures.Lines = append(figures.Lines, reportpdf.Line{Text: "Unresolved gaps: " + strings.Join(rv.Gaps, "; ")})
+		lines = append(lines, reportpdf.Line{Text: "Unresolved gaps: " + strings.Join(rv.Gaps, "; ")})
 	}
-	return figures
+	return lines
+}
+
+// unclearSentence says how many answers the report left unjudged because
+// the speech recogniser was unsure of them.
+func unclearSentence(n int) string {
+	return fmt.Sprintf("%s not quoted nor judged: the speech recogniser was unsure of %s; listen to the recording.",
+		plural(n, "answer"), map[bool]string{true: "it", false: "them"}[n == 1])
 }

@@ -28,6 +28,9 @@ func (b *reportBrowser) shotEverywhere(t *testing.T, name string) {
 		for _, scheme := range browsertest.ColourSchemes {
 			var dark, overflow bool
 			b.run(t, name+" "+size.Name+" "+scheme, browsertest.Emulate(size, scheme),
+				// A page still loading (a reload under way, its stylesheet
+				// not yet applied) has a transparent body: wait for it.
+				chromedp.Poll(`document.readyState === "complete" && getComputedStyle(document.body).backgroundColor !== "rgba(0, 0, 0, 0)"`, nil),
 				chromedp.Evaluate(`(() => {
 				  const [r, g, bl] = getComputedStyle(document.body).backgroundColor.match(/\d+/g).map(Number);
 				  return r + g + bl < 200;

@@ -75,11 +75,13 @@ type detailPage struct {
 	Recordings recordingsView
 }
 
+// HasVerdict reports whether the page opens with a verdict: the report,
+// the decision form, or both.
+func (p detailPage) HasVerdict() bool { return p.Report != nil || p.Decidable }
+
 // HasSide reports whether the column beside the timeline has anything to
 // show.
-func (p detailPage) HasSide() bool {
-	return p.Report != nil || p.Decidable || !p.Learned.Empty()
-}
+func (p detailPage) HasSide() bool { return !p.Learned.Empty() }
 
 // stageGroup is one stage visit of the timeline with what happened in it.
 type stageGroup struct {

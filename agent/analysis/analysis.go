@@ -140,6 +140,9 @@ type PhaseInput struct {
 	Stage stages.Stage
 	// Turns are the candidate's turns since the phase began.
 	Turns []string
+	// Problem is the design problem as the candidate was given it, with
+	// the facts they could ask for; empty for an interview without one.
+	Problem string
 	// Pass is the keyword coverage (0–1) the offline evaluation needs to
 	// advance (stages.DefaultPhasePass when zero).
 	Pass float64

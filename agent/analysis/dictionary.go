@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/viva-interviews/viva/internal/words"
 )
 
 // tech is one entry of the technology dictionary.
@@ -103,7 +105,7 @@ type skillMatch struct {
 
 // goNotLanguage are words that, after "Go", make it the verb ("Go to the
 // next room"), not the language.
-var goNotLanguage = toSet("to ahead back through on for live out over in into up down away beyond further deeper with and get there here a an the check see find ask talk fix")
+var goNotLanguage = words.Set("to ahead back through on for live out over in into up down away beyond further deeper with and get there here a an the check see find ask talk fix")
 
 // findSkills finds the dictionary's technologies in text, each once, in
 // order of first appearance. Matches are word-bounded and, except for

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/viva-interviews/viva/internal/words"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -28,7 +29,7 @@ func parse(text string) *parsed {
 	p.stems = stemSet(p.toks)
 	p.nums = quantities(p.toks)
 	for i, t := range p.toks {
-		if !stopWords[t.lower] && !isNumeral(t.lower) {
+		if !isStop(t.lower) && !isNumeral(t.lower) {
 			p.content++
 		}
 		switch t.lower {
@@ -120,8 +121,8 @@ type found struct {
 
 // Duration units and the words that hedge a duration ("about a decade").
 var (
-	durationUnits = toSet("year years yr yrs month months week weeks decade decades")
-	hedgeWords    = toSet("about around over almost nearly roughly approximately maybe some just under more than less")
+	durationUnits = words.Set("year years yr yrs month months week weeks decade decades")
+	hedgeWords    = words.Set("about around over almost nearly roughly approximately maybe some just under more than less")
 	sinceYear     = regexp.MustCompile(`(?i)\b(since|from)\s+((?:19|20)\d\d)\b`)
 )
 
@@ -161,7 +162,7 @@ func (p *parsed) hedged(first, last int) string {
 }
 
 // scaleNouns are what a number measures when it speaks of scale.
-var scaleNouns = toSet(`users user customers customer clients requests request rps qps tps people engineers developers
+var scaleNouns = words.Set(`users user customers customer clients requests request rps qps tps people engineers developers
 devs members reports servers nodes machines instances services microservices transactions events messages records rows
 orders tenants accounts sites stores countries regions teams tb gb pb mb terabytes gigabytes petabytes queries calls
 downloads visitors subscribers merchants devices endpoints repos repositories tables jobs pipelines deployments deploys
@@ -199,7 +200,7 @@ func findScale(p *parsed) (found, bool) {
 				}
 				return found{p.hedged(q.First, min(end, len(p.toks)-1)), p.evidence(p.toks[q.First].start)}, true
 			}
-			if stopWords[w] && w != "of" || isNumeral(w) {
+			if isStop(w) && w != "of" || isNumeral(w) {
 				break
 			}
 		}
@@ -376,7 +377,7 @@ func findNumber(p *parsed) (found, bool) {
 			continue
 		}
 		last := q.Last
-		if next := tokAt(p.toks, last+1); next != "" && !stopWords[next] {
+		if next := tokAt(p.toks, last+1); next != "" && !isStop(next) {
 			last++
 		}
 		return found{p.hedged(q.First, last), p.evidence(p.toks[q.First].start)}, true

@@ -344,6 +344,9 @@ score: 0 to 10. feedback: one or two sentences for the interviewer. gaps: what t
 func (m *Model) Phase(ctx context.Context, in PhaseInput) (interviews.Phase, error) {
 	user := fmt.Sprintf("Phase: %s (%s)\nWhat the phase covers: %s\nWhat the candidate said in this phase:\n%s",
 		in.Stage.Title, in.Stage.Name, strings.Join(in.Stage.Keywords, ", "), strings.Join(in.Turns, "\n"))
+	if in.Problem != "" {
+		user = "The problem: " + in.Problem + "\n" + user
+	}
 	r, err := ask(ctx, m, MethodPhase, phaseSchema, phaseSystem, user, func(r *phaseReply) error {
 		if r.Decision != interviews.PhaseAdvance && r.Decision != interviews.PhaseContinue {
 			return fmt.Errorf("decision %q is not advance or continue", r.Decision)

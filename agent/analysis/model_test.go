@@ -278,3 +278,20 @@ func TestModelAbsentSkills(t *testing.T) {
 		t.Errorf("the system prompt does not explain absent:\n%s", prompt)
 	}
 }
+
+// TestPhaseSeesTheProblem: the model evaluating a phase is told the
+// design problem the candidate was given, so a clarification phase is
+// judged against that problem's facts.
+func TestPhaseSeesTheProblem(t *testing.T) {
+	m, srv := newModel(t)
+	srv.ScriptChat(fakeopenai.Reply{JSON: map[string]any{"decision": "advance", "score": 8, "feedback": "Clear scope.", "gaps": []string{}}})
+	problem := "Design a link shortener. A hundred million new links a month."
+	if _, err := m.Phase(t.Context(), PhaseInput{Stage: stages.Stage{Name: "clarification", Title: "Problem clarification", Keywords: []string{"users", "scale"}},
+		Turns: []string{"How many links a month?"}, Problem: problem}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.ChatRequests()
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "The problem: "+problem) {
+		t.Errorf("the phase request does not carry the problem: %d requests", len(reqs))
+	}
+}

@@ -1,6 +1,10 @@
 package analysis
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/viva-interviews/viva/internal/words"
+)
 
 // Plausibility: an offline recogniser (pocketsphinx) turns speech it
 // cannot follow into strings of real but unrelated words — "ah what do you
@@ -13,19 +17,19 @@ import "strings"
 
 // fillerSounds are hesitations and interjections: neither content nor
 // function words, left out of the counts.
-var fillerSounds = toSet("ah ahh uh uhh um umm uhm er erm hm hmm mm mmm m oh eh lol")
+var fillerSounds = words.Set("ah ahh uh uhh um umm uhm er erm hm hmm mm mmm m oh eh lol")
 
 // determiners cannot be followed by the words of notAfterDeterminer.
 var (
-	determiners        = toSet("a an the")
-	notAfterDeterminer = toSet(`a an the and or but of to in on at by for from with is was are were be been it i you we he
+	determiners        = words.Set("a an the")
+	notAfterDeterminer = words.Set(`a an the and or but of to in on at by for from with is was are were be been it i you we he
 she they me him them us that this what when where while which who do did does can could will would should if so not ah
 uh um hm`)
 )
 
 // verbs are common verbs and auxiliaries that "-ed"/"-ing" and
 // pastIrregular do not catch; a sentence of speech nearly always has one.
-var verbs = toSet(`am is are was were be been being 's 're 've 'm have has had do does did can could will would shall
+var verbs = words.Set(`am is are was were be been being 's 're 've 'm have has had do does did can could will would shall
 should may might must i'm i've i'd i'll we're we've we'd we'll you're it's that's there's he's she's they're they've
 don't doesn't didn't can't couldn't won't wouldn't isn't wasn't aren't weren't haven't hasn't hadn't shouldn't
 use uses work works make makes take takes build builds lead leads run runs manage manages own owns write writes design
@@ -38,20 +42,20 @@ hear let set put cut spend spends drive drives choose chooses migrate migrates i
 // disagreements are a subject followed by a verb form it cannot take
 // ("i were", "we is"): speech has them rarely, garble often.
 var disagreements = map[string]map[string]bool{
-	"i":    toSet("is are were has does"),
-	"we":   toSet("is am was has does"),
-	"they": toSet("is am was has does"),
-	"you":  toSet("is am was has does"),
-	"he":   toSet("am are were have do"),
-	"she":  toSet("am are were have do"),
+	"i":    words.Set("is are were has does"),
+	"we":   words.Set("is am was has does"),
+	"they": words.Set("is am was has does"),
+	"you":  words.Set("is am was has does"),
+	"he":   words.Set("am are were have do"),
+	"she":  words.Set("am are were have do"),
 }
 
 // modalBefore are modals, after which a finite form cannot come ("will
 // still are").
 var (
-	modalBefore  = toSet("can could will would shall should may might must")
-	finiteForms  = toSet("is are was were am has does did")
-	modalAdverbs = toSet("not still also just really never always probably definitely")
+	modalBefore  = words.Set("can could will would shall should may might must")
+	finiteForms  = words.Set("is are was were am has does did")
+	modalAdverbs = words.Set("not still also just really never always probably definitely")
 )
 
 // afterModal reports whether the words after a modal start, past its
@@ -105,7 +109,7 @@ func plausible(p *parsed) bool {
 	}
 	content, verb := 0, false
 	for _, w := range words {
-		if !stopWords[w] && !isNumeral(w) {
+		if !isStop(w) && !isNumeral(w) {
 			content++
 		}
 		if verbs[w] || pastIrregular[w] || len(w) > 4 && (strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "ing")) {
@@ -137,7 +141,7 @@ func plausible(p *parsed) bool {
 		if i+1 < n && disagreements[w][words[i+1]] || modalBefore[w] && afterModal(words[i+1:]) {
 			score++
 		}
-		if i > 0 && stopWords[words[i-1]] && stopWords[w] {
+		if i > 0 && isStop(words[i-1]) && isStop(w) {
 			pair := words[i-1] + " " + w
 			if seen[pair]++; seen[pair] == 2 {
 				score++

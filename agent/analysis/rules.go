@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/viva-interviews/viva/internal/words"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -81,7 +82,7 @@ func mayMatch(lower string, hints ...string) bool {
 }
 
 // outcomeWords say how something turned out.
-var outcomeWords = toSet(`result resulted outcome impact improved improve reduced reduce increased increase saved save cut
+var outcomeWords = words.Set(`result resulted outcome impact improved improve reduced reduce increased increase saved save cut
 shipped launched delivered grew dropped faster slower fixed solved won lost learned`)
 
 // Answer analyses one answer by rules; see Analyzer. A request to repeat
@@ -222,12 +223,12 @@ func confidence(p *parsed, in AnswerInput, skills int, evasive, targetFilled, an
 // Fact rewriting: filler to drop, and first person to third.
 var (
 	leadingFiller = regexp.MustCompile(`(?i)^(?:so|well|um+|uh+|yeah|yes|okay|ok|right|basically|honestly|actually|and|but|i think|i guess|i mean|i'd say|i would say|i believe|you know|(?:i'm |i am )?not (?:sure|certain)(?: exactly)?,? but|i don't know exactly,? but)\b[,\s]*`)
-	pastIrregular = toSet(`led built wrote ran made took chose did had was got gave went grew began drove found kept left
+	pastIrregular = words.Set(`led built wrote ran made took chose did had was got gave went grew began drove found kept left
 lost meant met paid put read said sent set spent stood taught told thought understood won brought bought caught fought
 became broke came fell felt held knew rewrote rebuilt oversaw undertook saw shipped hired cut`)
 	// modals and their negations keep their form: "I can" → "Can".
-	modals  = toSet("can could will would shall should may might must can't cannot couldn't won't wouldn't shouldn't don't didn't")
-	adverbs = toSet("also currently still mostly usually really just actually then mainly personally basically eventually finally later first once often")
+	modals  = words.Set("can could will would shall should may might must can't cannot couldn't won't wouldn't shouldn't don't didn't")
+	adverbs = words.Set("also currently still mostly usually really just actually then mainly personally basically eventually finally later first once often")
 	midSelf = strings.NewReplacer(" I'm ", " they're ", " I am ", " they are ", " I was ", " they were ", " I've ", " they've ",
 		" I have ", " they have ", " I'd ", " they'd ", " I ", " they ", " my ", " their ", " me ", " them ", " me.", " them.",
 		" myself", " themselves", " mine ", " theirs ", " I’m ", " they're ", " I’ve ", " they've ")
@@ -409,7 +410,7 @@ func salientTopic(p *parsed, in AnswerInput, skills []skillMatch, absent []strin
 // that is not a common word ("Ledger", "Priya") nor one of skip.
 func firstName(p *parsed, skip map[string]bool) string {
 	for i, t := range p.toks {
-		if i == 0 || stopWords[t.lower] || t.lower == "i" || strings.HasPrefix(t.lower, "i'") || skip[t.lower] {
+		if i == 0 || isStop(t.lower) || t.lower == "i" || strings.HasPrefix(t.lower, "i'") || skip[t.lower] {
 			continue
 		}
 		if c := p.text[t.start]; c >= 'A' && c <= 'Z' && !sentenceStart(p.text, t.start) && !calendarWords[t.lower] {
@@ -420,7 +421,7 @@ func firstName(p *parsed, skip map[string]bool) string {
 }
 
 // calendarWords are capitalised words that name a time, not a topic.
-var calendarWords = toSet(`january february march april may june july august september october november december
+var calendarWords = words.Set(`january february march april may june july august september october november december
 monday tuesday wednesday thursday friday saturday sunday`)
 
 // normalizeQuestion reduces a question to its lower-case words, for
@@ -462,7 +463,7 @@ func discover(p *parsed, in AnswerInput) []Discovered {
 	seen := map[string]bool{}
 	add := func(d Discovered, key string) {
 		k := strings.ToLower(key)
-		if seen[k] || stopWords[k] {
+		if seen[k] || isStop(k) {
 			return
 		}
 		seen[k] = true
@@ -488,8 +489,7 @@ func discover(p *parsed, in AnswerInput) []Discovered {
 		}
 		add(Discovered{Text: text, Priority: stages.P0, About: "the decision " + link + " " + clause}, "decide "+clause)
 	}
-	for _, m := range all(personTitle, personHints...) {
-		role, name := strings.ToLower(m[1]), m[2]
+	person := func(name, role string) {
 		if unknownName(name, known) {
 			add(Discovered{
 				Text:     fmt.Sprintf("How did you work with %s, your %s, and what did they own?", name, role),
@@ -497,14 +497,11 @@ func discover(p *parsed, in AnswerInput) []Discovered {
 			}, name)
 		}
 	}
+	for _, m := range all(personTitle, personHints...) {
+		person(m[2], strings.ToLower(m[1]))
+	}
 	for _, m := range all(personAfter, personHints...) {
-		name, role := m[1], strings.ToLower(m[2])
-		if unknownName(name, known) {
-			add(Discovered{
-				Text:     fmt.Sprintf("How did you work with %s, your %s, and what did they own?", name, role),
-				Priority: stages.P1, About: fmt.Sprintf("%s (%s)", name, role),
-			}, name)
-		}
+		person(m[1], strings.ToLower(m[2]))
 	}
 	for _, m := range all(personFrom, "with ") {
 		name, team := m[1], m[2]
@@ -541,5 +538,5 @@ func discover(p *parsed, in AnswerInput) []Discovered {
 // conversation.
 func unknownName(name, known string) bool {
 	l := strings.ToLower(name)
-	return !stopWords[l] && wordIndex(known, l) < 0
+	return !isStop(l) && wordIndex(known, l) < 0
 }

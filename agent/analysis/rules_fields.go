@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/viva-interviews/viva/internal/words"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -84,7 +85,7 @@ func findField(p *parsed, f stages.RubricField) (found, bool) {
 
 // genericFieldWords are words of a field's label and question that say
 // nothing of what the field is about.
-var genericFieldWords = toSet(`work career role job time day candidate candidates particular most one two three give
+var genericFieldWords = words.Set(`work career role job time day candidate candidates particular most one two three give
 tell describe example examples put number which what how did does solved solve`)
 
 // findUnasked finds the value of a rubric field in an answer to a
@@ -128,7 +129,7 @@ func findUnasked(p *parsed, f stages.RubricField) (found, bool) {
 func fieldWords(f stages.RubricField) map[string]bool {
 	out := map[string]bool{}
 	for _, t := range tokenize(f.Label + " " + f.Question + " " + strings.Join(f.Keywords, " ")) {
-		if !stopWords[t.lower] && !genericFieldWords[t.lower] && !isNumeral(t.lower) {
+		if !isStop(t.lower) && !genericFieldWords[t.lower] && !isNumeral(t.lower) {
 			out[stem(t.lower)] = true
 		}
 	}
@@ -161,7 +162,7 @@ var (
 	lapsed = regexp.MustCompile(`(?i)\b(?:since|anymore|any more|lately|recently|in (?:a while|years|ages|a long time)|for (?:a while|years|ages|a long time))\b`)
 	// lackWords are the words between "no" and "experience" that name no
 	// skill ("no real experience").
-	lackWords = toSet("real direct hands-on professional production prior practical actual relevant much previous commercial")
+	lackWords = words.Set("real direct hands-on professional production prior practical actual relevant much previous commercial")
 )
 
 // findAbsent lists the skills the answer says the candidate lacks: the

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/viva-interviews/viva/internal/words"
 )
 
 // token is one word or number of a text.
@@ -142,22 +144,14 @@ func stem(w string) string {
 	return w
 }
 
-// stopWords are words that carry no content on their own.
-var stopWords = toSet(`a about above after again all also am an and any are as at be because been before being below
-between both but by can could did do does doing don't down during each few for from further had has have having he her
-here hers him his how i i'd i'll i'm i've if in into is it it's its itself just let's me more most my myself no nor not
-now of off on once only or other our ours out over own really same she should so some such than that that's the their
-them then there these they this those through to too under until up very was we we're were what when where which while
-who whom why will with would you your yours yeah yes um uh like well okay ok sure kind sort thing things stuff lot lots
-basically actually pretty much maybe get got go going know mean think guess`)
+// speechFiller are the words of speech that carry no content on their own
+// beside the stop words: "yeah", "um", "you know", "kind of", "basically".
+var speechFiller = words.Set(`yeah yes um uh like well okay ok sure kind sort thing things stuff lot lots
+basically actually really pretty much maybe get got go going know mean think guess`)
 
-func toSet(words string) map[string]bool {
-	set := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		set[w] = true
-	}
-	return set
-}
+// isStop reports whether w, in lower case, carries no content on its own:
+// a stop word or the filler of speech.
+func isStop(w string) bool { return words.IsStop(w) || speechFiller[w] }
 
 // containsStems reports whether every word of phrase appears, by stem, in
 // the set of stems.

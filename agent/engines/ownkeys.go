@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/llm/openai"
 	"github.com/viva-interviews/viva/agent/stt"
 	"github.com/viva-interviews/viva/agent/worker"
@@ -40,7 +41,7 @@ func ForOwnKeys(cfg *config.Config, log *slog.Logger) func(context.Context, inte
 		if err := checkOwnKeys(ctx, c, keys, recogniser); err != nil {
 			return worker.Engines{}, err
 		}
-		return worker.Engines{NewLLM: newLLM, Analyzer: analyzer, Preemptive: c.ResolvedLLM() == config.EngineOpenAI, STT: recogniser, TTS: synth,
+		return worker.Engines{Models: agent.Models{NewLLM: newLLM, Analyzer: analyzer, Preemptive: c.ResolvedLLM() == config.EngineOpenAI}, STT: recogniser, TTS: synth,
 			Names: interviews.Engines{LLM: llmName, STT: recogniser.Name(), TTS: synth.Name()}}, nil
 	}
 }

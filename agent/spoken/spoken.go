@@ -270,8 +270,7 @@ func (v *Session) listen() {
 		case voice.EndOfTurn:
 			v.setThinking(false)
 			in = agent.CandidateTurn{Text: e.Text, Source: agent.SourceVoice, StartedAt: e.SpeechEndedAt, EndedAt: e.SpeechEndedAt,
-				EndOfUtterance: e.Metrics.EndOfUtterance, STTFinal: e.Metrics.STTFinalDelay,
-				EndpointingRule: endpointingRules[e.Metrics.Rule], EndpointingDelay: e.Metrics.Delay, STTConfidence: e.STTConfidence}
+				Endpointing: e.Metrics, STTConfidence: e.STTConfidence}
 		default:
 			continue
 		}
@@ -283,13 +282,6 @@ func (v *Session) listen() {
 // the process that sets no Options.Silence. It has no goroutine while no
 // candidate track is open.
 var sharedSilenceClock = sync.OnceValue(func() *voice.SilenceClock { return voice.NewSilenceClock(nil) })
-
-// endpointingRules name the listener's endpointing rules in the record.
-var endpointingRules = map[string]string{
-	voice.RuleFinished: interviews.EndpointingFinished,
-	voice.RuleThinking: interviews.EndpointingThinking,
-	voice.RuleBase:     interviews.EndpointingNeutral,
-}
 
 // setThinking shows (or stops showing) that the interviewer waits while
 // the candidate thinks mid-answer.

@@ -25,7 +25,7 @@ func TestTerminalTranscript(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			rec := &interviews.Record{ID: "term", Candidate: interviews.Candidate{Name: "Ada Lovelace"}}
 			loop, err := agent.NewLoop(agent.Setup{Blueprint: stages.Default(), Record: rec,
-				NewLLM: func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client { return scripted.New(m, bp, p) }},
+				Models: agent.Models{NewLLM: func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client { return scripted.New(m, bp, p) }}},
 				agent.LoopOptions{})
 			if err != nil {
 				t.Fatal(err)

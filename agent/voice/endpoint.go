@@ -5,6 +5,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/viva-interviews/viva/interviews"
 )
 
 // Adaptive endpointing. After the candidate stops speaking the Listener
@@ -74,16 +76,6 @@ var continuationWords = map[string]bool{
 	"could": true, "should": true, "will": true, "can": true, "we": true, "i": true,
 }
 
-// The rules that end a turn (TurnMetrics.Rule).
-const (
-	// RuleFinished: the transcript ended like a finished sentence.
-	RuleFinished = "finished"
-	// RuleThinking: it ended mid-clause; the thinking pause was waited.
-	RuleThinking = "thinking_pause"
-	// RuleBase: it gave no hint; the base delay was waited.
-	RuleBase = "base_delay"
-)
-
 // delay returns how long to wait after the end of speech before
 // committing a turn whose transcript so far is text, and the rule.
 func (e *endpointer) delay(text string) (time.Duration, string) {
@@ -94,11 +86,11 @@ func (e *endpointer) delay(text string) (time.Duration, string) {
 		if e.thinkingPause > 0 {
 			d = max(e.thinkingPause, e.minDelay)
 		}
-		return d, RuleThinking
+		return d, interviews.EndpointingThinking
 	case endingFinished:
-		return d, RuleFinished
+		return d, interviews.EndpointingFinished
 	}
-	return d, RuleBase
+	return d, interviews.EndpointingNeutral
 }
 
 // endpointingDelay returns how long to wait after the end of speech before
@@ -254,7 +246,7 @@ func (e *endpointer) decide(now time.Time) (turn EndOfTurn, commit bool, wait ti
 	deadline := ref.Add(delay)
 	if now.Before(deadline) {
 		// Not yet: turn.Text is the turn that ends unless they go on.
-		e.thinking = rule == RuleThinking
+		e.thinking = rule == interviews.EndpointingThinking
 		return EndOfTurn{Text: text}, false, deadline.Sub(now)
 	}
 	turn = EndOfTurn{Text: text, FinalAt: e.lastFinalAt, CommittedAt: now, STTConfidence: e.confidence}
@@ -262,7 +254,7 @@ func (e *endpointer) decide(now time.Time) (turn EndOfTurn, commit bool, wait ti
 	if e.speechSinceCommit {
 		turn.SpeechEndedAt = e.lastVoiceEnd
 		turn.Metrics.EndOfUtterance = now.Sub(e.lastVoiceEnd)
-		turn.Metrics.STTFinalDelay = max(0, e.lastFinalAt.Sub(e.lastVoiceEnd))
+		turn.Metrics.STTFinal = max(0, e.lastFinalAt.Sub(e.lastVoiceEnd))
 	}
 	clear(e.turn)
 	e.turn = e.turn[:0]

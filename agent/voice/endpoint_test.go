@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/interviews"
 )
 
 // endpointStep is one input to an endpointer at a time, in ms from the
@@ -91,8 +92,8 @@ func TestEndpointer(t *testing.T) {
 						}
 						s += fmt.Sprintf(" final %d", turn.FinalAt.Sub(ms(0)).Milliseconds())
 						if !turn.SpeechEndedAt.IsZero() {
-							s += fmt.Sprintf(" eou %v stt %v", turn.Metrics.EndOfUtterance, turn.Metrics.STTFinalDelay)
-						} else if turn.Metrics.EndOfUtterance != 0 || turn.Metrics.STTFinalDelay != 0 {
+							s += fmt.Sprintf(" eou %v stt %v", turn.Metrics.EndOfUtterance, turn.Metrics.STTFinal)
+						} else if turn.Metrics.EndOfUtterance != 0 || turn.Metrics.STTFinal != 0 {
 							t.Errorf("turn without speech has metrics %+v", turn.Metrics)
 						}
 						if !turn.CommittedAt.Equal(at) {
@@ -224,14 +225,14 @@ func TestEndpointerThinkingPause(t *testing.T) {
 		t.Fatalf("unfinished: commit %v wait %v thinking %v", commit, wait, e.thinking)
 	}
 	turn, commit, _ := e.decide(t0.Add(config.DefaultThinkingPause))
-	if !commit || turn.Metrics.Rule != RuleThinking || turn.Metrics.Delay != config.DefaultThinkingPause || e.thinking {
+	if !commit || turn.Metrics.Rule != interviews.EndpointingThinking || turn.Metrics.Delay != config.DefaultThinkingPause || e.thinking {
 		t.Fatalf("unfinished: commit %v metrics %+v", commit, turn.Metrics)
 	}
 	e.speechStarted()
 	e.final("It was latency.", t0, 0)
 	e.speechEnded(t0)
 	turn, commit, _ = e.decide(t0.Add(300 * time.Millisecond))
-	if !commit || turn.Metrics.Rule != RuleFinished || turn.Metrics.Delay != 300*time.Millisecond {
+	if !commit || turn.Metrics.Rule != interviews.EndpointingFinished || turn.Metrics.Delay != 300*time.Millisecond {
 		t.Fatalf("finished: commit %v metrics %+v", commit, turn.Metrics)
 	}
 }

@@ -1,6 +1,10 @@
 package voice
 
-import "time"
+import (
+	"time"
+
+	"github.com/viva-interviews/viva/interviews"
+)
 
 // Event is one thing the Listener noticed. The concrete types are
 // SpeechStarted, SpeechEnded, Transcript, Interruption and EndOfTurn; a
@@ -64,20 +68,6 @@ type Interruption struct {
 	Speech time.Duration
 }
 
-// TurnMetrics are the latencies of one candidate turn.
-type TurnMetrics struct {
-	// EndOfUtterance is end of speech → turn committed (endpointing delay
-	// plus any wait for the STT final).
-	EndOfUtterance time.Duration
-	// STTFinalDelay is end of speech → the last STT final of the turn
-	// (zero when the final came before the end of speech).
-	STTFinalDelay time.Duration
-	// Rule is the endpointing rule that ended the turn (RuleFinished,
-	// RuleThinking or RuleBase) and Delay the silence it waited for.
-	Rule  string
-	Delay time.Duration
-}
-
 // ThinkingPause says the candidate stopped mid-clause and the Listener
 // waits out the thinking pause before taking the turn: a room may show
 // "Take your time". It is emitted once per pause.
@@ -107,8 +97,8 @@ type EndOfTurn struct {
 	FinalAt time.Time
 	// CommittedAt is when the turn was committed.
 	CommittedAt time.Time
-	// Metrics are the turn's latencies.
-	Metrics TurnMetrics
+	// Metrics are how the turn was ended and its latencies.
+	Metrics interviews.Endpointing
 	// STTConfidence is the recogniser's confidence (0–1) in Text: the
 	// lowest of its finals', 0 when any final came without one.
 	STTConfidence float64

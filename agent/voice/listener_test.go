@@ -364,8 +364,8 @@ func TestListenerEndpointing(t *testing.T) {
 					if got != want || e.Metrics.EndOfUtterance != got {
 						t.Errorf("turn %d: committed %v after speech end (metric %v), want %v", i, got, e.Metrics.EndOfUtterance, want)
 					}
-					if want := max(0, e.FinalAt.Sub(e.SpeechEndedAt)); e.Metrics.STTFinalDelay != want {
-						t.Errorf("turn %d: STTFinalDelay %v, want %v", i, e.Metrics.STTFinalDelay, want)
+					if want := max(0, e.FinalAt.Sub(e.SpeechEndedAt)); e.Metrics.STTFinal != want {
+						t.Errorf("turn %d: STTFinal %v, want %v", i, e.Metrics.STTFinal, want)
 					}
 				}
 				// The turn comes after the SpeechEnded it belongs to, and

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/worker"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/lang"
@@ -104,8 +105,8 @@ func TestSpanishInterview(t *testing.T) {
 // greeting, and tells the candidate why, in Spanish.
 func TestOfflineEnginesRefuseSpanish(t *testing.T) {
 	synth, rec := offlineEngines(t)
-	h := startHarness(t, &worker.Sessions{NewLLM: scriptedLLM, STT: rec, TTS: synth,
-		Engines: interviews.Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"}})
+	h := startHarness(t, &worker.Sessions{Engines: worker.Engines{Models: agent.Models{NewLLM: scriptedLLM}, STT: rec, TTS: synth,
+		Names: interviews.Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	bot, _ := h.join(t, ctx, map[string]string{"name": "Ana García", "role": "Backend engineer", "language": "es"})

@@ -172,7 +172,7 @@ func (ss *session) newLoop(rec *interviews.Record) (*agent.Loop, error) {
 		wait = DefaultCandidateTimeout
 	}
 	return agent.NewLoop(agent.Setup{Blueprint: ss.bp, Record: rec, Store: observeStore(s.Store, s.Metrics, rec), TimeScale: s.TimeScale,
-		NewLLM: ss.eng.NewLLM, Analyzer: ss.eng.Analyzer, Preemptive: ss.eng.Preemptive, Template: s.template(rec.Template, ss.log), Logger: ss.log},
+		Models: ss.eng.Models, Template: s.template(rec.Template, ss.log), Logger: ss.log},
 		agent.LoopOptions{JoinTimeout: wait, RejoinGrace: s.RejoinGrace,
 			HearingTimeout:           positiveOr(s.HearingTimeout, config.DefaultHearingTimeout),
 			FalseInterruptionTimeout: positiveOr(s.FalseInterruptionTimeout, config.DefaultFalseInterruptionTimeout),

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/llm"
 	oaillm "github.com/viva-interviews/viva/agent/llm/openai"
 	"github.com/viva-interviews/viva/agent/llm/scripted"
@@ -175,8 +176,8 @@ func scriptedLLM(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Cli
 func startOfflineInterview(t *testing.T) (context.Context, *harness, *candidatebot.Bot, string) {
 	t.Helper()
 	synth, rec := offlineEngines(t)
-	h := startHarness(t, &worker.Sessions{NewLLM: scriptedLLM, STT: rec, TTS: synth,
-		Engines: interviews.Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"}})
+	h := startHarness(t, &worker.Sessions{Engines: worker.Engines{Models: agent.Models{NewLLM: scriptedLLM}, STT: rec, TTS: synth,
+		Names: interviews.Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace", "role": "Backend engineer", "level": "senior"})
@@ -250,11 +251,11 @@ func startFakes(t *testing.T, transcripts []string, policy func(fakeopenai.Reque
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f, &worker.Sessions{
-		NewLLM: func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client { return model },
+	return f, &worker.Sessions{Engines: worker.Engines{
+		Models: agent.Models{NewLLM: func(*fsm.Machine, *stages.Blueprint, stages.Profile) llm.Client { return model }},
 		STT:    rec, TTS: synth,
-		Engines: interviews.Engines{LLM: "openai:gpt-test", STT: "deepgram", TTS: "openai"},
-	}
+		Names: interviews.Engines{LLM: "openai:gpt-test", STT: "deepgram", TTS: "openai"},
+	}}
 }
 
 // interviewerPolicy plays a model that drives the interview with tools: it
@@ -593,7 +594,7 @@ func TestCandidateLeavesMidStage(t *testing.T) {
 // rejected with a failed job, and no record is written.
 func TestBadDispatchMetadataFailsCleanly(t *testing.T) {
 	synth, rec := offlineEngines(t)
-	h := startHarness(t, &worker.Sessions{NewLLM: scriptedLLM, STT: rec, TTS: synth})
+	h := startHarness(t, &worker.Sessions{Engines: worker.Engines{Models: agent.Models{NewLLM: scriptedLLM}, STT: rec, TTS: synth}})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	_, _ = h.join(t, ctx, map[string]string{"nonsense": "1"})

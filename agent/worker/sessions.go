@@ -10,12 +10,9 @@ import (
 	lksdk "github.com/livekit/server-sdk-go/v2"
 
 	"github.com/viva-interviews/viva/agent"
-	"github.com/viva-interviews/viva/agent/analysis"
-	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/agent/stt"
 	"github.com/viva-interviews/viva/agent/tts"
 	"github.com/viva-interviews/viva/agent/voice"
-	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/lang"
@@ -37,19 +34,10 @@ type Sessions struct {
 	// stages.BuiltinTemplate), for the template a record names; like
 	// Blueprint it never reads a file.
 	Template func(name string) (*stages.Template, error)
-	// NewLLM makes the interviewer model of one interview. Required.
-	NewLLM func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client
-	// Analyzer analyses the answers beside the replies (nil: the offline
-	// rules).
-	Analyzer analysis.Analyzer
-	// Preemptive starts a reply's first model call while the endpointing
-	// delay runs (see agent.Options.Preemptive).
-	Preemptive bool
-	// STT and TTS are the speech engines. Required.
-	STT stt.Engine
-	TTS tts.Engine
-	// Engines names the engines in the record.
-	Engines interviews.Engines
+	// Engines are the engines of every interview but those that bring
+	// their own provider keys (see EnginesFor). NewLLM, STT and TTS are
+	// required.
+	Engines
 	// EnginesFor makes the engines of an interview that brings its own
 	// provider keys (see interviews.Store.Keys), and checks with each
 	// provider that the keys are accepted: an error means they were not,
@@ -105,13 +93,8 @@ type Sessions struct {
 
 // Engines are the model and speech engines one interview runs on.
 type Engines struct {
-	// NewLLM makes the interviewer model. Required.
-	NewLLM func(m *fsm.Machine, bp *stages.Blueprint, p stages.Profile) llm.Client
-	// Analyzer analyses the answers (nil: the offline rules).
-	Analyzer analysis.Analyzer
-	// Preemptive starts a reply's first model call while the endpointing
-	// delay runs: for a remote model only (its calls change nothing).
-	Preemptive bool
+	// Models are the model engines; NewLLM is required.
+	agent.Models
 	// STT and TTS are the speech engines. Required.
 	STT stt.Engine
 	TTS tts.Engine
@@ -147,7 +130,7 @@ const DefaultLeaseTTL = 10 * time.Second
 // whether the failure is the keys' (refused by a provider), which ends the
 // interview.
 func (s *Sessions) engines(ctx context.Context, id string) (eng Engines, msg lang.Key, keysRefused bool, err error) {
-	own := Engines{NewLLM: s.NewLLM, Analyzer: s.Analyzer, Preemptive: s.Preemptive, STT: s.STT, TTS: s.TTS, Names: s.Engines}
+	own := s.Engines
 	keys, err := s.Store.Keys(ctx, id)
 	switch {
 	case errors.Is(err, interviews.ErrNoKeys):
@@ -292,6 +275,10 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 	log = log.With("interview_id", rec.ID)
 	owner := leaseOwner(job)
 	language := agent.InterviewLanguage(rec, bp)
+	if msg, err := s.refusePlan(settle, rec, bp, owner, log); err != nil {
+		s.reject(ctx, job, log, msg)
+		return err
+	}
 	eng, msg, refused, err := s.engines(ctx, rec.ID)
 	if err == nil {
 		if eng, err = eng.inLanguage(language); err != nil {

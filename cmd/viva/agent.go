@@ -10,12 +10,15 @@ import (
 	lksdk "github.com/livekit/server-sdk-go/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/engines"
 	"github.com/viva-interviews/viva/agent/voice"
 	"github.com/viva-interviews/viva/agent/worker"
 	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/internal/cli"
 	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/internal/procload"
+	"github.com/viva-interviews/viva/internal/sidehttp"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/lkagent"
@@ -29,31 +32,31 @@ func runAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	if err := cfg.RequireLiveKit(); err != nil {
-		return usageError("%v", err)
+		return cli.UsageError("%v", err)
 	}
 	log := newLogger(stderr, cfg.LogLevel)
 	w, side, _, err := startWorker(ctx, cfg, log, metrics.NewRegistry())
 	if err != nil {
 		return err
 	}
-	defer side.stop()
+	defer side.Stop()
 	return runWorker(ctx, w, cfg, log)
 }
 
 // startWorker makes the worker, its metrics in reg, and starts its side
 // listeners (profiler, health); it returns the health address ("" when
 // off). The caller stops side when the worker is done.
-func startWorker(ctx context.Context, cfg *config.Config, log *slog.Logger, reg *prometheus.Registry) (w *lkagent.Worker, side *sideServers, healthAddr string, err error) {
+func startWorker(ctx context.Context, cfg *config.Config, log *slog.Logger, reg *prometheus.Registry) (w *lkagent.Worker, side *sidehttp.Servers, healthAddr string, err error) {
 	w, err = newWorker(ctx, cfg, log, metrics.NewWorker(reg))
 	if err != nil {
 		return nil, nil, "", err
 	}
-	side = &sideServers{log: log}
-	if _, err = side.startPprof(cfg); err == nil {
-		healthAddr, err = side.startHealth(cfg, w, reg)
+	side = &sidehttp.Servers{Logger: log}
+	if _, err = startPprof(side, cfg); err == nil {
+		healthAddr, err = startHealth(side, cfg, w, reg)
 	}
 	if err != nil {
-		side.stop()
+		side.Stop()
 		return nil, nil, "", err
 	}
 	return w, side, healthAddr, nil
@@ -109,8 +112,9 @@ func newWorker(ctx context.Context, cfg *config.Config, log *slog.Logger, m *met
 	}
 	log.Info("engines", "llm", llmName, "stt", recogniser.Name(), "tts", synth.Name(), "agent_name", cfg.AgentName, "max_sessions", cfg.MaxSessions)
 	sessions := &worker.Sessions{
-		Store: store, NewLLM: newLLM, Analyzer: analyzer, Preemptive: cfg.ResolvedLLM() == config.EngineOpenAI, STT: recogniser, TTS: synth, TimeScale: cfg.TimeScale,
-		Engines: interviews.Engines{LLM: llmName, STT: recogniser.Name(), TTS: synth.Name()},
+		Store: store, TimeScale: cfg.TimeScale,
+		Engines: worker.Engines{Models: agent.Models{NewLLM: newLLM, Analyzer: analyzer, Preemptive: cfg.ResolvedLLM() == config.EngineOpenAI},
+			STT: recogniser, TTS: synth, Names: interviews.Engines{LLM: llmName, STT: recogniser.Name(), TTS: synth.Name()}},
 		Listener: voice.ListenerOptions{EndpointingDelay: cfg.EndpointingDelay, EndpointingMin: cfg.EndpointingMin,
 			EndpointingMax: cfg.EndpointingMax, InterruptThreshold: cfg.InterruptThreshold, ThinkingPause: cfg.ThinkingPause},
 		FalseInterruptionTimeout: offWhenZero(cfg.FalseInterruptionTimeout), AwayAfter: offWhenZero(cfg.AwayAfter),

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/bench"
+	"github.com/viva-interviews/viva/internal/cli"
 )
 
 // liveKitForTest is the repository's livekit-server binary.
@@ -43,8 +45,8 @@ func TestBenchLatencyShortRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	code := run(ctx, []string{"bench", "latency", "--turns", "6", "--rooms", "1", "--livekit-server", liveKitForTest(t),
-		"--dir", filepath.Join(dir, "run"), "--out", out}, strings.NewReader(""), &stdout, &stderr)
+	code := runBenchHere(ctx, []string{"latency", "--turns", "6", "--rooms", "1", "--livekit-server", liveKitForTest(t),
+		"--dir", filepath.Join(dir, "run"), "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
@@ -76,8 +78,8 @@ func TestBenchDensityShortRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	code := run(ctx, []string{"bench", "density", "--sessions", "2", "--window", "10s", "--livekit-server", liveKitForTest(t),
-		"--dir", filepath.Join(dir, "run"), "--out", out, "--chart", chart}, strings.NewReader(""), &stdout, &stderr)
+	code := runBenchHere(ctx, []string{"density", "--sessions", "2", "--window", "10s", "--livekit-server", liveKitForTest(t),
+		"--dir", filepath.Join(dir, "run"), "--out", out, "--chart", chart}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
@@ -102,16 +104,37 @@ func TestBenchDensityShortRun(t *testing.T) {
 	}
 }
 
-// TestBenchUsage: viva bench without a benchmark is a usage error; its
-// density modes list only what this binary offers.
+// runBenchHere runs the benchmarks' command line as viva-bench does, with
+// this test binary as the worker: it runs viva's command line (TestMain).
+func runBenchHere(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	self, err := os.Executable()
+	if err != nil {
+		return cli.Exit(stderr, "viva bench", err)
+	}
+	return cli.Exit(stderr, "viva bench", bench.Main(ctx, args, self, stdout, stderr))
+}
+
+// TestBenchUsage: the benchmarks without a name, or with a mode they do
+// not have, are usage errors that say what to choose.
 func TestBenchUsage(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"bench"}, strings.NewReader(""), &stdout, &stderr); code != 2 {
+	if code := runBenchHere(context.Background(), nil, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "latency") {
 		t.Errorf("exit %d, want 2; stderr %q", code, stderr.String())
 	}
 	stderr.Reset()
-	if code := run(context.Background(), []string{"bench", "density", "--mode", "warp"}, strings.NewReader(""), &stdout, &stderr); code != 2 ||
+	if code := runBenchHere(context.Background(), []string{"density", "--mode", "warp"}, &stdout, &stderr); code != 2 ||
 		!strings.Contains(stderr.String(), bench.ModeEndToEnd) {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// TestBenchNeedsItsProgram: the viva binary ships without the benchmarks;
+// viva bench without viva-bench beside it says how to build it.
+func TestBenchNeedsItsProgram(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"bench", "latency"}, strings.NewReader(""), &stdout, &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), "go build -o bin/viva-bench ./cmd/viva-bench") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
 }

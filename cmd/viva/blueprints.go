@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"errors"
+	"github.com/viva-interviews/viva/internal/cli"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -14,28 +16,25 @@ import (
 // binary: what --blueprint and --template accept by name, and what
 // dispatch metadata and the web form may name.
 func runBlueprints(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("viva blueprints", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: viva blueprints\n\nLists the installed interview blueprints and role templates.")
-	}
+	fs := cli.NewFlagSet("viva blueprints")
 	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "Usage: viva blueprints\n\nLists the installed interview blueprints and role templates.")
 			return err
 		}
-		return usageError("%v", err)
+		return cli.FlagError("viva blueprints", err)
 	}
 	if fs.NArg() > 0 {
-		return usageError("takes no arguments, got %q", strings.Join(fs.Args(), " "))
+		return cli.UsageError("takes no arguments, got %q", strings.Join(fs.Args(), " "))
 	}
 	return listInstalled(stdout)
 }
 
 // listInstalled writes the installed blueprints (name, title, stages,
-// description) and role templates (name, title, categories, number of
+// problems, description) and role templates (name, title, categories, number of
 // questions).
 func listInstalled(w io.Writer) error {
-	const indent = "                      "
+	const indent = "                            "
 	p := &errWriter{w: w}
 	p.printf("Blueprints (viva chat --blueprint NAME, or a YAML file):\n")
 	for _, name := range stages.BuiltinNames() {
@@ -43,8 +42,11 @@ func listInstalled(w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		p.printf("  %-19s %s\n", name, b.Title)
+		p.printf("  %-25s %s\n", name, b.Title)
 		p.printf("%sstages: %s\n", indent, strings.Join(b.Path(), " → "))
+		if len(b.Problems) > 0 {
+			p.printf("%sproblems (--problem ID): %s\n", indent, strings.Join(b.ProblemIDs(), ", "))
+		}
 		if b.Description != "" {
 			p.printf("%s%s\n", indent, b.Description)
 		}
@@ -55,7 +57,7 @@ func listInstalled(w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		p.printf("  %-19s %s, %d questions\n", name, t.Title, len(t.Questions))
+		p.printf("  %-25s %s, %d questions\n", name, t.Title, len(t.Questions))
 		p.printf("%scategories: %s\n", indent, strings.Join(t.Categories(), ", "))
 	}
 	return p.err

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/viva-interviews/viva/stages"
+	"github.com/viva-interviews/viva/web"
 )
 
 // TestBlueprintsLists: viva blueprints lists every installed blueprint
@@ -27,7 +29,9 @@ func TestBlueprintsLists(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"default", "system-design", "knowledge-capture", "fullstack-senior",
-		"Senior full-stack engineer, 12 questions", "categories: Frontend, APIs and backend, Data and storage"} {
+		"Senior full-stack engineer, 12 questions", "categories: Frontend, APIs and backend, Data and storage",
+		"problems (--problem ID): ticketing, ride-hailing, chat, url-shortener, notifications",
+		"  customer-success-manager  Customer success manager, 10 questions"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
@@ -56,7 +60,8 @@ func TestInstalledTemplatesOffered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != len(stages.TemplateNames()) || got[0].Name != "fullstack-senior" || got[0].Title != "Senior full-stack engineer" {
+	i := slices.IndexFunc(got, func(c web.TemplateChoice) bool { return c.Name == "fullstack-senior" })
+	if len(got) != len(stages.TemplateNames()) || i < 0 || got[i].Title != "Senior full-stack engineer" {
 		t.Errorf("installedTemplates() = %+v", got)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/viva-interviews/viva/agent/engines"
 	"github.com/viva-interviews/viva/agent/terminal"
 	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/internal/cli"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/reports"
 	"github.com/viva-interviews/viva/stages"
@@ -42,7 +43,7 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	rec, bp, err := cand.record()
 	if err != nil {
-		return usageError("%v", err)
+		return cli.UsageError("%v", err)
 	}
 	tpl, err := in.apply(ctx, rec, bp)
 	if err != nil {
@@ -81,8 +82,8 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return fmt.Errorf("creating the interview record: %w", err)
 	}
 	log = log.With("interview_id", rec.ID)
-	loop, err := agent.NewLoop(agent.Setup{Blueprint: bp, Record: rec, Store: store, TimeScale: cfg.TimeScale, NewLLM: newLLM,
-		Template: tpl, Analyzer: analyzer, Logger: log},
+	loop, err := agent.NewLoop(agent.Setup{Blueprint: bp, Record: rec, Store: store, TimeScale: cfg.TimeScale, Models: agent.Models{NewLLM: newLLM, Analyzer: analyzer},
+		Template: tpl, Logger: log},
 		agent.LoopOptions{Stopped: agent.Ending{Status: interviews.StatusCandidateLeft, Reason: interviews.EndedInterrupted}})
 	if err != nil {
 		return err
@@ -162,6 +163,7 @@ func useColor(w io.Writer, getenv func(string) string) bool {
 // interview.
 const (
 	flagTemplate = "template"
+	flagProblem  = "problem"
 	flagResume   = "resume"
 	flagJD       = "jd"
 	flagBrief    = "brief"
@@ -174,12 +176,13 @@ const maxBriefLen = interviews.MaxJobDescriptionLen
 // chatInputs holds the flags of viva chat naming a role template and the
 // files that describe the candidate, the job or the knowledge to capture.
 type chatInputs struct {
-	template, resume, jd, brief *string
+	template, problem, resume, jd, brief *string
 }
 
 func chatInputFlags(fs *flag.FlagSet) chatInputs {
 	return chatInputs{
 		template: fs.String(flagTemplate, "", "a role template whose questions the interview asks: a built-in one ("+strings.Join(stages.TemplateNames(), ", ")+") or a markdown file"),
+		problem:  fs.String(flagProblem, "", "the design problem, from the blueprint's pool (system-design: "+strings.Join(stages.SystemDesign().ProblemIDs(), ", ")+"); drawn for the interview when left out"),
 		resume:   fs.String(flagResume, "", "the candidate's résumé: a PDF, DOCX, text or markdown file"),
 		jd:       fs.String(flagJD, "", "the job description: a text or markdown file"),
 		brief:    fs.String(flagBrief, "", "what to capture in a knowledge-capture interview (--blueprint knowledge-capture): a markdown file of topics"),
@@ -192,39 +195,46 @@ func chatInputFlags(fs *flag.FlagSet) chatInputs {
 func (in chatInputs) apply(ctx context.Context, rec *interviews.Record, bp *stages.Blueprint) (*stages.Template, error) {
 	switch {
 	case *in.brief != "" && !bp.KnowledgeCapture():
-		return nil, usageError("--%s is for knowledge-capture interviews, and blueprint %q is not one: pass --blueprint %s", flagBrief, bp.Name, stages.KnowledgeCaptureName)
+		return nil, cli.UsageError("--%s is for knowledge-capture interviews, and blueprint %q is not one: pass --blueprint %s", flagBrief, bp.Name, stages.KnowledgeCaptureName)
 	case *in.brief == "" && bp.KnowledgeCapture():
-		return nil, usageError("blueprint %q captures knowledge from a brief: pass --%s FILE, a markdown file whose headings and bullet points are the topics to cover", bp.Name, flagBrief)
+		return nil, cli.UsageError("blueprint %q captures knowledge from a brief: pass --%s FILE, a markdown file whose headings and bullet points are the topics to cover", bp.Name, flagBrief)
 	}
 	var tpl *stages.Template
 	if *in.template != "" {
 		t, err := stages.FindTemplate(*in.template)
 		if err != nil {
-			return nil, usageError("--%s: %v", flagTemplate, strings.TrimPrefix(err.Error(), "stages: "))
+			return nil, cli.UsageError("--%s: %v", flagTemplate, strings.TrimPrefix(err.Error(), "stages: "))
 		}
 		if err := bp.TakesTemplate(); err != nil {
-			return nil, usageError("--%s %s: %v", flagTemplate, *in.template, err)
+			return nil, cli.UsageError("--%s %s: %v", flagTemplate, *in.template, err)
 		}
 		tpl, rec.Template = t, t.Name
+	}
+	if *in.problem != "" {
+		p, err := bp.FindProblem(*in.problem)
+		if err != nil {
+			return nil, cli.UsageError("--%s %s: %v", flagProblem, *in.problem, err)
+		}
+		rec.Problem = p.ID
 	}
 	if *in.resume != "" {
 		text, err := readResume(ctx, *in.resume)
 		if err != nil {
-			return nil, usageError("--%s %s: %v", flagResume, *in.resume, err)
+			return nil, cli.UsageError("--%s %s: %v", flagResume, *in.resume, err)
 		}
 		rec.ResumeText, rec.ResumeSummary = text, web.ResumeSummary(text)
 	}
 	if *in.jd != "" {
 		text, err := readText(*in.jd, interviews.MaxJobDescriptionLen)
 		if err != nil {
-			return nil, usageError("--%s %s: %v", flagJD, *in.jd, err)
+			return nil, cli.UsageError("--%s %s: %v", flagJD, *in.jd, err)
 		}
 		rec.JobDescription = text
 	}
 	if *in.brief != "" {
 		text, err := readText(*in.brief, maxBriefLen)
 		if err != nil {
-			return nil, usageError("--%s %s: %v", flagBrief, *in.brief, err)
+			return nil, cli.UsageError("--%s %s: %v", flagBrief, *in.brief, err)
 		}
 		rec.Brief = text
 	}

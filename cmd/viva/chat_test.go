@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -58,7 +59,9 @@ func runChatWith(t *testing.T, answers []string, interval time.Duration, extra .
 	}()
 	var out, errOut bytes.Buffer
 	args := append([]string{"chat", "--name", "Grace Hopper", "--role", "Backend engineer", "--level", "senior", "--data-dir", dir}, extra...)
-	if code := run(context.Background(), args, pr, &out, &errOut); code != 0 {
+	code := run(context.Background(), args, pr, &out, &errOut)
+	pr.Close() // answers left unread stop the writer
+	if code != 0 {
 		t.Fatalf("viva chat exited %d: %s", code, errOut.String())
 	}
 	return out.String(), onlyRecord(t, dir)
@@ -415,9 +418,12 @@ func TestChatTemplateAndFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The guide keeps the interviewer in its main stage while the template
-	// and the job's skills give it questions; the stage's deadline moves
-	// it on. The texts are kept past the report to be checked here.
-	out, rec := runChatWith(t, pipedAnswers, 500*time.Millisecond, "--time-scale", "0.02", "--drop-texts-after-report=false",
+	// and the job's skills give it questions, the template's twelve making
+	// the stage 24 minutes longer: the candidate answers on until the
+	// interview closes. The texts are kept past the report to be checked
+	// here.
+	answers := slices.Concat(pipedAnswers[:14], pipedAnswers[1:14], pipedAnswers[1:14], pipedAnswers[1:14], pipedAnswers[14:])
+	out, rec := runChatWith(t, answers, 500*time.Millisecond, "--time-scale", "0.02", "--drop-texts-after-report=false",
 		"--template", "fullstack-senior", "--resume", resume, "--jd", jd)
 	if rec.Status != interviews.StatusCompleted {
 		t.Fatalf("status %s (%s), want completed; output:\n%s", rec.Status, rec.EndedBy, out)
@@ -461,7 +467,9 @@ func TestChatInputErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--template", "nope"}, `--template: "nope" is neither a built-in role template (fullstack-senior) nor a readable .md file`},
+		{[]string{"--template", "nope"}, `--template: "nope" is neither a built-in role template (` + strings.Join(stages.TemplateNames(), ", ") + `) nor a readable .md file`},
+		{[]string{"--blueprint", "system-design", "--problem", "elevator"}, `--problem elevator: blueprint "system-design" has no problem "elevator"; choose one of ticketing, ride-hailing, chat, url-shortener, notifications`},
+		{[]string{"--problem", "chat"}, `--problem chat: blueprint "default" has no pool of problems to choose "chat" from: leave the problem out`},
 		{[]string{"--template", badTemplate}, `role.md:3: "What this assesses" must follow a "### Question" block`},
 		{[]string{"--resume", filepath.Join(dir, "missing.pdf")}, "--resume " + filepath.Join(dir, "missing.pdf") + ": cannot be read"},
 		{[]string{"--resume", png}, "--resume " + png + ": Résumé must be a PDF, DOCX, TXT or Markdown file"},
@@ -493,5 +501,18 @@ func TestChatKnowledgeCaptureBrief(t *testing.T) {
 	_, rec := runChatWith(t, pipedAnswers[:2], 50*time.Millisecond, "--blueprint", "knowledge-capture", "--brief", brief)
 	if rec.Blueprint != stages.KnowledgeCaptureName || rec.Brief != "# Payments\n\n- Why refunds retry twice" {
 		t.Errorf("blueprint %q, brief %q", rec.Blueprint, rec.Brief)
+	}
+}
+
+// TestChatSystemDesignProblem: viva chat --problem runs the system-design
+// interview on that problem of the pool: the interviewer presents it and
+// the record names it.
+func TestChatSystemDesignProblem(t *testing.T) {
+	out, rec := runChatWith(t, pipedAnswers[:4], 300*time.Millisecond, "--time-scale", "0.05", "--blueprint", "system-design", "--problem", "url-shortener")
+	if rec.Problem != "url-shortener" || rec.Blueprint != "system-design" {
+		t.Errorf("record blueprint %q, problem %q; want system-design on url-shortener", rec.Blueprint, rec.Problem)
+	}
+	if !strings.Contains(out, "design a link shortening service like bit.ly") {
+		t.Errorf("the interviewer did not present the problem:\n%s", out)
 	}
 }

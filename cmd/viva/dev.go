@@ -9,13 +9,13 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/internal/cli"
 	"github.com/viva-interviews/viva/internal/lklocal"
 	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/web"
@@ -101,12 +101,12 @@ func startDevLiveKit(ctx context.Context, cfg *config.Config, explicitBin string
 	if cfg.LiveKitURL != "" {
 		return nil, nil
 	}
-	bin, err := findLiveKit(explicitBin)
+	bin, err := lklocal.Find(explicitBin)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w; or set LIVEKIT_URL to use a running LiveKit server", err)
 	}
 	lk, err := lklocal.Start(ctx, lklocal.StartOptions{Binary: bin, Ports: lklocal.PortsFrom(cfg.LiveKitPort),
-		LogPath: filepath.Join(os.TempDir(), "viva-livekit-server.log"), PortHint: "--livekit-port or VIVA_LIVEKIT_PORT"})
+		LogPath: filepath.Join(os.TempDir(), fmt.Sprintf("viva-livekit-server-%d.log", cfg.LiveKitPort)), PortHint: "--livekit-port or VIVA_LIVEKIT_PORT"})
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func startDevLiveKit(ctx context.Context, cfg *config.Config, explicitBin string
 // interrupt cut the drain short.
 func runDevParts(ctx context.Context, cancel func(), cfg *config.Config, log *slog.Logger, stdout, stderr io.Writer) error {
 	if err := cfg.RequireLiveKit(); err != nil {
-		return usageError("%v", err)
+		return cli.UsageError("%v", err)
 	}
 	generated := false
 	if cfg.ReviewerToken == "" {
@@ -135,7 +135,7 @@ func runDevParts(ctx context.Context, cancel func(), cfg *config.Config, log *sl
 	if err != nil {
 		return err
 	}
-	defer side.stop()
+	defer side.Stop()
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w (choose another address with --addr or VIVA_ADDR)", cfg.Addr, err)
@@ -203,21 +203,4 @@ func awaitStop(ctx context.Context, cancel func(), errc <-chan error, running in
 		}
 	}
 	return first, false
-}
-
-// findLiveKit locates the livekit-server binary.
-func findLiveKit(explicit string) (string, error) {
-	if explicit != "" {
-		return explicit, nil
-	}
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), "livekit-server")
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath("livekit-server"); err == nil {
-		return p, nil
-	}
-	return "", errors.New("livekit-server not found: run `make run` (it builds bin/livekit-server), pass --livekit-server PATH, or set LIVEKIT_URL to use a running server")
 }

@@ -10,6 +10,7 @@ import (
 	"os/user"
 	"strings"
 
+	"github.com/viva-interviews/viva/internal/cli"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/privacy"
 	"github.com/viva-interviews/viva/interviews/recordings"
@@ -39,7 +40,7 @@ func runErase(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	if strings.TrimSpace(*by) == "" {
-		return usageError("--by is empty: name who asked for the erasure, such as dpo@example.com")
+		return cli.UsageError("--by is empty: name who asked for the erasure, such as dpo@example.com")
 	}
 	log := newLogger(stderr, cfg.LogLevel)
 	store, err := openBackend(cfg, log)

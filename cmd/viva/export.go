@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/viva-interviews/viva/internal/cli"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/interviews/privacy"
@@ -35,11 +36,11 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return err
 	}
 	if *out == "" {
-		return usageError("--out DIR is required: the directory to write the records to")
+		return cli.UsageError("--out DIR is required: the directory to write the records to")
 	}
 	st := interviews.Status(*status)
 	if st != "" && !st.Valid() {
-		return usageError("--status %q is not a status: use one of %s", *status, strings.Join(statusNames(), ", "))
+		return cli.UsageError("--status %q is not a status: use one of %s", *status, strings.Join(statusNames(), ", "))
 	}
 	if err := checkEmailFlag(*email, false); err != nil {
 		return err
@@ -51,7 +52,7 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	defer closeStore(src)
 	if fs, ok := src.(*filestore.Store); ok && sameDir(fs.Dir(), *out) {
-		return usageError("--out %s is the data directory the records are read from: choose another directory", *out)
+		return cli.UsageError("--out %s is the data directory the records are read from: choose another directory", *out)
 	}
 	dst, err := filestore.Open(*out)
 	if err != nil {
@@ -82,9 +83,9 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 func checkEmailFlag(email string, required bool) error {
 	switch {
 	case email == "" && required:
-		return usageError("--email ADDRESS is required: the candidate's email address, as registered")
+		return cli.UsageError("--email ADDRESS is required: the candidate's email address, as registered")
 	case email != "" && !strings.Contains(email, "@"):
-		return usageError("--email %q is not an email address: give the candidate's address as registered, such as ada@example.com", email)
+		return cli.UsageError("--email %q is not an email address: give the candidate's address as registered, such as ada@example.com", email)
 	}
 	return nil
 }

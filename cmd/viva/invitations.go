@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/viva-interviews/viva/internal/cli"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/web"
 )
@@ -39,7 +40,7 @@ func invitationAction(ctx context.Context, name string, args []string, stderr io
 		return err
 	}
 	if *id == "" {
-		return usageError("--id is required: the interview's id, as the invitations page or viva export shows it")
+		return cli.UsageError("--id is required: the interview's id, as the invitations page or viva export shows it")
 	}
 	store, err := openStore(ctx, cfg, newLogger(stderr, cfg.LogLevel))
 	if err != nil {

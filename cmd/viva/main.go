@@ -32,6 +32,7 @@ import (
 	"syscall"
 
 	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/internal/cli"
 	"github.com/viva-interviews/viva/internal/sandbox"
 )
 
@@ -76,26 +77,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	for _, c := range commands {
 		if c.name == args[0] {
 			errOut := stderr
-			if wantsHelp(args[1:]) {
+			if cli.WantsHelp(args[1:]) {
 				errOut = stdout
 			}
-			err := c.run(ctx, args[1:], stdin, stdout, errOut)
-			switch {
-			case err == nil:
-				return 0
-			case errors.Is(err, flag.ErrHelp):
-				return 0
-			case errors.Is(err, errUsage):
-				fmt.Fprintf(stderr, "viva %s: %v\n", c.name, err)
-				return 2
-			default:
-				fmt.Fprintf(stderr, "viva %s: %v\n", c.name, err)
-				return 1
-			}
+			return cli.Exit(stderr, "viva "+c.name, c.run(ctx, args[1:], stdin, stdout, errOut))
 		}
 	}
-	fmt.Fprintf(stderr, "viva: unknown command %q\n\n", args[0])
-	usage(stderr)
+	fmt.Fprintf(stderr, "viva: unknown command %q: run `viva -h` for the commands\n", args[0])
 	return 2
 }
 
@@ -130,27 +118,6 @@ func runHelp(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	return 2
 }
 
-// wantsHelp reports whether a command's arguments ask for its help (-h,
-// -help or --help before any "--").
-func wantsHelp(args []string) bool {
-	for _, a := range args {
-		switch a {
-		case "--":
-			return false
-		case "-h", "-help", "--help", "--h":
-			return true
-		}
-	}
-	return false
-}
-
-// errUsage marks errors in how a command was called (exit code 2).
-var errUsage = errors.New("usage")
-
-func usageError(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, args...))
-}
-
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "viva runs structured voice interviews on LiveKit.\n\nUsage: viva COMMAND [flags]\n\nCommands:")
 	width := 0
@@ -169,7 +136,7 @@ func usage(w io.Writer) {
 // (commandReads). -h prints the help on stderr (which run points at
 // stdout); a bad flag or value is a usage error of one line per problem.
 func loadConfig(name string, args []string, stderr io.Writer, flags func(*flag.FlagSet)) (*config.Config, error) {
-	fs := newFlagSet(name)
+	fs := cli.NewFlagSet("viva " + name)
 	if flags != nil {
 		flags(fs)
 	}
@@ -182,47 +149,40 @@ func loadConfig(name string, args []string, stderr io.Writer, flags func(*flag.F
 		commandUsage(stderr, name, fs)
 		return nil, err
 	case errors.As(err, &ferr):
-		return nil, flagError(name, ferr.Err)
+		return nil, cli.FlagError("viva "+name, ferr.Err)
 	}
-	return nil, usageError("%v", err)
+	return nil, cli.UsageError("%v", err)
 }
 
-// newFlagSet is the flag set of command name: it prints nothing itself,
-// so a mistake is told in one line (flagError) and help only when asked.
-func newFlagSet(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet("viva "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	return fs
-}
-
-// flagError is a usage error of one line for a mistake in command name's
-// flags (from the flag package): what was wrong, in the --flag spelling
-// used everywhere else, and where to read the flags.
-func flagError(name string, err error) error {
-	msg := err.Error()
-	if f, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		msg = "unknown flag --" + strings.TrimPrefix(f, "-")
-	} else if f, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		msg = "flag --" + strings.TrimPrefix(f, "-") + " needs a value"
-	} else {
-		msg = strings.ReplaceAll(msg, " flag -", " flag --")
-	}
-	return usageError("%s: run `viva %s -h` for its flags", msg, name)
-}
-
-// Settings read by the commands that read few, by YAML key: their help
-// lists only these, and other settings are neither offered nor checked.
+// Settings read by each command that does not read them all, by YAML
+// key: its help lists only these, and other settings are neither offered
+// as flags nor checked. viva dev and viva chat read every setting.
 var (
-	storeReads       = []string{"data_dir", "database_url", "secrets_key", "log_level"}
+	storeReads    = []string{"data_dir", "database_url", "secrets_key", "log_level"}
+	liveKitReads  = []string{"livekit_url", "livekit_api_key", "livekit_api_secret", "agent_name"}
+	modelReads    = []string{"llm", "openai_api_key", "openai_base_url", "openai_model", "llm_first_token_timeout", "llm_chunk_gap_timeout"}
+	engineReads   = append([]string{"analysis_model", "stt", "tts", "deepgram_api_key", "deepgram_model", "openai_stt_model", "openai_tts_model", "openai_tts_voice"}, modelReads...)
+	audioReads    = []string{"record_audio", "recordings_dir"}
+	agentOwnReads = []string{"max_sessions", "load_threshold", "drain_timeout", "rejoin_grace", "time_scale", "health_addr", "pprof_addr",
+		"endpointing_delay", "endpointing_min", "endpointing_max", "interrupt_threshold", "thinking_pause",
+		"false_interruption_timeout", "away_after", "hearing_timeout"}
+	webOwnReads = []string{"addr", "reviewer_token", "users_file", "token_ttl", "link_ttl", "public_url", "webhook_urls", "webhook_secret",
+		"smtp_url", "brand_name", "brand_logo", "consent_text", "consent_file", "drop_texts_after_report", "recording_retention",
+		"record_retention", "rejoin_grace", "time_scale", "pprof_addr"}
+	agentReads       = slices.Concat(storeReads, liveKitReads, engineReads, audioReads, agentOwnReads)
+	webReads         = slices.Concat(storeReads, liveKitReads, modelReads, audioReads, webOwnReads)
 	usersReads       = []string{"data_dir", "users_file"}
-	invitationsReads = append([]string{"link_ttl", "public_url"}, storeReads...)
-	recordsReads     = append([]string{"recordings_dir"}, storeReads...)
+	invitationsReads = slices.Concat([]string{"link_ttl", "public_url"}, storeReads)
+	recordsReads     = slices.Concat([]string{"recordings_dir"}, storeReads)
 )
 
 // commandReads are the settings command name reads (nil: every one).
 func commandReads(name string) []string {
 	switch group, _, _ := strings.Cut(name, " "); group {
+	case "agent":
+		return agentReads
+	case "web":
+		return webReads
 	case "users":
 		return usersReads
 	case "invitations":
@@ -357,7 +317,7 @@ func commandUsage(w io.Writer, name string, fs *flag.FlagSet) {
 	}
 	fmt.Fprintf(w, "Usage: %s\n", h.usage)
 	own, grouped := splitFlags(fs)
-	printGroup(w, h.own, own)
+	cli.PrintFlags(w, h.own, own)
 	var hidden []string
 	for _, g := range append(settingGroups, settingGroup{title: groupOther}) {
 		if h.groups != nil && !slices.Contains(h.groups, g.title) {
@@ -366,7 +326,7 @@ func commandUsage(w io.Writer, name string, fs *flag.FlagSet) {
 			}
 			continue
 		}
-		printGroup(w, g.title, grouped[g.title])
+		cli.PrintFlags(w, g.title, grouped[g.title])
 	}
 	if len(hidden) > 0 {
 		fmt.Fprintf(w, "\nMore settings (%s) are listed by 'viva help settings'.\n", strings.Join(hidden, "; "))
@@ -428,25 +388,6 @@ func flagRank(f *flag.Flag) string {
 	return "1" + f.Name
 }
 
-// printGroup prints a titled group of flags; an empty group is left out.
-func printGroup(w io.Writer, title string, flags []*flag.Flag) {
-	if len(flags) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\n%s:\n", title)
-	for _, f := range flags {
-		kind, usage := flag.UnquoteUsage(f)
-		line := "  --" + f.Name
-		if kind != "" {
-			line += " " + strings.ToUpper(kind)
-		}
-		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
-			usage += fmt.Sprintf(" (default %q)", f.DefValue)
-		}
-		fmt.Fprintf(w, "%s\n      %s\n", line, usage)
-	}
-}
-
 // printAllSettings lists every setting of package config, grouped, with
 // the environment variables of the secrets that have no flag.
 func printAllSettings(w io.Writer) error {
@@ -461,7 +402,7 @@ func printAllSettings(w io.Writer) error {
 	fmt.Fprintln(w, "Every setting of viva, given as a flag, as the environment variable named beside it, or in the YAML file named by --config.")
 	_, grouped := splitFlags(fs)
 	for _, g := range append(settingGroups, settingGroup{title: groupOther}) {
-		printGroup(w, g.title, grouped[g.title])
+		cli.PrintFlags(w, g.title, grouped[g.title])
 	}
 	fmt.Fprintln(w, "\nSecrets (environment or the YAML file only, never flags):")
 	for _, s := range config.Settings() {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/viva-interviews/viva/bench"
 	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/internal/cli"
 	"github.com/viva-interviews/viva/internal/sandbox"
 	"github.com/viva-interviews/viva/testrig/pgtest"
 )
@@ -135,7 +137,7 @@ func TestFlagMistakesTakeOneLine(t *testing.T) {
 		{[]string{"bench", "density", "--window", "soon"}, `invalid value "soon" for flag --window`},
 	} {
 		var stdout, stderr strings.Builder
-		code := run(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr)
+		code := runOrBench(tc.args, &stdout, &stderr)
 		got := stderr.String()
 		if code != 2 || !strings.Contains(got, tc.want) || strings.Count(got, "\n") != 1 || stdout.Len() > 0 {
 			t.Errorf("viva %s: exit %d, stderr %q, stdout %q; want exit 2 and one line with %q", strings.Join(tc.args, " "), code, got, stdout.String(), tc.want)
@@ -154,9 +156,11 @@ func TestHelpListsWhatTheCommandReads(t *testing.T) {
 		{[]string{"export", "-h"}, []string{"--out", "--database-url", "--recordings-dir"}, []string{"--llm", "--stt", "--addr"}},
 		{[]string{"bench", "latency", "-h"}, []string{"--turns", "--rooms", "--verbose"}, []string{"\n  -turns"}},
 		{[]string{"dev", "-h"}, []string{"--livekit-port", "VIVA_LIVEKIT_PORT"}, nil},
+		{[]string{"agent", "-h"}, []string{"--max-sessions", "--stt", "--endpointing-delay"}, []string{"--addr", "--brand-name", "--livekit-port", "--users-file"}},
+		{[]string{"web", "-h"}, []string{"--addr", "--brand-name", "--openai-model"}, []string{"--stt", "--max-sessions", "--endpointing-delay", "--livekit-port"}},
 	} {
 		var stdout, stderr strings.Builder
-		if code := run(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		if code := runOrBench(tc.args, &stdout, &stderr); code != 0 {
 			t.Errorf("viva %s: exit %d", strings.Join(tc.args, " "), code)
 		}
 		for _, w := range tc.want {
@@ -170,4 +174,17 @@ func TestHelpListsWhatTheCommandReads(t *testing.T) {
 			}
 		}
 	}
+}
+
+// runOrBench runs viva's command line, or for "bench" the benchmarks' as
+// viva-bench does (help on stdout), in this process.
+func runOrBench(args []string, stdout, stderr io.Writer) int {
+	if args[0] != "bench" {
+		return run(context.Background(), args, strings.NewReader(""), stdout, stderr)
+	}
+	helpOut := stderr
+	if cli.WantsHelp(args) {
+		helpOut = stdout
+	}
+	return cli.Exit(stderr, "viva bench", bench.Main(context.Background(), args[1:], "viva", stdout, helpOut))
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/internal/metrics"
+	"github.com/viva-interviews/viva/internal/sidehttp"
 	"github.com/viva-interviews/viva/lkagent"
 	"github.com/viva-interviews/viva/testrig/promscrape"
 )
@@ -44,9 +45,9 @@ func TestHealthListener(t *testing.T) {
 	reg := metrics.NewRegistry()
 	m := metrics.NewWorker(reg)
 	m.Turn("agent")
-	side := &sideServers{log: slog.New(slog.DiscardHandler)}
-	defer side.stop()
-	addr, err := side.startHealth(cfg, idleWorker(t), reg)
+	side := &sidehttp.Servers{Logger: slog.New(slog.DiscardHandler)}
+	defer side.Stop()
+	addr, err := startHealth(side, cfg, idleWorker(t), reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,13 +59,13 @@ func TestHealthListener(t *testing.T) {
 	}
 
 	cfg.HealthAddr = addr // in use now
-	_, err = side.startHealth(cfg, idleWorker(t), reg)
+	_, err = startHealth(side, cfg, idleWorker(t), reg)
 	if err == nil || !strings.Contains(err.Error(), "--health-addr") || !strings.Contains(err.Error(), "VIVA_HEALTH_ADDR") {
 		t.Errorf("health address in use: %v, want an error naming --health-addr and VIVA_HEALTH_ADDR", err)
 	}
 
 	cfg.HealthAddr = config.Off
-	if addr, err := side.startHealth(cfg, idleWorker(t), reg); addr != "" || err != nil {
+	if addr, err := startHealth(side, cfg, idleWorker(t), reg); addr != "" || err != nil {
 		t.Errorf("health off: listening on %q, %v", addr, err)
 	}
 }
@@ -72,14 +73,14 @@ func TestHealthListener(t *testing.T) {
 // TestPprofOnlyWhenAsked: no profiler by default; with --pprof it is served
 // on its own listener.
 func TestPprofOnlyWhenAsked(t *testing.T) {
-	side := &sideServers{log: slog.New(slog.DiscardHandler)}
-	defer side.stop()
-	if addr, err := side.startPprof(config.Default()); addr != "" || err != nil || len(side.servers) != 0 {
+	side := &sidehttp.Servers{Logger: slog.New(slog.DiscardHandler)}
+	defer side.Stop()
+	if addr, err := startPprof(side, config.Default()); addr != "" || err != nil {
 		t.Fatalf("default settings serve a profiler on %q (%v)", addr, err)
 	}
 	cfg := config.Default()
 	cfg.PprofAddr = "127.0.0.1:0"
-	addr, err := side.startPprof(cfg)
+	addr, err := startPprof(side, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestPprofOnlyWhenAsked(t *testing.T) {
 	}
 	defer ln.Close()
 	cfg.PprofAddr = ln.Addr().String()
-	if _, err := side.startPprof(cfg); err == nil || !strings.Contains(err.Error(), "--pprof") {
+	if _, err := startPprof(side, cfg); err == nil || !strings.Contains(err.Error(), "--pprof") {
 		t.Errorf("pprof address in use: %v, want an error naming --pprof", err)
 	}
 }

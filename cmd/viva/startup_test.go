@@ -46,7 +46,11 @@ func TestStartRefusesUnusableDataDir(t *testing.T) {
 		for _, cmd := range []string{"agent", "web"} {
 			t.Run(name+"/"+cmd, func(t *testing.T) {
 				var stderr bytes.Buffer
-				code := run(context.Background(), []string{cmd, "--data-dir", dir, "--addr", "127.0.0.1:0"}, strings.NewReader(""), &stderr, &stderr)
+				args := []string{cmd, "--data-dir", dir}
+				if cmd == "web" {
+					args = append(args, "--addr", "127.0.0.1:0")
+				}
+				code := run(context.Background(), args, strings.NewReader(""), &stderr, &stderr)
 				if code != 1 {
 					t.Fatalf("exit code %d, want 1: %s", code, &stderr)
 				}

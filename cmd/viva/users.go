@@ -18,6 +18,7 @@ import (
 
 	"github.com/viva-interviews/viva/accounts"
 	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/internal/cli"
 )
 
 // usersCommands are the subcommands of viva users.
@@ -51,7 +52,7 @@ func runSubcommand(ctx context.Context, group string, cmds []command, args []str
 			fmt.Fprintf(stderr, "  %-12s %s\n", c.name, c.summary)
 		}
 		if len(args) == 0 {
-			return usageError("name a %s command: %s", group, list)
+			return cli.UsageError("name a %s command: %s", group, list)
 		}
 		return flag.ErrHelp
 	}
@@ -60,17 +61,7 @@ func runSubcommand(ctx context.Context, group string, cmds []command, args []str
 			return c.run(ctx, args[1:], stdin, stdout, stderr)
 		}
 	}
-	return usageError("unknown %s command %q: use %s", group, args[0], list)
-}
-
-// openAccounts opens the users file the configuration names, with the
-// production hashing parameters.
-func openAccounts(cfg *config.Config) (*accounts.Service, error) {
-	store, err := accounts.OpenFile(cfg.ResolvedUsersFile())
-	if err != nil {
-		return nil, err
-	}
-	return accounts.NewService(store, accounts.DefaultParams, nil)
+	return cli.UsageError("unknown %s command %q: use %s", group, args[0], list)
 }
 
 func runUsersAdd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -86,15 +77,16 @@ func runUsersAdd(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	r, err := accounts.ParseRole(*role)
 	if err != nil {
-		return usageError("--role: %q is not a role: use admin, recruiter or reviewer", *role)
+		return cli.UsageError("--role: %q is not a role: use admin, recruiter or reviewer", *role)
 	}
 	if *email == "" {
-		return usageError("--email is required, such as --email ada@example.com")
+		return cli.UsageError("--email is required, such as --email ada@example.com")
 	}
-	svc, err := openAccounts(cfg)
+	svc, err := openAccounts(ctx, cfg, nil)
 	if err != nil {
 		return err
 	}
+	defer svc.Close()
 	password, err := newPassword(*generate, stdin, stderr)
 	if err != nil {
 		return err
@@ -106,7 +98,7 @@ func runUsersAdd(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return weakPassword(err)
 	}
-	fmt.Fprintf(stdout, "Added %s (%s) to %s.\n", u.Email, u.Role, cfg.ResolvedUsersFile())
+	fmt.Fprintf(stdout, "Added %s (%s) to %s.\n", u.Email, u.Role, svc.Where)
 	if *generate {
 		fmt.Fprintf(stdout, "Password: %s\n(shown once: only its hash is stored)\n", password)
 	}
@@ -128,7 +120,7 @@ func newPassword(generate bool, stdin io.Reader, stderr io.Writer) (string, erro
 // strong password made.
 func weakPassword(err error) error {
 	if errors.Is(err, accounts.ErrWeakPassword) {
-		return usageError("%v; or pass --generate-password to have one made", err)
+		return cli.UsageError("%v; or pass --generate-password to have one made", err)
 	}
 	return err
 }
@@ -159,7 +151,7 @@ func readPassword(stdin io.Reader, stderr io.Writer) (string, error) {
 	}
 	line = strings.TrimRight(line, "\r\n")
 	if line == "" {
-		return "", usageError("no password on stdin: pipe one in (printf '%%s\\n' \"$PASSWORD\" | viva users add|passwd …), type it at a terminal, or pass --generate-password")
+		return "", cli.UsageError("no password on stdin: pipe one in (printf '%%s\\n' \"$PASSWORD\" | viva users add|passwd …), type it at a terminal, or pass --generate-password")
 	}
 	return line, nil
 }
@@ -195,16 +187,17 @@ func runUsersList(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	if err != nil {
 		return err
 	}
-	svc, err := openAccounts(cfg)
+	svc, err := openAccounts(ctx, cfg, nil)
 	if err != nil {
 		return err
 	}
+	defer svc.Close()
 	users, err := svc.Store().List(ctx)
 	if err != nil {
 		return err
 	}
 	if len(users) == 0 {
-		fmt.Fprintf(stdout, "No users in %s: add one with viva users add --email you@example.com --role admin\n", cfg.ResolvedUsersFile())
+		fmt.Fprintf(stdout, "No users in %s: add one with viva users add --email you@example.com --role admin\n", svc.Where)
 		return nil
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
@@ -238,13 +231,13 @@ func emailFlag(name string, args []string, stderr io.Writer, more func(*flag.Fla
 		return nil, "", err
 	}
 	if *email == "" {
-		return nil, "", usageError("--email is required, such as --email ada@example.com")
+		return nil, "", cli.UsageError("--email is required, such as --email ada@example.com")
 	}
-	svc, err := openAccounts(cfg)
+	svc, err := openAccounts(context.Background(), cfg, nil)
 	if err != nil {
 		return nil, "", err
 	}
-	return svc, accounts.NormalizeEmail(*email), nil
+	return svc.Service, accounts.NormalizeEmail(*email), nil
 }
 
 // noAccount turns ErrNotFound for the user email into a message saying
@@ -302,7 +295,7 @@ func runUsersRole(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	r, err := accounts.ParseRole(*role)
 	if err != nil {
-		return usageError("--role: %q is not a role: use admin, recruiter or reviewer", *role)
+		return cli.UsageError("--role: %q is not a role: use admin, recruiter or reviewer", *role)
 	}
 	u, err := svc.Store().Get(ctx, email)
 	if err != nil {
@@ -342,7 +335,7 @@ func runUsersToken(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	}
 	ttl, err := config.ParseDuration(*validFor)
 	if err != nil || ttl < time.Minute || ttl > accounts.MaxTokenTTL {
-		return usageError("--valid-for %q: give a lifetime from 1m to 730d, such as 90d or 36h", *validFor)
+		return cli.UsageError("--valid-for %q: give a lifetime from 1m to 730d, such as 90d or 36h", *validFor)
 	}
 	token, stored, err := svc.CreateTokenValidFor(ctx, email, ttl)
 	if errors.Is(err, accounts.ErrNotFound) {
@@ -391,7 +384,7 @@ func runUsersRevokeToken(ctx context.Context, args []string, stdin io.Reader, st
 		return err
 	}
 	if *id == "" {
-		return usageError("--id is required: viva users tokens --email %s lists the IDs", email)
+		return cli.UsageError("--id is required: viva users tokens --email %s lists the IDs", email)
 	}
 	if err := svc.RevokeToken(ctx, email, *id); errors.Is(err, accounts.ErrNotFound) {
 		return fmt.Errorf("%s has no account or no token %s: viva users tokens --email %s lists its tokens", email, *id, email)

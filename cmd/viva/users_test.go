@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/viva-interviews/viva/accounts"
+	"github.com/viva-interviews/viva/testrig/pgtest"
 )
 
 func TestUsersCommand(t *testing.T) {
@@ -163,5 +164,30 @@ func TestWebRefusesToStartWithoutUsers(t *testing.T) {
 		strings.NewReader(""), &out, &errOut)
 	if code != 2 || !strings.Contains(errOut.String(), "viva users add --email you@example.com --role admin") {
 		t.Errorf("viva web without users: %d %q", code, errOut.String())
+	}
+}
+
+// TestUsersInTheDatabase: with a database, viva users keeps the users
+// there, after copying in those of the users file, and the file is left
+// as it was.
+func TestUsersInTheDatabase(t *testing.T) {
+	dir := t.TempDir()
+	viva := vivaIn(dir)
+	const pw = "a long enough password"
+	if code, _, errs := viva(pw+"\n", "users", "add", "--email", "ada@example.com", "--role", "admin"); code != 0 {
+		t.Fatalf("add to the file: %d %q", code, errs)
+	}
+	db := pgtest.Database(t)
+	code, out, errs := viva(pw+"\n", "users", "add", "--email", "bob@example.com", "--role", "reviewer", "--database-url", db)
+	if code != 0 || !strings.Contains(out, "Added bob@example.com (reviewer) to PostgreSQL") {
+		t.Fatalf("add to the database: %d %q %q", code, out, errs)
+	}
+	code, out, _ = viva("", "users", "list", "--database-url", db)
+	if code != 0 || !strings.Contains(out, "ada@example.com") || !strings.Contains(out, "bob@example.com") {
+		t.Errorf("the database's users: %d %q, want ada (copied from the file) and bob", code, out)
+	}
+	code, out, _ = viva("", "users", "list")
+	if code != 0 || strings.Contains(out, "bob@example.com") {
+		t.Errorf("the file's users: %d %q, want ada only", code, out)
 	}
 }

@@ -21,8 +21,10 @@ import (
 	"github.com/viva-interviews/viva/agent/engines"
 	"github.com/viva-interviews/viva/agent/llm/openai"
 	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/internal/cli"
 	"github.com/viva-interviews/viva/internal/mail"
 	"github.com/viva-interviews/viva/internal/metrics"
+	"github.com/viva-interviews/viva/internal/sidehttp"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/privacy"
 	"github.com/viva-interviews/viva/interviews/recordings"
@@ -41,7 +43,7 @@ func runWeb(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return err
 	}
 	if err := cfg.RequireLiveKit(); err != nil {
-		return usageError("%v", err)
+		return cli.UsageError("%v", err)
 	}
 	log := newLogger(stderr, cfg.LogLevel)
 	if err := checkRoomPage(web.CheckRoomBundle, *allowNoRoomPage, log); err != nil {
@@ -54,9 +56,9 @@ func runWeb(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w (is another viva web running? choose another address with --addr)", cfg.Addr, err)
 	}
-	side := &sideServers{log: log}
-	defer side.stop()
-	if _, err := side.startPprof(cfg); err != nil {
+	side := &sidehttp.Servers{Logger: log}
+	defer side.Stop()
+	if _, err := startPprof(side, cfg); err != nil {
 		ln.Close()
 		return err
 	}
@@ -72,14 +74,15 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 		return err
 	}
 	defer closeStore(store)
-	users, err := openAccounts(cfg)
+	users, err := openAccounts(ctx, cfg, store)
 	if err != nil {
 		return err
 	}
+	defer users.Close()
 	if list, err := users.Store().List(ctx); err != nil {
 		return err
 	} else if len(list) == 0 && cfg.ReviewerToken == "" {
-		return usageError("no one could sign in: %s has no users. Add the first administrator with: viva users add --email you@example.com --role admin (or, for development only, set VIVA_REVIEWER_TOKEN to a shared password)", cfg.ResolvedUsersFile())
+		return cli.UsageError("no one could sign in: %s has no users. Add the first administrator with: viva users add --email you@example.com --role admin (or, for development only, set VIVA_REVIEWER_TOKEN to a shared password)", users.Where)
 	}
 	templates, err := installedTemplates()
 	if err != nil {
@@ -100,7 +103,7 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	}
 	// The runner's events go to the webhooks and, with a mailer, a ready
 	// report also emails the candidate their feedback link.
-	events := &feedbackMail{next: hooks}
+	events := &reports.ReadyHook{Next: hooks}
 	runner, err := reports.NewRunner(reports.RunnerOptions{Store: store, Generator: gen, Blueprint: installedBlueprint, Webhooks: events, Logger: log,
 		OnReport: webMetrics.Report, DropTexts: cfg.DropTextsAfterReport})
 	if err != nil {
@@ -126,7 +129,7 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
 	if mailer != nil {
-		events.srv, events.ctx, events.wg = srv, bgCtx, &background
+		events.Start(bgCtx, &background, func(ctx context.Context, rec *interviews.Record) { _, _ = srv.NotifyFeedbackReady(ctx, rec) })
 	}
 	background.Go(func() { _ = runner.Run(bgCtx) })
 	background.Go(func() { hooks.Run(bgCtx) })
@@ -208,33 +211,13 @@ func newMailer(cfg *config.Config, log *slog.Logger) (web.Mailer, error) {
 	}
 	m, err := mail.New(cfg.SMTPURL)
 	if err != nil {
-		return nil, usageError("VIVA_SMTP_URL: %v", err)
+		return nil, cli.UsageError("VIVA_SMTP_URL: %v", err)
 	}
 	if cfg.PublicURL == "" {
 		log.Warn("VIVA_SMTP_URL is set but VIVA_PUBLIC_URL is not: feedback emails need the public address to link to, so none are sent")
 	}
 	log.Info("feedback emails on", "smtp", m.String())
 	return m, nil
-}
-
-// feedbackMail passes the report runner's events on to the webhooks and,
-// once srv is set, emails the candidate their feedback link in the
-// background when a report becomes ready.
-type feedbackMail struct {
-	next interviews.Notifier
-	srv  *web.Server
-	ctx  context.Context
-	wg   *sync.WaitGroup
-}
-
-// Notify implements interviews.Notifier.
-func (f *feedbackMail) Notify(event string, rec *interviews.Record) {
-	f.next.Notify(event, rec)
-	if event != interviews.EventReportReady || f.srv == nil {
-		return
-	}
-	rec = rec.Clone()
-	f.wg.Go(func() { _, _ = f.srv.NotifyFeedbackReady(f.ctx, rec) })
 }
 
 // consentWording is the notice candidates agree to: the consent file's

@@ -85,6 +85,14 @@ var rules = []rule{
 		roots:     []string{"./interviews"},
 		forbidden: []string{"./interviews/filestore/...", "./interviews/postgres/...", "github.com/jackc/..."},
 	},
+	{
+		// The benchmarks need a fake OpenAI server and candidate bots;
+		// they run as viva-bench, so the binary that is shipped links
+		// no test rig.
+		name:      "the shipped binary links no test rig",
+		roots:     []string{"./cmd/viva"},
+		forbidden: []string{"./testrig/..."},
+	},
 }
 
 // pkg is one package as `go list -json` describes it.
@@ -280,6 +288,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		reports   = module + "/reports"
 		webhooks  = module + "/webhooks"
 		benchPkg  = module + "/internal/bench"
+		binary    = module + "/cmd/viva"
+		rig       = module + "/testrig/fakeopenai"
 		lksdk     = "github.com/livekit/server-sdk-go/v2"
 		lkproto   = "github.com/livekit/protocol/livekit"
 		webrtc    = "github.com/pion/webrtc/v4"
@@ -304,6 +314,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		incident:  nil,
 		llmPkg:    {incident},
 		fileStore: {records},
+		binary:    {roomPkg, fileStore},
 	}
 	with := func(edit func(graph)) graph {
 		g := graph{}
@@ -365,6 +376,10 @@ func TestRulesCatchViolations(t *testing.T) {
 		{name: "the domain opens its own files", rule: 5,
 			g:    with(func(g graph) { g[records] = append(g[records], fileStore) }),
 			want: []string{records + " → " + fileStore}},
+		{name: "binary clean", rule: 6, g: clean},
+		{name: "the binary links a fake provider", rule: 6,
+			g:    with(func(g graph) { g[binary] = append(g[binary], rig) }),
+			want: []string{binary + " → " + rig}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

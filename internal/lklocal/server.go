@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -212,4 +213,29 @@ func (s *Server) Stop(now bool) {
 		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 		<-s.exited
 	}
+}
+
+// Find locates the livekit-server binary: explicit when given, else next
+// to this program, in ./bin, then on $PATH.
+func Find(explicit string) (string, error) {
+	if explicit != "" {
+		return explicit, nil
+	}
+	var dirs []string
+	if exe, err := os.Executable(); err == nil {
+		dirs = append(dirs, filepath.Dir(exe))
+	}
+	if bin, err := filepath.Abs("bin"); err == nil {
+		dirs = append(dirs, bin)
+	}
+	for _, d := range dirs {
+		p := filepath.Join(d, "livekit-server")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath("livekit-server"); err == nil {
+		return p, nil
+	}
+	return "", errors.New("livekit-server not found next to this program, in ./bin or on $PATH: build it with make deps (it writes bin/livekit-server), or pass --livekit-server PATH")
 }

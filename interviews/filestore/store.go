@@ -238,39 +238,10 @@ func (s *Store) List(ctx context.Context, opts interviews.ListOptions) (intervie
 	if err != nil {
 		return interviews.ListPage{}, err
 	}
-	all, err := s.summaries()
+	matched, err := s.matching(opts)
 	if err != nil {
 		return interviews.ListPage{}, err
 	}
-	matched := all[:0]
-	for _, sum := range all {
-		if opts.Matches(sum) {
-			matched = append(matched, sum)
-		}
-	}
-	slices.SortFunc(matched, func(a, b interviews.Summary) int {
-		switch opts.Sort {
-		case interviews.SortScore:
-			if a.Score != nil && b.Score != nil {
-				if c := cmp.Compare(*b.Score, *a.Score); c != 0 {
-					return c
-				}
-			} else if a.Score != nil || b.Score != nil {
-				if a.Score != nil {
-					return -1
-				}
-				return 1
-			}
-		case interviews.SortDecision:
-			if c := cmp.Compare(interviews.DecisionRank(a.Decision), interviews.DecisionRank(b.Decision)); c != 0 {
-				return c
-			}
-		}
-		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
 	page := interviews.ListPage{Items: []interviews.Summary{}, Total: len(matched)}
 	if opts.Offset < len(matched) {
 		page.Items = append(page.Items, matched[opts.Offset:min(opts.Offset+limit, len(matched))]...)
@@ -279,6 +250,70 @@ func (s *Store) List(ctx context.Context, opts interviews.ListOptions) (intervie
 		page.Items[i].Measure()
 	}
 	return page, nil
+}
+
+// Walk implements interviews.Store. The summaries are those List reads,
+// kept in memory beside the directory whatever the walk.
+func (s *Store) Walk(ctx context.Context, opts interviews.ListOptions, fn func(interviews.Summary) error) error {
+	if _, err := opts.PageSize(); err != nil {
+		return err
+	}
+	matched, err := s.matching(opts)
+	if err != nil {
+		return err
+	}
+	for _, sum := range matched {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("interviews: walk: %w", err)
+		}
+		sum.Measure()
+		if err := fn(sum); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// matching returns the summaries that pass opts' filters, in its order.
+func (s *Store) matching(opts interviews.ListOptions) ([]interviews.Summary, error) {
+	opts = opts.ResolveAt(time.Now())
+	all, err := s.summaries()
+	if err != nil {
+		return nil, err
+	}
+	matched := all[:0]
+	for _, sum := range all {
+		if opts.Matches(sum) {
+			matched = append(matched, sum)
+		}
+	}
+	slices.SortFunc(matched, func(a, b interviews.Summary) int { return compareSummaries(opts.Sort, a, b) })
+	return matched, nil
+}
+
+// compareSummaries orders a and b as List's order sort does.
+func compareSummaries(sort string, a, b interviews.Summary) int {
+	switch sort {
+	case interviews.SortScore:
+		if a.Score != nil && b.Score != nil {
+			if c := cmp.Compare(*b.Score, *a.Score); c != 0 {
+				return c
+			}
+		} else if a.Score != nil || b.Score != nil {
+			if a.Score != nil {
+				return -1
+			}
+			return 1
+		}
+	case interviews.SortDecision:
+		if c := cmp.Compare(interviews.DecisionRank(a.Decision), interviews.DecisionRank(b.Decision)); c != 0 {
+			return c
+		}
+	}
+	if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
 }
 
 // summaries returns a summary of every readable record in the directory,

@@ -23,6 +23,7 @@ var english = Catalogue{
 	RefuseRevoked:     "This interview link has been withdrawn, so the interview cannot start; please contact the recruiter if you think this is a mistake.",
 	RefuseUnavailable: "Sorry, the interviewer cannot start this interview right now; please try again later or contact the recruiter.",
 	RefuseKeys:        "Sorry, this interview cannot start because the service keys it was set up with were refused; please contact the recruiter.",
+	RefusePlan:        "Sorry, this interview was set up with a plan the interviewer cannot run, so it cannot start; please contact the recruiter.",
 	RefuseLanguage:    "Sorry, the interviewer cannot hold this interview in English right now; please contact the recruiter.",
 
 	RoomTitle:         "Your interview",

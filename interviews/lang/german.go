@@ -22,6 +22,7 @@ var german = Catalogue{
 	RefuseRevoked:     "Dieser Interview-Link wurde zurückgezogen, deshalb kann das Interview nicht beginnen; bitte wenden Sie sich an Ihre Ansprechperson im Recruiting, wenn Sie das für einen Irrtum halten.",
 	RefuseUnavailable: "Das Interview kann leider gerade nicht beginnen; bitte versuchen Sie es später noch einmal oder wenden Sie sich an Ihre Ansprechperson im Recruiting.",
 	RefuseKeys:        "Dieses Interview kann leider nicht beginnen, weil die Dienstschlüssel, mit denen es eingerichtet wurde, abgelehnt wurden; bitte wenden Sie sich an Ihre Ansprechperson im Recruiting.",
+	RefusePlan:        "Dieses Interview wurde leider mit einem Ablauf eingerichtet, den der Interviewer nicht durchführen kann, deshalb kann es nicht beginnen; bitte wenden Sie sich an Ihre Ansprechperson im Recruiting.",
 	RefuseLanguage:    "Das Interview kann leider gerade nicht auf Deutsch geführt werden; bitte wenden Sie sich an Ihre Ansprechperson im Recruiting.",
 
 	RoomTitle:         "Ihr Interview",

@@ -44,6 +44,8 @@ const (
 	RefuseRevoked     Key = "refuse_revoked"
 	RefuseUnavailable Key = "refuse_unavailable"
 	RefuseKeys        Key = "refuse_keys"
+	// RefusePlan: the interview's plan cannot run on its design.
+	RefusePlan Key = "refuse_plan"
 	// RefuseLanguage: the worker's engines cannot hold the interview in
 	// its language.
 	RefuseLanguage Key = "refuse_language"

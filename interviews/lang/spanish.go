@@ -23,6 +23,7 @@ var spanish = Catalogue{
 	RefuseRevoked:     "Este enlace de entrevista ha sido retirado y la entrevista no puede comenzar; póngase en contacto con la persona de selección si cree que se trata de un error.",
 	RefuseUnavailable: "Lo sentimos, el entrevistador no puede comenzar esta entrevista ahora mismo; inténtelo más tarde o póngase en contacto con la persona de selección.",
 	RefuseKeys:        "Lo sentimos, esta entrevista no puede comenzar porque se rechazaron las claves de servicio con las que se configuró; póngase en contacto con la persona de selección.",
+	RefusePlan:        "Lo sentimos, esta entrevista se configuró con un plan que el entrevistador no puede realizar, así que no puede comenzar; póngase en contacto con la persona de selección.",
 	RefuseLanguage:    "Lo sentimos, el entrevistador no puede realizar esta entrevista en español en este momento; póngase en contacto con la persona de selección.",
 
 	RoomTitle:         "Su entrevista",

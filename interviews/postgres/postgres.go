@@ -78,7 +78,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, s.connectError(err)
 	}
-	if err := s.migrate(ctx); err != nil {
+	if err := s.Migrate(ctx, "schema_migrations", migrations); err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -119,6 +119,10 @@ func (s *Store) Locate(id string) string { return "postgres: " + id }
 // Where names the database, its host and user, without a password.
 func (s *Store) Where() string { return s.where }
 
+// Pool returns the store's connections, for another part of viva keeping
+// its tables in the same database (accounts/postgres).
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
 // opContext bounds one operation of the caller's ctx by OpTimeout.
 func opContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, OpTimeout)
@@ -138,10 +142,10 @@ type migration struct {
 	sql     string
 }
 
-// loadMigrations returns the embedded migrations in order; a file is
-// named NNNN_what.sql.
-func loadMigrations() ([]migration, error) {
-	names, err := fs.Glob(migrations, "migrations/*.sql")
+// loadMigrations returns the migrations in fsys's directory migrations in
+// order; a file is named NNNN_what.sql.
+func loadMigrations(fsys fs.FS) ([]migration, error) {
+	names, err := fs.Glob(fsys, "migrations/*.sql")
 	if err != nil {
 		return nil, err
 	}
@@ -153,21 +157,30 @@ func loadMigrations() ([]migration, error) {
 		if !ok || err != nil || v <= 0 {
 			return nil, fmt.Errorf("migration %s is not named NNNN_what.sql", base)
 		}
-		data, err := migrations.ReadFile(name)
+		data, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, migration{version: v, name: base, sql: string(data)})
 	}
 	slices.SortFunc(out, func(a, b migration) int { return a.version - b.version })
+	for i := 1; i < len(out); i++ {
+		if out[i].version == out[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s share the number %d: renumber the newer one", out[i-1].name, out[i].name, out[i].version)
+		}
+	}
 	return out, nil
 }
 
-// migrate applies the migrations the database lacks, each in its own
-// transaction recorded in schema_migrations, holding an advisory lock so
-// that processes starting at once apply each migration once.
-func (s *Store) migrate(ctx context.Context) error {
-	all, err := loadMigrations()
+// Migrate applies the migrations in fsys's directory migrations
+// (NNNN_what.sql) that the database lacks, each in its own transaction
+// recorded in the table named table, holding an advisory lock so that
+// processes starting at once apply each migration once. The interview
+// store's own are recorded in schema_migrations; another part of viva
+// keeping its tables in the same database (accounts/postgres) passes its
+// own table, so each numbers its migrations alone.
+func (s *Store) Migrate(ctx context.Context, table string, fsys fs.FS) error {
+	all, err := loadMigrations(fsys)
 	if err != nil {
 		return fmt.Errorf("postgres: reading migrations: %w", err)
 	}
@@ -182,17 +195,18 @@ func (s *Store) migrate(ctx context.Context) error {
 	defer func() {
 		_, _ = conn.Exec(context.Background(), "SELECT pg_advisory_unlock($1)", migrationLock)
 	}()
-	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	ident := pgx.Identifier{table}.Sanitize()
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+ident+` (
 		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-		return s.writeError("creating schema_migrations", err)
+		return s.writeError("creating "+table, err)
 	}
-	rows, err := conn.Query(ctx, "SELECT version FROM schema_migrations")
+	rows, err := conn.Query(ctx, "SELECT version FROM "+ident)
 	if err != nil {
-		return fmt.Errorf("postgres: reading schema_migrations: %w", err)
+		return fmt.Errorf("postgres: reading %s: %w", table, err)
 	}
 	applied, err := pgx.CollectRows(rows, pgx.RowTo[int32])
 	if err != nil {
-		return fmt.Errorf("postgres: reading schema_migrations: %w", err)
+		return fmt.Errorf("postgres: reading %s: %w", table, err)
 	}
 	if len(all) > 0 && len(applied) > 0 && int(slices.Max(applied)) > all[len(all)-1].version {
 		return fmt.Errorf("postgres: %s has schema version %d, newer than this viva knows (%d): upgrade viva", s.where, slices.Max(applied), all[len(all)-1].version)
@@ -205,7 +219,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			if _, err := tx.Exec(ctx, m.sql); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name)
+			_, err := tx.Exec(ctx, "INSERT INTO "+ident+" (version, name) VALUES ($1, $2)", m.version, m.name)
 			return err
 		})
 		if err != nil {
@@ -225,6 +239,9 @@ type row struct {
 	createdNS       int64
 	score           *float64
 	decisionRank    int
+	createdByLower  string
+	linkState       string // the invitation's state but for its expiry
+	expiresNS       *int64 // when the link lapses; nil: never, or started
 }
 
 // encode validates r and returns its row.
@@ -245,8 +262,23 @@ func encode(r *interviews.Record) (row, error) {
 		record: scrubNUL(data), summary: scrubNUL(sumData), status: string(r.Status),
 		roleLower: strings.ToLower(r.Candidate.Role), nameLower: strings.ToLower(r.Candidate.Name),
 		createdAt: r.CreatedAt, createdNS: orderNS(r.CreatedAt), score: sum.Score,
-		decisionRank: interviews.DecisionRank(sum.Decision),
+		decisionRank:   interviews.DecisionRank(sum.Decision),
+		createdByLower: strings.ToLower(r.CreatedBy), linkState: string(sum.Invitation(time.Time{})),
+		expiresNS: linkExpiry(sum),
 	}, nil
+}
+
+// linkExpiry is when the interview's link lapses, as orderNS: nil when it
+// never does, or when the interview started (a started interview stays
+// joinable). At the zero time nothing has lapsed yet, so a row's
+// link_state (sum.Invitation(time.Time{})) with this says the state at
+// any moment.
+func linkExpiry(sum interviews.Summary) *int64 {
+	if sum.ExpiresAt == nil || sum.StartedAt != nil {
+		return nil
+	}
+	ns := orderNS(*sum.ExpiresAt)
+	return &ns
 }
 
 // orderNS is t in nanoseconds since 1970 for ordering (timestamptz keeps
@@ -294,17 +326,20 @@ func scrubNUL(data []byte) []byte {
 // upsertSQL writes a whole row; Create adds ON CONFLICT DO NOTHING, Save
 // and Update replace.
 const (
-	insertSQL = `INSERT INTO interviews (id, record, summary, status, role_lower, name_lower, created_at, created_ns, score, decision_rank)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+	insertSQL = `INSERT INTO interviews (id, record, summary, status, role_lower, name_lower, created_at, created_ns, score, decision_rank,
+		created_by_lower, link_state, expires_ns)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
 	replaceSQL = `, version = nextval('interview_versions'), updated_at = now()`
 	upsertSQL  = insertSQL + ` ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record, summary = EXCLUDED.summary,
 		status = EXCLUDED.status, role_lower = EXCLUDED.role_lower, name_lower = EXCLUDED.name_lower,
 		created_at = EXCLUDED.created_at, created_ns = EXCLUDED.created_ns, score = EXCLUDED.score,
-		decision_rank = EXCLUDED.decision_rank` + replaceSQL
+		decision_rank = EXCLUDED.decision_rank, created_by_lower = EXCLUDED.created_by_lower,
+		link_state = EXCLUDED.link_state, expires_ns = EXCLUDED.expires_ns` + replaceSQL
 )
 
 func (rw row) args(id string) []any {
-	return []any{id, rw.record, rw.summary, rw.status, rw.roleLower, rw.nameLower, rw.createdAt, rw.createdNS, rw.score, rw.decisionRank}
+	return []any{id, rw.record, rw.summary, rw.status, rw.roleLower, rw.nameLower, rw.createdAt, rw.createdNS, rw.score, rw.decisionRank,
+		rw.createdByLower, rw.linkState, rw.expiresNS}
 }
 
 // Create implements interviews.Store: ErrExists when the id is taken.
@@ -371,69 +406,69 @@ func (s *Store) List(ctx context.Context, opts interviews.ListOptions) (intervie
 	if err != nil {
 		return interviews.ListPage{}, err
 	}
-	var where []string
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	if opts.Status != "" {
-		where = append(where, "status = "+arg(string(opts.Status)))
-	}
-	if opts.Role != "" {
-		where = append(where, "role_lower LIKE "+arg(contains(opts.Role)))
-	}
-	if opts.Query != "" {
-		where = append(where, "name_lower LIKE "+arg(contains(opts.Query)))
-	}
-	if opts.Email != "" {
-		where = append(where, "lower(btrim(summary->'candidate'->>'email')) = "+arg(interviews.NormalizeEmail(opts.Email)))
-	}
-	if !opts.CreatedBefore.IsZero() {
-		where = append(where, "created_ns < "+arg(orderNS(opts.CreatedBefore)))
-	}
-	cond := ""
-	if len(where) > 0 {
-		cond = " WHERE " + strings.Join(where, " AND ")
-	}
-	order := "created_ns DESC, id"
-	switch opts.Sort {
-	case interviews.SortScore:
-		order = "score DESC NULLS LAST, " + order
-	case interviews.SortDecision:
-		order = "decision_rank, " + order
-	}
+	q := listQuery(opts.ResolveAt(s.clock()))
 	ctx, cancel := opContext(ctx)
 	defer cancel()
 	page := interviews.ListPage{Items: []interviews.Summary{}}
-	if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM interviews"+cond, args...).Scan(&page.Total); err != nil {
+	if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM interviews"+q.where, q.args...).Scan(&page.Total); err != nil {
 		return interviews.ListPage{}, s.readError("list", err)
 	}
-	q := "SELECT summary, version FROM interviews" + cond + " ORDER BY " + order +
-		" LIMIT " + arg(limit) + " OFFSET " + arg(opts.Offset)
-	rows, err := s.pool.Query(ctx, q, args...)
+	sql := "SELECT summary, version FROM interviews" + q.where + " ORDER BY " + q.order +
+		" LIMIT " + q.arg(limit) + " OFFSET " + q.arg(opts.Offset)
+	err = s.scanSummaries(ctx, sql, q.args, func(sum interviews.Summary) error {
+		page.Items = append(page.Items, sum)
+		return nil
+	})
 	if err != nil {
-		return interviews.ListPage{}, s.readError("list", err)
+		return interviews.ListPage{}, err
+	}
+	return page, nil
+}
+
+// walkTimeout bounds a whole Walk: an export of every interview to a
+// slow client.
+const walkTimeout = 10 * OpTimeout
+
+// Walk implements interviews.Store with one query whose rows are read as
+// fn takes them: the connection holds a few rows at a time, whatever the
+// number matching.
+func (s *Store) Walk(ctx context.Context, opts interviews.ListOptions, fn func(interviews.Summary) error) error {
+	if _, err := opts.PageSize(); err != nil {
+		return err
+	}
+	q := listQuery(opts.ResolveAt(s.clock()))
+	ctx, cancel := context.WithTimeout(ctx, walkTimeout)
+	defer cancel()
+	return s.scanSummaries(ctx, "SELECT summary, version FROM interviews"+q.where+" ORDER BY "+q.order, q.args, fn)
+}
+
+// scanSummaries runs sql and calls fn with each row's summary, measured.
+func (s *Store) scanSummaries(ctx context.Context, sql string, args []any, fn func(interviews.Summary) error) error {
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return s.readError("list", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var data []byte
 		var version int64
 		if err := rows.Scan(&data, &version); err != nil {
-			return interviews.ListPage{}, s.readError("list", err)
+			return s.readError("list", err)
 		}
 		var sum interviews.Summary
 		if err := json.Unmarshal(data, &sum); err != nil {
-			return interviews.ListPage{}, fmt.Errorf("interviews: list: a stored summary does not decode: %w", err)
+			return fmt.Errorf("interviews: list: a stored summary does not decode: %w", err)
 		}
 		sum.Revision = strconv.FormatInt(version, 10)
 		sum.Measure()
-		page.Items = append(page.Items, sum)
+		if err := fn(sum); err != nil {
+			return err
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return interviews.ListPage{}, s.readError("list", err)
+		return s.readError("list", err)
 	}
-	return page, nil
+	return nil
 }
 
 // contains returns the LIKE pattern that matches text anywhere in a

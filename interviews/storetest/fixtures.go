@@ -140,6 +140,7 @@ func fullReport() *interviews.Report {
 // an incident.
 func fillKnowledge(r *interviews.Record) {
 	r.Template, r.Brief = "fullstack-senior", "# Handover\n- The billing job"
+	r.Problem = "ticketing"
 	r.Skills = []interviews.Skill{{Name: "Go", Sources: []string{"resume"}, Duration: "3 years", Depth: "wrote a scheduler", Autonomy: "chose the design",
 		Scale: "2 million users", Constraints: "legacy API", ProductionVsPrototype: "production", Evidence: []string{"3 years"}, Confidence: 0.9, By: interviews.ByRules, Absent: true}}
 	r.Gaps = []interviews.Gap{{ID: "g1", Skill: "Go", Attribute: "duration", Priority: stages.P0, Status: interviews.StatusResolved, Probes: 1, QuestionIDs: []string{"q1"}}}

@@ -223,27 +223,12 @@ func testListByEmailAndAge(t *testing.T, open Opener) {
 			t.Fatal(err)
 		}
 	}
-	tests := []struct {
-		name string
-		opts interviews.ListOptions
-		want []string
-	}{
+	checkLists(t, s, []listCase{
 		{"email ignoring case", interviews.ListOptions{Email: "Ada@EXAMPLE.com "}, []string{"c3", "a1", "f6"}},
 		{"email matches whole", interviews.ListOptions{Email: "example.com"}, []string{}},
 		{"email and status", interviews.ListOptions{Email: "ada@example.com", Status: interviews.StatusCompleted}, []string{"a1", "f6"}},
 		{"created before", interviews.ListOptions{CreatedBefore: at(200)}, []string{"a1", "f6"}},
 		{"created before is strict", interviews.ListOptions{CreatedBefore: at(100)}, []string{"f6"}},
 		{"email and age", interviews.ListOptions{Email: "ada@example.com", CreatedBefore: at(300)}, []string{"c3", "a1", "f6"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			page, err := s.List(t.Context(), tt.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := ids(page); !reflect.DeepEqual(got, tt.want) || page.Total != len(tt.want) {
-				t.Fatalf("List(%+v) = %v total %d, want %v", tt.opts, got, page.Total, tt.want)
-			}
-		})
-	}
+	})
 }

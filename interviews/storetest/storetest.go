@@ -56,6 +56,8 @@ func Run(t *testing.T, newBackend func(t *testing.T) Opener) {
 		{"SweepDeletesKeys", testSweepDeletesKeys},
 		{"CheckWritableAndLocate", testCheckWritableAndLocate},
 		{"ListByEmailAndAge", testListByEmailAndAge},
+		{"ListInvitationsByCreatorAndState", testListInvitations},
+		{"WalkStreamsInListOrder", testWalk},
 		{"DeleteErasesAndLogs", testDelete},
 	}
 	t.Run("FullRecordSetsEveryField", testFullRecordSetsEveryField)

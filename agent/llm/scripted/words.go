@@ -9,6 +9,7 @@ import (
 
 	"github.com/viva-interviews/viva/agent/analysis"
 	"github.com/viva-interviews/viva/agent/llm"
+	"github.com/viva-interviews/viva/internal/words"
 )
 
 // The offline interviewer's words: follow-ups on what an answer named,
@@ -117,7 +118,7 @@ func fromJobDescription(jd, question string) string {
 func salientWords(s string) []string {
 	var out []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if len(w) >= 4 && !stopWords[w] {
+		if len(w) >= 4 && !common(w) {
 			out = append(out, w)
 		}
 	}
@@ -129,21 +130,16 @@ var stopRe = regexp.MustCompile(`(?i)\b(can|could) we (please )?(stop|end|finish
 // wantsToStop reports whether the candidate asked to end the interview.
 func wantsToStop(s string) bool { return stopRe.MatchString(s) }
 
-var stopWords = map[string]bool{}
+// commonWords are words of an answer too common to follow up on, beside
+// the stop words: fillers, vague nouns, numbers and times, politeness.
+var commonWords = words.Set(`actually basically things thing stuff worked working think know like pretty quite
+lot lots well much many mostly years year time times started never always maybe perhaps thank thanks sorry
+please question questions answer minute minutes hours hundred thousand million billion percent twenty thirty
+forty fifty sixty seventy eighty ninety first second third every today yesterday tomorrow right great sure
+really didn't doesn't`)
 
-func init() {
-	for _, w := range strings.Fields(`about above after again against because been before being below between both
-could didn't doesn't doing during each having here hers herself himself itself just
-more most myself other ours ourselves over really same should some such than that their theirs
-them themselves then there these they this those through under until very were what when where which while
-with would your yours yourself yourselves actually basically things thing stuff worked working
-think know like pretty quite lot lots also well much many mostly years year time times started
-never always maybe perhaps thank thanks sorry please question questions answer minute minutes hours
-hundred thousand million billion percent twenty thirty forty fifty sixty seventy eighty ninety
-first second third every today yesterday tomorrow right great sure`) {
-		stopWords[w] = true
-	}
-}
+// common reports whether w, in lower case, is too common to follow up on.
+func common(w string) bool { return words.IsStop(w) || commonWords[w] }
 
 // salient returns candidate topics from an answer, most salient first:
 // the technologies it names, then its longest uncommon words.
@@ -160,7 +156,7 @@ func salient(answer string) []string {
 	var words []string
 	for _, w := range strings.FieldsFunc(answer, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) {
 		lw := strings.ToLower(w)
-		if len(lw) < 5 || stopWords[lw] || seen[lw] {
+		if len(lw) < 5 || common(lw) || seen[lw] {
 			continue
 		}
 		seen[lw] = true
