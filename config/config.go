@@ -68,6 +68,20 @@ type Config struct {
 	// RecordingsDir is the directory of the interviews' audio recordings;
 	// empty means a "recordings" directory inside DataDir.
 	RecordingsDir string `flag:"recordings-dir" env:"VIVA_RECORDINGS_DIR" yaml:"recordings_dir" help:"directory of the interviews' audio recordings (default: recordings in the data directory)" accept:"a directory path such as ./data/recordings"`
+	// RecordingsS3Endpoint, when set with RecordingsS3Bucket, keeps the
+	// recordings in S3-compatible object storage: workers upload each one
+	// when its session ends, and web apps on any machine play it from
+	// there. The recordings directory then holds only recordings being
+	// written.
+	RecordingsS3Endpoint string `flag:"recordings-s3-endpoint" env:"VIVA_RECORDINGS_S3_ENDPOINT" yaml:"recordings_s3_endpoint" check:"url=http|https" help:"S3-compatible object storage that keeps the recordings (AWS S3, MinIO, Cloudflare R2, Google Cloud Storage); empty keeps them in the recordings directory" accept:"an http:// or https:// URL such as https://s3.amazonaws.com or http://minio.internal:9000"`
+	// RecordingsS3Bucket is the bucket of the recordings; it must exist.
+	RecordingsS3Bucket string `flag:"recordings-s3-bucket" env:"VIVA_RECORDINGS_S3_BUCKET" yaml:"recordings_s3_bucket" help:"bucket that keeps the recordings, with VIVA_RECORDINGS_S3_ENDPOINT" accept:"an existing bucket's name such as viva-recordings"`
+	// RecordingsS3Region is the bucket's region; empty is us-east-1.
+	RecordingsS3Region string `flag:"recordings-s3-region" env:"VIVA_RECORDINGS_S3_REGION" yaml:"recordings_s3_region" help:"region of the recordings bucket (empty: us-east-1; auto for Cloudflare R2)" accept:"a region such as eu-west-1, or auto"`
+	// S3AccessKeyID and S3SecretAccessKey sign the requests to the
+	// recordings bucket. The secret is secret.
+	S3AccessKeyID     string `flag:"recordings-s3-access-key" env:"AWS_ACCESS_KEY_ID" yaml:"aws_access_key_id" help:"access key of the recordings bucket" accept:"the access key id the storage service issued"`
+	S3SecretAccessKey string `env:"AWS_SECRET_ACCESS_KEY" yaml:"aws_secret_access_key" secret:"true" help:"secret key of the recordings bucket" accept:"the secret access key the storage service issued" json:"-"`
 	// RecordAudio records each interview's audio, both voices, for the
 	// reviewer page; false records nothing.
 	RecordAudio bool `flag:"record-audio" env:"VIVA_RECORD_AUDIO" yaml:"record_audio" default:"true" help:"record each interview's audio (both voices, Ogg/Opus) for reviewers; false records nothing" accept:"true or false"`

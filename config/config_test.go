@@ -93,7 +93,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{
-		"DataDir": "./data/interviews", "DatabaseURL": "", "RecordingsDir": "", "RecordAudio": true, "RecordingRetention": 90 * 24 * time.Hour, "RecordRetention": time.Duration(0), "DropTextsAfterReport": true, "TimeScale": 1.0, "LLM": "", "OpenAIAPIKey": "", "OpenAIBaseURL": "",
+		"DataDir": "./data/interviews", "DatabaseURL": "", "RecordingsDir": "", "RecordingsS3Endpoint": "", "RecordingsS3Bucket": "", "RecordingsS3Region": "", "S3AccessKeyID": "", "S3SecretAccessKey": "", "RecordAudio": true, "RecordingRetention": 90 * 24 * time.Hour, "RecordRetention": time.Duration(0), "DropTextsAfterReport": true, "TimeScale": 1.0, "LLM": "", "OpenAIAPIKey": "", "OpenAIBaseURL": "",
 		"OpenAIModel": "gpt-4o-mini", "AnalysisModel": "", "LLMFirstTokenTimeout": 8 * time.Second, "LLMChunkGapTimeout": 5 * time.Second, "STT": "", "TTS": "", "DeepgramAPIKey": "", "DeepgramModel": "nova-3",
 		"OpenAISTTModel": "gpt-4o-mini-transcribe", "OpenAITTSModel": "gpt-4o-mini-tts", "OpenAITTSVoice": "alloy",
 		"LiveKitURL": "", "LiveKitAPIKey": "", "LiveKitAPISecret": "", "LiveKitPort": 7880, "AgentName": "viva-interviewer",
@@ -390,7 +390,7 @@ func TestFileErrors(t *testing.T) {
 		want string // FILE is the path
 	}{
 		{"unknown key with its line", "time_scale: 1\n\nagent_name: x\nfavourite_colour: blue\n",
-			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, database_url, recordings_dir, record_audio, recording_retention, record_retention, drop_texts_after_report, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, livekit_port, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, thinking_pause, false_interruption_timeout, away_after, hearing_timeout, addr, reviewer_token, users_file, secrets_key, token_ttl, link_ttl, public_url, webhook_urls, webhook_secret, smtp_url, brand_name, brand_logo, consent_text, consent_file, log_level, load_threshold, health_addr, pprof_addr`},
+			`FILE:4: unknown setting "favourite_colour": known settings are data_dir, database_url, recordings_dir, recordings_s3_endpoint, recordings_s3_bucket, recordings_s3_region, aws_access_key_id, aws_secret_access_key, record_audio, recording_retention, record_retention, drop_texts_after_report, time_scale, llm, openai_api_key, openai_base_url, openai_model, analysis_model, llm_first_token_timeout, llm_chunk_gap_timeout, stt, tts, deepgram_api_key, deepgram_model, openai_stt_model, openai_tts_model, openai_tts_voice, livekit_url, livekit_api_key, livekit_api_secret, livekit_port, agent_name, max_sessions, drain_timeout, rejoin_grace, endpointing_delay, endpointing_min, endpointing_max, interrupt_threshold, thinking_pause, false_interruption_timeout, away_after, hearing_timeout, addr, reviewer_token, users_file, secrets_key, token_ttl, link_ttl, public_url, webhook_urls, webhook_secret, smtp_url, brand_name, brand_logo, consent_text, consent_file, log_level, load_threshold, health_addr, pprof_addr`},
 		{"typo", "# settings\ntime_scael: 0.5\n", `FILE:2: unknown setting "time_scael": did you mean time_scale?`},
 		{"env name as key", "OPENAI_API_KEY: sk-test\n", `FILE:1: unknown setting "OPENAI_API_KEY": did you mean openai_api_key?`},
 		{"flag name as key", "time-scale: 0.5\n", `FILE:1: unknown setting "time-scale": did you mean time_scale?`},
@@ -477,20 +477,22 @@ func TestEngineResolution(t *testing.T) {
 
 func TestSecretsNeverShown(t *testing.T) {
 	secrets := map[string]string{
-		"OPENAI_API_KEY":      "sk-openai-0123456789",
-		"DEEPGRAM_API_KEY":    "dg-0123456789",
-		"LIVEKIT_API_SECRET":  "lk-secret-0123456789",
-		"VIVA_REVIEWER_TOKEN": "reviewer-0123456789",
-		"VIVA_SECRETS_KEY":    strings.Repeat("5e", 32),
-		"VIVA_WEBHOOK_SECRET": "webhook-secret-0123456789",
-		"VIVA_SMTP_URL":       "smtp://viva:mail-pass-0123@smtp.example.com:587",
+		"OPENAI_API_KEY":        "sk-openai-0123456789",
+		"DEEPGRAM_API_KEY":      "dg-0123456789",
+		"LIVEKIT_API_SECRET":    "lk-secret-0123456789",
+		"VIVA_REVIEWER_TOKEN":   "reviewer-0123456789",
+		"VIVA_SECRETS_KEY":      strings.Repeat("5e", 32),
+		"VIVA_WEBHOOK_SECRET":   "webhook-secret-0123456789",
+		"VIVA_SMTP_URL":         "smtp://viva:mail-pass-0123@smtp.example.com:587",
+		"AWS_SECRET_ACCESS_KEY": "s3-secret-0123456789",
 	}
 	urlSecrets := []string{"hunter2", "qsecret", "hooktoken", "pg-pass-0123"}
 	env := map[string]string{
-		"LIVEKIT_API_KEY":   "devkey",
-		"VIVA_DATABASE_URL": "postgres://viva:pg-pass-0123@db.example.com:5432/viva",
-		"OPENAI_BASE_URL":   "https://user:hunter2@llm.example.com/v1?key=qsecret",
-		"VIVA_WEBHOOK_URLS": "https://hr.example.com/hooks/hooktoken, http://ats.example.org:8080/in?t=hooktoken",
+		"LIVEKIT_API_KEY":             "devkey",
+		"VIVA_DATABASE_URL":           "postgres://viva:pg-pass-0123@db.example.com:5432/viva",
+		"OPENAI_BASE_URL":             "https://user:hunter2@llm.example.com/v1?key=qsecret",
+		"VIVA_WEBHOOK_URLS":           "https://hr.example.com/hooks/hooktoken, http://ats.example.org:8080/in?t=hooktoken",
+		"VIVA_RECORDINGS_S3_ENDPOINT": "https://s3.example.com", "VIVA_RECORDINGS_S3_BUCKET": "recordings", "AWS_ACCESS_KEY_ID": "AKIAEXAMPLE",
 	}
 	for k, v := range secrets {
 		env[k] = v
@@ -707,6 +709,34 @@ func TestWebhookSettings(t *testing.T) {
 	}
 	c, err, _ := load(t, nil, map[string]string{"VIVA_WEBHOOK_URLS": " https://hr.example.com/a , ", "VIVA_WEBHOOK_SECRET": "0123456789abcdef"}, "")
 	if err != nil || len(c.WebhookURLList()) != 1 {
+		t.Fatalf("Load = %v, %v", c, err)
+	}
+}
+
+// TestRecordingsStorageSettings: the object storage's endpoint and bucket
+// go together and need the access key; errors never show the secret.
+func TestRecordingsStorageSettings(t *testing.T) {
+	const secret = "s3-secret-0123456789"
+	for _, c := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"VIVA_RECORDINGS_S3_BUCKET": "recordings"}, "go together: set both"},
+		{map[string]string{"VIVA_RECORDINGS_S3_ENDPOINT": "https://s3.example.com"}, "go together: set both"},
+		{map[string]string{"VIVA_RECORDINGS_S3_ENDPOINT": "s3.example.com", "VIVA_RECORDINGS_S3_BUCKET": "recordings"}, "not a full URL"},
+		{map[string]string{"VIVA_RECORDINGS_S3_ENDPOINT": "https://s3.example.com", "VIVA_RECORDINGS_S3_BUCKET": "recordings", "AWS_SECRET_ACCESS_KEY": secret},
+			"AWS_ACCESS_KEY_ID or AWS_SECRET_ACCESS_KEY is not"},
+	} {
+		_, err, _ := load(t, nil, c.env, "")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Load(%v) = %v, want an error saying %q", c.env, err, c.want)
+		} else if strings.Contains(err.Error(), secret) {
+			t.Errorf("the error shows the secret: %v", err)
+		}
+	}
+	c, err, _ := load(t, nil, map[string]string{"VIVA_RECORDINGS_S3_ENDPOINT": "https://s3.example.com", "VIVA_RECORDINGS_S3_BUCKET": "recordings",
+		"AWS_ACCESS_KEY_ID": "AKIAEXAMPLE", "AWS_SECRET_ACCESS_KEY": secret}, "")
+	if err != nil || c.RecordingsS3Bucket != "recordings" || c.S3SecretAccessKey != secret {
 		t.Fatalf("Load = %v, %v", c, err)
 	}
 }

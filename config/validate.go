@@ -107,6 +107,13 @@ func (c *Config) checkTogether() []error {
 			hooks.label(c.origin(hooks.Key))))
 	}
 
+	if endS, bucketS := lookup("recordings_s3_endpoint"), lookup("recordings_s3_bucket"); c.Reads(bucketS.Key) && (c.RecordingsS3Endpoint == "") != (c.RecordingsS3Bucket == "") {
+		errs = append(errs, fmt.Errorf("%s and %s go together: set both to keep recordings in object storage, or neither to keep them in the recordings directory",
+			endS.label(c.origin(endS.Key)), bucketS.label(c.origin(bucketS.Key))))
+	} else if c.Reads(bucketS.Key) && c.RecordingsS3Bucket != "" && (c.S3AccessKeyID == "" || c.S3SecretAccessKey == "") {
+		errs = append(errs, fmt.Errorf("%s is set but AWS_ACCESS_KEY_ID or AWS_SECRET_ACCESS_KEY is not: set both to the bucket's access key", bucketS.label(c.origin(bucketS.Key))))
+	}
+
 	if textS, fileS := lookup("consent_text"), lookup("consent_file"); c.Reads(textS.Key) && c.ConsentText != "" && c.ConsentFile != "" {
 		errs = append(errs, fmt.Errorf("%s and %s are both set: keep one of them", textS.label(c.origin(textS.Key)), fileS.label(c.origin(fileS.Key))))
 	}

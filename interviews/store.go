@@ -258,8 +258,13 @@ type Summary struct {
 	// Score is the ready report's overall score (0–100); nil without a
 	// ready report or for a knowledge capture's report.
 	Score *float64 `json:"score,omitempty"`
-	// Decision is the latest reviewer decision; empty when none.
-	Decision DecisionKind `json:"decision,omitempty"`
+	// Competencies are the ready report's competency scores, without
+	// their rationales; nil without a scored report.
+	Competencies []Competency `json:"competencies,omitempty"`
+	// Decision is the latest reviewer decision and DecisionNote its note;
+	// empty when none.
+	Decision     DecisionKind `json:"decision,omitempty"`
+	DecisionNote string       `json:"decision_note,omitempty"`
 	// EndedBy says what ended the interview; empty while it runs.
 	EndedBy EndReason `json:"ended_by,omitempty"`
 	// ExpiresAt, OpenedAt and RevokedAt are the link's expiry, first
@@ -294,9 +299,12 @@ func Summarize(r *Record) Summary {
 	if rep := r.Report; rep != nil && rep.Status == ReportReady && len(rep.Topics) == 0 {
 		v := rep.OverallScore
 		s.Score = &v
+		for _, c := range rep.Competencies {
+			s.Competencies = append(s.Competencies, Competency{Name: c.Name, Score: c.Score})
+		}
 	}
 	if n := len(r.Decisions); n > 0 {
-		s.Decision = r.Decisions[n-1].Decision
+		s.Decision, s.DecisionNote = r.Decisions[n-1].Decision, r.Decisions[n-1].Note
 	}
 	return s
 }

@@ -56,19 +56,33 @@ func pickWithFallback(cands, fallback []candidatePoint) ([]interviews.Point, map
 	return out, turns
 }
 
-// questionRef names a question in a point's text.
-func questionRef(id string) string {
-	if id == "" {
+// maxRefBytes bounds the question quoted in a point's text.
+const maxRefBytes = 70
+
+// questionRef names a question in a point's text by its words, as the
+// reviewer heard it asked ("the answer to “Why Go?”"); by its id when
+// its words are unknown.
+func (v *view) questionRef(id string) string {
+	q, ok := v.questions[id]
+	switch {
+	case id == "":
 		return "an answer"
+	case !ok || strings.TrimSpace(q.Text) == "":
+		return "the answer to " + id
 	}
-	return "the answer to " + id
+	text := strings.Join(strings.Fields(q.Text), " ")
+	if len(text) > maxRefBytes {
+		cut := strings.LastIndexByte(text[:maxRefBytes], ' ')
+		text = strings.TrimRight(text[:max(cut, 1)], " ,;:") + "…"
+	}
+	return "the answer to “" + text + "”"
 }
 
 // strengths picks judged answers with high confidence, figures or
 // ownership, and returns them with the turns they quote.
 func strengths(v *view) ([]interviews.Point, map[int]bool) {
 	var cands, fallback []candidatePoint
-	for _, a := range v.judged() {
+	for _, a := range v.quotable() {
 		figure, owns := hasFigure(a.turn.Text), hasAny(a.norm, OwnershipCues)
 		conf := 0.0
 		if a.analysis != nil {
@@ -78,7 +92,7 @@ func strengths(v *view) ([]interviews.Point, map[int]bool) {
 		if a.assessment != nil {
 			depth = float64(a.assessment.DepthScore) / 5
 		}
-		ref, seq := questionRef(a.questionID), a.turn.Seq
+		ref, seq := v.questionRef(a.questionID), a.turn.Seq
 		switch {
 		case figure && (conf >= interviews.ConfidenceHigh.Score() || a.analysis == nil):
 			cands = append(cands, candidatePoint{interviews.Point{
@@ -114,11 +128,11 @@ func improvements(v *view, star []interviews.STAR, strong map[int]bool) []interv
 	for _, s := range star {
 		starByQ[s.QuestionID] = s
 	}
-	for _, a := range v.judged() {
+	for _, a := range v.quotable() {
 		if strong[a.turn.Seq] {
 			continue
 		}
-		ref, seq := questionRef(a.questionID), a.turn.Seq
+		ref, seq := v.questionRef(a.questionID), a.turn.Seq
 		if a.analysis != nil && (a.analysis.Confidence == interviews.ConfidenceLow || a.analysis.Confidence == interviews.ConfidenceMedium) {
 			cands = append(cands, candidatePoint{interviews.Point{
 				Text:  "Stayed general: " + ref + " gave no example, no part of the candidate's own and no outcome; worth probing.",
@@ -191,8 +205,13 @@ func feedbackOn(v *view, q stages.Question) interviews.QuestionFeedback {
 		return fb
 	}
 	as := v.judgedFor(q.ID)
-	if len(as) == 0 {
+	switch {
+	case len(as) > 0:
+	case slices.ContainsFunc(v.byQuestion[q.ID], func(a *answer) bool { return a.unclear }):
 		fb.Missing = "The speech recogniser was unsure of the answer, so it is not judged; listen to the recording."
+		return fb
+	default:
+		fb.Missing = "The answer was too short to judge."
 		return fb
 	}
 	conf := interviews.Confidence("")

@@ -28,19 +28,20 @@ func unclear(t *interviews.Turn) bool {
 }
 
 // openingStage names the stage whose answers are never judged: the
-// blueprint's first stage (the greeting) when it has others after it, or,
-// without a blueprint, the first stage the record visited when it visited
-// more than one; "" when there is none.
+// blueprint's first stage (the greeting), else the first stage the record
+// visited; "" when the interview never went past it (then everything the
+// candidate said was said there, and is judged).
 func openingStage(rec *interviews.Record, bp *stages.Blueprint) string {
-	if bp != nil {
-		if len(bp.Stages) > 1 {
-			return bp.Stages[0].Name
-		}
-		return ""
+	first := ""
+	switch {
+	case bp != nil && len(bp.Stages) > 0:
+		first = bp.Stages[0].Name
+	case len(rec.Stages) > 0:
+		first = rec.Stages[0].Name
 	}
 	for _, v := range rec.Stages {
-		if v.Name != rec.Stages[0].Name {
-			return rec.Stages[0].Name
+		if v.Name != first && v.Name != stages.Done {
+			return first
 		}
 	}
 	return ""
@@ -58,11 +59,31 @@ func (v *view) judged() []*answer {
 	return out
 }
 
-// judgedFor returns the judged answers to question id, in order.
+// MinQuotedWords is the length, in words, from which a judged answer is
+// quoted and judged on its own (a strength, a concern, its story, its key
+// question): "Thanks." or "No, that's all." is no evidence of anything.
+// Shorter answers still count in the figures and the communication score.
+const MinQuotedWords = 5
+
+// quotable reports whether a is judged and long enough to quote.
+func (a *answer) quotable() bool { return !a.unclear && !a.opening && a.words >= MinQuotedWords }
+
+// quotable returns the answers that may be quoted and judged on their own.
+func (v *view) quotable() []*answer {
+	var out []*answer
+	for _, a := range v.answers {
+		if a.quotable() {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// judgedFor returns the quotable answers to question id, in order.
 func (v *view) judgedFor(id string) []*answer {
 	var out []*answer
 	for _, a := range v.byQuestion[id] {
-		if !a.unclear && !a.opening {
+		if a.quotable() {
 			out = append(out, a)
 		}
 	}

@@ -81,8 +81,12 @@ func reportTexts(r interviews.Report) map[string]string {
 	return out
 }
 
-// secondPerson finds the candidate addressed as "you".
-var secondPerson = regexp.MustCompile(`(?i)\b(you|your|yours|yourself)\b`)
+// secondPerson finds the candidate addressed as "you"; quoted finds the
+// words a text quotes.
+var (
+	secondPerson = regexp.MustCompile(`(?i)\b(you|your|yours|yourself)\b`)
+	quoted       = regexp.MustCompile(`“[^”]*”`)
+)
 
 // TestBasicReportTrust reproduces what the reviewer met: the garble the
 // recogniser was unsure of is flagged and never quoted, the greeting is
@@ -130,7 +134,8 @@ func TestBasicReportTrust(t *testing.T) {
 		}
 	}
 	for where, text := range reportTexts(r) {
-		if m := secondPerson.FindString(text); m != "" {
+		// The interviewer's questions, quoted, may say "you".
+		if m := secondPerson.FindString(quoted.ReplaceAllString(text, "“…”")); m != "" {
 			t.Errorf("%s addresses the candidate (%q): %s", where, m, text)
 		}
 	}
@@ -203,5 +208,50 @@ func TestBasicFollowUpOnce(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("the follow-up has %d pieces of feedback, want 1: %+v", n, r.KeyQuestions)
+	}
+}
+
+// TestBasicShortRepliesNotJudged: "Thanks." after a request for an
+// example is too short to quote, to judge as a story or as a concern.
+func TestBasicShortRepliesNotJudged(t *testing.T) {
+	rec := untrusted()
+	q := spokenQ("q4", "experience", "Can you give me one concrete example from that?", stages.KindTemplate)
+	rec.Questions = append(rec.Questions, q)
+	rec.Turns = append(rec.Turns,
+		turn(9, interviews.RoleAgent, "experience", 100, 105, q.Text, "q4"),
+		turn(10, interviews.RoleCandidate, "experience", 105, 106, "Thanks."))
+	rec.Answers = append(rec.Answers, interviews.Answer{QuestionID: "q4", TurnSeq: 10, Confidence: interviews.ConfidenceLow})
+	r := generate(t, rec, stages.Default())
+	for _, p := range slices.Concat(r.Strengths, r.Improvements) {
+		if p.Quote == "Thanks." {
+			t.Errorf("%+v quotes a bare thank-you", p)
+		}
+	}
+	for _, s := range r.STAR {
+		if s.QuestionID == "q4" {
+			t.Errorf("a bare thank-you is judged as a story: %+v", s)
+		}
+	}
+	for _, k := range r.KeyQuestions {
+		if k.QuestionID == "q4" && (k.Quote != "" || k.Missing != "The answer was too short to judge.") {
+			t.Errorf("key question %+v", k)
+		}
+	}
+	if r.Stats.Answers != 5 {
+		t.Errorf("%d answers counted, want 5: a short one still counts", r.Stats.Answers)
+	}
+}
+
+// TestBasicOnlyTheGreeting: an interview that never left the greeting is
+// judged on what was said there, the only answers there are.
+func TestBasicOnlyTheGreeting(t *testing.T) {
+	rec := untrusted()
+	rec.Stages = rec.Stages[:1]
+	for i := range rec.Turns {
+		rec.Turns[i].Stage = "greeting"
+	}
+	r := generate(t, rec, stages.Default())
+	if len(r.Strengths) == 0 {
+		t.Errorf("no strength from an interview that stayed in the greeting: %+v", r)
 	}
 }

@@ -4,7 +4,8 @@
 # Chromium for the browser tests, PostgreSQL and Redis for the store and
 # multi-node tests (started by the tests themselves, in temporary
 # directories), Node.js for the room page's bundle, and
-# livekit-server into ./bin; then the room page's npm packages.
+# livekit-server and SeaweedFS's weed (the S3-compatible object store the
+# recordings tests run) into ./bin; then the room page's npm packages.
 # As root it installs with apt-get; otherwise it prints the command to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,9 @@ PACKAGES=(gcc pkg-config libopus-dev libopusfile-dev libsoxr-dev
   pocketsphinx pocketsphinx-en-us libpocketsphinx-dev libsphinxbase-dev
   flite flite1-dev sox chromium postgresql redis-server)
 LIVEKIT_VERSION=v1.11.0
+# SeaweedFS has no release tags in Go's form: this pseudo-version is its
+# 2026-11-09 commit.
+SEAWEEDFS_VERSION=v0.0.0-20261109003541-7506e5f91cd6
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -46,6 +50,18 @@ if [ ! -x bin/livekit-server ] || ! bin/livekit-server --version 2>/dev/null | g
   GOBIN="$tmp" GOFLAGS=-mod=mod go install "github.com/livekit/livekit-server/cmd/server@${LIVEKIT_VERSION}"
   mv "$tmp/server" bin/livekit-server
   rmdir "$tmp"
+fi
+
+if [ ! -x bin/weed ]; then
+  # Its go.mod has replace directives, so go install refuses it: build it
+  # inside a copy of the module instead.
+  echo "deps: building SeaweedFS's weed into ./bin (takes several minutes once)"
+  mkdir -p bin
+  src=$(go mod download -json "github.com/seaweedfs/seaweedfs@${SEAWEEDFS_VERSION}" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  tmp=$(mktemp -d)
+  cp -r "$src/." "$tmp" && chmod -R u+w "$tmp"
+  (cd "$tmp" && GOFLAGS=-mod=mod go build -o "$OLDPWD/bin/weed" ./weed)
+  rm -rf "$tmp"
 fi
 
 if [ -f web/frontend/package-lock.json ] && [ ! -d web/frontend/node_modules ]; then

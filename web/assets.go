@@ -117,7 +117,6 @@ var templateFuncs = template.FuncMap{
 	"clock":         formatClock,
 	"duration":      formatDuration,
 	"ms":            formatMillis,
-	"statusLabel":   statusLabel,
 	"statusClass":   statusClass,
 	"since":         formatOffset,
 	"add":           func(a, b int) int { return a + b },
@@ -147,7 +146,7 @@ func stageLabel(blueprint, name string) string {
 			return st.Title
 		}
 	}
-	return humanize(name)
+	return interviews.Humanize(name)
 }
 
 // formatMinutes shows a planned length in whole minutes, rounded up:
@@ -251,28 +250,9 @@ func formatMillis(v float64) string {
 	return fmt.Sprintf("%.0f ms", v)
 }
 
-// statusLabel is the human name of a status.
-func statusLabel(s interviews.Status) string {
-	switch s {
-	case interviews.StatusScheduled:
-		return "Scheduled"
-	case interviews.StatusInProgress:
-		return "In progress"
-	case interviews.StatusCompleted:
-		return "Completed"
-	case interviews.StatusCandidateLeft:
-		// Saved however the candidate's side ended it: pressing End, leaving
-		// the room, falling silent; the ending says which.
-		return "Ended early"
-	case interviews.StatusFailed:
-		return "Failed"
-	}
-	return string(s)
-}
-
-// statusClass is the CSS class of a status badge.
-func statusClass(s interviews.Status) string {
-	if s.Valid() {
+// statusClass is the CSS class of the badge of how an interview stands.
+func statusClass(s interviews.Standing) string {
+	if interviews.Status(s).Valid() || s == interviews.StandingWithdrawn || s == interviews.StandingExpired {
 		return "status-" + strings.ReplaceAll(string(s), "_", "-")
 	}
 	return "status-unknown"

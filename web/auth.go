@@ -2,15 +2,12 @@ package web
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"errors"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/viva-interviews/viva/accounts"
@@ -27,25 +24,15 @@ type access struct {
 	reviewerHash   [sha256.Size]byte
 	sharedPassword bool
 	secureCookies  bool
-	sessions       *sessionStore
+	sessions       accounts.Sessions
 	// loginLim counts each client's sign-in attempts; bearerLim their
 	// refused Authorization headers.
-	loginLim, bearerLim *rateLimiter
+	loginLim, bearerLim accounts.Limiter
 }
 
-// Sessions of signed-in users.
-const (
-	// sessionCookie names the session cookie of a signed-in user.
-	sessionCookie = "viva_review"
-	// sessionTTL is how long a user stays signed in.
-	sessionTTL = 12 * time.Hour
-	// maxSessions bounds the sessions held: past it, sign-ins are refused
-	// until sessions end, rather than ending anyone else's.
-	maxSessions = 1000
-	// maxSessionsPerUser bounds one account's sessions: a new one ends
-	// that account's session closest to expiry, and no one else's.
-	maxSessionsPerUser = 10
-)
+// sessionCookie names the session cookie of a signed-in user; it lasts
+// accounts.SessionTTL.
+const sessionCookie = "viva_review"
 
 // Sign-in pages.
 const (
@@ -108,99 +95,8 @@ func principalOf(ctx context.Context) (principal, bool) {
 	return p, ok
 }
 
-// session is one signed-in browser.
-type session struct {
-	// account is who signed in: the user's email address, ID and
-	// generation when the session started. It lasts only while the
-	// account does (see sameAccount).
-	account accounts.User
-	expires time.Time
-}
-
-// errSessionsFull is why a session was not started: maxSessions are live.
-var errSessionsFull = errors.New("web: every session slot is taken")
-
-// sessionStore maps random session ids to who signed in and until when.
-// Only a hash of each id is kept, so a memory dump does not hand out live
-// cookies. It holds at most max sessions, perUser of them for one
-// account: a flood of sign-ins ends only the signing-in account's own
-// oldest sessions, and past max new ones are refused.
-type sessionStore struct {
-	ttl     time.Duration
-	max     int
-	perUser int
-	now     func() time.Time
-
-	mu       sync.Mutex
-	sessions map[[sha256.Size]byte]session
-}
-
-func newSessionStore(ttl time.Duration, max, perUser int, now func() time.Time) *sessionStore {
-	return &sessionStore{ttl: ttl, max: max, perUser: perUser, now: now, sessions: map[[sha256.Size]byte]session{}}
-}
-
-// create starts a session for the account (its email address, ID and
-// generation) and returns its id (32 random bytes, base64url), or
-// errSessionsFull.
-func (s *sessionStore) create(account accounts.User) (string, error) {
-	var b [32]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	id := base64.RawURLEncoding.EncodeToString(b[:])
-	account = accounts.User{Email: account.Email, ID: account.ID, Generation: account.Generation}
-	now := s.now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var (
-		own    int
-		oldest [sha256.Size]byte
-		first  time.Time
-	)
-	for k, ss := range s.sessions {
-		switch {
-		case !now.Before(ss.expires):
-			delete(s.sessions, k)
-		case ss.account.Email == account.Email:
-			own++
-			if first.IsZero() || ss.expires.Before(first) {
-				oldest, first = k, ss.expires
-			}
-		}
-	}
-	switch {
-	case own >= s.perUser: // the account's own session closest to expiry
-		delete(s.sessions, oldest)
-	case len(s.sessions) >= s.max:
-		return "", errSessionsFull
-	}
-	s.sessions[sha256.Sum256([]byte(id))] = session{account: account, expires: now.Add(s.ttl)}
-	return id, nil
-}
-
-// lookup returns the account of the live session id.
-func (s *sessionStore) lookup(id string) (accounts.User, bool) {
-	if id == "" {
-		return accounts.User{}, false
-	}
-	key := sha256.Sum256([]byte(id))
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ss, ok := s.sessions[key]
-	if ok && !s.now().Before(ss.expires) {
-		delete(s.sessions, key)
-		return accounts.User{}, false
-	}
-	return ss.account, ok
-}
-
-// end ends the session id.
-func (s *sessionStore) end(id string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.sessions, sha256.Sum256([]byte(id)))
-}
-
 // sessionsFullRetry is the Retry-After of a sign-in refused because
-// maxSessions are live.
+// accounts.MaxSessions are live.
 const sessionsFullRetry = 5 * time.Minute
 
 // busyRetry is the Retry-After of a sign-in refused because every
@@ -233,9 +129,12 @@ func (s *access) authenticate(r *http.Request) (principal, bool) {
 	if err != nil {
 		return principal{}, false
 	}
-	signedIn, ok := s.sessions.lookup(c.Value)
+	signedIn, err := s.sessions.Lookup(r.Context(), c.Value)
 	switch {
-	case !ok:
+	case errors.Is(err, accounts.ErrNoSession):
+		return principal{}, false
+	case err != nil:
+		s.log.Error("web: reading a session", "err", err)
 		return principal{}, false
 	case signedIn.Email == SharedPasswordUser:
 		return sharedPrincipal, s.sharedPassword
@@ -245,7 +144,7 @@ func (s *access) authenticate(r *http.Request) (principal, bool) {
 	u, err := s.accounts.User(r.Context(), signedIn.Email)
 	switch {
 	case errors.Is(err, accounts.ErrNotFound):
-		s.sessions.end(c.Value)
+		s.endSession(r.Context(), c.Value)
 		return principal{}, false
 	case err != nil:
 		s.log.Error("web: reading a signed-in user", "err", err)
@@ -253,11 +152,19 @@ func (s *access) authenticate(r *http.Request) (principal, bool) {
 	case !u.SameAccount(&signedIn):
 		// Removed and added again, password reset or role changed since
 		// the sign-in: the session is over for good.
-		s.sessions.end(c.Value)
+		s.endSession(r.Context(), c.Value)
 		s.log.Info("web: session ended: the account changed since it signed in", "user", u.Email)
 		return principal{}, false
 	}
 	return principal{Email: u.Email, Role: u.Role}, true
+}
+
+// endSession ends the session id, logging a failure: the session then
+// ends when it expires.
+func (s *access) endSession(ctx context.Context, id string) {
+	if err := s.sessions.End(ctx, id); err != nil {
+		s.log.Error("web: ending a session", "err", err)
+	}
 }
 
 // authenticateBearer judges the Authorization header h of r: a Bearer
@@ -287,7 +194,9 @@ func (s *access) authenticateBearer(r *http.Request, h string) (principal, bool)
 // and logs it: guesses of the shared password or of API tokens are
 // limited like sign-ins (see bearerRefused).
 func (s *access) bearerFailed(r *http.Request) {
-	s.bearerLim.allow(clientKey(r))
+	if _, _, err := s.bearerLim.Allow(r.Context(), clientKey(r)); err != nil {
+		s.log.Error("web: counting a refused bearer token", "err", err)
+	}
 	s.log.Warn("web: bearer token refused", "client", clientKey(r), "path", r.URL.Path)
 }
 
@@ -298,7 +207,11 @@ func (s *access) bearerRefused(w http.ResponseWriter, r *http.Request) bool {
 	if r.Header.Get("Authorization") == "" {
 		return false
 	}
-	wait, out := s.bearerLim.exhausted(clientKey(r))
+	wait, out, err := s.bearerLim.Exhausted(r.Context(), clientKey(r))
+	if err != nil {
+		// The header is checked as usual: a refused one is counted again.
+		s.log.Error("web: reading the bearer token limit", "err", err)
+	}
 	if !out {
 		return false
 	}
@@ -465,9 +378,14 @@ func (s *access) handleLogin(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusUnauthorized, "login.html", page)
 		return
 	}
-	id, err := s.sessions.create(account)
+	id, err := s.sessions.Create(r.Context(), account)
+	if err != nil && !errors.Is(err, accounts.ErrSessionsFull) {
+		s.log.Error("web: starting a session", "user", p.Email, "err", err)
+		s.serverError(w, r)
+		return
+	}
 	if err != nil {
-		s.log.Warn("web: sign-in refused: every session slot is taken", "user", p.Email, "client", clientKey(r), "sessions", maxSessions)
+		s.log.Warn("web: sign-in refused: every session slot is taken", "user", p.Email, "client", clientKey(r), "sessions", accounts.MaxSessions)
 		retryAfter(w, sessionsFullRetry)
 		s.render(w, r, http.StatusServiceUnavailable, "login.html",
 			s.loginPage(next, email, "Too many people are signed in to this server right now. Try again in a few minutes, or ask an administrator."))
@@ -475,7 +393,7 @@ func (s *access) handleLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	http.SetCookie(w, &http.Cookie{
 		Name: sessionCookie, Value: id, Path: "/",
-		MaxAge: int(sessionTTL / time.Second), HttpOnly: true, Secure: s.secureCookies, SameSite: http.SameSiteStrictMode,
+		MaxAge: int(accounts.SessionTTL / time.Second), HttpOnly: true, Secure: s.secureCookies, SameSite: http.SameSiteStrictMode,
 	})
 	s.log.Info("web: signed in", "user", p.Email, "role", string(p.Role), "client", clientKey(r))
 	http.Redirect(w, r, home(p, next), http.StatusSeeOther)
@@ -484,7 +402,7 @@ func (s *access) handleLogin(w http.ResponseWriter, r *http.Request) {
 // handleLogout ends the session.
 func (s *access) handleLogout(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(sessionCookie); err == nil {
-		s.sessions.end(c.Value)
+		s.endSession(r.Context(), c.Value)
 	}
 	http.SetCookie(w, &http.Cookie{
 		Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,

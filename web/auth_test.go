@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -328,62 +327,6 @@ func TestBearerGuessesAreLimitedAndLogged(t *testing.T) {
 	}
 }
 
-// TestSessionStoreIsBounded: the store holds at most max sessions and
-// perUser per account. An account signing in again and again ends only
-// its own oldest sessions; past max, new sessions are refused and nobody
-// else's ends; expired sessions free their place.
-func TestSessionStoreIsBounded(t *testing.T) {
-	clock := newFakeClock()
-	s := newSessionStore(time.Hour, 4, 2, clock.Now)
-	user := func(i int) accounts.User { return accounts.User{Email: fmt.Sprintf("user%d@example.com", i)} }
-	create := func(u accounts.User) string {
-		t.Helper()
-		id, err := s.create(u)
-		if err != nil {
-			t.Fatalf("create %s: %v", u.Email, err)
-		}
-		clock.Advance(time.Second)
-		return id
-	}
-	admin := create(user(0))
-	var flood []string
-	for range 1040 {
-		flood = append(flood, create(user(1)))
-	}
-	if got, ok := s.lookup(admin); !ok || got.Email != "user0@example.com" {
-		t.Fatalf("another account's sign-ins ended user0's session: %+v %v", got, ok)
-	}
-	live := 0
-	for _, id := range flood {
-		if _, ok := s.lookup(id); ok {
-			live++
-		}
-	}
-	if live != 2 {
-		t.Errorf("user1 holds %d sessions after 1,040 sign-ins, want 2 (its newest)", live)
-	}
-	third := create(user(2))
-	if _, err := s.create(user(3)); !errors.Is(err, errSessionsFull) {
-		t.Errorf("a fifth session past the cap of 4: %v, want errSessionsFull", err)
-	}
-	for _, id := range []string{admin, third, flood[len(flood)-1]} {
-		if _, ok := s.lookup(id); !ok {
-			t.Error("a refused session ended a live one")
-		}
-	}
-	clock.Advance(time.Hour)
-	if _, ok := s.lookup(third); ok {
-		t.Error("expired session still valid")
-	}
-	if _, ok := s.lookup(""); ok {
-		t.Error("empty session id valid")
-	}
-	create(user(3))
-	if n := len(s.sessions); n != 1 {
-		t.Errorf("%d sessions held after expiry, want 1", n)
-	}
-}
-
 // TestSignInFloodDoesNotSignOthersOut: 1,040 sign-ins of one account
 // through the form leave an admin signed in; with every session slot
 // taken, a sign-in is refused with 503 and Retry-After, says to try
@@ -400,11 +343,11 @@ func TestSignInFloodDoesNotSignOthersOut(t *testing.T) {
 	if rec := ts.do(req); rec.Code != http.StatusOK {
 		t.Fatalf("the admin after 1,040 sign-ins of another account: %d, want 200", rec.Code)
 	}
-	if n := len(ts.access.sessions.sessions); n != 2+maxSessionsPerUser {
-		t.Errorf("%d sessions held, want %d", n, 2+maxSessionsPerUser)
+	if n := ts.access.sessions.(*accounts.MemorySessions).Len(); n != 2+accounts.MaxSessionsPerUser {
+		t.Errorf("%d sessions held, want %d", n, 2+accounts.MaxSessionsPerUser)
 	}
 
-	ts.access.sessions = newSessionStore(sessionTTL, 2, maxSessionsPerUser, ts.clock.Now)
+	ts.access.sessions = accounts.NewMemorySessions(accounts.SessionLimits{Max: 2}, ts.clock.Now)
 	admin, reviewer := ts.signIn(t, testAdmin), ts.signIn(t, testReviewer)
 	req = httptest.NewRequest(http.MethodPost, loginPath, strings.NewReader(url.Values{"email": {testRecruiter}, "password": {testUserPassword}}.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")

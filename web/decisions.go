@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/viva-interviews/viva/accounts"
 	"github.com/viva-interviews/viva/interviews"
 )
 
@@ -22,7 +23,7 @@ type decisionActions struct {
 	interviews *interviews.Service
 	reports    ReportRequester // nil: reports are not regenerated here
 	// reportLim counts each user's requests for a new report.
-	reportLim *rateLimiter
+	reportLim accounts.Limiter
 }
 
 // ReportRequester regenerates an interview's report in the background (a
@@ -86,12 +87,17 @@ func (s *decisionActions) requestReport(ctx context.Context, id, who string) err
 	if s.reports == nil {
 		return &requestError{http.StatusServiceUnavailable, "This server does not write reports. Ask the administrator to run viva web, which writes them."}
 	}
-	if ok, wait := s.reportLim.allow(who); !ok {
+	ok, wait, err := s.reportLim.Allow(ctx, who)
+	if err != nil {
+		s.log.Error("web: reading the report request limit", "interview_id", id, "err", err)
+		return &requestError{http.StatusServiceUnavailable, "The server cannot check its request limits right now. Try again in a few seconds."}
+	}
+	if !ok {
 		s.log.Warn("web: report request refused: too many from this user", "interview_id", id, "user", who)
 		return &requestError{http.StatusTooManyRequests, fmt.Sprintf("You asked for %d new reports within a minute, the most allowed, as each costs model calls. Wait %d seconds and ask again.",
 			reportRequestsPerMinute, max(int(math.Ceil(wait.Seconds())), 1))}
 	}
-	err := s.reports.Request(ctx, id, who)
+	err = s.reports.Request(ctx, id, who)
 	switch {
 	case notDue(err):
 		return &requestError{http.StatusConflict, "This interview gets no report: only interviews that completed, or that the candidate left after answering at least three questions, have one."}

@@ -89,7 +89,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func newTestServer(t *testing.T, edit ...func(*Options)) *testServer {
+func newTestServer(t testing.TB, edit ...func(*Options)) *testServer {
 	t.Helper()
 	store, err := filestore.Open(t.TempDir())
 	if err != nil {

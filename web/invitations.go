@@ -44,7 +44,7 @@ func invitationLabel(st interviews.InvitationState) string {
 	if l, ok := invitationStateLabels[st]; ok {
 		return l
 	}
-	return humanize(string(st))
+	return interviews.Humanize(string(st))
 }
 
 // invitationClass is the CSS class of an invitation state's badge.
@@ -115,40 +115,37 @@ func (s *invitations) handleInvitations(w http.ResponseWriter, r *http.Request) 
 	if p, err := strconv.Atoi(q.Get("page")); err == nil && p > 1 {
 		pageNo = p
 	}
-	all, err := s.allSummaries(r.Context())
+	now := s.now()
+	p, _ := principalOf(r.Context())
+	opts := interviews.ListOptions{Invitation: state, At: now, Offset: (pageNo - 1) * reviewPageSize, Limit: reviewPageSize}
+	if p.Role == accounts.RoleRecruiter {
+		opts.CreatedBy = p.Email // see principal.manages
+	}
+	list, err := s.store.List(r.Context(), opts)
 	if err != nil {
 		s.log.Error("web: listing invitations", "err", err)
 		s.serverError(w, r)
 		return
 	}
-	now := s.now()
-	p, _ := principalOf(r.Context())
-	var rows []invitationRow
-	for _, sum := range all {
-		if !p.manages(sum.CreatedBy) {
-			continue // another recruiter's invitation
-		}
-		if state == "" || sum.Invitation(now) == state {
-			rows = append(rows, newInvitationRow(sum, now))
-		}
-	}
 	page := invitationsPage{
 		view:  view{Title: "Invitations", SignedIn: true},
-		State: string(state), Total: len(rows),
+		State: string(state), Total: list.Total,
 		Back: invitationsURL(string(state), pageNo),
 	}
 	page.States = append(page.States, statusOption{Value: "", Label: "Any state", Selected: state == ""})
 	for _, st := range interviews.InvitationStates {
 		page.States = append(page.States, statusOption{Value: string(st), Label: invitationLabel(st), Selected: st == state})
 	}
-	if from := (pageNo - 1) * reviewPageSize; from < len(rows) {
-		page.Items = rows[from:min(from+reviewPageSize, len(rows))]
-		page.First, page.Last = from+1, from+len(page.Items)
+	for _, sum := range list.Items {
+		page.Items = append(page.Items, newInvitationRow(sum, now))
+	}
+	if len(page.Items) > 0 {
+		page.First, page.Last = opts.Offset+1, opts.Offset+len(page.Items)
 	}
 	if pageNo > 1 {
 		page.PrevURL = invitationsURL(string(state), pageNo-1)
 	}
-	if pageNo*reviewPageSize < len(rows) {
+	if pageNo*reviewPageSize < list.Total {
 		page.NextURL = invitationsURL(string(state), pageNo+1)
 	}
 	s.render(w, r, http.StatusOK, "invitations.html", page)

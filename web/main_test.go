@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/internal/sandbox"
+	"github.com/viva-interviews/viva/testrig/pgtest"
 )
 
 func TestMain(m *testing.M) {
@@ -14,5 +15,7 @@ func TestMain(m *testing.M) {
 	sandbox.Serve()
 	// A file built to loop is stopped after 2 s of CPU here, not 10 s.
 	parser.Limits.CPUTime = 2 * time.Second
-	os.Exit(m.Run())
+	// The tests of web apps sharing a database start PostgreSQL, stopped
+	// at the end.
+	os.Exit(pgtest.Main(m))
 }

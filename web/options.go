@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/viva-interviews/viva/accounts"
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/lkagent/lkurl"
@@ -68,6 +69,13 @@ func checkOptions(opts *Options) (settings, error) {
 	}
 	if opts.FindBlueprint == nil {
 		opts.FindBlueprint = stages.Builtin
+	}
+	if opts.Sessions == nil {
+		opts.Sessions = accounts.NewMemorySessions(accounts.SessionLimits{}, opts.Now)
+	}
+	if opts.Limiter == nil {
+		now := opts.Now
+		opts.Limiter = func(name string, perMinute int) accounts.Limiter { return accounts.NewMemoryLimiter(perMinute, now) }
 	}
 	return set, nil
 }

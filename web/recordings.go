@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
@@ -92,7 +91,8 @@ func formatClockOffset(d time.Duration) string {
 // handleRecording serves one recording of an interview: GET
 // /review/{id}/recordings/{name}. The name must be one of the record's
 // entries (never a path from the request), and Range requests are
-// answered, so players can seek.
+// answered, so players can seek: from the recordings directory, or from
+// object storage in ranged reads wherever the recording was made.
 func (s *reviewPages) handleRecording(w http.ResponseWriter, r *http.Request) {
 	if s.recordings == nil {
 		http.NotFound(w, r)
@@ -113,12 +113,7 @@ func (s *reviewPages) handleRecording(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	path, err := s.recordings.File(entry.Name)
-	if err != nil {
-		http.NotFound(w, r)
-		return
-	}
-	f, err := os.Open(path)
+	f, err := s.recordings.Open(r.Context(), entry.Name)
 	if errors.Is(err, fs.ErrNotExist) {
 		http.NotFound(w, r)
 		return
@@ -129,13 +124,7 @@ func (s *reviewPages) handleRecording(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		s.log.Error("web: reading a recording", "interview_id", rec.ID, "recording", name, "err", err)
-		s.serverError(w, r)
-		return
-	}
 	w.Header().Set("Content-Type", interviews.RecordingContentType)
 	w.Header().Set("Cache-Control", "private, no-cache")
-	http.ServeContent(w, r, name, info.ModTime(), f)
+	http.ServeContent(w, r, name, f.Info().ModTime, f)
 }

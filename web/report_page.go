@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -151,7 +150,7 @@ func newReportView(rec *interviews.Record) *reportView {
 		RubricCoverage: percent(r.RubricCoverage), Gaps: r.UnresolvedGaps, Topics: r.Topics,
 	}
 	if v.StatusLabel == "" {
-		v.StatusLabel = humanize(string(r.Status))
+		v.StatusLabel = interviews.Humanize(string(r.Status))
 	}
 	switch {
 	case r.Basic:
@@ -161,7 +160,7 @@ func newReportView(rec *interviews.Record) *reportView {
 	}
 	turns := newTurnFinder(rec)
 	for _, c := range r.Competencies {
-		v.Competencies = append(v.Competencies, competencyView{Name: humanize(c.Name), Score: score100(c.Score), Rationale: c.Rationale})
+		v.Competencies = append(v.Competencies, competencyView{Name: interviews.Humanize(c.Name), Score: score100(c.Score), Rationale: c.Rationale})
 	}
 	point := func(p interviews.Point) pointView {
 		return pointView{Text: p.Text, Quote: p.Quote, Href: turns.answer(p.Quote, p.QuestionID)}
@@ -193,7 +192,7 @@ func newReportView(rec *interviews.Record) *reportView {
 	for _, sc := range r.Stages {
 		title := sc.Title
 		if title == "" {
-			title = stageTitle(rec, sc.Stage)
+			title = rec.StageTitle(sc.Stage)
 		}
 		v.Stages = append(v.Stages, stageCoverageView{Title: title, Questions: sc.Questions, Forced: sc.Forced})
 	}
@@ -318,7 +317,7 @@ func decisionLabel(d interviews.DecisionKind) string {
 	if d == "" {
 		return "—"
 	}
-	return humanize(string(d))
+	return interviews.Humanize(string(d))
 }
 
 // decisionClass is the CSS class of a decision badge.
@@ -346,7 +345,7 @@ func auditLabel(action string) string {
 	if l, ok := auditLabels[action]; ok {
 		return l
 	}
-	return humanize(strings.ReplaceAll(action, ".", " "))
+	return interviews.Humanize(strings.ReplaceAll(action, ".", " "))
 }
 
 // whoLabel names who did something: a reviewer's email, the shared
@@ -461,90 +460,6 @@ func nonEmpty(values ...string) []string {
 		}
 	}
 	return out
-}
-
-// compareURL is the comparison view of the candidates for role.
-func compareURL(role string) string {
-	return "/review/compare?" + url.Values{"role": {role}}.Encode()
-}
-
-// comparePage is the data of compare.html.
-type comparePage struct {
-	view
-	Role string
-	// Competencies are the rows, in the order the reports name them.
-	Competencies []string
-	// Candidates are the columns, best overall score first.
-	Candidates []compareColumn
-}
-
-// compareColumn is one candidate's scores, in the order of
-// comparePage.Competencies.
-type compareColumn struct {
-	ID       string
-	Name     string
-	Date     *time.Time
-	Overall  int
-	Scores   []compareCell
-	Decision interviews.DecisionKind
-}
-
-// compareCell is one competency's score; Known is false when the
-// candidate's report did not score it.
-type compareCell struct {
-	Score int
-	Known bool
-}
-
-// handleCompare serves /review/compare?role=…: the candidates for one role
-// side by side, competency by competency.
-func (s *reportPages) handleCompare(w http.ResponseWriter, r *http.Request) {
-	role := interviews.CleanLine(r.URL.Query().Get("role"))
-	p := comparePage{view: view{Title: "Compare candidates", SignedIn: true}, Role: role}
-	if role == "" {
-		s.render(w, r, http.StatusOK, "compare.html", p)
-		return
-	}
-	p.Title = "Compare candidates for " + role
-	list, err := s.store.List(r.Context(), interviews.ListOptions{Role: role, Limit: interviews.MaxListLimit, Sort: interviews.SortScore})
-	if err != nil {
-		s.log.Error("web: listing interviews to compare", "err", err)
-		s.serverError(w, r)
-		return
-	}
-	type scored struct {
-		col  compareColumn
-		byCo map[string]int
-	}
-	var cols []scored
-	index := map[string]bool{}
-	for _, sum := range list.Items {
-		if sum.Score == nil {
-			continue // no ready, scored report
-		}
-		rec, err := s.store.Get(r.Context(), sum.ID)
-		if err != nil || rec.Report == nil {
-			continue // removed or rewritten since it was listed
-		}
-		sc := scored{col: compareColumn{ID: rec.ID, Name: rec.Candidate.Name, Date: rec.EndedAt, Overall: score100(rec.Report.OverallScore), Decision: sum.Decision}, byCo: map[string]int{}}
-		for _, c := range rec.Report.Competencies {
-			name := humanize(c.Name)
-			sc.byCo[name] = score100(c.Score)
-			if !index[name] {
-				index[name] = true
-				p.Competencies = append(p.Competencies, name)
-			}
-		}
-		cols = append(cols, sc)
-	}
-	for _, sc := range cols {
-		for _, name := range p.Competencies {
-			v, ok := sc.byCo[name]
-			sc.col.Scores = append(sc.col.Scores, compareCell{Score: v, Known: ok})
-		}
-		p.Candidates = append(p.Candidates, sc.col)
-	}
-	s.render(w, r, http.StatusOK, "compare.html", p)
 }
 
 // routes registers the printable report and the comparison.

@@ -11,7 +11,6 @@ import (
 	"github.com/viva-interviews/viva/incident"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/recordings"
-	"github.com/viva-interviews/viva/stages"
 )
 
 // reviewPages are the reviewer's reading of interviews: the list (page,
@@ -101,7 +100,7 @@ type listPage struct {
 	view
 	Filter   listQuery
 	Statuses []statusOption
-	Items    []interviews.Summary
+	Items    []listRow
 	Total    int
 	First    int // 1-based index of the first item shown
 	Last     int
@@ -117,6 +116,20 @@ type listPage struct {
 	CompareURL string
 	// CSVURL exports every interview these filters match as CSV.
 	CSVURL string
+}
+
+// listRow is one interview of the list, with how it stands.
+type listRow struct {
+	interviews.Summary
+	Standing interviews.Standing
+}
+
+func listRows(items []interviews.Summary, now time.Time) []listRow {
+	out := make([]listRow, len(items))
+	for i, sum := range items {
+		out[i] = listRow{Summary: sum, Standing: sum.Standing(now)}
+	}
+	return out
 }
 
 // orderLabels say in words what each list order is.
@@ -147,7 +160,7 @@ func (s *reviewPages) handleReviewList(w http.ResponseWriter, r *http.Request) {
 	p := listPage{
 		view:     view{Title: "Interviews", SignedIn: true},
 		Filter:   lq,
-		Items:    page.Items,
+		Items:    listRows(page.Items, s.now()),
 		Total:    page.Total,
 		Filtered: lq.Status != "" || lq.Role != "" || lq.Query != "",
 
@@ -162,7 +175,7 @@ func (s *reviewPages) handleReviewList(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Statuses = append(p.Statuses, statusOption{Value: "", Label: "Any status", Selected: lq.Status == ""})
 	for _, st := range interviews.Statuses {
-		p.Statuses = append(p.Statuses, statusOption{Value: string(st), Label: statusLabel(st), Selected: lq.Status == string(st)})
+		p.Statuses = append(p.Statuses, statusOption{Value: string(st), Label: st.Label(), Selected: lq.Status == string(st)})
 	}
 	if len(page.Items) > 0 {
 		p.First = (lq.Page-1)*reviewPageSize + 1
@@ -245,8 +258,8 @@ func (s *reviewPages) detailPage(rec *interviews.Record) detailPage {
 	if rec.EndedBy != "" {
 		p.EndedBy = endReasonLabel(rec.EndedBy)
 	}
-	if rec.FinalStage != "" {
-		p.FinalStage = stageTitle(rec, rec.FinalStage)
+	if rec.Status.Finished() {
+		p.FinalStage = rec.StageTitle(rec.LastStage())
 	}
 	qi := newQuestionIndex(rec)
 	p.Learned = newKnowledgeView(rec, qi)
@@ -291,27 +304,21 @@ type detailSummary struct {
 // summarize gives rec at a glance.
 func (s *reviewPages) summarize(rec *interviews.Record, live bool) detailSummary {
 	sum := detailSummary{
-		Outcome: statusLabel(rec.Status), OutcomeClass: statusClass(rec.Status),
+		Outcome: rec.Standing(s.now()).Label(), OutcomeClass: statusClass(rec.Standing(s.now())),
 		Answers: rec.AnswerTurns(), Duration: rec.Duration(),
 	}
 	switch {
 	case live && rec.Status == interviews.StatusCandidateLeft:
-		sum.Outcome, sum.OutcomeClass = "Waiting for the candidate to rejoin", statusClass(interviews.StatusInProgress)
+		sum.Outcome, sum.OutcomeClass = "Waiting for the candidate to rejoin", statusClass(interviews.Standing(interviews.StatusInProgress))
 	case rec.Status.Finished():
 		sum.Ending = endReasonLabel(rec.EndedBy)
 	}
-	reached := map[string]bool{}
-	for _, v := range rec.Stages {
-		if v.Name != stages.Done {
-			reached[v.Name] = true
-		}
-	}
-	sum.StagesReached = len(reached)
+	sum.StagesReached = rec.StagesReached()
 	if bp, err := s.findBlueprint(rec.Blueprint); err == nil {
 		sum.StagesTotal = len(bp.Stages)
 	}
-	for _, q := range rec.Questions {
-		if q.SpokenAt != nil {
+	for _, q := range rec.ListedQuestions() {
+		if q.Spoken() {
 			sum.QuestionsAsked++
 		}
 	}
@@ -388,23 +395,6 @@ func enteredLabel(reason string) string {
 		return exitReasonLabel(&interviews.Exit{Reason: strings.TrimSpace(rest)})
 	}
 	return "The interviewer moved on: " + reason
-}
-
-// turnSourceLabels say how a turn arrived, for the sources other than
-// voice.
-var turnSourceLabels = map[string]string{
-	"voice": "",
-	"text":  "typed",
-	"timer": "after the timer",
-}
-
-// turnSourceLabel says how a turn arrived when not by voice; empty for
-// voice.
-func turnSourceLabel(source string) string {
-	if l, ok := turnSourceLabels[source]; ok || source == "" {
-		return l
-	}
-	return strings.ToLower(humanize(source))
 }
 
 // standInLabel says who wrote an interviewer turn in place of the failing

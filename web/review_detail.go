@@ -128,8 +128,12 @@ type turnView struct {
 	Asks []askView
 	// Answer is the analysis of a candidate turn; nil when none was made.
 	Answer *answerView
-	// SourceLabel says how a turn arrived when not by voice ("typed").
+	// SourceLabel says how a turn arrived when that is worth saying
+	// (interviews.Turn.SourceLabel).
 	SourceLabel string
+	// Unsure is true for an answer the speech recogniser was unsure of,
+	// which the report neither quotes nor judges.
+	Unsure bool
 	// Assessments are the interviewer's judgements of this answer.
 	Assessments []assessmentView
 	// Play seeks the recording to the turn; nil when no recording holds it.
@@ -158,10 +162,7 @@ type turnPlace struct{ group, turn int }
 // (with their questions and answers), the incidents, the questions asked
 // and the assessments (on the answer they judge when it is shown).
 func (p *detailPage) addTimeline(rec *interviews.Record, questions map[string]stages.Question, answers map[int]answerView) {
-	for _, v := range rec.Stages {
-		if v.Name == stages.Done {
-			continue
-		}
+	for _, v := range rec.Visits() {
 		title := v.Title
 		if title == "" {
 			title = v.Name
@@ -178,7 +179,7 @@ func (p *detailPage) addTimeline(rec *interviews.Record, questions map[string]st
 			p.Unrecovered++
 		}
 	}
-	for _, q := range rec.Questions {
+	for _, q := range rec.ListedQuestions() {
 		i := p.group(q.Stage, q.AskedAt)
 		p.Groups[i].Questions = append(p.Groups[i].Questions, questionView{Question: q, ContextLabel: questionContextLabel(rec, q)})
 	}
@@ -204,9 +205,15 @@ func (p *detailPage) addTimeline(rec *interviews.Record, questions map[string]st
 // shown, by seq.
 func (p *detailPage) addTurns(rec *interviews.Record, questions map[string]stages.Question, answers map[int]answerView) map[int]turnPlace {
 	where := map[int]turnPlace{}
+	unclear := map[int]bool{}
+	if rec.Report != nil {
+		for _, seq := range rec.Report.UnclearTurns {
+			unclear[seq] = true
+		}
+	}
 	for _, t := range rec.TurnsInOrder() {
 		tv := turnView{Turn: t, Agent: t.Role == interviews.RoleAgent, Offset: formatOffset(rec.StartedAt, t.StartedAt),
-			Anchor: turnAnchor(t.Seq)[1:], SourceLabel: turnSourceLabel(t.Source)}
+			Anchor: turnAnchor(t.Seq)[1:], SourceLabel: t.SourceLabel(), Unsure: unclear[t.Seq]}
 		tv.Play = p.Recordings.playAt(t.StartedAt)
 		if a, ok := answers[t.Seq]; ok && !tv.Agent {
 			tv.Answer = &a

@@ -1,9 +1,13 @@
 package web
 
 import (
+	"bufio"
 	"bytes"
+	"cmp"
+	"context"
 	"encoding/csv"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,53 +43,96 @@ func (s *reviewPages) handleReviewLive(w http.ResponseWriter, r *http.Request) {
 	_, _ = buf.WriteTo(w)
 }
 
-// csvColumns are the columns of the list's CSV export, in order.
-var csvColumns = []string{"Candidate", "Email", "Role", "Level", "Plan", "Registered", "Started", "Ended",
-	"Duration (seconds)", "Status", "How it ended", "Final stage", "Score", "Decision", "Interview id"}
+// csvColumns are the columns of the list's CSV export, in order; the
+// competencies the reports scored come between the score and the
+// decision, one column each.
+var csvColumns = struct{ head, tail []string }{
+	head: []string{"Candidate", "Email", "Role", "Level", "Plan", "Registered", "Started", "Ended",
+		"Duration (seconds)", "Status", "How it ended", "Final stage", "Score"},
+	tail: []string{"Decision", "Decision note", "Interview id"},
+}
+
+// csvCompetencies names the competencies the reports of the interviews
+// opts matches scored, in the order first met: a first walk over the
+// interviews, holding only the names, before the rows go out.
+func (s *reviewPages) csvCompetencies(ctx context.Context, opts interviews.ListOptions) ([]string, error) {
+	var names []string
+	err := s.store.Walk(ctx, opts, func(sum interviews.Summary) error {
+		for _, c := range sum.Competencies {
+			if n := interviews.Humanize(c.Name); !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+		return nil
+	})
+	return names, err
+}
 
 // handleReviewCSV answers GET /review.csv: every interview the list's
 // filters (status, role, q, sort) match, one row each, as CSV (RFC 4180,
 // UTF-8, CRLF line ends). Cells are neutralised for spreadsheets: one
 // starting with =, +, -, @, a tab or a carriage return is prefixed with a
-// quote, so it is never run as a formula.
+// quote, so it is never run as a formula. The rows stream out as the
+// store reads them (Store.Walk), in pieces of csvBufferBytes, so an export
+// of any size holds little memory.
 func (s *reviewPages) handleReviewCSV(w http.ResponseWriter, r *http.Request) {
 	lq := readListQuery(r.URL.Query())
-	opts := interviews.ListOptions{Status: interviews.Status(lq.Status), Role: lq.Role, Query: lq.Query, Sort: lq.Sort, Limit: interviews.MaxListLimit}
-	var rows []interviews.Summary
-	for {
-		opts.Offset = len(rows)
-		page, err := s.store.List(r.Context(), opts)
-		if err != nil {
-			s.log.Error("web: exporting interviews", "err", err)
-			s.serverError(w, r)
-			return
-		}
-		rows = append(rows, page.Items...)
-		if len(page.Items) == 0 || len(rows) >= page.Total {
-			break
-		}
-	}
-	var buf bytes.Buffer
-	cw := csv.NewWriter(&buf)
-	cw.UseCRLF = true
-	_ = cw.Write(csvColumns) // writes to a buffer do not fail
-	for _, sum := range rows {
-		_ = cw.Write(safeCells(csvRow(sum)))
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		s.log.Error("web: exporting interviews", "err", err)
-		s.serverError(w, r)
-		return
-	}
+	opts := interviews.ListOptions{Status: interviews.Status(lq.Status), Role: lq.Role, Query: lq.Query, Sort: lq.Sort}
 	name := "interviews-" + s.now().UTC().Format("2006-01-02") + ".csv"
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
-	_, _ = buf.WriteTo(w)
+	out := &sentWriter{w: w}
+	buf := bufio.NewWriterSize(out, csvBufferBytes)
+	cw := csv.NewWriter(buf)
+	cw.UseCRLF = true
+	comps, err := s.csvCompetencies(r.Context(), opts)
+	if err == nil {
+		now := s.now()
+		_ = cw.Write(slices.Concat(csvColumns.head, comps, csvColumns.tail)) // errors surface from Flush below
+		err = s.store.Walk(r.Context(), opts, func(sum interviews.Summary) error {
+			return cw.Write(safeCells(csvRow(sum, comps, now)))
+		})
+	}
+	if err == nil {
+		cw.Flush()
+		if err = cw.Error(); err == nil {
+			err = buf.Flush()
+		}
+	}
+	switch {
+	case err == nil:
+	case !out.sent:
+		s.log.Error("web: exporting interviews", "err", err)
+		w.Header().Del("Content-Disposition")
+		s.serverError(w, r)
+	case r.Context().Err() == nil:
+		// Rows went out already: cut the download rather than let it
+		// look whole.
+		s.log.Error("web: exporting interviews: the export was cut short", "err", err)
+		panic(http.ErrAbortHandler)
+	}
 }
 
-// csvRow is one interview as a row of csvColumns.
-func csvRow(sum interviews.Summary) []string {
+// csvBufferBytes is how much of the export is held before it is sent:
+// the rows stream out in pieces of this size, whatever the number of
+// interviews.
+const csvBufferBytes = 32 << 10
+
+// sentWriter is a response writer that remembers whether anything was
+// written: until then an error can still be answered as one.
+type sentWriter struct {
+	w    http.ResponseWriter
+	sent bool
+}
+
+func (s *sentWriter) Write(p []byte) (int, error) {
+	s.sent = true
+	return s.w.Write(p)
+}
+
+// csvRow is one interview as a row of csvColumns with the competencies
+// comps, standing as it does at now.
+func csvRow(sum interviews.Summary, comps []string, now time.Time) []string {
 	at := func(t *time.Time) string {
 		if t == nil {
 			return ""
@@ -105,11 +152,16 @@ func csvRow(sum interviews.Summary) []string {
 	if sum.StartedAt != nil {
 		duration = strconv.FormatInt(int64(sum.Duration.Round(time.Second)/time.Second), 10)
 	}
-	return []string{
+	scores := make([]string, len(comps))
+	for _, c := range sum.Competencies {
+		scores[slices.Index(comps, interviews.Humanize(c.Name))] = strconv.Itoa(score100(c.Score))
+	}
+	stage := cmp.Or(sum.FinalStageTitle, stageLabel(sum.Blueprint, sum.FinalStage))
+	return slices.Concat([]string{
 		sum.Candidate.Name, sum.Candidate.Email, sum.Candidate.Role, sum.Candidate.Level, blueprintTitle(sum.Blueprint),
 		sum.CreatedAt.UTC().Format(time.RFC3339), at(sum.StartedAt), at(sum.EndedAt), duration,
-		statusLabel(sum.Status), ending, sum.FinalStage, score, decision, sum.ID,
-	}
+		sum.Standing(now).Label(), ending, stage, score,
+	}, scores, []string{decision, sum.DecisionNote, sum.ID})
 }
 
 // formulaStarts are the first characters that make a spreadsheet read a

@@ -217,7 +217,7 @@ func newKnowledgeView(rec *interviews.Record, qi questionIndex) knowledgeView {
 	for _, p := range rec.Phases {
 		title := p.Name
 		if title == "" {
-			title = stageTitle(rec, p.ID)
+			title = rec.StageTitle(p.ID)
 		}
 		k.Phases = append(k.Phases, phaseView{
 			Phase: p, Title: title, ScoreLabel: strconv.FormatFloat(math.Round(p.Score*10)/10, 'f', -1, 64) + "/10",
@@ -283,7 +283,7 @@ func attributeLabel(a string) string {
 	if l, ok := attributeLabels[a]; ok {
 		return l
 	}
-	return humanize(a)
+	return interviews.Humanize(a)
 }
 
 // Skill sources (interviews.Skill.Sources) and their human names.
@@ -305,7 +305,7 @@ func sourceLabel(s string) string {
 	if l, ok := sourceLabels[s]; ok {
 		return l
 	}
-	return strings.ToLower(humanize(s))
+	return strings.ToLower(interviews.Humanize(s))
 }
 
 // itemStatusLabel is a rubric field's, gap's or backlog question's status
@@ -314,7 +314,7 @@ func itemStatusLabel(s interviews.ItemStatus) string {
 	if s == "" {
 		return string(interviews.StatusOpen)
 	}
-	return strings.ToLower(humanize(string(s)))
+	return strings.ToLower(interviews.Humanize(string(s)))
 }
 
 // itemStatusClass is the CSS class of an item status badge.
@@ -351,7 +351,7 @@ func originLabel(o string) string {
 	if l, ok := originLabels[o]; ok {
 		return l
 	}
-	return strings.ToLower(humanize(o))
+	return strings.ToLower(interviews.Humanize(o))
 }
 
 func phaseDecisionLabel(d string) string {
@@ -361,7 +361,7 @@ func phaseDecisionLabel(d string) string {
 	case interviews.PhaseContinue:
 		return "kept working on it"
 	}
-	return strings.ToLower(humanize(d))
+	return strings.ToLower(interviews.Humanize(d))
 }
 
 // byLabel says, discreetly, what extracted a value.
@@ -442,13 +442,13 @@ func questionContextLabel(rec *interviews.Record, q stages.Question) string {
 		return "From the brief" + prefixed(" — ", topic) + enclosed(string(c.Priority))
 	case stages.KindPhase:
 		if t.Phase != "" {
-			return "Working on what the phase lacks: " + stageTitle(rec, t.Phase)
+			return "Working on what the phase lacks: " + rec.StageTitle(t.Phase)
 		}
 		return "Working on what the phase lacks"
 	case stages.KindFree:
 		return "The interviewer's own question"
 	}
-	return humanize(string(c.Kind))
+	return interviews.Humanize(string(c.Kind))
 }
 
 // rubricLabel is the label of rubric field id, from the record's rubric.
@@ -456,26 +456,7 @@ func rubricLabel(rec *interviews.Record, id string) string {
 	if i := slices.IndexFunc(rec.Rubric, func(it interviews.RubricItem) bool { return it.ID == id }); i >= 0 && rec.Rubric[i].Label != "" {
 		return rec.Rubric[i].Label
 	}
-	return humanize(id)
-}
-
-// stageTitle is the title of stage name as the record's visits give it.
-func stageTitle(rec *interviews.Record, name string) string {
-	for _, v := range rec.Stages {
-		if v.Name == name && v.Title != "" {
-			return v.Title
-		}
-	}
-	return humanize(name)
-}
-
-// humanize turns a code into words: "years_experience" → "Years experience".
-func humanize(code string) string {
-	s := strings.TrimSpace(strings.NewReplacer("_", " ", "-", " ").Replace(code))
-	if s == "" {
-		return ""
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	return interviews.Humanize(id)
 }
 
 // plural says "1 probe", "2 probes".

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/viva-interviews/viva/accounts"
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/incident"
 	"github.com/viva-interviews/viva/interviews"
@@ -95,7 +96,7 @@ func TestReviewerLogin(t *testing.T) {
 	}
 
 	// Sessions expire.
-	ts.clock.Advance(sessionTTL)
+	ts.clock.Advance(accounts.SessionTTL)
 	if got := page(c); got != http.StatusSeeOther {
 		t.Errorf("expired session: %d", got)
 	}

@@ -110,6 +110,16 @@ type Options struct {
 	// send to the rate-limited endpoints, and the size of the burst
 	// (default DefaultRateLimit).
 	RateLimit int
+	// Sessions keeps the signed-in users' sessions (default: this
+	// process's memory). Web apps serving the same users share one: the
+	// database's (accounts/postgres), so a session started on one is
+	// honoured by all.
+	Sessions accounts.Sessions
+	// Limiter returns the rate limiter called name allowing perMinute
+	// requests a minute to each client (default: each in this process's
+	// memory). Web apps serving the same users share the database's, so
+	// a client's requests count once whichever app answers.
+	Limiter func(name string, perMinute int) accounts.Limiter
 	// SecureCookies marks the reviewer session cookie Secure; set it when
 	// the app is served over HTTPS.
 	SecureCookies bool
@@ -203,8 +213,7 @@ func New(opts Options) (*Server, error) {
 		publicURL: set.publicURL, metrics: opts.Metrics, metricsHandler: opts.MetricsHandler,
 		access: &access{site: st, accounts: opts.Accounts, reviewerHash: sha256.Sum256([]byte(opts.ReviewerToken)),
 			sharedPassword: opts.ReviewerToken != "", secureCookies: opts.SecureCookies,
-			sessions: newSessionStore(sessionTTL, maxSessions, maxSessionsPerUser, opts.Now),
-			loginLim: newRateLimiter(opts.RateLimit, opts.Now), bearerLim: newRateLimiter(opts.RateLimit, opts.Now)},
+			sessions: opts.Sessions, loginLim: opts.Limiter("login", opts.RateLimit), bearerLim: opts.Limiter("bearer", opts.RateLimit)},
 		registrar:   &registrar{records: recs, plans: pl, links: lnk, tokens: tokens, interviews: svc, metrics: opts.Metrics},
 		invitations: &invitations{records: recs, plans: pl, links: lnk, interviews: svc},
 		room: &roomPages{records: recs, tokens: tokens, interviews: svc, findBlueprint: find,
@@ -212,13 +221,13 @@ func New(opts Options) (*Server, error) {
 		feedbackMail: &feedbackMail{log: opts.Logger, links: lnk, interviews: svc, mailer: opts.Mailer, findBlueprint: find},
 		review:       &reviewPages{records: recs, findBlueprint: find, recordings: opts.Recordings},
 		decisions: &decisionActions{records: recs, interviews: svc, reports: opts.Reports,
-			reportLim: newRateLimiter(reportRequestsPerMinute, opts.Now)},
+			reportLim: opts.Limiter("report", reportRequestsPerMinute)},
 		reports: &reportPages{records: recs},
 	}
 	if err := s.loadAssets(); err != nil {
 		return nil, err
 	}
-	s.handler = s.routes(newRateLimiter(opts.RateLimit, opts.Now))
+	s.handler = s.routes(opts.Limiter("create", opts.RateLimit))
 	return s, nil
 }
 
@@ -237,7 +246,7 @@ type gates struct {
 }
 
 // routes builds the request router: each area registers its own routes.
-func (s *Server) routes(createLim *rateLimiter) http.Handler {
+func (s *Server) routes(createLim accounts.Limiter) http.Handler {
 	mux := http.NewServeMux()
 	g := gates{
 		register: func(h http.HandlerFunc) http.HandlerFunc { return s.access.require(accounts.Register, h) },

@@ -2,10 +2,8 @@ package web
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -163,21 +161,6 @@ func (s *records) noInterview(w http.ResponseWriter, r *http.Request, asJSON boo
 		return
 	}
 	s.render(w, r, http.StatusNotFound, "message.html", messagePage{view: view{Title: "Interview not found", SignedIn: true}, Message: msg})
-}
-
-// allSummaries reads every interview's summary, newest first.
-func (s *records) allSummaries(ctx context.Context) ([]interviews.Summary, error) {
-	var all []interviews.Summary
-	for {
-		page, err := s.store.List(ctx, interviews.ListOptions{Offset: len(all), Limit: interviews.MaxListLimit})
-		if err != nil {
-			return nil, fmt.Errorf("web: listing interviews: %w", err)
-		}
-		all = append(all, page.Items...)
-		if len(page.Items) == 0 || len(all) >= page.Total {
-			return all, nil
-		}
-	}
 }
 
 // owns answers 404, as for an unknown interview, when the request's user

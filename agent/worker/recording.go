@@ -1,8 +1,7 @@
 package worker
 
 import (
-	"errors"
-	"os"
+	"context"
 
 	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/recording"
@@ -15,7 +14,7 @@ import (
 // next part, or returns nil (recording nothing) when the worker has no
 // recordings directory or the recording cannot start: the interview runs
 // either way.
-func (ss *session) startRecording(rec *agent.Recorder) *recording.Recorder {
+func (ss *session) startRecording(ctx context.Context, rec *agent.Recorder) *recording.Recorder {
 	dir := ss.s.Recordings
 	if dir == nil {
 		return nil
@@ -26,12 +25,12 @@ func (ss *session) startRecording(rec *agent.Recorder) *recording.Recorder {
 	// A session that crashed after saving its file but before naming it
 	// in the record left that part behind: never write over it.
 	for ; ; part++ {
-		p, err := dir.File(recordings.Name(id, part))
+		exists, err := dir.Exists(ctx, recordings.Name(id, part))
 		if err != nil {
 			ss.log.Error("not recording this session's audio", "err", err)
 			return nil
 		}
-		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+		if !exists {
 			break
 		}
 	}

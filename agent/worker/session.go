@@ -125,7 +125,7 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 	if err != nil {
 		return ss.fail(fmt.Errorf("creating the agent's audio track: %w", err), "livekit")
 	}
-	ss.audio = ss.startRecording(c.Recorder())
+	ss.audio = ss.startRecording(ctx, c.Recorder())
 	defer ss.audio.Discard() // unless kept below
 	ss.voice, err = spoken.New(ctx, spoken.Options{STT: ss.eng.STT, TTS: ss.eng.TTS, Listener: ss.s.Listener,
 		Pacer: ss.s.pacer(), Out: track, Display: ss, Segment: ss.job.ID, Logger: ss.log,

@@ -126,7 +126,7 @@ func newWorker(ctx context.Context, cfg *config.Config, log *slog.Logger, m *met
 		Logger:         log,
 		Metrics:        m,
 	}
-	if sessions.Recordings, err = recordingsDir(cfg); err != nil {
+	if sessions.Recordings, err = recordingsDir(ctx, cfg); err != nil {
 		return nil, err
 	}
 	// The worker's load is the larger of its own process's CPU share and
@@ -148,13 +148,14 @@ func newWorker(ctx context.Context, cfg *config.Config, log *slog.Logger, m *met
 	return w, nil
 }
 
-// recordingsDir is where the worker records the interviews' audio: nil,
-// and no directory made, when --record-audio=false.
-func recordingsDir(cfg *config.Config) (*recordings.Dir, error) {
+// recordingsDir is where the worker records the interviews' audio (and
+// the object store it uploads them to): nil, and no directory made, when
+// --record-audio=false.
+func recordingsDir(ctx context.Context, cfg *config.Config) (*recordings.Dir, error) {
 	if !cfg.RecordAudio {
 		return nil, nil
 	}
-	return recordings.Open(cfg.ResolvedRecordingsDir())
+	return openRecordings(ctx, cfg, true)
 }
 
 // offWhenZero maps a setting where 0 means "off" to the worker's

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -364,20 +365,30 @@ func TestChatReportByModel(t *testing.T) {
 		"strengths": []map[string]any{{"text": "Owns the payments work.", "quote": "I build payment systems in Go", "question_id": ""},
 			{"text": "Puts a number on load.", "quote": "about 2000 requests per second", "question_id": ""}},
 		"improvements": []map[string]any{{"text": "Say more about scale.", "quote": "we run it on Kubernetes", "question_id": ""},
-			{"text": "Open with substance.", "quote": "yes, I can hear you", "question_id": ""}},
+			{"text": "Say who else built it.", "quote": "mostly on my own", "question_id": ""}},
 		"key_questions": []map[string]any{}, "star": []map[string]any{},
 	}
+	var greeted atomic.Bool
 	out, log, rec := chatWithModel(t, func(fake *fakeopenai.Server) {
 		fake.ChatFunc(func(r fakeopenai.Request) fakeopenai.Reply {
 			switch r.SchemaName() {
 			case "feedback_report":
 				return fakeopenai.Reply{JSON: report}
 			case "":
+				// The model asks the greeting's question, then moves on as
+				// soon as the candidate answers, so the answers after the
+				// greeting are the report's to judge.
+				switch {
+				case greeted.CompareAndSwap(false, true):
+					return fakeopenai.Reply{Text: "Welcome, Ada.", ToolCalls: []fakeopenai.ToolCall{{Name: string(stages.ToolAskQuestion), Arguments: `{"question":"Can you hear me clearly?","ref":"greeting-1"}`}}}
+				case r.Messages[len(r.Messages)-1].Role == "user" && slices.Contains(r.ToolNames(), string(stages.ToolTransitionStage)):
+					return fakeopenai.Reply{Text: "Thank you.", ToolCalls: []fakeopenai.ToolCall{{Name: string(stages.ToolTransitionStage), Arguments: `{"reason":"ready"}`}}}
+				}
 				return fakeopenai.Reply{Text: "Thank you. Tell me more about that."}
 			}
 			return fakeopenai.Reply{Status: 503} // the answer analysis falls back to the rules
 		})
-	}, "yes, I can hear you\nI build payment systems in Go\nwe run it on Kubernetes at about 2000 requests per second\n")
+	}, "yes, I can hear you\nI build payment systems in Go\nwe run it on Kubernetes at about 2000 requests per second\nI wrote it mostly on my own\n")
 	rep := rec.Report
 	if rep == nil || rep.Status != interviews.ReportReady || rep.Basic || rep.Model == "" || rep.OverallScore != 71 {
 		t.Fatalf("report %+v, want the model's, ready; log:\n%s", rep, log)

@@ -13,7 +13,6 @@ import (
 	"github.com/viva-interviews/viva/internal/cli"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/privacy"
-	"github.com/viva-interviews/viva/interviews/recordings"
 )
 
 // eraseName is the erase command's name, for loadConfig and its help.
@@ -63,7 +62,11 @@ func runErase(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if !*yes && !confirm(stdin, stdout, "Erase them with their reports, recordings and keys? This cannot be undone. Type yes to erase: ") {
 		return errors.New("nothing erased: answer yes to erase, or pass --yes")
 	}
-	e := &privacy.Eraser{Store: store, Recordings: recordings.At(cfg.ResolvedRecordingsDir())}
+	recs, err := openRecordings(ctx, cfg, false)
+	if err != nil {
+		return err
+	}
+	e := &privacy.Eraser{Store: store, Recordings: recs}
 	erased, failed := 0, 0
 	for _, s := range found {
 		d, err := e.Erase(ctx, s.ID, *by, interviews.ErasureRequested)

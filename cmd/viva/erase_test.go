@@ -154,7 +154,7 @@ func TestExportAndEraseACandidate(t *testing.T) {
 			if store.HasKeys(t.Context(), ada[0]) {
 				t.Error("Ada's provider keys are left")
 			}
-			if names, _ := recordings.At(cfg.ResolvedRecordingsDir()).Of(ada[0]); len(names) != 0 {
+			if names, _ := recordings.At(cfg.ResolvedRecordingsDir()).Of(t.Context(), ada[0]); len(names) != 0 {
 				t.Errorf("Ada's recordings are left: %v", names)
 			}
 			if _, err := store.Get(t.Context(), alan); err != nil {

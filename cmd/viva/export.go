@@ -62,7 +62,10 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	var rec *recordings.Dir
 	recOut := ""
 	if *email != "" {
-		rec, recOut = recordings.At(cfg.ResolvedRecordingsDir()), filepath.Join(dst.Dir(), privacy.RecordingsDirName)
+		if rec, err = openRecordings(ctx, cfg, false); err != nil {
+			return err
+		}
+		recOut = filepath.Join(dst.Dir(), privacy.RecordingsDirName)
 	}
 	n, err := privacy.Export(ctx, src, dst, opts, rec, recOut)
 	if err != nil {

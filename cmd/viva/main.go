@@ -162,7 +162,8 @@ var (
 	liveKitReads  = []string{"livekit_url", "livekit_api_key", "livekit_api_secret", "agent_name"}
 	modelReads    = []string{"llm", "openai_api_key", "openai_base_url", "openai_model", "llm_first_token_timeout", "llm_chunk_gap_timeout"}
 	engineReads   = append([]string{"analysis_model", "stt", "tts", "deepgram_api_key", "deepgram_model", "openai_stt_model", "openai_tts_model", "openai_tts_voice"}, modelReads...)
-	audioReads    = []string{"record_audio", "recordings_dir"}
+	storageReads  = []string{"recordings_dir", "recordings_s3_endpoint", "recordings_s3_bucket", "recordings_s3_region", "aws_access_key_id", "aws_secret_access_key"}
+	audioReads    = slices.Concat([]string{"record_audio"}, storageReads)
 	agentOwnReads = []string{"max_sessions", "load_threshold", "drain_timeout", "rejoin_grace", "time_scale", "health_addr", "pprof_addr",
 		"endpointing_delay", "endpointing_min", "endpointing_max", "interrupt_threshold", "thinking_pause",
 		"false_interruption_timeout", "away_after", "hearing_timeout"}
@@ -171,9 +172,9 @@ var (
 		"record_retention", "rejoin_grace", "time_scale", "pprof_addr"}
 	agentReads       = slices.Concat(storeReads, liveKitReads, engineReads, audioReads, agentOwnReads)
 	webReads         = slices.Concat(storeReads, liveKitReads, modelReads, audioReads, webOwnReads)
-	usersReads       = []string{"data_dir", "users_file"}
+	usersReads       = []string{"data_dir", "users_file", "database_url"}
 	invitationsReads = slices.Concat([]string{"link_ttl", "public_url"}, storeReads)
-	recordsReads     = slices.Concat([]string{"recordings_dir"}, storeReads)
+	recordsReads     = slices.Concat(storageReads, storeReads)
 )
 
 // commandReads are the settings command name reads (nil: every one).
@@ -234,7 +235,8 @@ var settingGroups = []settingGroup{
 	{groupTurns, []string{"endpointing-delay", "endpointing-min", "endpointing-max", "interrupt-threshold", "thinking-pause",
 		"false-interruption-timeout", "away-after", "hearing-timeout"}},
 	{groupWeb, []string{"addr", "users-file", "token-ttl", "link-ttl", "public-url", "webhook-urls", "brand-name", "brand-logo", "consent-text", "consent-file"}},
-	{groupAudio, []string{"record-audio", "recordings-dir", "recording-retention"}},
+	{groupAudio, []string{"record-audio", "recordings-dir", "recording-retention", "recordings-s3-endpoint", "recordings-s3-bucket",
+		"recordings-s3-region", "recordings-s3-access-key"}},
 }
 
 // commandHelp is what a command's -h shows beyond its flags.

@@ -24,7 +24,7 @@ func TestRecordAudioOff(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dir, err := recordingsDir(cfg)
+		dir, err := recordingsDir(t.Context(), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

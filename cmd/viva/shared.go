@@ -13,6 +13,8 @@ import (
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/postgres"
+	"github.com/viva-interviews/viva/interviews/recordings"
+	"github.com/viva-interviews/viva/interviews/recordings/s3"
 )
 
 // userAccounts are the web app's users and, with a database, the
@@ -92,4 +94,26 @@ func copyUsersFile(ctx context.Context, cfg *config.Config, to accounts.Store, w
 		slog.Info("users copied from the users file into the database", "users", n, "file", file.Path(), "database", where)
 	}
 	return err
+}
+
+// openRecordings returns the recordings directory, uploading to the
+// object store when one is configured. create makes the directory (the
+// worker, which writes there); readers find nothing while it is missing.
+func openRecordings(ctx context.Context, cfg *config.Config, create bool) (*recordings.Dir, error) {
+	dir := recordings.At(cfg.ResolvedRecordingsDir())
+	if create {
+		var err error
+		if dir, err = recordings.Open(cfg.ResolvedRecordingsDir()); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.RecordingsS3Bucket == "" {
+		return dir, nil
+	}
+	objects, err := s3.Open(ctx, s3.Options{Endpoint: cfg.RecordingsS3Endpoint, Bucket: cfg.RecordingsS3Bucket, Region: cfg.RecordingsS3Region,
+		AccessKeyID: cfg.S3AccessKeyID, SecretAccessKey: cfg.S3SecretAccessKey})
+	if err != nil {
+		return nil, fmt.Errorf("opening the recordings' object storage: %w", err)
+	}
+	return dir.WithObjects(objects), nil
 }

@@ -79,6 +79,10 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 		return err
 	}
 	defer users.Close()
+	recs, err := openRecordings(ctx, cfg, false)
+	if err != nil {
+		return err
+	}
 	if list, err := users.Store().List(ctx); err != nil {
 		return err
 	} else if len(list) == 0 && cfg.ReviewerToken == "" {
@@ -113,10 +117,10 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	if err != nil {
 		return err
 	}
-	srv, err := web.New(web.Options{Store: store, Templates: templates, Accounts: users, LiveKitURL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
+	srv, err := web.New(web.Options{Store: store, Templates: templates, Accounts: users, Sessions: users.Sessions, Limiter: users.Limiter, LiveKitURL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
 		AgentName: cfg.AgentName, ReviewerToken: cfg.ReviewerToken, TokenTTL: cfg.TokenTTL, LinkTTL: cfg.LinkTTL, RejoinGrace: cfg.RejoinGrace, PublicURL: cfg.PublicURL,
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Logger: log, Reports: runner, Webhooks: hooks, Mailer: mailer, FindBlueprint: installedBlueprint,
-		Recordings:    recordings.At(cfg.ResolvedRecordingsDir()),
+		Recordings:    recs,
 		CheckLanguage: func(tag string, keys interviews.Keys) error { return engines.CheckLanguage(cfg, tag, keys) },
 		BrandName:     cfg.BrandName, BrandLogo: cfg.BrandLogo, ConsentText: consentText, RecordsAudio: cfg.RecordAudio, TimeScale: cfg.TimeScale,
 		Metrics: webMetrics, MetricsHandler: metrics.Handler(reg)})
@@ -133,7 +137,7 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	}
 	background.Go(func() { _ = runner.Run(bgCtx) })
 	background.Go(func() { hooks.Run(bgCtx) })
-	startSweepers(bgCtx, &background, cfg, store, log)
+	startSweepers(bgCtx, &background, store, recs, cfg, log)
 	if err := web.CheckResumeParser(ctx); err != nil {
 		return err
 	}
@@ -161,13 +165,13 @@ func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, log *slog.L
 // sweeps: recordings and records past their retention, and interviews
 // whose worker died (a candidate left waiting alone is sent an
 // interviewer again).
-func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config.Config, store interviews.Store, log *slog.Logger) {
+func startSweepers(ctx context.Context, wg *sync.WaitGroup, store interviews.Store, recs *recordings.Dir, cfg *config.Config, log *slog.Logger) {
 	// Recordings past their retention are deleted hourly.
-	sweeper := &recordings.Sweeper{Dir: recordings.At(cfg.ResolvedRecordingsDir()), Store: store, Retention: cfg.RecordingRetention, Logger: log}
+	sweeper := &recordings.Sweeper{Dir: recs, Store: store, Retention: cfg.RecordingRetention, Logger: log}
 	wg.Go(func() { sweeper.Run(ctx, recordings.DefaultSweepInterval) })
 	// Records past the record retention are erased hourly, with their
 	// recordings.
-	expiry := &privacy.Sweeper{Eraser: &privacy.Eraser{Store: store, Recordings: recordings.At(cfg.ResolvedRecordingsDir())},
+	expiry := &privacy.Sweeper{Eraser: &privacy.Eraser{Store: store, Recordings: recs},
 		Retention: cfg.RecordRetention, Logger: log}
 	wg.Go(func() { expiry.Run(ctx, privacy.DefaultSweepInterval) })
 	// Interviews whose worker died are swept while the app runs, and a

@@ -53,6 +53,12 @@ type Store struct {
 
 	cacheMu sync.Mutex
 	cache   map[string]cachedSummary // by file name; see List
+	// listed is the last scan's summaries, newest first, reused while
+	// the directory is unchanged (see summaries): listedDir is the
+	// directory as it was then, listedAt when the scan began.
+	listed    []interviews.Summary
+	listedDir fs.FileInfo
+	listedAt  time.Time
 }
 
 type idLock struct {
@@ -277,17 +283,19 @@ func (s *Store) Walk(ctx context.Context, opts interviews.ListOptions, fn func(i
 // matching returns the summaries that pass opts' filters, in its order.
 func (s *Store) matching(opts interviews.ListOptions) ([]interviews.Summary, error) {
 	opts = opts.ResolveAt(time.Now())
-	all, err := s.summaries()
+	all, err := s.summaries() // newest first, shared
 	if err != nil {
 		return nil, err
 	}
-	matched := all[:0]
+	var matched []interviews.Summary
 	for _, sum := range all {
 		if opts.Matches(sum) {
 			matched = append(matched, sum)
 		}
 	}
-	slices.SortFunc(matched, func(a, b interviews.Summary) int { return compareSummaries(opts.Sort, a, b) })
+	if opts.Sort != interviews.SortNewest {
+		slices.SortStableFunc(matched, func(a, b interviews.Summary) int { return compareSummaries(opts.Sort, a, b) })
+	}
 	return matched, nil
 }
 
@@ -316,15 +324,53 @@ func compareSummaries(sort string, a, b interviews.Summary) int {
 	return cmp.Compare(a.ID, b.ID)
 }
 
+// Reusing a scan of the directory (see summaries).
+const (
+	// scanRacyWindow is how long after the directory last changed a scan
+	// must begin for a later, unchanged modification time to prove that
+	// nothing changed since: file systems stamp times from a coarse clock.
+	scanRacyWindow = time.Second
+	// maxScanAge bounds how long one scan is reused, whatever the clocks
+	// of a directory shared over the network say.
+	maxScanAge = 30 * time.Second
+)
+
 // summaries returns a summary of every readable record in the directory,
-// reading only the files that changed since the last call.
+// newest first (by CreatedAt, then by id), reading only the files that
+// changed since the last call. Every write renames a file into the
+// directory, which changes its modification time: while that time is
+// unchanged (and was old enough when the last scan began), the last scan
+// is returned without reading the directory at all (a record file edited
+// in place by hand, which changes no directory entry, shows within
+// maxScanAge). The slice returned is shared: callers copy what they change.
 func (s *Store) summaries() ([]interviews.Summary, error) {
-	entries, err := os.ReadDir(s.dir)
+	began := time.Now()
+	dirInfo, err := os.Stat(s.dir)
 	if err != nil {
 		return nil, fmt.Errorf("interviews: list: %w", err)
 	}
 	s.cacheMu.Lock()
 	defer s.cacheMu.Unlock()
+	if s.listedDir != nil && sameFile(s.listedDir, dirInfo) && s.listedAt.Sub(dirInfo.ModTime()) > scanRacyWindow && began.Sub(s.listedAt) < maxScanAge {
+		return s.listed, nil
+	}
+	out, err := s.scan()
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b interviews.Summary) int { return compareSummaries(interviews.SortNewest, a, b) })
+	s.listed, s.listedDir, s.listedAt = out, dirInfo, began
+	return out, nil
+}
+
+// scan reads the directory and returns a summary of every readable
+// record, reading only the files that changed since the last scan. The
+// caller holds cacheMu.
+func (s *Store) scan() ([]interviews.Summary, error) {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("interviews: list: %w", err)
+	}
 	seen := make(map[string]bool, len(entries))
 	out := make([]interviews.Summary, 0, len(entries))
 	for _, e := range entries {

@@ -109,12 +109,12 @@ func (e *Eraser) Erase(ctx context.Context, id, who, reason string) (Erased, err
 		out.Report = rec.Report.Version
 	}
 	if e.Recordings != nil {
-		names, err := e.Recordings.Of(id)
+		names, err := e.Recordings.Of(ctx, id)
 		if err != nil {
 			return Erased{}, fmt.Errorf("erasing %s: %w", id, err)
 		}
 		for _, name := range names {
-			if err := e.Recordings.Remove(name); err != nil {
+			if err := e.Recordings.Remove(ctx, name); err != nil {
 				return out, fmt.Errorf("erasing %s: %w", id, err)
 			}
 			out.Recordings++
@@ -200,12 +200,12 @@ func Export(ctx context.Context, src interviews.Store, dst Saver, opts interview
 		if rec == nil || recOut == "" {
 			continue
 		}
-		names, err := rec.Of(r.ID)
+		names, err := rec.Of(ctx, r.ID)
 		if err != nil {
 			return n, err
 		}
 		for _, name := range names {
-			if err := copyRecording(rec, name, recOut); err != nil {
+			if err := copyRecording(ctx, rec, name, recOut); err != nil {
 				return n, err
 			}
 			n.Recordings++
@@ -214,17 +214,13 @@ func Export(ctx context.Context, src interviews.Store, dst Saver, opts interview
 	return n, nil
 }
 
-// copyRecording copies the recording name from rec into the directory
-// out, creating it when missing.
-func copyRecording(rec *recordings.Dir, name, out string) error {
-	from, err := rec.File(name)
-	if err != nil {
-		return err
-	}
+// copyRecording copies the recording name from rec (its directory or
+// object store) into the directory out, creating it when missing.
+func copyRecording(ctx context.Context, rec *recordings.Dir, name, out string) error {
 	if err := os.MkdirAll(out, 0o750); err != nil {
 		return fmt.Errorf("privacy: creating %s: %w", out, err)
 	}
-	in, err := os.Open(from)
+	in, err := rec.Open(ctx, name)
 	if err != nil {
 		return fmt.Errorf("privacy: reading recording %s: %w", name, err)
 	}

@@ -114,10 +114,10 @@ func TestEraseRemovesEverything(t *testing.T) {
 	if _, err := r.store.Get(t.Context(), "ada1"); !errors.Is(err, interviews.ErrNotFound) {
 		t.Fatalf("the record is still there: %v", err)
 	}
-	if names, _ := r.rec.Of("ada1"); len(names) != 0 || r.store.HasKeys(t.Context(), "ada1") {
+	if names, _ := r.rec.Of(t.Context(), "ada1"); len(names) != 0 || r.store.HasKeys(t.Context(), "ada1") {
 		t.Fatalf("left behind: recordings %v, keys %v", names, r.store.HasKeys(t.Context(), "ada1"))
 	}
-	if names, _ := r.rec.Of("alan1"); len(names) != 1 || !r.store.HasKeys(t.Context(), "alan1") || !slices.Equal(r.ids(t), []string{"alan1"}) {
+	if names, _ := r.rec.Of(t.Context(), "alan1"); len(names) != 1 || !r.store.HasKeys(t.Context(), "alan1") || !slices.Equal(r.ids(t), []string{"alan1"}) {
 		t.Fatalf("the other candidate's interview lost something: recordings %v, records %v", names, r.ids(t))
 	}
 	log, err := r.store.Erasures(t.Context())
@@ -155,7 +155,7 @@ func TestEraseLeavesARunningInterview(t *testing.T) {
 	if l, held, _ := r.store.Lease(t.Context(), "live1"); !held || l.Owner != "worker-a" {
 		t.Fatalf("lease %+v held %v, want worker-a's", l, held)
 	}
-	if names, _ := r.rec.Of("live1"); len(names) != 1 || !slices.Equal(r.ids(t), []string{"live1"}) {
+	if names, _ := r.rec.Of(t.Context(), "live1"); len(names) != 1 || !slices.Equal(r.ids(t), []string{"live1"}) {
 		t.Fatal("a running interview lost its record or recording")
 	}
 }
@@ -230,7 +230,7 @@ func TestSweepErasesPastRetention(t *testing.T) {
 	if ids := r.ids(t); !slices.Equal(ids, []string{"new1", "edge", "busy"}) {
 		t.Fatalf("records left %v", ids)
 	}
-	if names, _ := r.rec.Of("old1"); len(names) != 0 {
+	if names, _ := r.rec.Of(t.Context(), "old1"); len(names) != 0 {
 		t.Fatalf("old1's recordings stayed: %v", names)
 	}
 	log, _ := r.store.Erasures(t.Context())

@@ -47,8 +47,12 @@ func Parse(name string) (id string, part int, ok bool) {
 	return id, n, true
 }
 
-// Dir is a directory of recordings.
-type Dir struct{ path string }
+// Dir is a directory of recordings, and the object store they are
+// uploaded to when one is configured (see WithObjects).
+type Dir struct {
+	path    string
+	objects Objects // nil: recordings stay in the directory
+}
 
 // Open returns the recordings directory at path, creating it when missing.
 func Open(path string) (*Dir, error) {
@@ -88,11 +92,12 @@ func (d *Dir) Create(name string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recordings: creating %s: %w", name, err)
 	}
-	return &File{f: f, final: final}, nil
+	return &File{f: f, final: final, dir: d}, nil
 }
 
-// Remove deletes the recording called name; a missing file is not an error.
-func (d *Dir) Remove(name string) error {
+// Remove deletes the recording called name from the directory and the
+// object store; a missing recording is not an error.
+func (d *Dir) Remove(ctx context.Context, name string) error {
 	p, err := d.File(name)
 	if err != nil {
 		return err
@@ -100,24 +105,37 @@ func (d *Dir) Remove(name string) error {
 	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("recordings: removing %s: %w", name, err)
 	}
+	if d.objects != nil {
+		if err := d.objects.Remove(ctx, name); err != nil {
+			return fmt.Errorf("recordings: removing %s from %s: %w", name, d.objects.Where(), err)
+		}
+	}
 	return nil
 }
 
-// Of returns the names of interview id's recordings on disk, in part
-// order: what a record lists and what a crashed session left unlisted.
-// A missing directory holds none.
-func (d *Dir) Of(id string) ([]string, error) {
+// Of returns the names of interview id's recordings in the directory and
+// the object store, in part order: what a record lists and what a crashed
+// session left unlisted. A missing directory holds none.
+func (d *Dir) Of(ctx context.Context, id string) ([]string, error) {
 	entries, err := os.ReadDir(d.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("recordings: reading %s: %w", d.path, err)
 	}
 	var names []string
 	for _, e := range entries {
 		if rid, _, ok := Parse(e.Name()); ok && rid == id && e.Type().IsRegular() {
 			names = append(names, e.Name())
+		}
+	}
+	if d.objects != nil {
+		stored, err := d.objects.List(ctx, id+"-")
+		if err != nil {
+			return nil, fmt.Errorf("recordings: listing %s's recordings in %s: %w", id, d.objects.Where(), err)
+		}
+		for _, o := range stored {
+			if rid, _, ok := Parse(o.Name); ok && rid == id && !slices.Contains(names, o.Name) {
+				names = append(names, o.Name)
+			}
 		}
 	}
 	slices.SortFunc(names, func(a, b string) int {
@@ -133,6 +151,7 @@ type File struct {
 	f     *os.File
 	final string
 	n     int64
+	dir   *Dir
 }
 
 // Write appends p to the recording.
@@ -142,8 +161,9 @@ func (f *File) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Commit syncs the file and gives it its final name; it returns the size
-// in bytes.
+// Commit syncs the file and gives it its final name, then uploads it
+// when the directory has an object store; it returns the size in bytes.
+// A failed upload leaves the file in the directory and says so.
 func (f *File) Commit() (int64, error) {
 	err := f.f.Sync()
 	if cerr := f.f.Close(); err == nil {
@@ -155,6 +175,11 @@ func (f *File) Commit() (int64, error) {
 	if err != nil {
 		_ = os.Remove(f.f.Name())
 		return 0, fmt.Errorf("recordings: saving %s: %w", filepath.Base(f.final), err)
+	}
+	if f.dir.objects != nil {
+		if err := f.dir.upload(f.final, f.n); err != nil {
+			return 0, err
+		}
 	}
 	return f.n, nil
 }
@@ -224,19 +249,52 @@ func (s *Sweeper) Run(ctx context.Context, interval time.Duration) {
 }
 
 // Sweep removes stale temporary files and, with a retention, every
-// recording that started longer ago than it: the file is deleted and the
-// record's entry gets DeletedAt. A file with no entry in a record counts
-// from when it was last written. It returns the names removed.
+// recording that started longer ago than it, in the directory and the
+// object store: the recording is deleted and the record's entry gets
+// DeletedAt. A recording with no entry in a record counts from when it
+// was last written. It returns the names removed.
 func (s *Sweeper) Sweep(ctx context.Context) ([]string, error) {
+	now := s.now()
+	stored, removed, err := s.sweepDir(now)
+	errs := []error{err}
+	if o := s.Dir.objects; o != nil && s.Retention > 0 {
+		list, err := o.List(ctx, "")
+		if err != nil {
+			errs = append(errs, fmt.Errorf("recordings: listing %s: %w", o.Where(), err))
+		}
+		stored = append(stored, list...)
+	}
+	for _, info := range stored {
+		id, _, ok := Parse(info.Name)
+		// Retention counts from the start; the file's time is its end,
+		// later than the start, so nothing it spares is due yet.
+		if !ok || s.Retention <= 0 || now.Sub(info.ModTime) <= s.Retention {
+			continue
+		}
+		due, err := s.expire(ctx, id, info.Name, now)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if due && err == nil {
+			removed = append(removed, info.Name)
+		}
+	}
+	if len(removed) > 0 {
+		s.log().Info("recordings swept", "removed", len(removed), "retention", s.Retention)
+	}
+	return removed, errors.Join(errs...)
+}
+
+// sweepDir removes the directory's stale temporary files and returns
+// them with the recordings the directory holds.
+func (s *Sweeper) sweepDir(now time.Time) (stored []Info, removed []string, err error) {
 	entries, err := os.ReadDir(s.Dir.Path())
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil // nothing recorded yet
+		return nil, nil, nil // nothing recorded yet
 	}
 	if err != nil {
-		return nil, fmt.Errorf("recordings: reading %s: %w", s.Dir.Path(), err)
+		return nil, nil, fmt.Errorf("recordings: reading %s: %w", s.Dir.Path(), err)
 	}
-	now := s.now()
-	var removed []string
 	var errs []error
 	for _, e := range entries {
 		name := e.Name()
@@ -244,34 +302,19 @@ func (s *Sweeper) Sweep(ctx context.Context) ([]string, error) {
 		if err != nil || !info.Mode().IsRegular() {
 			continue
 		}
-		if strings.HasPrefix(name, ".") && strings.HasSuffix(name, partialExt) {
-			if now.Sub(info.ModTime()) > StalePartialAge {
-				if err := os.Remove(filepath.Join(s.Dir.Path(), name)); err != nil && !errors.Is(err, os.ErrNotExist) {
-					errs = append(errs, err)
-					continue
-				}
-				removed = append(removed, name)
+		if !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, partialExt) {
+			stored = append(stored, Info{Name: name, Size: info.Size(), ModTime: info.ModTime()})
+			continue
+		}
+		if now.Sub(info.ModTime()) > StalePartialAge {
+			if err := os.Remove(filepath.Join(s.Dir.Path(), name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				errs = append(errs, err)
+				continue
 			}
-			continue
-		}
-		id, _, ok := Parse(name)
-		// Retention counts from the start; the file's time is its end,
-		// later than the start, so nothing it spares is due yet.
-		if !ok || s.Retention <= 0 || now.Sub(info.ModTime()) <= s.Retention {
-			continue
-		}
-		due, err := s.expire(ctx, id, name, now)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		if due && err == nil {
 			removed = append(removed, name)
 		}
 	}
-	if len(removed) > 0 {
-		s.log().Info("recordings swept", "removed", len(removed), "retention", s.Retention)
-	}
-	return removed, errors.Join(errs...)
+	return stored, removed, errors.Join(errs...)
 }
 
 // expire deletes the recording name of interview id and marks its entry,
@@ -297,7 +340,7 @@ func (s *Sweeper) expire(ctx context.Context, id, name string, now time.Time) (d
 	case err != nil && !errors.Is(err, interviews.ErrNotFound):
 		return false, fmt.Errorf("recordings: marking %s deleted: %w", name, err)
 	}
-	return true, s.Dir.Remove(name)
+	return true, s.Dir.Remove(ctx, name)
 }
 
 // errNotDue leaves a record unchanged: its recording is not due yet.

@@ -154,7 +154,9 @@ func (s *Interviewer) afterTools(req llm.Request, stage string) llm.Response {
 			if r.Phase.Decision == "advance" && s.gateOpen() {
 				return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.TransitionStage{Reason: "the phase evaluation says the phase is covered"})}}
 			}
-			if len(r.Phase.Gaps) > 0 && s.gateOpen() {
+			// What the phase misses is asked once the stage's own
+			// questions are, or the stage may move on.
+			if len(r.Phase.Gaps) > 0 && (s.gateOpen() || !s.bankLeft(stage)) {
 				return s.askPhase(stage, r.Phase.Gaps)
 			}
 			return s.ask(req, stage, lastUser(msgs))
@@ -249,15 +251,9 @@ func (s *Interviewer) pick(req llm.Request, stage, lastAnswer string) llm.Respon
 			lastID = q.ID
 		}
 	}
-	if st, _, ok := s.bp.Stage(stage); ok {
-		for _, bq := range st.Questions {
-			text, err := bq.Render(s.profile)
-			if err != nil || asked[bq.ID] || s.refused[strings.ToLower(text)] {
-				continue
-			}
-			s.lastAsked = text
-			return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.AskQuestion{Question: text, Purpose: bq.Purpose, Ref: bq.ID})}}
-		}
+	if bq, text, ok := s.nextBank(stage, asked); ok {
+		s.lastAsked = text
+		return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.AskQuestion{Question: text, Purpose: bq.Purpose, Ref: bq.ID})}}
 	}
 	answers := []string{lastAnswer}
 	if len(req.Messages) > 0 {
@@ -285,11 +281,21 @@ func (s *Interviewer) pick(req llm.Request, stage, lastAnswer string) llm.Respon
 }
 
 // askPhase asks about the first point a phase evaluation found missing
-// that has not been refused.
+// that has been neither asked nor refused.
 func (s *Interviewer) askPhase(stage string, gaps []string) llm.Response {
+	asked := map[string]bool{}
+	for _, q := range s.view.Questions() {
+		asked[strings.ToLower(q.Text)] = true
+	}
+	// A design phase is asked about the design; an earlier one (the
+	// problem's scope, its requirements) about the point itself.
+	ask := "Before we move on, what would you say about %s?"
+	if strings.Contains(strings.ToLower(stage), "design") {
+		ask = "How would your design handle %s?"
+	}
 	for _, g := range gaps {
-		text := fmt.Sprintf("How would your design handle %s?", g)
-		if !s.refused[strings.ToLower(text)] {
+		text := fmt.Sprintf(ask, g)
+		if !s.refused[strings.ToLower(text)] && !asked[strings.ToLower(text)] {
 			s.lastAsked = text
 			return llm.Response{ToolCalls: []llm.ToolCall{s.call(tool.AskQuestion{Question: text, Purpose: "cover what the phase is missing", Ref: "phase:" + stage})}}
 		}
@@ -454,4 +460,33 @@ func lastUser(msgs []llm.Message) string {
 		}
 	}
 	return ""
+}
+
+// nextBank is the stage's first bank question not yet asked (its id not
+// in asked) nor refused, with its text for the candidate.
+func (s *Interviewer) nextBank(stage string, asked map[string]bool) (stages.Question, string, bool) {
+	st, _, ok := s.bp.Stage(stage)
+	if !ok {
+		return stages.Question{}, "", false
+	}
+	for _, bq := range st.Questions {
+		text, err := bq.Render(s.profile)
+		if err != nil || asked[bq.ID] || s.refused[strings.ToLower(text)] {
+			continue
+		}
+		return bq, text, true
+	}
+	return stages.Question{}, "", false
+}
+
+// bankLeft reports whether the stage has a bank question still to ask.
+func (s *Interviewer) bankLeft(stage string) bool {
+	asked := map[string]bool{}
+	for _, q := range s.view.Questions() {
+		if q.Context.Ref != "" {
+			asked[q.Context.Ref] = true
+		}
+	}
+	_, _, ok := s.nextBank(stage, asked)
+	return ok
 }
