@@ -67,6 +67,9 @@ const (
 	Register Permission = iota + 1
 	// Review is reading interviews: the reviewer pages and API.
 	Review
+	// Design is managing the library of interview designs (blueprints and
+	// role templates): adding, editing, removing and trying them.
+	Design
 )
 
 // String names the permission for messages.
@@ -76,6 +79,8 @@ func (p Permission) String() string {
 		return "register candidates"
 	case Review:
 		return "read interviews"
+	case Design:
+		return "manage interview designs"
 	}
 	return fmt.Sprintf("permission(%d)", int(p))
 }
@@ -85,7 +90,7 @@ func (p Permission) String() string {
 func (r Role) Allows(p Permission) bool {
 	switch r {
 	case RoleAdmin:
-		return p == Register || p == Review
+		return p == Register || p == Review || p == Design
 	case RoleRecruiter:
 		return p == Register
 	case RoleReviewer:

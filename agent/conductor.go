@@ -248,6 +248,9 @@ type CandidateTurn struct {
 	// Endpointing is how a spoken turn was ended, carried to the metrics
 	// of the agent turn that answers; zero for a typed turn.
 	Endpointing interviews.Endpointing
+	// Bursts is how many times the candidate started speaking in a
+	// spoken turn (the voice activity detector's onsets); 0 when unknown.
+	Bursts int
 	// STTConfidence is the recogniser's confidence in a spoken Text
 	// (interviews.Turn.STTConfidence); 0 for none or typed.
 	STTConfidence float64
@@ -275,8 +278,10 @@ func (c *Conductor) Respond(ctx context.Context, in CandidateTurn) *Reply {
 	}
 	var seq int
 	_ = c.rec.Update(func(rec *interviews.Record) {
+		asked := questionEnded(rec)
 		seq = rec.AppendTurn(interviews.Turn{Role: interviews.RoleCandidate, Stage: stage, Text: text,
 			Source: in.Source, StartedAt: in.StartedAt, EndedAt: in.EndedAt, Aside: aside, STTConfidence: in.STTConfidence}).Seq
+		notice(rec, seq, in, asked)
 	})
 	// An exit decided by the analysis of earlier answers closes the
 	// interview now, after the candidate has answered the last question;

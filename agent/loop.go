@@ -97,6 +97,7 @@ type Loop struct {
 	speaking          *speech
 	candidateSpeaking bool
 	turnStarted       time.Time
+	turnBursts        int // speech onsets since turnStarted
 	ackDue            bool
 	away              bool
 	inputEnded        bool

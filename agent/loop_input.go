@@ -17,8 +17,9 @@ func (l *Loop) handle(ctx context.Context, ev Input) bool {
 		c.CancelPrefetch() // they go on: a reply started early is stale
 		l.heardFromCandidate()
 		if l.turnStarted.IsZero() {
-			l.turnStarted = e.At
+			l.turnStarted, l.turnBursts = e.At, 0
 		}
+		l.turnBursts++
 		l.maybeCutOff()
 
 	case SpeechEnded:
@@ -117,7 +118,7 @@ func (l *Loop) candidateTurn(ctx context.Context, e CandidateTurn) {
 	var heardEnd time.Time
 	if e.Source == SourceVoice {
 		if !l.turnStarted.IsZero() {
-			e.StartedAt = l.turnStarted
+			e.StartedAt, e.Bursts = l.turnStarted, l.turnBursts
 		}
 		l.turnStarted = time.Time{}
 		heardEnd = e.EndedAt

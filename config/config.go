@@ -220,7 +220,7 @@ type Config struct {
 	// SMTPURL is the mail server that emails candidates the link to their
 	// feedback, smtp://user:password@host:587 (always STARTTLS); empty
 	// sends no email. Secret: it holds the mail password.
-	SMTPURL string `env:"VIVA_SMTP_URL" yaml:"smtp_url" secret:"true" check:"url=smtp" help:"mail server for candidates' feedback emails (STARTTLS); empty sends none" accept:"an smtp:// URL such as smtp://user:password@smtp.example.com:587" json:"-"`
+	SMTPURL string `env:"VIVA_SMTP_URL" yaml:"smtp_url" secret:"true" check:"url=smtp" help:"mail server for candidates' invitations, reminders and feedback emails (STARTTLS); empty sends none" accept:"an smtp:// URL such as smtp://user:password@smtp.example.com:587" json:"-"`
 	// BrandName is the company name candidates see in page headers, page
 	// titles and the join page.
 	BrandName string `flag:"brand-name" env:"VIVA_BRAND_NAME" yaml:"brand_name" check:"nonempty" help:"company name shown to candidates in headers, titles and the join page" accept:"a name such as Example Corp"`

@@ -20,7 +20,7 @@ import (
 const MaxDispatchBytes = 4 << 10
 
 // dispatchHelp says what dispatch metadata may hold, for error messages.
-const dispatchHelp = `send {"interview_id": "…"} or a candidate {"name", "email", "role", "level", "blueprint", "language"}`
+const dispatchHelp = `send {"interview_id": "…"} or a candidate {"name", "email", "role", "level", "blueprint", "template", "language"}`
 
 // Dispatch is the metadata of an agent dispatch: which interview the
 // interviewer joins a room for. The web app writes one into each candidate
@@ -30,7 +30,11 @@ const dispatchHelp = `send {"interview_id": "…"} or a candidate {"name", "emai
 // instead, and the worker creates the record.
 //
 // On the wire it is a JSON object: {"interview_id": "…"} or {"name": "…",
-// "email": "…", "role": "…", "level": "…", "blueprint": "…"}.
+// "email": "…", "role": "…", "level": "…", "blueprint": "…", "template":
+// "…"}, either with the designs' versions ("blueprint_version",
+// "template_version"). The web app's dispatch names the registered
+// interview's designs and versions too, which the worker checks against
+// the record.
 type Dispatch struct {
 	// InterviewID names an interview registered beforehand; the worker
 	// reads everything else from its record. Empty when Candidate is set.
@@ -40,7 +44,15 @@ type Dispatch struct {
 	Candidate *Candidate
 	// Blueprint names the blueprint of a direct interview; empty means
 	// stages.DefaultName.
-	Blueprint string
+	// Blueprint names the blueprint, a design of the library: of a direct
+	// interview (empty means stages.DefaultName), or the one a
+	// registered interview's record names. Template names a role template
+	// likewise (empty for none).
+	Blueprint, Template string
+	// BlueprintVersion and TemplateVersion are the designs' versions
+	// (Design.Version); empty means the current one for a direct
+	// interview, the record's for a registered one.
+	BlueprintVersion, TemplateVersion string
 	// Language is the language of a direct interview (lang.Parse); empty
 	// means the blueprint's.
 	Language string
@@ -54,6 +66,9 @@ type dispatchJSON struct {
 	Role        string `json:"role,omitempty"`
 	Level       string `json:"level,omitempty"`
 	Blueprint   string `json:"blueprint,omitempty"`
+	BlueprintV  string `json:"blueprint_version,omitempty"`
+	Template    string `json:"template,omitempty"`
+	TemplateV   string `json:"template_version,omitempty"`
 	Language    string `json:"language,omitempty"`
 }
 
@@ -78,7 +93,8 @@ func ParseDispatch(meta string) (Dispatch, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return Dispatch{}, fmt.Errorf("interviews: dispatch metadata has more after its JSON object: %s", dispatchHelp)
 	}
-	d := Dispatch{InterviewID: strings.TrimSpace(w.InterviewID), Blueprint: CleanLine(w.Blueprint), Language: CleanLine(w.Language)}
+	d := Dispatch{InterviewID: strings.TrimSpace(w.InterviewID), Blueprint: CleanLine(w.Blueprint), Template: CleanLine(w.Template),
+		BlueprintVersion: strings.TrimSpace(w.BlueprintV), TemplateVersion: strings.TrimSpace(w.TemplateV), Language: CleanLine(w.Language)}
 	if w.Name != "" || w.Email != "" || w.Role != "" || w.Level != "" {
 		c := Candidate{Name: w.Name, Email: w.Email, Role: w.Role, Level: w.Level}
 		c.Normalize()
@@ -91,33 +107,38 @@ func ParseDispatch(meta string) (Dispatch, error) {
 }
 
 // Validate checks that d names a valid interview id or carries a valid
-// candidate (Candidate.Validate), not both, and that a blueprint name is
-// given only with a candidate.
+// candidate (Candidate.Validate), not both, and that its design names and
+// versions could name designs of the library (never a file).
 func (d Dispatch) Validate() error {
 	switch {
-	case d.InterviewID != "" && (d.Candidate != nil || d.Blueprint != "" || d.Language != ""):
-		return fmt.Errorf("interviews: dispatch metadata names interview %q and also a candidate, blueprint or language: send one or the other", d.InterviewID)
+	case d.InterviewID != "" && (d.Candidate != nil || d.Language != ""):
+		return fmt.Errorf("interviews: dispatch metadata names interview %q and also a candidate or language: send one or the other", d.InterviewID)
 	case d.InterviewID != "":
 		if !ValidID(d.InterviewID) {
 			return fmt.Errorf("interviews: dispatch metadata names interview %q, which is not a valid id: use the id the web app returned", d.InterviewID)
 		}
-		return nil
 	case d.Candidate == nil:
 		return fmt.Errorf("interviews: dispatch metadata names no interview: %s", dispatchHelp)
+	default:
+		if err := d.Candidate.Validate(); err != nil {
+			return fmt.Errorf("interviews: dispatch metadata: candidate %w", err)
+		}
 	}
-	if err := d.Candidate.Validate(); err != nil {
-		return fmt.Errorf("interviews: dispatch metadata: candidate %w", err)
-	}
-	if utf8.RuneCountInString(d.Blueprint) > MaxNameLen {
-		return fmt.Errorf("interviews: dispatch metadata: blueprint name is longer than %d characters", MaxNameLen)
+	for _, n := range []struct{ what, name, version string }{{"blueprint", d.Blueprint, d.BlueprintVersion}, {"template", d.Template, d.TemplateVersion}} {
+		if utf8.RuneCountInString(n.name) > MaxNameLen {
+			return fmt.Errorf("interviews: dispatch metadata: %s name is longer than %d characters", n.what, MaxNameLen)
+		}
+		if n.name != "" && !ValidBlueprintName(n.name) {
+			// The value is not repeated: it may be a path, and paths are
+			// neither read nor echoed.
+			return fmt.Errorf("interviews: dispatch metadata: %s must be the name of a design in the library (letters, digits, '-' and '_', such as default), not a file", n.what)
+		}
+		if n.version != "" && (n.name == "" || !ValidDesignVersion(n.version)) {
+			return fmt.Errorf("interviews: dispatch metadata: %s_version must be the version of the named %s (16 hexadecimal digits, or %s): %s", n.what, n.what, BuiltinVersion, dispatchHelp)
+		}
 	}
 	if _, err := lang.Parse(d.Language); err != nil {
 		return fmt.Errorf("interviews: dispatch metadata: %w", err)
-	}
-	if d.Blueprint != "" && !ValidBlueprintName(d.Blueprint) {
-		// The value is not repeated: it may be a path, and paths are
-		// neither read nor echoed.
-		return errors.New("interviews: dispatch metadata: blueprint must be the name of a blueprint installed on the worker (letters, digits, '-' and '_', such as default), not a file")
 	}
 	return nil
 }
@@ -146,7 +167,7 @@ func (d Dispatch) Encode() (string, error) {
 	if err := d.Validate(); err != nil {
 		return "", err
 	}
-	w := dispatchJSON{InterviewID: d.InterviewID, Blueprint: d.Blueprint, Language: d.Language}
+	w := dispatchJSON{InterviewID: d.InterviewID, Blueprint: d.Blueprint, BlueprintV: d.BlueprintVersion, Template: d.Template, TemplateV: d.TemplateVersion, Language: d.Language}
 	if c := d.Candidate; c != nil {
 		w.Name, w.Email, w.Role, w.Level = c.Name, c.Email, c.Role, c.Level
 	}
@@ -177,54 +198,129 @@ var ErrFinished = errors.New("the interview is already over")
 // minted before the revocation gets no interview.
 var ErrRevoked = errors.New("the interview's link was withdrawn")
 
-// Open returns the record and blueprint of the interview d asks for, held
-// in room: the registered interview d.InterviewID, which must not have
-// been revoked (ErrRevoked) nor have finished (ErrFinished) unless its
-// worker crashed (Record.Resumable: the caller resumes
-// it; it is given room when it has none yet), or a new record for
-// d.Candidate created in store. blueprint returns an installed blueprint
-// by name (stages.Builtin when nil); it is given names from dispatch
-// metadata and records, so it must never read a file they name. The record
-// is not started.
-func (d Dispatch) Open(ctx context.Context, store RecordSource, room string, blueprint func(name string) (*stages.Blueprint, error)) (*Record, *stages.Blueprint, error) {
+// Designs is what Dispatch.Open needs of the design library (Library
+// has it): designs by name and version, never a file.
+type Designs interface {
+	// Blueprint returns the blueprint called name at version ("" for the
+	// current one) and the version it is; an error wrapping
+	// ErrDesignNotFound when the library has none.
+	Blueprint(ctx context.Context, name, version string) (*stages.Blueprint, string, error)
+	// Template does the same for role templates.
+	Template(ctx context.Context, name, version string) (*stages.Template, string, error)
+}
+
+// Opened is the interview a dispatch asks for, ready to run.
+type Opened struct {
+	// Record is the interview's record, not started.
+	Record *Record
+	// Blueprint is the version of the blueprint the record names, with the
+	// record's Options applied.
+	Blueprint *stages.Blueprint
+	// Template is the role template the record names; nil for none.
+	Template *stages.Template
+}
+
+// Open returns the interview d asks for, held in room: the registered
+// interview d.InterviewID, which must not have been revoked (ErrRevoked)
+// nor have finished (ErrFinished) unless its worker crashed
+// (Record.Resumable: the caller resumes it; it is given room when it has
+// none yet), or a new record for d.Candidate created in store. The designs
+// come from lib by the names and versions the record (or d) gives; a
+// design not in the library, or a dispatch naming other designs than the
+// record, is an error wrapping ErrDesignNotFound, and no record is
+// created.
+func (d Dispatch) Open(ctx context.Context, store RecordSource, room string, lib Designs) (*Opened, error) {
 	if err := d.Validate(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if blueprint == nil {
-		blueprint = stages.Builtin
+	if d.InterviewID == "" {
+		return d.openDirect(ctx, store, room, lib)
 	}
-	if d.InterviewID != "" {
-		rec, err := store.Get(ctx, d.InterviewID)
-		if err != nil {
-			return nil, nil, fmt.Errorf("interviews: dispatched interview %q: %w", d.InterviewID, err)
-		}
-		if rec.RevokedAt != nil {
-			return nil, nil, fmt.Errorf("interviews: dispatched interview %s: %w", rec.ID, ErrRevoked)
-		}
-		if rec.Status.Finished() && !rec.Resumable() {
-			return nil, nil, fmt.Errorf("interviews: dispatched interview %s: %w (%s)", rec.ID, ErrFinished, rec.Status)
-		}
-		bp, err := blueprint(rec.Blueprint)
-		if err != nil {
-			return nil, nil, fmt.Errorf("interviews: dispatched interview %s: %w", rec.ID, err)
-		}
-		if rec.Room == "" {
-			rec.Room = room
-		}
-		return rec, bp, nil
+	rec, err := store.Get(ctx, d.InterviewID)
+	if err != nil {
+		return nil, fmt.Errorf("interviews: dispatched interview %q: %w", d.InterviewID, err)
 	}
+	if rec.RevokedAt != nil {
+		return nil, fmt.Errorf("interviews: dispatched interview %s: %w", rec.ID, ErrRevoked)
+	}
+	if rec.Status.Finished() && !rec.Resumable() {
+		return nil, fmt.Errorf("interviews: dispatched interview %s: %w (%s)", rec.ID, ErrFinished, rec.Status)
+	}
+	if !d.matches(rec) {
+		return nil, fmt.Errorf("interviews: dispatched interview %s: the dispatch names other designs than its record: %w", rec.ID, ErrDesignNotFound)
+	}
+	o, err := OpenDesigns(ctx, lib, rec)
+	if err != nil {
+		return nil, fmt.Errorf("interviews: dispatched interview %s: %w", rec.ID, err)
+	}
+	if rec.Room == "" {
+		rec.Room = room
+	}
+	return o, nil
+}
+
+// matches reports whether the designs d names, if any, are rec's.
+func (d Dispatch) matches(rec *Record) bool {
+	same := func(given, recorded string) bool { return given == "" || recorded == "" || given == recorded }
+	return same(d.Blueprint, rec.Blueprint) && same(d.BlueprintVersion, rec.BlueprintVersion) &&
+		same(d.Template, rec.Template) && same(d.TemplateVersion, rec.TemplateVersion)
+}
+
+// openDirect creates the record of a direct dispatch's candidate.
+func (d Dispatch) openDirect(ctx context.Context, store RecordSource, room string, lib Designs) (*Opened, error) {
 	name := d.Blueprint
 	if name == "" {
 		name = stages.DefaultName
 	}
-	bp, err := blueprint(name)
-	if err != nil {
-		return nil, nil, fmt.Errorf("interviews: dispatch metadata: %w", err)
-	}
 	language, _ := lang.Parse(d.Language) // checked by Validate
-	rec := &Record{Room: room, Blueprint: bp.Name, Language: language, Candidate: *d.Candidate}
-	if err := store.Create(ctx, rec); err != nil {
-		return nil, nil, fmt.Errorf("interviews: creating the dispatched interview's record: %w", err)
+	rec := &Record{Room: room, Blueprint: name, BlueprintVersion: d.BlueprintVersion, Template: d.Template, TemplateVersion: d.TemplateVersion, Language: language, Candidate: *d.Candidate}
+	o, err := OpenDesigns(ctx, lib, rec)
+	if err != nil {
+		return nil, fmt.Errorf("interviews: dispatch metadata: %w", err)
 	}
-	return rec, bp, nil
+	if err := store.Create(ctx, rec); err != nil {
+		return nil, fmt.Errorf("interviews: creating the dispatched interview's record: %w", err)
+	}
+	return o, nil
+}
+
+// RecordBlueprint returns the blueprint rec follows, from lib: its design
+// at the record's version (the current one when it names none), with the
+// record's Options applied, and the version it is. The web app's pages
+// (the candidate's plan and feedback, the reviewer's) read it as the
+// worker runs it.
+func RecordBlueprint(ctx context.Context, lib Designs, rec *Record) (*stages.Blueprint, string, error) {
+	bp, v, err := lib.Blueprint(ctx, rec.Blueprint, rec.BlueprintVersion)
+	if err != nil {
+		return nil, "", err
+	}
+	if rec.Options != nil {
+		rec.Options.Apply(bp)
+	}
+	return bp, v, nil
+}
+
+// OpenDesigns loads the designs rec names from lib, at the record's
+// versions (the current ones when it names none, which it then records),
+// and applies its Options to the blueprint. Whether the template fits
+// the blueprint is the caller's check (stages.Blueprint.TakesTemplate).
+func OpenDesigns(ctx context.Context, lib Designs, rec *Record) (*Opened, error) {
+	if lib == nil {
+		lib = Library{}
+	}
+	bp, v, err := RecordBlueprint(ctx, lib, rec)
+	if err != nil {
+		return nil, err
+	}
+	rec.Blueprint, rec.BlueprintVersion = bp.Name, v
+	o := &Opened{Record: rec, Blueprint: bp}
+	if rec.Template == "" {
+		return o, nil
+	}
+	o.Template, v, err = lib.Template(ctx, rec.Template, rec.TemplateVersion)
+	if err != nil {
+		return nil, err
+	}
+	rec.TemplateVersion = v
+	return o, nil
 }

@@ -42,9 +42,9 @@ func TestDispatchOpen(t *testing.T) {
 	}
 
 	t.Run("registered", func(t *testing.T) {
-		rec, bp, err := interviews.Dispatch{InterviewID: registered.ID}.Open(t.Context(), store, "room-1", nil)
-		if err != nil || rec.ID != registered.ID || rec.Room != "room-1" || bp.Name != "system-design" {
-			t.Fatalf("Open = %+v, %v, %v", rec, bp, err)
+		o, err := interviews.Dispatch{InterviewID: registered.ID}.Open(t.Context(), store, "room-1", nil)
+		if err != nil || o.Record.ID != registered.ID || o.Record.Room != "room-1" || o.Blueprint.Name != "system-design" || o.Record.BlueprintVersion != interviews.BuiltinVersion {
+			t.Fatalf("Open = %+v, %v", o, err)
 		}
 	})
 	t.Run("direct candidate, default blueprint", func(t *testing.T) {
@@ -52,10 +52,11 @@ func TestDispatchOpen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec, bp, err := d.Open(t.Context(), store, "room-2", nil)
+		o, err := d.Open(t.Context(), store, "room-2", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
+		rec, bp := o.Record, o.Blueprint
 		want := interviews.Candidate{Name: "Ada Lovelace", Role: "Backend engineer", Level: "senior"}
 		if rec.Candidate != want || rec.Room != "room-2" || bp.Name != stages.DefaultName || rec.Blueprint != stages.DefaultName || rec.Status != interviews.StatusScheduled {
 			t.Errorf("Open = %+v, blueprint %s", rec, bp.Name)
@@ -73,12 +74,14 @@ func TestDispatchOpen(t *testing.T) {
 		{"finished interview", interviews.Dispatch{InterviewID: finished.ID}, "already over (completed)"},
 		{"revoked interview", interviews.Dispatch{InterviewID: revoked.ID}, "link was withdrawn"},
 		{"revoked crashed interview", interviews.Dispatch{InterviewID: crashedRevoked.ID}, "link was withdrawn"},
-		{"unknown blueprint", interviews.Dispatch{Candidate: &interviews.Candidate{Name: "Ada", Role: "x"}, Blueprint: "nope"}, "no built-in blueprint"},
+		{"unknown blueprint", interviews.Dispatch{Candidate: &interviews.Candidate{Name: "Ada", Role: "x"}, Blueprint: "nope"}, "no blueprint"},
+		{"unknown template", interviews.Dispatch{Candidate: &interviews.Candidate{Name: "Ada", Role: "x"}, Template: "nope"}, "no template"},
+		{"other designs than the record", interviews.Dispatch{InterviewID: registered.ID, Blueprint: stages.DefaultName}, "other designs"},
 		{"invalid", interviews.Dispatch{}, "names no interview"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before, _ := store.List(t.Context(), interviews.ListOptions{})
-			_, _, err := tc.d.Open(t.Context(), store, "room-x", nil)
+			_, err := tc.d.Open(t.Context(), store, "room-x", nil)
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Fatalf("Open = %v, want an error containing %q", err, tc.err)
 			}
@@ -87,10 +90,10 @@ func TestDispatchOpen(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := (interviews.Dispatch{InterviewID: "nosuchinterview"}).Open(t.Context(), store, "r", nil); !errors.Is(err, interviews.ErrNotFound) {
+	if _, err := (interviews.Dispatch{InterviewID: "nosuchinterview"}).Open(t.Context(), store, "r", nil); !errors.Is(err, interviews.ErrNotFound) {
 		t.Errorf("unknown interview: %v, want it to wrap interviews.ErrNotFound", err)
 	}
-	if _, _, err := (interviews.Dispatch{InterviewID: revoked.ID}).Open(t.Context(), store, "r", nil); !errors.Is(err, interviews.ErrRevoked) {
+	if _, err := (interviews.Dispatch{InterviewID: revoked.ID}).Open(t.Context(), store, "r", nil); !errors.Is(err, interviews.ErrRevoked) {
 		t.Errorf("revoked interview: %v, want it to wrap interviews.ErrRevoked", err)
 	}
 }

@@ -38,7 +38,11 @@ func TestParseDispatch(t *testing.T) {
 		{"oversize", `{"name":"` + strings.Repeat("a", MaxDispatchBytes) + `"}`, Dispatch{}, "more than 4096"},
 		{"invalid id", `{"interview_id":"../etc/passwd"}`, Dispatch{}, "not a valid id"},
 		{"id and candidate", `{"interview_id":"abc","name":"Ada","role":"x"}`, Dispatch{}, "send one or the other"},
-		{"id and blueprint", `{"interview_id":"abc","blueprint":"default"}`, Dispatch{}, "send one or the other"},
+		{"id and candidate", `{"interview_id":"abc","name":"Ada","role":"x"}`, Dispatch{}, "send one or the other"},
+		{"id and its designs", `{"interview_id":"abc","blueprint":"backend","blueprint_version":"0123456789abcdef","template":"sre","template_version":"builtin"}`,
+			Dispatch{InterviewID: "abc", Blueprint: "backend", BlueprintVersion: "0123456789abcdef", Template: "sre", TemplateVersion: BuiltinVersion}, ""},
+		{"version without its design", `{"interview_id":"abc","template_version":"0123456789abcdef"}`, Dispatch{}, "template_version must be"},
+		{"version not a hash", `{"interview_id":"abc","blueprint":"x","blueprint_version":"../x"}`, Dispatch{}, "blueprint_version must be"},
 		{"blueprint alone", `{"blueprint":"default"}`, Dispatch{}, "names no interview"},
 		{"candidate without a role", `{"name":"Ada"}`, Dispatch{}, "role: Enter the role"},
 		{"candidate with a bad email", `{"name":"Ada","role":"x","email":"ada@localhost"}`, Dispatch{}, "email: That doesn't look like an email address"},
@@ -103,34 +107,39 @@ func TestDispatchEncode(t *testing.T) {
 	}
 }
 
-// TestDispatchBlueprintIsANameNotAPath: a blueprint in dispatch metadata
-// that is a path is refused before any loader sees it, and the error
-// neither repeats the path nor holds anything read from it.
+// TestDispatchBlueprintIsANameNotAPath: a blueprint or template in
+// dispatch metadata that is a path is refused before any loader sees it,
+// and the error neither repeats the path nor holds anything read from it.
 func TestDispatchBlueprintIsANameNotAPath(t *testing.T) {
 	secret := filepath.Join(t.TempDir(), "secret.yaml")
 	const contents = "root:x:0:0:secret-contents"
 	if err := os.WriteFile(secret, []byte(contents), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, bp := range []string{"/etc/passwd", secret, "../blueprints/x.yaml", `C:\x.yaml`, "default.yaml", "~/x"} {
-		meta, err := json.Marshal(map[string]string{"name": "Ada", "role": "x", "blueprint": bp})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = ParseDispatch(string(meta))
-		if err == nil {
-			t.Errorf("blueprint %q: accepted", bp)
-			continue
-		}
-		if msg := err.Error(); !strings.Contains(msg, "installed") || strings.Contains(msg, contents) || strings.Contains(msg, "root:") ||
-			(strings.ContainsAny(bp, "/\\") && strings.Contains(msg, bp)) {
-			t.Errorf("blueprint %q: error %q should say to name an installed blueprint and hold no path or contents", bp, msg)
-		}
-		loaded := false
-		d := Dispatch{Candidate: &Candidate{Name: "Ada", Role: "x"}, Blueprint: bp}
-		_, _, err = d.Open(t.Context(), nil, "room", func(string) (*stages.Blueprint, error) { loaded = true; return stages.Default(), nil })
-		if err == nil || loaded {
-			t.Errorf("blueprint %q: Open = %v, loader called: %v", bp, err, loaded)
+	for _, field := range []string{"blueprint", "template"} {
+		for _, bp := range []string{"/etc/passwd", secret, "../blueprints/x.yaml", `C:\x.yaml`, "default.yaml", "~/x"} {
+			meta, err := json.Marshal(map[string]string{"name": "Ada", "role": "x", field: bp})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = ParseDispatch(string(meta))
+			if err == nil {
+				t.Errorf("%s %q: accepted", field, bp)
+				continue
+			}
+			if msg := err.Error(); !strings.Contains(msg, "library") || strings.Contains(msg, contents) || strings.Contains(msg, "root:") ||
+				(strings.ContainsAny(bp, "/\\") && strings.Contains(msg, bp)) {
+				t.Errorf("%s %q: error %q should say to name a design of the library and hold no path or contents", field, bp, msg)
+			}
+			spy := &spyDesigns{}
+			d := Dispatch{Candidate: &Candidate{Name: "Ada", Role: "x"}, Blueprint: bp}
+			if field == "template" {
+				d = Dispatch{Candidate: &Candidate{Name: "Ada", Role: "x"}, Template: bp}
+			}
+			_, err = d.Open(t.Context(), nil, "room", spy)
+			if err == nil || spy.asked {
+				t.Errorf("%s %q: Open = %v, library asked: %v", field, bp, err, spy.asked)
+			}
 		}
 	}
 	for _, name := range append(stages.BuiltinNames(), "System-Design", "my_plan-2") {
@@ -157,11 +166,11 @@ func TestDispatchLanguage(t *testing.T) {
 	if _, err := ParseDispatch(`{"interview_id": "abc", "language": "es"}`); err == nil {
 		t.Error("an interview id with a language was accepted; the record holds the language")
 	}
-	rec, _, err := d.Open(t.Context(), &oneRecord{}, "room-1", nil)
+	o, err := d.Open(t.Context(), &oneRecord{}, "room-1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Language != "es-MX" {
+	if rec := o.Record; rec.Language != "es-MX" {
 		t.Errorf("record language = %q, want es-MX", rec.Language)
 	}
 }
@@ -171,3 +180,16 @@ type oneRecord struct{ rec *Record }
 
 func (o *oneRecord) Get(context.Context, string) (*Record, error) { return nil, ErrNotFound }
 func (o *oneRecord) Create(_ context.Context, r *Record) error    { o.rec = r; return nil }
+
+// spyDesigns is a design library that says whether it was asked.
+type spyDesigns struct{ asked bool }
+
+func (s *spyDesigns) Blueprint(context.Context, string, string) (*stages.Blueprint, string, error) {
+	s.asked = true
+	return stages.Default(), BuiltinVersion, nil
+}
+
+func (s *spyDesigns) Template(context.Context, string, string) (*stages.Template, string, error) {
+	s.asked = true
+	return nil, "", ErrDesignNotFound
+}

@@ -113,6 +113,54 @@ const (
 	AuditInvitationReissued = "invitation.reissued"
 )
 
+// The emails viva sends a candidate about their invitation (Mailing.Kind).
+const (
+	// MailInvitation is the invitation: the link, the interview's planned
+	// length and the link's expiry.
+	MailInvitation = "invitation"
+	// MailReminder is the reminder sent before the link expires, to a
+	// candidate who has not started.
+	MailReminder = "reminder"
+)
+
+// Mailing is one email viva sent, or tried to send, a candidate about
+// their invitation. Kept in the record, so a restart never sends one twice.
+type Mailing struct {
+	// Kind is MailInvitation or MailReminder.
+	Kind string `json:"kind"`
+	// At is when it was sent (or tried).
+	At time.Time `json:"at"`
+	// To is the address it went to.
+	To string `json:"to"`
+	// By is who had it sent: a recruiter's email, or AuditSystem for a
+	// reminder.
+	By string `json:"by,omitempty"`
+	// Error says why it could not be sent (secret-free); empty when it
+	// was.
+	Error string `json:"error,omitempty"`
+}
+
+// Mailed reports whether an email of kind was sent to the candidate.
+func (r *Record) Mailed(kind string) bool {
+	for _, m := range r.Mailings {
+		if m.Kind == kind && m.Error == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// MailAttempts counts the emails of kind sent or tried.
+func (r *Record) MailAttempts(kind string) int {
+	n := 0
+	for _, m := range r.Mailings {
+		if m.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
 // Consent is the candidate's agreement, given on the join page before the
 // microphone is asked for, to be interviewed by an AI interviewer, to what is
 // recorded and to a person reviewing the result.

@@ -164,13 +164,22 @@ type Record struct {
 	Room string `json:"room"`
 	// Candidate is who is interviewed, as registered.
 	Candidate Candidate `json:"candidate"`
-	// Blueprint is the name of the stages.Blueprint the interview follows.
+	// Blueprint is the name of the stages.Blueprint the interview follows:
+	// a design of the library (see Library).
 	Blueprint string `json:"blueprint"`
 	// Language is the language the interview is held in, a tag checked by
 	// lang.Parse (es, de-AT), chosen at registration or by the blueprint;
 	// empty means the blueprint's language, then English (records made
 	// before interviews had languages).
 	Language string `json:"language,omitempty"`
+	// BlueprintVersion is the version of that design the interview
+	// follows (Design.Version; BuiltinVersion for a built-in one): the
+	// worker loads exactly it, so an edit of the design during the
+	// interview changes nothing. Empty in records older than the library.
+	BlueprintVersion string `json:"blueprint_version,omitempty"`
+	// Options are the recruiter's choices for this interview (feedback
+	// page, expected length) over the blueprint's settings; nil for none.
+	Options *Options `json:"options,omitempty"`
 	// JobDescription is the optional job description text. It stays on the
 	// server: use Public before sending a record anywhere else.
 	JobDescription string `json:"job_description,omitempty"`
@@ -211,6 +220,9 @@ type Record struct {
 	// this one.
 	ReissuedAs   string `json:"reissued_as,omitempty"`
 	ReissuedFrom string `json:"reissued_from,omitempty"`
+	// Mailings are the emails viva sent the candidate about the
+	// invitation (the invitation, a reminder), oldest first.
+	Mailings []Mailing `json:"mailings,omitempty"`
 	// Consent is the candidate's agreement given on the join page; nil
 	// until given.
 	Consent *Consent `json:"consent,omitempty"`
@@ -235,6 +247,9 @@ type Record struct {
 	// Template is the name of the role template the interview asked from
 	// (stages.Template), if any.
 	Template string `json:"template,omitempty"`
+	// TemplateVersion is the version of that role template (see
+	// BlueprintVersion).
+	TemplateVersion string `json:"template_version,omitempty"`
 	// Problem is the id of the design problem the interview works on, from
 	// its blueprint's pool (stages.Problem): chosen at registration, or
 	// drawn when the interview starts; empty for a blueprint without one.
@@ -279,6 +294,14 @@ type Record struct {
 	// timing out, a dropped recognition connection, a backup voice), oldest
 	// first, at most MaxIncidents: add them with AddIncident.
 	Incidents []incident.Incident `json:"incidents,omitempty"`
+	// Signals are the integrity signals observed around the candidate's
+	// answers (focus lost, text pasted, long silences, a reading pace),
+	// each beside the turn it concerns: context for a reviewer, never a
+	// verdict and never scored. At most MaxSignals; add them with
+	// AddSignal.
+	Signals []Signal `json:"signals,omitempty"`
+	// SignalsDropped counts the signals beyond MaxSignals, not kept.
+	SignalsDropped int `json:"signals_dropped,omitempty"`
 	// TurnTaking counts the interview's turn-taking events (cut-offs,
 	// ignored backchannels, resumed false interruptions, check-ins,
 	// repeats); nil when none happened.

@@ -65,6 +65,7 @@ func (r *Record) Clone() *Record {
 		cs := *r.Consent
 		c.Consent = &cs
 	}
+	c.Options = r.Options.Clone()
 	c.Recordings = cloneEach(r.Recordings, func(rc *Recording) { rc.DeletedAt = cloneTime(rc.DeletedAt) })
 	c.Absences = cloneEach(r.Absences, func(a *Absence) { a.BackAt = cloneTime(a.BackAt) })
 	c.Stages = cloneEach(r.Stages, func(s *StageVisit) { s.LeftAt = cloneTime(s.LeftAt) })
@@ -78,6 +79,8 @@ func (r *Record) Clone() *Record {
 	c.Questions = cloneEach(r.Questions, func(q *stages.Question) { *q = q.Clone() })
 	c.Assessments = cloneEach(r.Assessments, func(a *Assessment) { a.KeyPoints = slices.Clone(a.KeyPoints) })
 	c.Incidents = slices.Clone(r.Incidents)
+	c.Signals = slices.Clone(r.Signals)
+	c.Mailings = slices.Clone(r.Mailings)
 	if r.TurnTaking != nil {
 		tt := *r.TurnTaking
 		c.TurnTaking = &tt

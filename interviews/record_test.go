@@ -23,17 +23,19 @@ func ptr[T any](v T) *T { return &v }
 // record's own methods where it has them.
 func fullRecord() *Record {
 	r := &Record{
-		ID:             "abcdefghij234567",
-		Room:           "interview-ada-x1y2",
-		Candidate:      Candidate{Name: "Ada Lovelace", Email: "ada@example.com", Role: "Backend engineer", Level: "senior"},
-		Blueprint:      "default",
-		Language:       "es-MX",
-		JobDescription: "Build things.",
-		ResumeText:     "Analytical engine programmer.",
-		ResumeSummary:  "Programmer.",
-		Status:         StatusScheduled,
-		CreatedBy:      "recruiter@example.com",
-		CreatedAt:      at(-60),
+		ID:               "abcdefghij234567",
+		Room:             "interview-ada-x1y2",
+		Candidate:        Candidate{Name: "Ada Lovelace", Email: "ada@example.com", Role: "Backend engineer", Level: "senior"},
+		Blueprint:        "default",
+		BlueprintVersion: BuiltinVersion,
+		Language:         "es-MX",
+		Options:          &Options{Feedback: new(true), FeedbackScores: new(false), Length: 20 * time.Minute},
+		JobDescription:   "Build things.",
+		ResumeText:       "Analytical engine programmer.",
+		ResumeSummary:    "Programmer.",
+		Status:           StatusScheduled,
+		CreatedBy:        "recruiter@example.com",
+		CreatedAt:        at(-60),
 		Report: &Report{
 			Status: ReportReady, Attempts: 2, Error: "timeout", NextAttempt: ptr(at(390)), Version: 1, Basic: true,
 			Model: "openai:gpt-test", PromptVersion: "report-v1", GeneratedAt: ptr(at(400)),
@@ -48,16 +50,19 @@ func fullRecord() *Record {
 			RubricCoverage: 1, UnresolvedGaps: []string{"Go — scale"}, UnclearTurns: []int{2},
 			Topics: []SummaryTopic{{Title: "Mood", Points: []string{"fine"}}},
 		},
-		Decisions:  []Decision{{Decision: DecisionAdvance, Note: "good", By: "r@example.com", At: at(500), ReportVersion: 1}},
-		Audit:      []AuditEntry{{At: at(500), Who: "r@example.com", Action: AuditDecision, Detail: "advance", ReportVersion: 1, Model: "openai:gpt-test"}},
-		Engines:    &Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"},
-		Error:      "none",
-		TurnTaking: &TurnTaking{CutOffs: 1, BackchannelsIgnored: 2, FalseInterruptionsResumed: 1, CheckIns: 1, Repeats: 1},
-		ExpiresAt:  ptr(at(7 * 24 * 3600)),
-		OpenedAt:   ptr(at(-30)),
-		RevokedAt:  ptr(at(600)),
-		RevokedBy:  "recruiter@example.com",
-		ReissuedAs: "newlink234567abc", ReissuedFrom: "oldlink234567abc",
+		Decisions:      []Decision{{Decision: DecisionAdvance, Note: "good", By: "r@example.com", At: at(500), ReportVersion: 1}},
+		Audit:          []AuditEntry{{At: at(500), Who: "r@example.com", Action: AuditDecision, Detail: "advance", ReportVersion: 1, Model: "openai:gpt-test"}},
+		Engines:        &Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"},
+		Error:          "none",
+		TurnTaking:     &TurnTaking{CutOffs: 1, BackchannelsIgnored: 2, FalseInterruptionsResumed: 1, CheckIns: 1, Repeats: 1},
+		Signals:        []Signal{{Kind: SignalFocusLost, At: at(40), Turn: 2, Ms: 4000, Chars: 1, Words: 3, WPM: 150}},
+		SignalsDropped: 1,
+		Mailings:       []Mailing{{Kind: MailInvitation, At: at(1), To: "ada@example.com", By: "recruiter@example.com", Error: "refused"}},
+		ExpiresAt:      ptr(at(7 * 24 * 3600)),
+		OpenedAt:       ptr(at(-30)),
+		RevokedAt:      ptr(at(600)),
+		RevokedBy:      "recruiter@example.com",
+		ReissuedAs:     "newlink234567abc", ReissuedFrom: "oldlink234567abc",
 		Consent:    &Consent{At: at(-20), Version: "sha256:0123456789ab", Text: "An AI interviewer conducts this interview."},
 		Recordings: []Recording{{Name: "abcdefghij234567-1.ogg", ContentType: RecordingContentType, StartedAt: at(0), DurationMS: 60000, Bytes: 123456, DeletedAt: ptr(at(900))}},
 	}
@@ -81,7 +86,7 @@ func fullRecord() *Record {
 	r.Assessments = append(r.Assessments, Assessment{
 		QuestionID: "q1", Stage: "greeting", DepthScore: 2, KeyPoints: []string{"fine"}, Guidance: "move on", Declined: true, At: at(6),
 	})
-	r.Template, r.Brief = "fullstack-senior", "# Handover\n- The billing job"
+	r.Template, r.TemplateVersion, r.Brief = "fullstack-senior", BuiltinVersion, "# Handover\n- The billing job"
 	r.Problem = "ticketing"
 	r.TextsDropped = &TextsDropped{At: t0.Add(time.Hour), Reason: DropReasonReportReady}
 	r.Skills = []Skill{{Name: "Go", Sources: []string{"resume"}, Duration: "3 years", Depth: "wrote a scheduler", Autonomy: "chose the design",

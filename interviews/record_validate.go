@@ -25,6 +25,7 @@ func (r *Record) Validate() error {
 	p := &recordProblems{id: r.ID}
 	r.validateIdentity(p)
 	r.validateTexts(p)
+	r.validateDesigns(p)
 	r.validateLife(p)
 	r.validateStages(p)
 	qids := r.validateQuestions(p)
@@ -69,6 +70,20 @@ func (r *Record) validateIdentity(p *recordProblems) {
 	}
 }
 
+// validateDesigns checks the design versions and the options.
+func (r *Record) validateDesigns(p *recordProblems) {
+	for _, v := range []string{r.BlueprintVersion, r.TemplateVersion} {
+		if v != "" && !ValidDesignVersion(v) {
+			p.bad("design version %q is not a version of the design library", v)
+		}
+	}
+	if r.Options != nil {
+		if err := r.Options.Validate(); err != nil {
+			p.bad("options: %v", err)
+		}
+	}
+}
+
 // validateTexts checks the free texts against their size limits.
 func (r *Record) validateTexts(p *recordProblems) {
 	if utf8.RuneCountInString(r.JobDescription) > MaxJobDescriptionLen {
@@ -100,6 +115,9 @@ func (r *Record) validateLife(p *recordProblems) {
 		if err := r.Recordings[i].Validate(); err != nil {
 			p.bad("%v", err)
 		}
+	}
+	if err := r.validateSignals(); err != nil {
+		p.bad("%v", err)
 	}
 	if len(r.RevokedBy) > maxCreatedByLen || CleanLine(r.RevokedBy) != r.RevokedBy {
 		p.bad("revoked_by is not one line of at most %d bytes", maxCreatedByLen)

@@ -69,12 +69,16 @@ func (s *Service) linkTTL() time.Duration {
 type Registration struct {
 	Candidate Candidate
 	// Blueprint and Template name the plan and the role template ("" for
-	// none).
+	// none): designs of the library, whose current versions the interview
+	// keeps.
 	Blueprint, Template string
 	// Language is the language the interview is held in (checked with
 	// lang.Parse; the caller resolves the blueprint's when none was
 	// chosen).
 	Language string
+	// Options are the recruiter's choices for this interview; nil for
+	// none.
+	Options *Options
 	// Problem is the design problem chosen from the blueprint's pool; ""
 	// draws one when the interview starts.
 	Problem string
@@ -88,17 +92,33 @@ type Registration struct {
 }
 
 // Register stores a new scheduled interview for reg, in a new room, with
-// a link valid for LinkTTL. The keys are stored first, so a worker never
-// finds the interview without the keys it was registered with; if the
-// record cannot be stored they are deleted again.
+// a link valid for LinkTTL. Its designs must be in the library (an error
+// wrapping ErrDesignNotFound otherwise, or saying why the template does
+// not fit the blueprint): the record keeps their current versions, which
+// the interview runs whatever is added to the library later. The keys are
+// stored first, so a worker never finds the interview without the keys it
+// was registered with; if the record cannot be stored they are deleted
+// again.
 func (s *Service) Register(ctx context.Context, reg Registration) (*Record, error) {
 	at := s.now()
 	expires := at.Add(s.linkTTL())
 	rec := &Record{
 		ID: NewID(), Room: s.NewRoom(reg.Candidate.Name), Candidate: reg.Candidate,
-		Blueprint: reg.Blueprint, Template: reg.Template, Problem: reg.Problem, Language: reg.Language, Brief: reg.Brief,
+		Blueprint: reg.Blueprint, Template: reg.Template, Options: reg.Options.Clone(), Problem: reg.Problem, Language: reg.Language, Brief: reg.Brief,
 		JobDescription: reg.JobDescription, ResumeText: reg.ResumeText, ResumeSummary: reg.ResumeSummary,
 		Status: StatusScheduled, CreatedBy: reg.By, CreatedAt: at, ExpiresAt: &expires,
+	}
+	if rec.Options != nil && rec.Options.IsZero() {
+		rec.Options = nil
+	}
+	o, err := OpenDesigns(ctx, Library{Store: s.Store}, rec)
+	if err != nil {
+		return nil, fmt.Errorf("interviews: registering: %w", err)
+	}
+	if rec.Template != "" {
+		if err := o.Blueprint.TakesTemplate(); err != nil {
+			return nil, fmt.Errorf("interviews: registering: %w", err)
+		}
 	}
 	if err := s.create(ctx, rec, reg.Keys); err != nil {
 		return nil, fmt.Errorf("interviews: registering: %w", err)
@@ -172,8 +192,8 @@ func (s *Service) Reissue(ctx context.Context, id, who string) (*Record, error) 
 	expires := at.Add(s.linkTTL())
 	rec := &Record{
 		ID: newID, Room: s.NewRoom(old.Candidate.Name), Candidate: old.Candidate,
-		Blueprint: old.Blueprint, Template: old.Template, Problem: old.Problem, Language: old.Language, Brief: old.Brief,
-		JobDescription: old.JobDescription, ResumeText: old.ResumeText, ResumeSummary: old.ResumeSummary,
+		Blueprint: old.Blueprint, BlueprintVersion: old.BlueprintVersion, Template: old.Template, TemplateVersion: old.TemplateVersion,
+		Options: old.Options.Clone(), Problem: old.Problem, Language: old.Language, Brief: old.Brief, JobDescription: old.JobDescription, ResumeText: old.ResumeText, ResumeSummary: old.ResumeSummary,
 		Status: StatusScheduled, CreatedBy: who, CreatedAt: at, ExpiresAt: &expires,
 		ReissuedFrom: old.ID,
 		Audit:        []AuditEntry{{At: at, Who: who, Action: AuditInvitationReissued, Detail: "re-issued from " + old.ID}},

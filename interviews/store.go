@@ -114,6 +114,8 @@ type Store interface {
 	Delete(ctx context.Context, id string, e Erasure) error
 	// Erasures returns the erasure log, oldest first.
 	Erasures(ctx context.Context) ([]Erasure, error)
+	// DesignStore keeps the library of installed interview designs.
+	DesignStore
 }
 
 // Erasure is the entry an erased record leaves in the store's erasure

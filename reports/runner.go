@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
-	"github.com/viva-interviews/viva/stages"
 )
 
 // Runner defaults, applied by NewRunner to zero RunnerOptions fields.
@@ -56,10 +55,11 @@ type RunnerOptions struct {
 	Store interviews.Store
 	// Generator writes the reports.
 	Generator Generator
-	// Blueprint returns the blueprint an interview followed, by name; nil,
-	// or an error, gives the generator no blueprint (it then scores
-	// DefaultCompetencies).
-	Blueprint func(name string) (*stages.Blueprint, error)
+	// Designs is the design library the blueprint an interview followed
+	// comes from, at the record's version (default: the built-in designs
+	// and those installed in Store). A blueprint it cannot give leaves the
+	// generator without one (it then scores DefaultCompetencies).
+	Designs interviews.Designs
 	// Webhooks receives interview.completed and report.ready; nil sends
 	// nothing.
 	Webhooks interviews.Notifier
@@ -101,7 +101,7 @@ type RunnerOptions struct {
 type Runner struct {
 	store    interviews.Store
 	gen      Generator
-	bp       func(string) (*stages.Blueprint, error)
+	designs  interviews.Designs
 	hooks    interviews.Notifier
 	onReport func(error) // nil: outcomes are only logged
 	log      *slog.Logger
@@ -128,7 +128,7 @@ func NewRunner(opts RunnerOptions) (*Runner, error) {
 	if opts.PollInterval < 0 || opts.GenerateTimeout < 0 {
 		return nil, errors.New("reports: the poll interval and the generation timeout must not be negative")
 	}
-	r := &Runner{store: opts.Store, gen: opts.Generator, bp: opts.Blueprint, hooks: opts.Webhooks, onReport: opts.OnReport, log: opts.Logger,
+	r := &Runner{store: opts.Store, gen: opts.Generator, designs: opts.Designs, hooks: opts.Webhooks, onReport: opts.OnReport, log: opts.Logger,
 		now: opts.Now, poll: opts.PollInterval, backoff: opts.Backoff, timeout: opts.GenerateTimeout, owner: opts.Owner,
 		drop: opts.DropTexts, wake: make(chan struct{}, 1), settled: map[string]string{}}
 	if r.log == nil {
@@ -493,13 +493,14 @@ var errUnchanged = errors.New("reports: nothing to change")
 // error so one bad record never stops the Runner.
 func (r *Runner) run(ctx context.Context, rec *interviews.Record) (rep interviews.Report, err error) {
 	in := Input{Record: rec}
-	if r.bp != nil {
-		bp, err := r.bp(rec.Blueprint)
-		if err != nil {
-			r.log.Warn("reports: the interview's blueprint is not installed; reporting without it", "interview_id", rec.ID, "blueprint", rec.Blueprint, "err", err)
-		} else {
-			in.Blueprint = bp
-		}
+	designs := r.designs
+	if designs == nil {
+		designs = interviews.Library{Store: r.store}
+	}
+	if o, err := interviews.OpenDesigns(ctx, designs, rec.Clone()); err != nil {
+		r.log.Warn("reports: the interview's blueprint is not in the design library; reporting without it", "interview_id", rec.ID, "blueprint", rec.Blueprint, "err", err)
+	} else {
+		in.Blueprint = o.Blueprint
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()

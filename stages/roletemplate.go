@@ -132,15 +132,11 @@ func TemplateNames() []string {
 // called name (case and surrounding spaces ignored). An unknown name is an
 // error listing the known ones.
 func BuiltinTemplate(name string) (*Template, error) {
-	n := strings.ToLower(strings.TrimSpace(name))
-	if !slices.Contains(TemplateNames(), n) {
-		return nil, fmt.Errorf("stages: no built-in role template %q; use one of %s", name, strings.Join(TemplateNames(), ", "))
-	}
-	data, err := templateFiles.ReadFile("templates/" + n + templateExt)
+	data, err := BuiltinTemplateSource(name)
 	if err != nil {
-		return nil, fmt.Errorf("stages: built-in role template %q: %w", n, err)
+		return nil, err
 	}
-	return ParseTemplate(data, n+templateExt)
+	return ParseTemplate(data, strings.ToLower(strings.TrimSpace(name))+templateExt)
 }
 
 // LoadTemplate reads and parses the role template file at path (see

@@ -24,14 +24,15 @@ var assets embed.FS
 
 // pageFiles are the templates rendered inside templates/layout.html.
 var pageFiles = []string{
-	"register.html", "created.html", "message.html",
+	"register.html", "created.html", "message.html", "confirm.html", "bulk.html",
 	"login.html", "review_list.html", "review_detail.html",
 	"report.html", "compare.html", "feedback.html", "invitations.html",
+	"designs.html", "design.html", "design_edit.html",
 }
 
 // partialFiles are templates of parts several pages share (the report,
 // the decisions), parsed with every page.
-var partialFiles = []string{"templates/report_parts.html", "templates/recordings.html"}
+var partialFiles = []string{"templates/report_parts.html", "templates/recordings.html", "templates/design_preview.html", "templates/signals.html"}
 
 // roomBundleFile is the room page's script bundle within the static
 // files. It is built from web/frontend by `make assets` and embedded by
@@ -127,7 +128,9 @@ var templateFuncs = template.FuncMap{
 	"planTitle":     blueprintTitle,
 	"endingLabel":   endReasonLabel,
 	"stageLabel":    stageLabel,
-	"minutes":       formatMinutes,
+	"minutes":       interviews.LengthInWords,
+	"shortVersion":  interviews.ShortVersion,
+	"levelLabel":    interviews.Humanize,
 	"minutesIn":     minutesIn,
 	// text and textf are the catalogue's texts in a language, for the
 	// candidate's pages: {{text .Lang "room.join"}}.
@@ -149,11 +152,9 @@ func stageLabel(blueprint, name string) string {
 	return interviews.Humanize(name)
 }
 
-// formatMinutes shows a planned length in whole minutes, rounded up:
-// "8 minutes", "1 minute".
-func formatMinutes(d time.Duration) string { return minutesIn(lang.Default, d) }
-
-// minutesIn is formatMinutes in the language tag.
+// minutesIn says a planned length in whole minutes, rounded up, in the
+// language tag: "8 minutes", "1 minute" (interviews.LengthInWords in
+// English).
 func minutesIn(tag string, d time.Duration) string {
 	m := int(math.Ceil(d.Minutes()))
 	if m == 1 {

@@ -184,7 +184,8 @@ func ConsentVersion(text string) string {
 
 // DefaultConsentText is the built-in notice a candidate agrees to: an AI
 // interviewer conducts the interview, what is recorded (audio only when it
-// is), and a person at the company reviews the result.
+// is), what is observed as context, and a person at the company reviews
+// the result.
 func DefaultConsentText(brandName string, recordsAudio bool) string {
 	return defaultConsentIn(lang.Default, brandName, recordsAudio)
 }
@@ -195,5 +196,6 @@ func defaultConsentIn(tag, brandName string, recordsAudio bool) string {
 	if recordsAudio {
 		recorded = lang.Text(tag, lang.ConsentAudio)
 	}
-	return lang.Text(tag, lang.ConsentAI) + " " + recorded + " " + lang.Textf(tag, lang.ConsentReviewf, brandName)
+	return lang.Text(tag, lang.ConsentAI) + " " + recorded + " " + lang.Text(tag, lang.ConsentObserved) + " " +
+		lang.Textf(tag, lang.ConsentReviewf, brandName)
 }

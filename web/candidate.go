@@ -9,7 +9,6 @@ import (
 	"html/template"
 	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
@@ -71,8 +70,8 @@ type RoomPage struct {
 	// Consented is true when the candidate already agreed to this version
 	// (a rejoin): the page shows the agreement as given.
 	Consented bool
-	// ExpectedLength is the interview's planned length (the sum of its
-	// stages' limits), zero when the plan sets none.
+	// ExpectedLength is the interview's planned length
+	// (interviews.PlannedLength), zero when the plan sets none.
 	ExpectedLength time.Duration
 	// Plan is what the page's script reads: every stage, in order.
 	Plan RoomPlan
@@ -103,17 +102,14 @@ type RoomStage struct {
 
 // roomPlan is the plan of rec's blueprint, and its expected length; empty
 // when the blueprint cannot be read.
-func (s *roomPages) roomPlan(rec *interviews.Record) (RoomPlan, time.Duration) {
+func (s *roomPages) roomPlan(ctx context.Context, rec *interviews.Record) (RoomPlan, time.Duration) {
 	plan := RoomPlan{Stages: []RoomStage{}}
-	bp, err := s.findBlueprint(rec.Blueprint)
+	bp, err := s.findBlueprint.find(ctx, rec)
 	if err != nil || bp == nil {
 		s.log.Warn("web: the room page shows no plan: the blueprint cannot be read", "interview_id", rec.ID, "blueprint", rec.Blueprint, "err", err)
 		return plan, 0
 	}
-	var total time.Duration
 	for _, st := range bp.Stages {
-		limit := time.Duration(float64(st.Limit) * s.timeScale)
-		total += limit
 		title := st.Title
 		if t, ok := lang.StageTitle(rec.Language, st.Name); ok && rec.Language != "" && lang.Base(rec.Language) != lang.Base(bp.Language) {
 			title = t // the built-in design's stage, in the interview's language
@@ -121,9 +117,9 @@ func (s *roomPages) roomPlan(rec *interviews.Record) (RoomPlan, time.Duration) {
 		if title == "" {
 			title = st.Name
 		}
-		plan.Stages = append(plan.Stages, RoomStage{Name: st.Name, Title: title, LimitMs: limit.Milliseconds()})
+		plan.Stages = append(plan.Stages, RoomStage{Name: st.Name, Title: title, LimitMs: interviews.ScaledLimit(st, s.timeScale).Milliseconds()})
 	}
-	return plan, total
+	return plan, interviews.PlannedLength(bp, s.timeScale)
 }
 
 // lookupJoinable reads the interview a candidate link names. It answers
@@ -183,8 +179,8 @@ func (s *roomPages) handleRoom(w http.ResponseWriter, r *http.Request) {
 	}
 	page.Lang = cmp.Or(rec.Language, lang.Default)
 	page.Texts = lang.Prefixed(page.Lang, "js.")
-	page.Plan, page.ExpectedLength = s.roomPlan(rec)
-	if s.findBlueprint.feedbackBlueprint(rec) != nil {
+	page.Plan, page.ExpectedLength = s.roomPlan(r.Context(), rec)
+	if s.findBlueprint.feedbackBlueprint(r.Context(), rec) != nil {
 		page.FeedbackURL = feedbackPath(rec.ID)
 	}
 	var buf bytes.Buffer
@@ -349,10 +345,8 @@ func (s *roomPages) markOpened(ctx context.Context, rec *interviews.Record) {
 // joinRefusal says, for the candidate, why rec's link may not be used
 // now (withdrawn or expired); empty when it may.
 func (s *roomPages) joinRefusal(rec *interviews.Record) string {
-	err := rec.Joinable(s.now())
-	if err == nil {
-		return ""
+	if err := rec.Joinable(s.now()); err != nil {
+		return sentence(err)
 	}
-	msg := err.Error()
-	return strings.ToUpper(msg[:1]) + msg[1:] + "."
+	return ""
 }

@@ -124,6 +124,7 @@ var (
 	errStarted         = &requestError{http.StatusConflict, "The interview has already started, so its link can no longer be withdrawn."}
 	errRunning         = &requestError{http.StatusConflict, "The interview is running now: re-issue its link once it has ended."}
 	errReissued        = &requestError{http.StatusConflict, "This invitation was re-issued already: open its replacement from the list of invitations."}
+	errUndoLapsed      = &requestError{http.StatusConflict, "The link was withdrawn more than " + interviews.LengthInWords(interviews.UndoWindow) + " ago, or replaced since, so the withdrawal stands: re-issue the invitation to give the candidate a new link."}
 )
 
 // refusals map the interview service's errors to their answers.
@@ -137,6 +138,7 @@ var refusals = []struct {
 	{interviews.ErrStarted, errStarted},
 	{interviews.ErrRunning, errRunning},
 	{interviews.ErrReissued, errReissued},
+	{interviews.ErrUndoLapsed, errUndoLapsed},
 }
 
 // forPeople returns the *requestError answering err when it is one of

@@ -605,13 +605,7 @@ func TestBrowserInterview(t *testing.T) {
 	// 1. The recruiter signs in (the form sends them to the sign-in page
 	// and back) and registers the candidate.
 	var joinURL string
-	b.step(t, "recruiter sign-in",
-		chromedp.Navigate(sys.web.URL+"/"),
-		chromedp.WaitVisible(`#password`, chromedp.ByID),
-		chromedp.SendKeys(`#email`, e2eRecruiter, chromedp.ByID),
-		chromedp.SendKeys(`#password`, e2ePassword, chromedp.ByID),
-		chromedp.Click(`main form button[type="submit"]`, chromedp.ByQuery),
-	)
+	b.step(t, "recruiter sign-in", signIn(sys.web.URL+"/", e2eRecruiter))
 	b.step(t, "registration form",
 		chromedp.WaitVisible(`#name`, chromedp.ByQuery),
 		chromedp.SendKeys(`#name`, "Ada Lovelace", chromedp.ByQuery),
@@ -808,14 +802,7 @@ func TestBrowserInterview(t *testing.T) {
 	}
 
 	// 7. The reviewer signs in and reads both sides of the interview.
-	b.step(t, "reviewer sign-in",
-		chromedp.Navigate(sys.web.URL+"/review/login"),
-		chromedp.WaitVisible(`#password`, chromedp.ByID),
-		chromedp.SendKeys(`#email`, e2eReviewer, chromedp.ByID),
-		chromedp.SendKeys(`#password`, e2ePassword, chromedp.ByID),
-		chromedp.Click(`main form button[type="submit"]`, chromedp.ByQuery),
-		chromedp.WaitNotPresent(`#password`, chromedp.ByID),
-	)
+	b.step(t, "reviewer sign-in", signIn(sys.web.URL+"/review/login", e2eReviewer), chromedp.WaitNotPresent(`#password`, chromedp.ByID))
 	var candidateTurns, agentTurns []string
 	b.step(t, "the interview's page",
 		chromedp.Navigate(sys.web.URL+"/review/"+id),
@@ -1013,38 +1000,49 @@ func typeAndAwaitReply(t *testing.T, b *browser, text string) []caption {
 }
 
 // TestBrowserMicrophoneProblems: a blocked microphone and a missing one
-// each get a message saying what to do. Allowing the microphone and
-// pressing Try again joins; without a microphone the candidate can go on
-// and type.
+// each get a message saying what to do, and both offer to continue by
+// typing. Allowing the microphone and pressing Try again joins; a
+// candidate who keeps it blocked, or has none, goes on and types. Before
+// "I agree" is ticked, the page says that is why Join is disabled.
 func TestBrowserMicrophoneProblems(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser end-to-end test: skipped with -short")
 	}
 	sys := startSystem(t)
 	silentWAV := micFile(t, time.Second, nil, 16000)
+	// A fake device but no automatic grant: the permission decides.
+	blockable := []chromedp.ExecAllocatorOption{
+		chromedp.Flag("use-fake-device-for-media-stream", true),
+		chromedp.Flag("use-file-for-fake-audio-capture", silentWAV+"%noloop"),
+	}
 	tests := []struct {
 		name    string
 		opts    []chromedp.ExecAllocatorOption
 		deny    bool // the microphone permission is denied for the site
 		message string
-		noMic   bool // the page offers to continue without a microphone
+		// typeInstead: the candidate continues by typing rather than
+		// allowing the microphone.
+		typeInstead bool
 	}{
 		{
-			name: "blocked",
-			// A fake device but no automatic grant: the permission decides.
-			opts: []chromedp.ExecAllocatorOption{
-				chromedp.Flag("use-fake-device-for-media-stream", true),
-				chromedp.Flag("use-file-for-fake-audio-capture", silentWAV+"%noloop"),
-			},
+			name:    "blocked",
+			opts:    blockable,
 			deny:    true,
-			message: "Your browser blocked the microphone. Allow it in the address bar, then press Try again.",
+			message: "Your browser blocked the microphone. Allow it in the address bar and press Try again, or continue by typing your answers.",
+		},
+		{
+			name:        "blocked, typing",
+			opts:        blockable,
+			deny:        true,
+			message:     "Your browser blocked the microphone. Allow it in the address bar and press Try again, or continue by typing your answers.",
+			typeInstead: true,
 		},
 		{
 			name: "missing",
 			// Granted, but the machine has no audio input at all.
-			opts:    []chromedp.ExecAllocatorOption{chromedp.Flag("use-fake-ui-for-media-stream", true)},
-			message: "No microphone was found. Connect one and press Try again, or continue without a microphone and type your answers.",
-			noMic:   true,
+			opts:        []chromedp.ExecAllocatorOption{chromedp.Flag("use-fake-ui-for-media-stream", true)},
+			message:     "No microphone was found. Connect one and press Try again, or continue by typing your answers.",
+			typeInstead: true,
 		},
 	}
 	for _, tt := range tests {
@@ -1055,16 +1053,26 @@ func TestBrowserMicrophoneProblems(t *testing.T) {
 			if tt.deny {
 				b.step(t, "deny the microphone", setMicPermission(origin, cdpbrowser.PermissionSettingDenied))
 			}
-			var message, focused string
+			var message, focused, reason, noMicLabel string
 			var noMicShown, liveShown, joinShown bool
-			b.step(t, "join",
+			b.step(t, "read why Join is disabled",
 				chromedp.Navigate(created.JoinURL),
 				chromedp.WaitVisible(`#join`, chromedp.ByID),
+				// The microphone's permission is read after the page loads;
+				// it must not take the reason away.
+				chromedp.Evaluate(`navigator.permissions.query({name: 'microphone'}).then(() => true)`, nil, awaitPromise),
+				chromedp.Text(`#join-status`, &reason, chromedp.ByID),
+			)
+			if want := "Tick “I agree” to join."; reason != want {
+				t.Errorf("under the disabled Join: %q, want %q", reason, want)
+			}
+			b.step(t, "join",
 				agree,
 				chromedp.Click(`#join`, chromedp.ByID),
 				chromedp.WaitVisible(`#problem`, chromedp.ByID),
 				chromedp.Text(`#problem-text`, &message, chromedp.ByID),
 				chromedp.Evaluate(`!document.getElementById('no-mic').hidden`, &noMicShown),
+				chromedp.Text(`#no-mic`, &noMicLabel, chromedp.ByID),
 				chromedp.Evaluate(`document.getElementById('join').offsetParent !== null`, &joinShown),
 				chromedp.Evaluate(`!document.getElementById('live').hidden`, &liveShown),
 				chromedp.Evaluate(`document.activeElement && document.activeElement.id`, &focused),
@@ -1076,10 +1084,10 @@ func TestBrowserMicrophoneProblems(t *testing.T) {
 			if joinShown {
 				t.Error("a second Join button stays beside the microphone problem; its Try again is the one action")
 			}
-			if noMicShown != tt.noMic || liveShown || focused != "retry" {
-				t.Errorf("continue-without-microphone shown %v (want %v), room shown %v, focus on %q (want the Try again button)", noMicShown, tt.noMic, liveShown, focused)
+			if !noMicShown || noMicLabel != "Continue by typing" || liveShown || focused != "retry" {
+				t.Errorf("%q shown %v (want Continue by typing), room shown %v, focus on %q (want the Try again button)", noMicLabel, noMicShown, liveShown, focused)
 			}
-			if tt.deny {
+			if !tt.typeInstead {
 				// The candidate allows the microphone and tries again.
 				b.step(t, "allow and try again",
 					setMicPermission(origin, cdpbrowser.PermissionSettingGranted),
@@ -1089,7 +1097,7 @@ func TestBrowserMicrophoneProblems(t *testing.T) {
 					chromedp.WaitEnabled(`#chat-input`, chromedp.ByID),
 				)
 			} else {
-				b.step(t, "continue without a microphone",
+				b.step(t, "continue by typing",
 					chromedp.Click(`#no-mic`, chromedp.ByID),
 					chromedp.WaitVisible(`#live`, chromedp.ByID),
 					chromedp.WaitVisible(`#mic-off`, chromedp.ByID),
@@ -1162,4 +1170,18 @@ func TestBrowserReloadRejoins(t *testing.T) {
 		t.Errorf("after rejoining: absences %+v, turns %+v", rec.Absences, rec.Turns)
 	}
 	b.checkClean(t)
+}
+
+// awaitPromise makes chromedp.Evaluate wait for the promise it returns.
+func awaitPromise(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }
+
+// signIn opens page, which asks to sign in, and signs in as email.
+func signIn(page, email string) chromedp.Tasks {
+	return chromedp.Tasks{
+		chromedp.Navigate(page),
+		chromedp.WaitVisible(`#password`, chromedp.ByID),
+		chromedp.SendKeys(`#email`, email, chromedp.ByID),
+		chromedp.SendKeys(`#password`, e2ePassword, chromedp.ByID),
+		chromedp.Click(`main form button[type="submit"]`, chromedp.ByQuery),
+	}
 }

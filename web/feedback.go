@@ -43,13 +43,21 @@ type feedbackPage struct {
 // the candidate's key, as for the room page.
 func feedbackPath(id string) string { return "/interview/" + id + "/feedback" }
 
-// blueprintFinder finds a blueprint by name (Options.FindBlueprint).
-type blueprintFinder func(name string) (*stages.Blueprint, error)
+// blueprintFinder finds the blueprint an interview record follows: its
+// design of the library at the record's version, with the record's
+// options applied (interviews.RecordBlueprint).
+type blueprintFinder struct{ lib interviews.Library }
+
+// find returns rec's blueprint.
+func (f blueprintFinder) find(ctx context.Context, rec *interviews.Record) (*stages.Blueprint, error) {
+	bp, _, err := interviews.RecordBlueprint(ctx, f.lib, rec)
+	return bp, err
+}
 
 // feedbackBlueprint returns the blueprint of rec when it gives candidates
 // their feedback, else nil.
-func (find blueprintFinder) feedbackBlueprint(rec *interviews.Record) *stages.Blueprint {
-	b, err := find(rec.Blueprint)
+func (f blueprintFinder) feedbackBlueprint(ctx context.Context, rec *interviews.Record) *stages.Blueprint {
+	b, err := f.find(ctx, rec)
 	if err != nil || !b.CandidateFeedback {
 		return nil
 	}
@@ -73,7 +81,7 @@ func (s *roomPages) handleFeedback(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r)
 		return
 	}
-	bp := s.findBlueprint.feedbackBlueprint(rec)
+	bp := s.findBlueprint.feedbackBlueprint(r.Context(), rec)
 	if bp == nil {
 		notFound()
 		return
@@ -145,7 +153,7 @@ func (s *feedbackMail) notify(ctx context.Context, rec *interviews.Record) (sent
 	if s.mailer == nil || s.publicURL == "" || strings.TrimSpace(rec.Candidate.Email) == "" {
 		return false, nil
 	}
-	if s.findBlueprint.feedbackBlueprint(rec) == nil || rec.Report == nil || rec.Report.Status != interviews.ReportReady {
+	if s.findBlueprint.feedbackBlueprint(ctx, rec) == nil || rec.Report == nil || rec.Report.Status != interviews.ReportReady {
 		return false, nil
 	}
 	link := s.publicURL + feedbackPath(rec.ID)

@@ -1,7 +1,9 @@
 package web
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -20,6 +22,7 @@ type invitations struct {
 	*plans
 	links
 	interviews *interviews.Service
+	mail       *inviteMail
 }
 
 // invitationsPath is the recruiter's list of invitations.
@@ -61,15 +64,39 @@ type invitationRow struct {
 	// withdrawn until the interview starts, and re-issued unless the
 	// interview is running or was re-issued already.
 	CanRevoke, CanReissue bool
+	// JoinURL is the candidate's link, to copy; empty once it cannot be
+	// used.
+	JoinURL string
+	// Result is how the interview went, for the recruiter: the report's
+	// score and the latest decision, in words; empty before there is any.
+	Result string
 }
 
-func newInvitationRow(sum interviews.Summary, now time.Time) invitationRow {
+func newInvitationRow(sum interviews.Summary, now time.Time, join string) invitationRow {
 	st := sum.Invitation(now)
-	return invitationRow{
+	row := invitationRow{
 		Summary: sum, State: invitationLabel(st), StateClass: invitationClass(st),
 		CanRevoke:  sum.RevokedAt == nil && sum.StartedAt == nil,
 		CanReissue: sum.ReissuedAs == "" && st != interviews.InvitationInProgress,
+		Result:     resultLabel(sum),
 	}
+	if st == interviews.InvitationCreated || st == interviews.InvitationOpened {
+		row.JoinURL = join
+	}
+	return row
+}
+
+// resultLabel says how an interview went in a few words: "Score 72 ·
+// Advance"; empty while there is neither a score nor a decision.
+func resultLabel(sum interviews.Summary) string {
+	var parts []string
+	if sum.Score != nil {
+		parts = append(parts, fmt.Sprintf("Score %d", score100(*sum.Score)))
+	}
+	if sum.Decision != "" {
+		parts = append(parts, decisionLabel(sum.Decision))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // invitationsPage is the data of invitations.html.
@@ -86,6 +113,9 @@ type invitationsPage struct {
 	NextURL string
 	// Back is this page's address, where the row actions return to.
 	Back string
+	// Undo offers to take back the link just withdrawn; nil when none
+	// may be.
+	Undo *undoView
 }
 
 // invitationsURL is the list's address filtered on state, on page.
@@ -132,12 +162,17 @@ func (s *invitations) handleInvitations(w http.ResponseWriter, r *http.Request) 
 		State: string(state), Total: list.Total,
 		Back: invitationsURL(string(state), pageNo),
 	}
+	if id := q.Get("withdrawn"); id != "" {
+		if rec, err := s.store.Get(r.Context(), id); err == nil && p.manages(rec.CreatedBy) && rec.CanRestore(now) {
+			page.Undo = &undoView{ID: rec.ID, Name: rec.Candidate.Name}
+		}
+	}
 	page.States = append(page.States, statusOption{Value: "", Label: "Any state", Selected: state == ""})
 	for _, st := range interviews.InvitationStates {
 		page.States = append(page.States, statusOption{Value: string(st), Label: invitationLabel(st), Selected: st == state})
 	}
 	for _, sum := range list.Items {
-		page.Items = append(page.Items, newInvitationRow(sum, now))
+		page.Items = append(page.Items, newInvitationRow(sum, now, s.joinURL(r, sum.ID)))
 	}
 	if len(page.Items) > 0 {
 		page.First, page.Last = opts.Offset+1, opts.Offset+len(page.Items)
@@ -168,27 +203,34 @@ func (s *invitations) handleInvitation(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "created.html", createdPage{
 		view: view{Title: title, SignedIn: true},
 		ID:   rec.ID, Room: rec.Room, JoinURL: join, Candidate: rec.Candidate,
-		Blueprint: blueprintTitle(rec.Blueprint), MailTo: mailTo(rec.Candidate, join),
+		Blueprint: blueprintTitle(rec.Blueprint), BlueprintVersion: rec.BlueprintVersion, MailTo: s.mail.mailTo(r.Context(), rec, join), Length: s.mail.plannedLength(r.Context(), rec),
+		Mailings: mailingsView(rec), CanEmail: s.mail.canEmail(rec, s.now()),
 		HasResume: rec.ResumeText != "", HasJD: rec.JobDescription != "", OwnKeys: s.store.HasKeys(r.Context(), rec.ID),
 		Template: s.templateTitle(rec.Template), HasBrief: rec.Brief != "",
 		State: invitationLabel(st), StateClass: invitationClass(st), ExpiresAt: rec.ExpiresAt,
-		Revoked: rec.RevokedAt != nil, ReissuedAs: rec.ReissuedAs, ReissuedFrom: rec.ReissuedFrom,
+		Revoked: rec.RevokedAt != nil, ReissuedAs: rec.ReissuedAs, ReissuedFrom: rec.ReissuedFrom, CanUndo: rec.CanRestore(s.now()),
+		CanRevoke: rec.RevokedAt == nil && rec.StartedAt == nil,
 	})
 }
 
 // backTo is where an invitation action returns: the list page the form
 // was on (its hidden "back" field), else the invitation's own page.
 func backTo(r *http.Request, id string) string {
-	back := r.PostForm.Get("back")
-	if back == invitationsPath || strings.HasPrefix(back, invitationsPath+"?") {
-		return back
-	}
-	return invitationPath(id)
+	return safeBack(r.PostForm.Get("back"), id)
 }
 
 // handleRevoke withdraws a candidate's link (POST from the invitations
 // list or page): the room page then refuses it with the reason.
 func (s *invitations) handleRevoke(w http.ResponseWriter, r *http.Request) {
+	s.linkAction(w, r, s.interviews.Revoke, "Link not withdrawn", "web: invitation revoked", withdrawnBack)
+}
+
+// linkAction carries out act on the link of the interview the path names,
+// as the signed-in user (POST from the invitations list or page), and
+// returns to where the form came from, as next makes it of the page back
+// and the id; a refusal answers with failed as the title.
+func (s *invitations) linkAction(w http.ResponseWriter, r *http.Request, act func(ctx context.Context, id, who string) error,
+	failed, done string, next func(back, id string) string) {
 	id := r.PathValue("id")
 	if !s.ownsInterview(w, r, id) {
 		return
@@ -196,12 +238,12 @@ func (s *invitations) handleRevoke(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxSmallBody)
 	_ = r.ParseForm() // only the optional "back" field is read
 	who := reviewerOf(r)
-	if err := s.interviews.Revoke(r.Context(), id, who); err != nil {
-		s.invitationFailed(w, r, id, "Link not withdrawn", err)
+	if err := act(r.Context(), id, who); err != nil {
+		s.invitationFailed(w, r, id, failed, err)
 		return
 	}
-	s.log.Info("web: invitation revoked", "interview_id", id, "user", who)
-	http.Redirect(w, r, backTo(r, id), http.StatusSeeOther)
+	s.log.Info(done, "interview_id", id, "user", who)
+	http.Redirect(w, r, next(backTo(r, id), id), http.StatusSeeOther)
 }
 
 // handleReissue replaces a candidate's link (interviews.Service.Reissue)
@@ -246,6 +288,9 @@ func (p principal) manages(createdBy string) bool {
 func (s *invitations) routes(mux *http.ServeMux, g gates) {
 	mux.HandleFunc("GET "+invitationsPath, g.register(s.handleInvitations))
 	mux.HandleFunc("GET "+invitationsPath+"/{id}", g.register(s.handleInvitation))
+	mux.HandleFunc("GET "+invitationsPath+"/{id}/revoke", g.register(s.handleRevokeForm))
 	mux.HandleFunc("POST "+invitationsPath+"/{id}/revoke", g.register(s.handleRevoke))
+	mux.HandleFunc("POST "+invitationsPath+"/{id}/restore", g.register(s.handleRestore))
+	mux.HandleFunc("POST "+invitationsPath+"/{id}/email", g.register(s.handleInviteEmail))
 	mux.HandleFunc("POST "+invitationsPath+"/{id}/reissue", g.register(s.handleReissue))
 }

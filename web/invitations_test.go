@@ -161,15 +161,25 @@ func TestOpenedAtOnce(t *testing.T) {
 	}
 }
 
-// TestRevoke: a revoked link answers 410 with the reason on the room page
-// and the join endpoint; the list says so; a started interview's link
-// cannot be revoked.
+// TestRevoke: Revoke asks first; a revoked link answers 410 with the
+// reason on the room page and the join endpoint; the list says so and
+// offers to undo it; a started interview's link cannot be revoked.
 func TestRevoke(t *testing.T) {
 	ts := newTestServer(t)
 	id := registerForm(t, ts)
+	ask := ts.asRecruiter(invitationPath(id) + "/revoke?back=" + url.QueryEscape("/invitations?state=created")).Body.String()
+	if !strings.Contains(ask, "Withdraw the link") || !strings.Contains(ask, "undo this for 10 minutes") || !strings.Contains(ask, `href="/invitations?state=created"`) {
+		t.Errorf("the confirmation page does not ask, offer the way back or say how long undo lasts:\n%s", ask)
+	}
+	if r, _ := ts.store.Get(t.Context(), id); r.RevokedAt != nil {
+		t.Fatal("asking for confirmation withdrew the link")
+	}
 	rec := ts.postAction(invitationPath(id)+"/revoke", url.Values{"back": {"/invitations?state=created"}})
-	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/invitations?state=created" {
-		t.Fatalf("revoke: %d %q", rec.Code, rec.Header().Get("Location"))
+	if want := "/invitations?state=created&withdrawn=" + id; rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != want {
+		t.Fatalf("revoke: %d %q, want %q", rec.Code, rec.Header().Get("Location"), want)
+	}
+	if list := ts.asRecruiter(rec.Header().Get("Location")).Body.String(); !strings.Contains(list, "link was withdrawn.") || !strings.Contains(list, invitationPath(id)+"/restore") {
+		t.Error("after withdrawing, the list offers no undo")
 	}
 	r, _ := ts.store.Get(t.Context(), id)
 	if r.RevokedAt == nil || r.RevokedBy != testRecruiter || len(r.Audit) != 1 || r.Audit[0].Action != interviews.AuditInvitationRevoked {
@@ -184,6 +194,18 @@ func TestRevoke(t *testing.T) {
 	}
 	if list := ts.asRecruiter(invitationsPath + "?state=revoked").Body.String(); !strings.Contains(list, ">Withdrawn</span>") || strings.Contains(list, "/revoke") {
 		t.Error("the list does not show the withdrawn link, or offers to revoke it again")
+	}
+	// Undo brings the link back; after the undo window it is refused.
+	if rec := ts.postAction(invitationPath(id)+"/restore", nil); rec.Code != http.StatusSeeOther {
+		t.Fatalf("undo: %d %s", rec.Code, rec.Body)
+	}
+	if page := ts.get("/interview/" + id); page.Code != http.StatusOK {
+		t.Errorf("room page after undo: %d", page.Code)
+	}
+	ts.postAction(invitationPath(id)+"/revoke", nil)
+	ts.clock.Advance(interviews.UndoWindow + time.Second)
+	if rec := ts.postAction(invitationPath(id)+"/restore", nil); rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), "withdrawal stands") {
+		t.Errorf("undo after the window: %d", rec.Code)
 	}
 	// Revoking a link whose interview started is refused.
 	started := registerForm(t, ts)

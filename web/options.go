@@ -67,9 +67,6 @@ func checkOptions(opts *Options) (settings, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.FindBlueprint == nil {
-		opts.FindBlueprint = stages.Builtin
-	}
 	if opts.Sessions == nil {
 		opts.Sessions = accounts.NewMemorySessions(accounts.SessionLimits{}, opts.Now)
 	}
@@ -208,6 +205,11 @@ func problemOptions(name string) []problemOption {
 	if err != nil {
 		return nil
 	}
+	return problemsOf(b)
+}
+
+// problemsOf are the design problems of b's pool.
+func problemsOf(b *stages.Blueprint) []problemOption {
 	var out []problemOption
 	for _, p := range b.Problems {
 		out = append(out, problemOption{ID: p.ID, Title: p.Title})

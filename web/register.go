@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,6 +27,7 @@ type registrar struct {
 	tokens     *roomTokens
 	interviews *interviews.Service
 	metrics    *metrics.Web // nil: nothing counted
+	mail       *inviteMail
 }
 
 // plans are the interview plans and role templates offered when
@@ -33,11 +35,43 @@ type registrar struct {
 type plans struct {
 	blueprints []blueprintOption
 	templates  []TemplateChoice
-	// findBlueprint reads a plan's language.
-	findBlueprint blueprintFinder
+	// designs is the design library, whose installed designs are offered
+	// after the configured ones; nil offers those only.
+	designs interviews.DesignStore
 	// speaks says why the interviewer cannot hold an interview in a
 	// language (Options.CheckLanguage); nil knows no reason.
 	speaks func(language string, keys interviews.Keys) error
+}
+
+// current returns the plans offered now: the configured ones, then the
+// blueprints and role templates installed in the design library (a
+// library that cannot be read offers none of its own; registering then
+// says why).
+func (s *plans) current(ctx context.Context) *plans {
+	cur := &plans{blueprints: s.blueprints, templates: s.templates, designs: s.designs, speaks: s.speaks}
+	if s.designs == nil {
+		return cur
+	}
+	bps, _ := s.designs.Designs(ctx, interviews.KindBlueprint)
+	for _, d := range bps {
+		if bp, err := d.Blueprint(); err == nil {
+			opt := blueprintOption{Name: d.Name, Title: bp.Title, KnowledgeCapture: bp.KnowledgeCapture(), Problems: problemsOf(bp)}
+			if err := bp.TakesTemplate(); err != nil {
+				opt.NoTemplate = err.Error()
+			}
+			if opt.Title == "" {
+				opt.Title = d.Name
+			}
+			cur.blueprints = append(slices.Clip(cur.blueprints), opt)
+		}
+	}
+	tpls, _ := s.designs.Designs(ctx, interviews.KindTemplate)
+	for _, d := range tpls {
+		if t, err := d.Template(); err == nil {
+			cur.templates = append(slices.Clip(cur.templates), TemplateChoice{Name: d.Name, Title: cmp.Or(t.Title, d.Name)})
+		}
+	}
+	return cur
 }
 
 // links builds the candidates' join links.
@@ -92,6 +126,11 @@ const (
 	// provider keys: stored sealed, never echoed.
 	fieldOpenAIKey   = "openai_api_key"
 	fieldDeepgramKey = "deepgram_api_key"
+	// fieldFeedback, fieldFeedbackScores and fieldLength are the
+	// interview's options (interviews.Options).
+	fieldFeedback       = "feedback"
+	fieldFeedbackScores = "feedback_scores"
+	fieldLength         = "length_minutes"
 )
 
 // Shapes of the provider keys a recruiter may enter: a format check that
@@ -141,7 +180,7 @@ func (s *registrar) createRecord(ctx context.Context, v *validated) (*interviews
 		return nil, errors.New("web: registering without a signed-in user")
 	}
 	reg := interviews.Registration{
-		Candidate: v.candidate, Blueprint: v.blueprint, Template: v.template, Problem: v.problem, Language: v.language, Brief: v.brief,
+		Candidate: v.candidate, Blueprint: v.blueprint, Template: v.template, Options: v.options, Problem: v.problem, Language: v.language, Brief: v.brief,
 		JobDescription: v.jobDescription, ResumeText: v.resumeText, Keys: v.keys, By: by.Email,
 	}
 	if v.resumeText != "" {
@@ -214,29 +253,33 @@ type registerPage struct {
 	// OwnKeys offers the provider key fields: the server has a secrets
 	// key to seal them with.
 	OwnKeys bool
+	// SendsEmail offers to email the invitation: the server sends email.
+	SendsEmail bool
 }
 
-func (s *registrar) registerPage() registerPage {
+func (s *registrar) registerPage(ctx context.Context) registerPage {
+	cur := s.plans.current(ctx)
 	return registerPage{
 		view:         view{Title: "Register a candidate", SignedIn: true},
-		Values:       registration{Blueprint: s.blueprints[0].Name},
+		Values:       registration{Blueprint: cur.blueprints[0].Name, SendEmail: "on"},
 		Errors:       fieldErrors{},
 		Levels:       stages.Levels,
-		Blueprints:   s.blueprints,
-		Templates:    s.templates,
+		Blueprints:   cur.blueprints,
+		Templates:    cur.templates,
 		Languages:    lang.Languages,
 		MaxJobDesc:   interviews.MaxJobDescriptionLen,
 		MaxBrief:     interviews.MaxBriefLen,
 		MaxBriefText: thousands(interviews.MaxBriefLen),
-		Capture:      slices.ContainsFunc(s.blueprints, func(b blueprintOption) bool { return b.KnowledgeCapture }),
-		Problems:     slices.ContainsFunc(s.blueprints, func(b blueprintOption) bool { return len(b.Problems) > 0 }),
+		Capture:      slices.ContainsFunc(cur.blueprints, func(b blueprintOption) bool { return b.KnowledgeCapture }),
+		Problems:     slices.ContainsFunc(cur.blueprints, func(b blueprintOption) bool { return len(b.Problems) > 0 }),
 		OwnKeys:      s.store.KeepsKeys(),
+		SendsEmail:   s.mail.sender != nil,
 	}
 }
 
 // handleForm serves the registration form.
 func (s *registrar) handleForm(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, http.StatusOK, "register.html", s.registerPage())
+	s.render(w, r, http.StatusOK, "register.html", s.registerPage(r.Context()))
 }
 
 // createdPage is the data of created.html.
@@ -247,10 +290,12 @@ type createdPage struct {
 	JoinURL   string
 	Candidate interviews.Candidate
 	Blueprint string
-	MailTo    string
-	HasResume bool
-	HasJD     bool
-	OwnKeys   bool
+	// BlueprintVersion is the version of the plan the interview keeps.
+	BlueprintVersion string
+	MailTo           string
+	HasResume        bool
+	HasJD            bool
+	OwnKeys          bool
 	// Template is the chosen role template's title; empty for none.
 	Template string
 	HasBrief bool
@@ -264,6 +309,15 @@ type createdPage struct {
 	ReissuedAs string
 	// ReissuedFrom names the invitation this one replaced.
 	ReissuedFrom string
+	// Length is the interview's planned length; zero when unknown.
+	Length time.Duration
+	// Mailings are the emails sent about the invitation; CanEmail offers
+	// to email it now.
+	Mailings []mailingView
+	CanEmail bool
+	// CanUndo offers to take back the withdrawal just made; CanRevoke to
+	// withdraw the link.
+	CanUndo, CanRevoke bool
 }
 
 // handleCreate registers a candidate: from the form it answers with the
@@ -273,7 +327,7 @@ func (s *registrar) handleCreate(w http.ResponseWriter, r *http.Request) {
 	sub, rerr := readSubmission(w, r)
 	if rerr != nil {
 		if acceptsHTML(r) && !isJSONBody(r) {
-			p := s.registerPage()
+			p := s.registerPage(r.Context())
 			p.Error = rerr.msg
 			s.render(w, r, rerr.status, "register.html", p)
 			return
@@ -284,7 +338,7 @@ func (s *registrar) handleCreate(w http.ResponseWriter, r *http.Request) {
 	v, errs := s.validate(r.Context(), sub)
 	if errs != nil {
 		if sub.html {
-			p := s.registerPage()
+			p := s.registerPage(r.Context())
 			p.Values, p.Errors = sub.reg.withoutKeys(), errs
 			p.Error = "Some fields need your attention; see the messages below."
 			if sub.file != nil && errs[fieldResume] == "" {
@@ -310,6 +364,9 @@ func (s *registrar) handleCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	join := s.joinURL(r, rec.ID)
 	if sub.html {
+		if err := s.mail.emailNew(r, rec, sub.reg.SendEmail != ""); err != nil {
+			s.log.Warn("web: emailing a new invitation failed", "interview_id", rec.ID, "err", err)
+		}
 		// Post/redirect/get: the result has its own address, so reloading
 		// it never registers the candidate twice.
 		http.Redirect(w, r, invitationPath(rec.ID), http.StatusSeeOther)
@@ -320,21 +377,6 @@ func (s *registrar) handleCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.writeJSON(w, http.StatusCreated, createdResponse{ID: rec.ID, Room: rec.Room, JoinURL: join, Token: token, LiveKitURL: s.tokens.clientURL, OwnKeys: !v.keys.Empty()})
-}
-
-// mailTo is a mailto: link that drafts the invitation to the candidate.
-func mailTo(c interviews.Candidate, join string) string {
-	if c.Email == "" {
-		return ""
-	}
-	subject := "Your interview"
-	if c.Role != "" {
-		subject += " for the " + c.Role + " role"
-	}
-	body := "Hello " + c.Name + ",\n\nYour interview is ready. Open this link in Chrome, Edge, Firefox or Safari, " +
-		"allow the microphone, and the interviewer will greet you:\n\n" + join +
-		"\n\nFind a quiet place and plan for about 30 minutes.\n"
-	return "mailto:" + url.PathEscape(c.Email) + "?subject=" + url.PathEscape(subject) + "&body=" + url.PathEscape(body)
 }
 
 // tokenRequest is the body of POST /api/token, as frontends written for
@@ -399,6 +441,8 @@ func (s *registrar) handleToken(w http.ResponseWriter, r *http.Request) {
 // routes registers the form and the registration API.
 func (s *registrar) routes(mux *http.ServeMux, g gates) {
 	mux.HandleFunc("GET /{$}", g.register(s.handleForm))
+	mux.HandleFunc("GET "+bulkPath, g.register(s.handleBulkForm))
+	mux.Handle("POST "+bulkPath, g.limited(g.register(s.handleBulk)))
 	mux.Handle("POST /api/interviews", g.limited(g.register(s.handleCreate)))
 	mux.Handle("POST /api/token", g.limited(g.register(s.handleToken)))
 }

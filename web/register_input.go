@@ -49,6 +49,17 @@ type registration struct {
 	// keys, optional. They are never rendered back into a page.
 	OpenAIAPIKey   string `json:"openai_api_key"`
 	DeepgramAPIKey string `json:"deepgram_api_key"`
+	// Feedback and FeedbackScores are "yes", "no" or empty (as the
+	// blueprint says): the candidate's feedback page at the end (a
+	// practice interview) and its scores.
+	Feedback       string `json:"feedback"`
+	FeedbackScores string `json:"feedback_scores"`
+	// LengthMinutes is the expected length in minutes; empty keeps the
+	// blueprint's timings.
+	LengthMinutes string `json:"length_minutes"`
+	// SendEmail is the form's "email the invitation now" box ("on" when
+	// ticked); the JSON API does not send email.
+	SendEmail string `json:"-"`
 }
 
 // keys returns the provider keys typed into the registration.
@@ -92,6 +103,14 @@ func (r *registration) field(name string) *string {
 		return &r.OpenAIAPIKey
 	case fieldDeepgramKey:
 		return &r.DeepgramAPIKey
+	case fieldFeedback:
+		return &r.Feedback
+	case fieldFeedbackScores:
+		return &r.FeedbackScores
+	case fieldLength:
+		return &r.LengthMinutes
+	case fieldSendEmail:
+		return &r.SendEmail
 	}
 	return nil
 }
@@ -165,6 +184,8 @@ func readSubmission(w http.ResponseWriter, r *http.Request) (*submission, *reque
 			JobDescription: f.Get(fieldJobDesc), ResumeText: f.Get(fieldResumeText),
 			Template: f.Get(fieldTemplate), Problem: f.Get(fieldProblem), Brief: f.Get(fieldBrief), Language: f.Get(fieldLanguage),
 			OpenAIAPIKey: f.Get(fieldOpenAIKey), DeepgramAPIKey: f.Get(fieldDeepgramKey),
+			Feedback: f.Get(fieldFeedback), FeedbackScores: f.Get(fieldFeedbackScores), LengthMinutes: f.Get(fieldLength),
+			SendEmail: f.Get(fieldSendEmail),
 		}
 		sub.html = f.Get(fieldUI) == "html" || acceptsHTML(r)
 	default:

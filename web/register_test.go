@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/stages"
 )
 
 // registerJSON registers a candidate through the JSON API.
@@ -184,7 +185,7 @@ func TestCreateFormResultPage(t *testing.T) {
 		"Interview ready for Ada Lovelace",
 		`value="` + join + `"`, `data-copy="join-url"`,
 		"What happens next",
-		`href="/review/` + it.ID + `"`,
+		`its score show in the <a href="/invitations">list of invitations</a>`, // a recruiter cannot open the interview page
 		`href="mailto:ada@example.com?subject=Your%20interview%20for%20the%20Backend%20engineer%20role&amp;body=Hello%20Ada%20Lovelace`,
 		"<dt>Job description</dt><dd>Kept on the server</dd>",
 	} {
@@ -407,7 +408,16 @@ func captureServer(t *testing.T) *testServer {
 	ts := newTestServer(t, func(o *Options) {
 		o.Templates = []TemplateChoice{{Name: "fullstack-senior", Title: "Senior full-stack engineer"}, {Name: "data-engineer"}}
 	})
-	ts.registrar.blueprints = append(ts.registrar.blueprints, blueprintOption{Name: "capture", Title: "Knowledge capture", KnowledgeCapture: true})
+	// The knowledge-capture plan is a design installed in the library.
+	src, err := stages.BuiltinSource(stages.KnowledgeCaptureName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	capture := interviews.Design{Kind: interviews.KindBlueprint, Name: "capture",
+		Content: strings.Replace(string(src), "name: "+stages.KnowledgeCaptureName, "name: capture", 1)}
+	if err := ts.store.AddDesign(t.Context(), &capture); err != nil {
+		t.Fatal(err)
+	}
 	return ts
 }
 

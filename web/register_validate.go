@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/viva-interviews/viva/internal/sandbox"
@@ -32,6 +33,7 @@ type validated struct {
 	problem        string
 	brief          string
 	keys           interviews.Keys
+	options        *interviews.Options // nil for none
 }
 
 // validate checks and normalises a submission: the candidate as
@@ -52,10 +54,11 @@ func (s *registrar) validate(ctx context.Context, sub *submission) (*validated, 
 		maps.Copy(errs, fe)
 	}
 
-	s.checkPlan(in, errs)
+	cur := s.plans.current(ctx)
+	cur.checkPlan(in, errs)
 	v.blueprint, v.template, v.problem = in.Blueprint, in.Template, in.Problem
 
-	s.validateBrief(sub, errs)
+	s.validateBrief(cur, sub, errs)
 	v.brief = in.Brief
 
 	in.JobDescription = strings.TrimSpace(normalizeNewlines(in.JobDescription))
@@ -71,7 +74,8 @@ func (s *registrar) validate(ctx context.Context, sub *submission) (*validated, 
 	s.checkResume(ctx, sub, v, errs)
 
 	s.checkKeys(in, v, errs)
-	v.language = s.checkLanguage(in, v.keys, errs)
+	v.language = s.checkLanguage(ctx, in, v.keys, errs)
+	v.options = checkInterviewOptions(in, errs)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -162,7 +166,7 @@ func (s *registrar) checkResume(ctx context.Context, sub *submission, v *validat
 // viva ships (lang.Parse), or the plan's when none is chosen, that the
 // interviewer's engines (the server's, or the interview's own keys') can
 // speak. It returns the tag, "" for the plan's English.
-func (s *plans) checkLanguage(in *registration, keys interviews.Keys, errs fieldErrors) string {
+func (s *plans) checkLanguage(ctx context.Context, in *registration, keys interviews.Keys, errs fieldErrors) string {
 	tag, err := lang.Parse(in.Language)
 	if err != nil {
 		errs[fieldLanguage] = err.Error()
@@ -170,7 +174,7 @@ func (s *plans) checkLanguage(in *registration, keys interviews.Keys, errs field
 	}
 	in.Language = tag
 	if tag == "" && errs[fieldBlueprint] == "" {
-		if b, err := s.findBlueprint(in.Blueprint); err == nil {
+		if b, _, err := (interviews.Library{Store: s.designs}).Blueprint(ctx, in.Blueprint, ""); err == nil {
 			tag, _ = lang.Parse(b.Language)
 		}
 	}
@@ -227,7 +231,7 @@ func checkProviderKey(key, prefix, what string) string {
 // validateBrief checks the brief, typed or uploaded (an uploaded one's
 // text is kept in sub.reg.Brief): text within interviews.MaxBriefLen characters,
 // required by a knowledge-capture plan and refused by any other.
-func (s *registrar) validateBrief(sub *submission, errs fieldErrors) {
+func (s *registrar) validateBrief(cur *plans, sub *submission, errs fieldErrors) {
 	in := &sub.reg
 	in.Brief = strings.TrimSpace(normalizeNewlines(in.Brief))
 	if f := sub.brief; f != nil {
@@ -250,8 +254,8 @@ func (s *registrar) validateBrief(sub *submission, errs fieldErrors) {
 	if !utf8.ValidString(in.Brief) {
 		in.Brief = strings.ToValidUTF8(in.Brief, "")
 	}
-	i := slices.IndexFunc(s.blueprints, func(b blueprintOption) bool { return b.Name == in.Blueprint })
-	capture := i >= 0 && s.blueprints[i].KnowledgeCapture
+	i := slices.IndexFunc(cur.blueprints, func(b blueprintOption) bool { return b.Name == in.Blueprint })
+	capture := i >= 0 && cur.blueprints[i].KnowledgeCapture
 	switch n := utf8.RuneCountInString(in.Brief); {
 	case n > interviews.MaxBriefLen:
 		errs[fieldBrief] = fmt.Sprintf("The brief has %s characters; shorten it to %s or fewer", thousands(n), thousands(interviews.MaxBriefLen))
@@ -282,4 +286,40 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// checkInterviewOptions reads the interview's options: the feedback page and its
+// scores ("yes", "no" or empty for the blueprint's choice) and the
+// expected length in whole minutes.
+func checkInterviewOptions(in *registration, errs fieldErrors) *interviews.Options {
+	var o interviews.Options
+	yesNo := func(field, v string) *bool {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "":
+			return nil
+		case "yes", "on", "true":
+			return new(true)
+		case "no", "off", "false":
+			return new(false)
+		}
+		errs[field] = "Choose yes, no, or leave it to the interview plan"
+		return nil
+	}
+	o.Feedback = yesNo(fieldFeedback, in.Feedback)
+	o.FeedbackScores = yesNo(fieldFeedbackScores, in.FeedbackScores)
+	if m := strings.TrimSpace(in.LengthMinutes); m != "" {
+		n, err := strconv.Atoi(m)
+		if err != nil || time.Duration(n)*time.Minute < interviews.MinLength || time.Duration(n)*time.Minute > interviews.MaxLength {
+			errs[fieldLength] = fmt.Sprintf("Enter the expected length in whole minutes, from %d to %d, or leave it empty for the plan's own timings",
+				int(interviews.MinLength.Minutes()), int(interviews.MaxLength.Minutes()))
+		}
+		o.Length = time.Duration(n) * time.Minute
+	}
+	if err := o.Validate(); err != nil && errs[fieldLength] == "" && errs[fieldFeedbackScores] == "" {
+		errs[fieldFeedbackScores] = "The scores are shown on the feedback page: turn the page on, or the scores off"
+	}
+	if o.IsZero() {
+		return nil
+	}
+	return &o
 }

@@ -107,9 +107,9 @@ func TestBrowserReportPages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test: skipped with -short")
 	}
-	ts := newTestServer(t, feedbackBlueprints(false))
+	ts := newTestServer(t)
 	r := withReport(t, ts, "Zoë Bérénice", fixtureReport(ts.clock.Now()), "hold", "advance")
-	r.Blueprint = "practice"
+	practice(r, false)
 	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}

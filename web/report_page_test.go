@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
-	"github.com/viva-interviews/viva/stages"
 	"github.com/viva-interviews/viva/web/reportpdf"
 )
 
@@ -245,30 +244,19 @@ func TestCompareByRole(t *testing.T) {
 	}
 }
 
-// feedbackBlueprints gives "practice" candidate feedback (with scores when
-// scores is set) and everything else as built in.
-func feedbackBlueprints(scores bool) func(*Options) {
-	return func(o *Options) {
-		o.FindBlueprint = func(name string) (*stages.Blueprint, error) {
-			b, err := stages.Builtin("default")
-			if name == "practice" && err == nil {
-				b.CandidateFeedback, b.FeedbackScores = true, scores
-			}
-			if name != "practice" {
-				return stages.Builtin(name)
-			}
-			return b, err
-		}
-	}
+// practice makes r a practice interview: its options give the candidate
+// their feedback page, with the scores when scores is set.
+func practice(r *interviews.Record, scores bool) {
+	r.Options = &interviews.Options{Feedback: new(true), FeedbackScores: new(scores)}
 }
 
 func TestCandidateFeedbackPage(t *testing.T) {
-	ts := newTestServer(t, feedbackBlueprints(false))
+	ts := newTestServer(t)
 	r := withReport(t, ts, "Zoë Bérénice", fixtureReport(ts.clock.Now()))
 	if got := ts.get("/interview/" + r.ID + "/feedback").Code; got != http.StatusNotFound {
 		t.Errorf("a plan without candidate feedback: status %d, want 404", got)
 	}
-	r.Blueprint = "practice"
+	practice(r, false)
 	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
@@ -300,9 +288,9 @@ func TestCandidateFeedbackPage(t *testing.T) {
 		t.Error("a pending report's feedback page does not say it is being prepared and refresh")
 	}
 
-	ts2 := newTestServer(t, feedbackBlueprints(true))
+	ts2 := newTestServer(t)
 	r2 := withReport(t, ts2, "Sam Scores", fixtureReport(ts2.clock.Now()))
-	r2.Blueprint = "practice"
+	practice(r2, true)
 	if err := ts2.store.Save(t.Context(), r2); err != nil {
 		t.Fatal(err)
 	}
@@ -313,12 +301,12 @@ func TestCandidateFeedbackPage(t *testing.T) {
 }
 
 func TestRoomPageOffersFeedbackLink(t *testing.T) {
-	ts := newTestServer(t, feedbackBlueprints(false))
+	ts := newTestServer(t)
 	r := detailRecord(t, ts, interviews.StatusScheduled)
 	if body := ts.get("/interview/" + r.ID).Body.String(); strings.Contains(body, "feedback-link") {
 		t.Error("the room page offers feedback on a plan without it")
 	}
-	r.Blueprint = "practice"
+	practice(r, false)
 	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
@@ -343,12 +331,12 @@ func (m *recordingMailer) Send(_ context.Context, to, subject, text string) erro
 
 func TestNotifyFeedbackReady(t *testing.T) {
 	m := &recordingMailer{}
-	ts := newTestServer(t, feedbackBlueprints(false), func(o *Options) { o.Mailer = m })
+	ts := newTestServer(t, func(o *Options) { o.Mailer = m })
 	r := withReport(t, ts, "Zoë Bérénice", fixtureReport(ts.clock.Now()))
 	if sent, err := ts.NotifyFeedbackReady(t.Context(), r); sent || err != nil {
 		t.Errorf("a plan without feedback: sent %v, %v", sent, err)
 	}
-	r.Blueprint = "practice"
+	practice(r, false)
 	sent, err := ts.NotifyFeedbackReady(t.Context(), r)
 	if !sent || err != nil {
 		t.Fatalf("sent %v, %v", sent, err)

@@ -52,7 +52,7 @@ const scorecardKeyQuestions = 5
 func scorecard(rec *interviews.Record, rv *reportView, dv decisionsView, now time.Time) reportpdf.Document {
 	doc := reportpdf.Document{
 		Title: rec.Candidate.Name,
-		Subtitle: strings.Join(nonEmpty(rec.Candidate.Role, rec.Candidate.Level, blueprintTitle(rec.Blueprint),
+		Subtitle: strings.Join(nonEmpty(rec.Candidate.Role, rec.Candidate.Level, designLabel(rec),
 			formatDateTime(rec.EndedAt), rec.Standing(now).Label()), " · "),
 		CreatedAt: now,
 	}
@@ -173,4 +173,14 @@ func scorecardFigures(rv *reportView) []reportpdf.Line {
 func unclearSentence(n int) string {
 	return fmt.Sprintf("%s not quoted nor judged: the speech recogniser was unsure of %s; listen to the recording.",
 		plural(n, "answer"), map[bool]string{true: "it", false: "them"}[n == 1])
+}
+
+// designLabel names the plan an interview followed and its version, as
+// the report's subtitle does: "Behavioural interview (version built-in)".
+func designLabel(rec *interviews.Record) string {
+	label := blueprintTitle(rec.Blueprint)
+	if rec.BlueprintVersion != "" {
+		label += " (version " + interviews.ShortVersion(rec.BlueprintVersion) + ")"
+	}
+	return label
 }

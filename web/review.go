@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -244,7 +245,7 @@ func (s *reviewPages) handleAPIGet(w http.ResponseWriter, r *http.Request) {
 // detailPage arranges rec as a timeline: its stage visits in order, each
 // with the turns in the order they were spoken, the questions asked and
 // the assessments, each beside the answer it judges.
-func (s *reviewPages) detailPage(rec *interviews.Record) detailPage {
+func (s *reviewPages) detailPage(ctx context.Context, rec *interviews.Record) detailPage {
 	rec = rec.Public()
 	p := detailPage{
 		view:        view{Title: rec.Candidate.Name, SignedIn: true},
@@ -267,7 +268,7 @@ func (s *reviewPages) detailPage(rec *interviews.Record) detailPage {
 	p.Decisions = newDecisionsView(rec)
 	p.Decidable = rec.Status.Finished() && !p.InProgress
 	p.PrintURL, p.PDFURL = "/review/"+rec.ID+"/report", "/review/"+rec.ID+"/report.pdf"
-	p.Summary = s.summarize(rec, p.InProgress)
+	p.Summary = s.summarize(ctx, rec, p.InProgress)
 	p.Recordings = s.recordingsView(rec)
 	answers := answersBySeq(rec)
 	if p.InProgress {
@@ -302,7 +303,7 @@ type detailSummary struct {
 }
 
 // summarize gives rec at a glance.
-func (s *reviewPages) summarize(rec *interviews.Record, live bool) detailSummary {
+func (s *reviewPages) summarize(ctx context.Context, rec *interviews.Record, live bool) detailSummary {
 	sum := detailSummary{
 		Outcome: rec.Standing(s.now()).Label(), OutcomeClass: statusClass(rec.Standing(s.now())),
 		Answers: rec.AnswerTurns(), Duration: rec.Duration(),
@@ -314,7 +315,7 @@ func (s *reviewPages) summarize(rec *interviews.Record, live bool) detailSummary
 		sum.Ending = endReasonLabel(rec.EndedBy)
 	}
 	sum.StagesReached = rec.StagesReached()
-	if bp, err := s.findBlueprint(rec.Blueprint); err == nil {
+	if bp, err := s.findBlueprint.find(ctx, rec); err == nil {
 		sum.StagesTotal = len(bp.Stages)
 	}
 	for _, q := range rec.ListedQuestions() {

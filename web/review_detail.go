@@ -35,7 +35,7 @@ func (s *reviewPages) handleReviewDetail(w http.ResponseWriter, r *http.Request)
 		_, _ = w.Write(append(data, '\n'))
 		return
 	}
-	s.render(w, r, http.StatusOK, "review_detail.html", s.detailPage(rec))
+	s.render(w, r, http.StatusOK, "review_detail.html", s.detailPage(r.Context(), rec))
 }
 
 // detailPage is the data of review_detail.html.
@@ -138,6 +138,9 @@ type turnView struct {
 	Assessments []assessmentView
 	// Play seeks the recording to the turn; nil when no recording holds it.
 	Play *playView
+	// Signals are the integrity signals beside a candidate turn
+	// (templates/signals.html): context, never a verdict.
+	Signals []interviews.Signal
 }
 
 // incidentView is a provider fault as the page tells it: in words, never
@@ -217,6 +220,9 @@ func (p *detailPage) addTurns(rec *interviews.Record, questions map[string]stage
 		tv.Play = p.Recordings.playAt(t.StartedAt)
 		if a, ok := answers[t.Seq]; ok && !tv.Agent {
 			tv.Answer = &a
+		}
+		if !tv.Agent {
+			tv.Signals = rec.SignalsOf(t.Seq)
 		}
 		if tv.Agent {
 			tv.Speaker = "Interviewer"

@@ -30,7 +30,7 @@ func (s *reviewPages) handleReviewLive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := s.pages["review_detail.html"]
-	p := s.detailPage(rec)
+	p := s.detailPage(r.Context(), rec)
 	var buf bytes.Buffer
 	for _, part := range liveParts {
 		if err := t.ExecuteTemplate(&buf, part, p); err != nil {

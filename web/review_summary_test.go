@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/stages"
 )
 
 // TestReviewSummary: the page opens with the status and how it ended in
@@ -23,7 +24,7 @@ func TestReviewSummary(t *testing.T) {
 	body := ts.reviewerGet(t, "/review/"+r.ID)
 	summary := body[strings.Index(body, `id="summary"`):]
 	summary = summary[:strings.Index(summary, "</section>")]
-	bp, err := ts.review.findBlueprint("default")
+	bp, err := stages.Builtin("default")
 	if err != nil {
 		t.Fatal(err)
 	}

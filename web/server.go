@@ -40,7 +40,6 @@ import (
 	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/recordings"
-	"github.com/viva-interviews/viva/stages"
 )
 
 // Defaults applied by New to zero Options fields.
@@ -129,10 +128,6 @@ type Options struct {
 	// Webhooks tells hiring systems about reviewers' decisions (a
 	// *webhooks.Sender); nil tells nobody.
 	Webhooks interviews.Notifier
-	// FindBlueprint returns the blueprint an interview record names, to
-	// read its settings (candidate feedback, language); default
-	// stages.Builtin.
-	FindBlueprint func(name string) (*stages.Blueprint, error)
 	// CheckLanguage says why the interviewer's engines cannot hold an
 	// interview in a language (a tag checked by lang.Parse; "" is
 	// English), with the server's engines or, when given, the interview's
@@ -191,6 +186,7 @@ type Server struct {
 	review       *reviewPages
 	decisions    *decisionActions
 	reports      *reportPages
+	designs      *designPages
 }
 
 // New checks opts and returns a Server. Its errors say which option is
@@ -206,16 +202,17 @@ func New(opts Options) (*Server, error) {
 	tokens := &roomTokens{apiKey: opts.APIKey, apiSecret: opts.APISecret, agentName: opts.AgentName,
 		tokenTTL: opts.TokenTTL, rejoinGrace: opts.RejoinGrace, clientURL: set.clientURL}
 	lnk := links{publicURL: set.publicURL}
-	find := blueprintFinder(opts.FindBlueprint)
-	pl := &plans{blueprints: set.blueprints, templates: set.templates, findBlueprint: find, speaks: opts.CheckLanguage}
+	find := blueprintFinder{lib: interviews.Library{Store: opts.Store}}
+	pl := &plans{blueprints: set.blueprints, templates: set.templates, designs: opts.Store, speaks: opts.CheckLanguage}
+	mail := newInviteMail(opts, set.publicURL, set.brand.Name, find)
 	s := &Server{
 		site: st, brand: set.brand, csp: contentSecurityPolicy(opts.LiveKitURL, set.brand.logoOrigin()),
 		publicURL: set.publicURL, metrics: opts.Metrics, metricsHandler: opts.MetricsHandler,
 		access: &access{site: st, accounts: opts.Accounts, reviewerHash: sha256.Sum256([]byte(opts.ReviewerToken)),
 			sharedPassword: opts.ReviewerToken != "", secureCookies: opts.SecureCookies,
 			sessions: opts.Sessions, loginLim: opts.Limiter("login", opts.RateLimit), bearerLim: opts.Limiter("bearer", opts.RateLimit)},
-		registrar:   &registrar{records: recs, plans: pl, links: lnk, tokens: tokens, interviews: svc, metrics: opts.Metrics},
-		invitations: &invitations{records: recs, plans: pl, links: lnk, interviews: svc},
+		registrar:   &registrar{records: recs, plans: pl, links: lnk, tokens: tokens, interviews: svc, metrics: opts.Metrics, mail: mail},
+		invitations: &invitations{records: recs, plans: pl, links: lnk, interviews: svc, mail: mail},
 		room: &roomPages{records: recs, tokens: tokens, interviews: svc, findBlueprint: find,
 			consent: set.consent, timeScale: opts.TimeScale},
 		feedbackMail: &feedbackMail{log: opts.Logger, links: lnk, interviews: svc, mailer: opts.Mailer, findBlueprint: find},
@@ -223,6 +220,7 @@ func New(opts Options) (*Server, error) {
 		decisions: &decisionActions{records: recs, interviews: svc, reports: opts.Reports,
 			reportLim: opts.Limiter("report", reportRequestsPerMinute)},
 		reports: &reportPages{records: recs},
+		designs: &designPages{records: recs, interviews: svc},
 	}
 	if err := s.loadAssets(); err != nil {
 		return nil, err
@@ -238,8 +236,9 @@ func (s *Server) Handler() http.Handler { return s.handler }
 
 // gates wrap an area's handlers with the checks its routes need.
 type gates struct {
-	// register and review ask for the permission of that name.
-	register, review func(http.HandlerFunc) http.HandlerFunc
+	// register and review ask for the permission of that name; design
+	// for managing the design library.
+	register, review, design func(http.HandlerFunc) http.HandlerFunc
 	// limited counts each client's requests that create interviews or
 	// mint tokens.
 	limited func(http.Handler) http.Handler
@@ -251,6 +250,7 @@ func (s *Server) routes(createLim accounts.Limiter) http.Handler {
 	g := gates{
 		register: func(h http.HandlerFunc) http.HandlerFunc { return s.access.require(accounts.Register, h) },
 		review:   func(h http.HandlerFunc) http.HandlerFunc { return s.access.require(accounts.Review, h) },
+		design:   func(h http.HandlerFunc) http.HandlerFunc { return s.access.require(accounts.Design, h) },
 		limited:  func(h http.Handler) http.Handler { return s.limited(createLim, h) },
 	}
 	mux.HandleFunc("GET /healthz", s.handleHealth)
@@ -267,6 +267,7 @@ func (s *Server) routes(createLim accounts.Limiter) http.Handler {
 	s.review.routes(mux, g)
 	s.decisions.routes(mux, g)
 	s.reports.routes(mux, g)
+	s.designs.routes(mux, g)
 
 	cop := http.NewCrossOriginProtection()
 	if s.publicURL != "" {

@@ -63,7 +63,7 @@ func (s *site) render(w http.ResponseWriter, r *http.Request, status int, page s
 		return
 	}
 	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "layout", data); err != nil {
+	if err := t.ExecuteTemplate(&buf, "layout", withNav(data, navFor(r))); err != nil {
 		s.log.Error("web: rendering a page", "page", page, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
@@ -134,6 +134,9 @@ type view struct {
 	Refresh bool
 	// Candidate hides the staff navigation: the page is a candidate's.
 	Candidate bool
+	// Nav is what the signed-in user may open; render sets it (see
+	// withNav), so no page links to what would answer 403.
+	Nav nav
 }
 
 // readRecord reads the interview named by the path, answering 404 or 500

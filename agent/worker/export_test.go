@@ -12,3 +12,7 @@ var (
 	MsgRevoked  = lang.Text("", lang.RefuseRevoked)
 	MsgFinished = lang.Text("", lang.RefuseFinished)
 )
+
+// MsgNoDesign is what a candidate is told when the interview's designs
+// are not in the library.
+var MsgNoDesign = lang.Text("", lang.RefuseNoDesign)

@@ -40,6 +40,7 @@ type session struct {
 	bp  *stages.Blueprint
 	// language is the language the interview is held in.
 	language string
+	tpl      *stages.Template // nil for none
 
 	room  *lksdk.Room
 	voice *spoken.Session // the audio, and the loop's transport
@@ -51,6 +52,8 @@ type session struct {
 	// chat joins typed messages into turns at a pace the loop keeps up
 	// with.
 	chat *chatGate
+	// signals bounds the room page's integrity reports (dataPacket).
+	signals signalGate
 	// done is closed when the session ends: late posts and room updates
 	// from callbacks and playback goroutines are then dropped, not blocked.
 	done chan struct{}
@@ -172,7 +175,7 @@ func (ss *session) newLoop(rec *interviews.Record) (*agent.Loop, error) {
 		wait = DefaultCandidateTimeout
 	}
 	return agent.NewLoop(agent.Setup{Blueprint: ss.bp, Record: rec, Store: observeStore(s.Store, s.Metrics, rec), TimeScale: s.TimeScale,
-		Models: ss.eng.Models, Template: s.template(rec.Template, ss.log), Logger: ss.log},
+		Models: ss.eng.Models, Template: ss.tpl, Logger: ss.log},
 		agent.LoopOptions{JoinTimeout: wait, RejoinGrace: s.RejoinGrace,
 			HearingTimeout:           positiveOr(s.HearingTimeout, config.DefaultHearingTimeout),
 			FalseInterruptionTimeout: positiveOr(s.FalseInterruptionTimeout, config.DefaultFalseInterruptionTimeout),
@@ -193,6 +196,7 @@ func (ss *session) roomCallback() *lksdk.RoomCallback {
 			ss.post(agent.Left{})
 		}
 	}
+	cb.OnDataPacket = ss.dataPacket
 	cb.OnDisconnected = func() {
 		ss.post(agent.Closed{Status: interviews.StatusCandidateLeft, Reason: interviews.EndedCandidateLeft})
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/lkagent"
-	"github.com/viva-interviews/viva/stages"
 )
 
 // Sessions runs spoken interviews: it is the worker's Handler, one session
@@ -26,14 +25,12 @@ import (
 type Sessions struct {
 	// Store holds the interview records. Required.
 	Store interviews.Store
-	// Blueprint returns an installed blueprint by name (default
-	// stages.Builtin). Names come from dispatch metadata and records, so it
-	// must never read a file they name.
-	Blueprint func(name string) (*stages.Blueprint, error)
-	// Template returns an installed role template by name (default
-	// stages.BuiltinTemplate), for the template a record names; like
-	// Blueprint it never reads a file.
-	Template func(name string) (*stages.Template, error)
+	// Designs is the design library the interviews' blueprints and role
+	// templates come from, by the name and version their records give
+	// (default: the built-in designs and those installed in Store). Names
+	// come from dispatch metadata and records, so it must never read a
+	// file they name.
+	Designs interviews.Designs
 	// Engines are the engines of every interview but those that bring
 	// their own provider keys (see EnginesFor). NewLLM, STT and TTS are
 	// required.
@@ -176,13 +173,21 @@ const rejectWait = 15 * time.Second
 // leaseOwner names this session in the interview's lease.
 func leaseOwner(job lkagent.Job) string { return interviews.LeaseOwner("job " + job.ID) }
 
+// designs is the library the interviews' designs come from.
+func (s *Sessions) designs() interviews.Designs {
+	if s.Designs != nil {
+		return s.Designs
+	}
+	return interviews.Library{Store: s.Store}
+}
+
 // open reads the job's dispatch metadata, takes the interview's lease and
-// loads (or creates) its record. On failure it returns the sentence the
-// candidate is told.
-func (s *Sessions) open(ctx context.Context, job lkagent.Job, ttl time.Duration) (*interviews.Record, *stages.Blueprint, lang.Key, error) {
+// loads (or creates) its record and its designs. On failure it returns
+// the sentence the candidate is told.
+func (s *Sessions) open(ctx context.Context, job lkagent.Job, ttl time.Duration) (*interviews.Opened, lang.Key, error) {
 	d, err := interviews.ParseDispatch(job.Metadata)
 	if err != nil {
-		return nil, nil, lang.RefuseBadLink, err
+		return nil, lang.RefuseBadLink, err
 	}
 	owner := leaseOwner(job)
 	if d.InterviewID != "" {
@@ -193,34 +198,41 @@ func (s *Sessions) open(ctx context.Context, job lkagent.Job, ttl time.Duration)
 				// (the room's own and a rescue's, or two web apps'
 				// rescues) leaves it to the running session.
 				if rec, gerr := s.Store.Get(ctx, d.InterviewID); gerr == nil && rec.Room == job.RoomName {
-					return nil, nil, "", fmt.Errorf("%w: %w", errDuplicateJob, err)
+					return nil, "", fmt.Errorf("%w: %w", errDuplicateJob, err)
 				}
-				return nil, nil, lang.RefuseLeaseHeld, err
+				return nil, lang.RefuseLeaseHeld, err
 			}
-			return nil, nil, lang.RefuseUnavailable, err
+			return nil, lang.RefuseUnavailable, err
 		}
 	}
-	rec, bp, err := d.Open(ctx, s.Store, job.RoomName, s.Blueprint)
+	o, err := d.Open(ctx, s.Store, job.RoomName, s.designs())
 	if err != nil {
 		if d.InterviewID != "" {
 			_ = s.Store.ReleaseLease(context.WithoutCancel(ctx), d.InterviewID, owner)
 		}
-		switch {
-		case errors.Is(err, interviews.ErrFinished):
-			return nil, nil, lang.RefuseFinished, err
-		case errors.Is(err, interviews.ErrRevoked):
-			return nil, nil, lang.RefuseRevoked, err
-		case errors.Is(err, interviews.ErrNotFound):
-			return nil, nil, lang.RefuseBadLink, err
-		}
-		return nil, nil, lang.RefuseUnavailable, err
+		return nil, openRefusal(err), err
 	}
 	if d.InterviewID == "" {
-		if _, err := s.Store.AcquireLease(ctx, rec.ID, owner, ttl); err != nil {
-			return nil, nil, lang.RefuseUnavailable, err
+		if _, err := s.Store.AcquireLease(ctx, o.Record.ID, owner, ttl); err != nil {
+			return nil, lang.RefuseUnavailable, err
 		}
 	}
-	return rec, bp, "", nil
+	return o, "", nil
+}
+
+// openRefusal is what the candidate is told when Dispatch.Open fails.
+func openRefusal(err error) lang.Key {
+	switch {
+	case errors.Is(err, interviews.ErrFinished):
+		return lang.RefuseFinished
+	case errors.Is(err, interviews.ErrRevoked):
+		return lang.RefuseRevoked
+	case errors.Is(err, interviews.ErrNotFound):
+		return lang.RefuseBadLink
+	case errors.Is(err, interviews.ErrDesignNotFound):
+		return lang.RefuseNoDesign
+	}
+	return lang.RefuseUnavailable
 }
 
 // Admit decides, before the worker accepts a job, whether it is worth
@@ -262,7 +274,7 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 	if ttl <= 0 {
 		ttl = DefaultLeaseTTL
 	}
-	rec, bp, msg, err := s.open(ctx, job, ttl)
+	opened, msg, err := s.open(ctx, job, ttl)
 	if errors.Is(err, errDuplicateJob) {
 		log.Warn("leaving a second dispatch of an interview that runs in this room to its session", "err", err)
 		return nil
@@ -272,8 +284,10 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 		s.reject(ctx, job, log, lang.Text(s.dispatchLanguage(ctx, job), msg))
 		return err
 	}
-	log = log.With("interview_id", rec.ID)
+	rec := opened.Record
+	log = log.With("interview_id", rec.ID, "blueprint", rec.Blueprint, "blueprint_version", rec.BlueprintVersion)
 	owner := leaseOwner(job)
+	bp := opened.Blueprint
 	language := agent.InterviewLanguage(rec, bp)
 	if msg, err := s.refusePlan(settle, rec, bp, owner, log); err != nil {
 		s.reject(ctx, job, log, msg)
@@ -315,7 +329,7 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 	}()
 	names := eng.Names
 	rec.Engines = &names
-	sess := &session{s: s, eng: eng, job: job, log: log, bp: bp, language: language,
+	sess := &session{s: s, eng: eng, job: job, log: log, bp: bp, tpl: opened.Template, language: language,
 		ops: make(chan func(), 256), opsDone: make(chan struct{}), done: make(chan struct{})}
 	sess.chat = newChatGate(sess.typedTurn, sess.chatNotice)
 	defer sess.chat.Close()
@@ -434,21 +448,3 @@ func (s *Sessions) closeRoom(ctx context.Context, log *slog.Logger, roomName str
 // DefaultCandidateTimeout is how long a session waits for the candidate to
 // join when Sessions.CandidateTimeout is zero.
 const DefaultCandidateTimeout = 10 * time.Minute
-
-// template returns the installed role template called name, or nil (with
-// a warning: the interview runs without it) when there is none.
-func (s *Sessions) template(name string, log *slog.Logger) *stages.Template {
-	if name == "" {
-		return nil
-	}
-	find := s.Template
-	if find == nil {
-		find = stages.BuiltinTemplate
-	}
-	tpl, err := find(name)
-	if err != nil {
-		log.Warn("the interview's role template is not installed on this worker; interviewing without it", "template", name, "err", err)
-		return nil
-	}
-	return tpl
-}

@@ -120,7 +120,6 @@ func newWorker(ctx context.Context, cfg *config.Config, log *slog.Logger, m *met
 		FalseInterruptionTimeout: offWhenZero(cfg.FalseInterruptionTimeout), AwayAfter: offWhenZero(cfg.AwayAfter),
 		HearingTimeout: offWhenZero(cfg.HearingTimeout),
 		Rooms:          lksdk.NewRoomServiceClient(httpURL(cfg.LiveKitURL), cfg.LiveKitAPIKey, cfg.LiveKitAPISecret),
-		Blueprint:      installedBlueprint,
 		EnginesFor:     engines.ForOwnKeys(cfg, log),
 		RejoinGrace:    cfg.RejoinGrace,
 		Logger:         log,

@@ -128,7 +128,7 @@ func writeReport(ctx context.Context, cfg *config.Config, log *slog.Logger, stor
 		return nil, err
 	}
 	runner, err := reports.NewRunner(reports.RunnerOptions{Store: store, Generator: gen, Logger: log, DropTexts: cfg.DropTextsAfterReport,
-		Blueprint: func(string) (*stages.Blueprint, error) { return bp, nil }})
+		Designs: fixedDesigns{bp}})
 	if err != nil {
 		return nil, err
 	}
@@ -304,4 +304,17 @@ func isTerminal(v any) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// fixedDesigns is the design library of viva chat's report: the
+// interview's blueprint, whatever the name (the operator's own file may
+// not be in the library), and no template (a report needs none).
+type fixedDesigns struct{ bp *stages.Blueprint }
+
+func (f fixedDesigns) Blueprint(context.Context, string, string) (*stages.Blueprint, string, error) {
+	return f.bp.Clone(), "", nil
+}
+
+func (fixedDesigns) Template(context.Context, string, string) (*stages.Template, string, error) {
+	return nil, "", nil
 }

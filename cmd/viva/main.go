@@ -7,6 +7,7 @@
 //	viva users   the web app's accounts: add, list, passwd, role, remove, token, tokens, revoke-token
 //	viva invitations  a candidate's link: revoke, reissue
 //	viva blueprints  the installed interview blueprints and role templates
+//	viva designs the design library: add, list, show, remove, export
 //	viva bench   benchmarks: turn latency and the cost of each interview
 //	viva export  the stored records as JSON files, from PostgreSQL or files;
 //	             with --email, everything held about one candidate
@@ -50,6 +51,7 @@ var commands = []command{
 	{"users", "manage who signs in to the web app: add, list, passwd, role, remove, token, tokens, revoke-token", runUsers},
 	{"invitations", "withdraw or re-issue a candidate's link: revoke, reissue", runInvitations},
 	{"blueprints", "list the installed interview blueprints and role templates", runBlueprints},
+	{"designs", "manage the library of interview designs: add, list, show, remove, export", runDesigns},
 	{"bench", "measure turn latency and the cost per interview over a local LiveKit server: latency, density", runBench},
 	{exportName, "write the stored interview records as JSON files (<id>.json) in a directory, or everything held about one candidate", runExport},
 	{eraseName, "erase every interview of one candidate: records, reports, recordings and keys", runErase},

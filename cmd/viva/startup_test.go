@@ -12,7 +12,6 @@ import (
 
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/filestore"
-	"github.com/viva-interviews/viva/stages"
 	"github.com/viva-interviews/viva/web"
 )
 
@@ -83,27 +82,15 @@ func TestRoomPageCheck(t *testing.T) {
 	}
 }
 
-// TestDispatchNamesInstalledBlueprints: the worker's blueprint loader takes
-// installed names only; a dispatch or record naming a file is refused
-// without reading it, and nothing of the file reaches the error.
+// TestDispatchNamesInstalledBlueprints: the worker's design library takes
+// names only; a dispatch or record naming a file is refused without
+// reading it, and nothing of the file reaches the error.
 func TestDispatchNamesInstalledBlueprints(t *testing.T) {
 	secret := filepath.Join(t.TempDir(), "plan.yaml")
 	const contents = "name: secret-plan-contents"
 	if err := os.WriteFile(secret, []byte(contents), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"/etc/passwd", secret} {
-		_, err := installedBlueprint(name)
-		if err == nil || strings.Contains(err.Error(), contents) || strings.Contains(err.Error(), "root:") {
-			t.Errorf("installedBlueprint(%q) = %v", name, err)
-		}
-	}
-	for _, name := range stages.BuiltinNames() {
-		if _, err := installedBlueprint(name); err != nil {
-			t.Errorf("installedBlueprint(%q): %v", name, err)
-		}
-	}
-
 	store, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -112,12 +99,12 @@ func TestDispatchNamesInstalledBlueprints(t *testing.T) {
 		`{"name":"Ada","role":"x","blueprint":"/etc/passwd"}`,
 		`{"name":"Ada","role":"x","blueprint":"` + secret + `"}`,
 	} {
-		_, _, err := func() (*interviews.Record, *stages.Blueprint, error) {
+		_, err := func() (*interviews.Opened, error) {
 			d, err := interviews.ParseDispatch(meta)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
-			return d.Open(t.Context(), store, "room", installedBlueprint)
+			return d.Open(t.Context(), store, "room", interviews.Library{Store: store})
 		}()
 		if err == nil || strings.Contains(err.Error(), contents) || strings.Contains(err.Error(), "root:") {
 			t.Errorf("dispatch %s: %v", meta, err)
@@ -132,7 +119,7 @@ func TestDispatchNamesInstalledBlueprints(t *testing.T) {
 	if err := store.Create(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := (interviews.Dispatch{InterviewID: rec.ID}).Open(t.Context(), store, "room", installedBlueprint); err == nil || strings.Contains(err.Error(), contents) {
+	if _, err := (interviews.Dispatch{InterviewID: rec.ID}).Open(t.Context(), store, "room", interviews.Library{Store: store}); err == nil || strings.Contains(err.Error(), contents) {
 		t.Errorf("record naming a file: %v", err)
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/internal/sidehttp"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/invitemail"
 	"github.com/viva-interviews/viva/interviews/privacy"
 	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/reports"
@@ -108,7 +109,7 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	// The runner's events go to the webhooks and, with a mailer, a ready
 	// report also emails the candidate their feedback link.
 	events := &reports.ReadyHook{Next: hooks}
-	runner, err := reports.NewRunner(reports.RunnerOptions{Store: store, Generator: gen, Blueprint: installedBlueprint, Webhooks: events, Logger: log,
+	runner, err := reports.NewRunner(reports.RunnerOptions{Store: store, Generator: gen, Webhooks: events, Logger: log,
 		OnReport: webMetrics.Report, DropTexts: cfg.DropTextsAfterReport})
 	if err != nil {
 		return err
@@ -119,7 +120,7 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	}
 	srv, err := web.New(web.Options{Store: store, Templates: templates, Accounts: users, Sessions: users.Sessions, Limiter: users.Limiter, LiveKitURL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
 		AgentName: cfg.AgentName, ReviewerToken: cfg.ReviewerToken, TokenTTL: cfg.TokenTTL, LinkTTL: cfg.LinkTTL, RejoinGrace: cfg.RejoinGrace, PublicURL: cfg.PublicURL,
-		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Logger: log, Reports: runner, Webhooks: hooks, Mailer: mailer, FindBlueprint: installedBlueprint,
+		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Logger: log, Reports: runner, Webhooks: hooks, Mailer: mailer,
 		Recordings:    recs,
 		CheckLanguage: func(tag string, keys interviews.Keys) error { return engines.CheckLanguage(cfg, tag, keys) },
 		BrandName:     cfg.BrandName, BrandLogo: cfg.BrandLogo, ConsentText: consentText, RecordsAudio: cfg.RecordAudio, TimeScale: cfg.TimeScale,
@@ -138,6 +139,10 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	background.Go(func() { _ = runner.Run(bgCtx) })
 	background.Go(func() { hooks.Run(bgCtx) })
 	startSweepers(bgCtx, &background, store, recs, cfg, log)
+	// Candidates who have not started are reminded before their link expires.
+	if invites := srv.InviteMail(); invites != nil {
+		background.Go(func() { invites.Run(bgCtx, invitemail.DefaultSweepInterval) })
+	}
 	if err := web.CheckResumeParser(ctx); err != nil {
 		return err
 	}

@@ -56,7 +56,7 @@ func (c candidate) record() (*interviews.Record, *stages.Blueprint, error) {
 
 // loadBlueprint returns a built-in blueprint by name or loads a YAML file:
 // for the operator's own flags only, never for names from dispatch metadata
-// or records (see installedBlueprint).
+// or records (those name designs of the library: see interviews.Library).
 func loadBlueprint(nameOrPath string) (*stages.Blueprint, error) {
 	if stages.IsBuiltin(nameOrPath) {
 		return stages.Builtin(nameOrPath)
@@ -65,18 +65,6 @@ func loadBlueprint(nameOrPath string) (*stages.Blueprint, error) {
 		return nil, fmt.Errorf("--blueprint %q is neither a built-in blueprint (%s) nor a readable file", nameOrPath, strings.Join(stages.BuiltinNames(), ", "))
 	}
 	return stages.Load(nameOrPath)
-}
-
-// installedBlueprint returns a blueprint installed on this worker by name:
-// the blueprint named by dispatch metadata or by a registered interview's
-// record. Unlike loadBlueprint it never reads a file, so a name such as
-// /etc/passwd in a dispatch is refused without being opened, and nothing of
-// any file reaches the job error or the log.
-func installedBlueprint(name string) (*stages.Blueprint, error) {
-	if !stages.IsBuiltin(name) {
-		return nil, fmt.Errorf("no blueprint called %q is installed on this worker: use one of %s", name, strings.Join(stages.BuiltinNames(), ", "))
-	}
-	return stages.Builtin(name)
 }
 
 // installedTemplates returns the role templates shipped in this binary as

@@ -49,6 +49,9 @@ const (
 	// RefuseLanguage: the worker's engines cannot hold the interview in
 	// its language.
 	RefuseLanguage Key = "refuse_language"
+	// RefuseNoDesign: the designs the interview names are not in the
+	// library.
+	RefuseNoDesign Key = "refuse_no_design"
 )
 
 // The candidate's pages.
@@ -100,11 +103,13 @@ const (
 
 // The notice the candidate agrees to before joining, when the operator
 // wrote none of their own: ConsentAI, then ConsentTranscript or
-// ConsentAudio, then ConsentReviewf with the company's name.
+// ConsentAudio, then ConsentObserved (the integrity signals noted), then
+// ConsentReviewf with the company's name.
 const (
 	ConsentAI         Key = "consent.ai"
 	ConsentTranscript Key = "consent.transcript"
 	ConsentAudio      Key = "consent.audio"
+	ConsentObserved   Key = "consent.observed"
 	ConsentReviewf    Key = "consent.reviewf"
 )
 
@@ -142,7 +147,10 @@ const (
 	JSUnmute        Key = "js.unmute"
 	JSLostReconnect Key = "js.lost_reconnecting"
 	JSClickToEnd    Key = "js.click_to_end"
-	JSPressToLeave  Key = "js.press_to_leave"
+	JSTapToEnd      Key = "js.tap_to_end"
+	JSClickToLeave  Key = "js.click_to_leave"
+	JSTapToLeave    Key = "js.tap_to_leave"
+	JSMicBlocked    Key = "js.mic_blocked_join"
 	JSEnd           Key = "js.end"
 	JSThankYou      Key = "js.thank_you"
 	JSThankYouName  Key = "js.thank_you_name"

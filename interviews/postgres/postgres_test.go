@@ -35,15 +35,18 @@ func open(t *testing.T, dbURL string) *Store {
 // TestConformance runs the store suite on a fresh database per test; each
 // opener is another pool on it, as another process has.
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) storetest.Opener {
-		dbURL := pgtest.Database(t)
-		return func(o storetest.Options) interviews.Store {
-			s := open(t, dbURL)
-			s.SetClock(o.Now)
-			s.SetSealer(o.Sealer)
-			return s
-		}
-	})
+	storetest.Run(t, opener)
+	storetest.RunDesigns(t, opener)
+}
+
+func opener(t *testing.T) storetest.Opener {
+	dbURL := pgtest.Database(t)
+	return func(o storetest.Options) interviews.Store {
+		s := open(t, dbURL)
+		s.SetClock(o.Now)
+		s.SetSealer(o.Sealer)
+		return s
+	}
 }
 
 // TestMigrationsOnceWhenStartedTogether: processes opening a new database

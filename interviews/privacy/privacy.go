@@ -134,24 +134,7 @@ func Find(ctx context.Context, store interviews.Store, email string) ([]intervie
 	if strings.TrimSpace(email) == "" {
 		return nil, errors.New("privacy: no email address given")
 	}
-	return list(ctx, store, interviews.ListOptions{Email: email})
-}
-
-// list returns every summary matching opts, over all pages.
-func list(ctx context.Context, store interviews.Store, opts interviews.ListOptions) ([]interviews.Summary, error) {
-	var out []interviews.Summary
-	opts.Limit = interviews.MaxListLimit
-	for opts.Offset = 0; ; {
-		page, err := store.List(ctx, opts)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, page.Items...)
-		opts.Offset += len(page.Items)
-		if len(page.Items) == 0 || opts.Offset >= page.Total {
-			return out, nil
-		}
-	}
+	return interviews.ListAll(ctx, store, interviews.ListOptions{Email: email})
 }
 
 // Saver writes a record: the file store an export writes to.
@@ -178,7 +161,7 @@ type Exported struct {
 // one that changes is written as read. Provider keys are never exported.
 func Export(ctx context.Context, src interviews.Store, dst Saver, opts interviews.ListOptions, rec *recordings.Dir, recOut string) (Exported, error) {
 	var n Exported
-	sums, err := list(ctx, src, opts)
+	sums, err := interviews.ListAll(ctx, src, opts)
 	if err != nil {
 		return n, err
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/viva-interviews/viva/internal/every"
 	"github.com/viva-interviews/viva/interviews"
 )
 
@@ -46,18 +47,11 @@ func (s *Sweeper) Run(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = DefaultSweepInterval
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
+	every.Run(ctx, interval, func(ctx context.Context) {
 		if _, err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
 			s.log().Error("erasing the records past their retention failed; will try again", "err", err)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	})
 }
 
 // Sweep erases every record registered longer ago than Retention and
@@ -69,7 +63,7 @@ func (s *Sweeper) Sweep(ctx context.Context) ([]Erased, error) {
 		return nil, nil
 	}
 	cutoff := s.Eraser.now().Add(-s.Retention)
-	due, err := list(ctx, s.Eraser.Store, interviews.ListOptions{CreatedBefore: cutoff})
+	due, err := interviews.ListAll(ctx, s.Eraser.Store, interviews.ListOptions{CreatedBefore: cutoff})
 	if err != nil {
 		return nil, fmt.Errorf("privacy: listing the records past their retention: %w", err)
 	}

@@ -60,29 +60,34 @@ func testFullRecordSetsEveryField(t *testing.T) {
 // record's own methods where it has them.
 func fullRecord() *interviews.Record {
 	r := &interviews.Record{
-		ID:             "abcdefghij234567",
-		Room:           "interview-ada-x1y2",
-		Candidate:      interviews.Candidate{Name: "Ada Lovelace", Email: "ada@example.com", Role: "Backend engineer", Level: "senior"},
-		Blueprint:      "default",
-		Language:       "es-MX",
-		JobDescription: "Build things.",
-		ResumeText:     "Analytical engine programmer.",
-		ResumeSummary:  "Programmer.",
-		Status:         interviews.StatusScheduled,
-		CreatedBy:      "recruiter@example.com",
-		CreatedAt:      at(-60),
-		Report:         fullReport(),
-		Decisions:      []interviews.Decision{{Decision: interviews.DecisionAdvance, Note: "good", By: "r@example.com", At: at(500), ReportVersion: 1}},
-		Audit:          []interviews.AuditEntry{{At: at(500), Who: "r@example.com", Action: interviews.AuditDecision, Detail: "advance", ReportVersion: 1, Model: "openai:gpt-test"}},
-		Engines:        &interviews.Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"},
-		Error:          "none",
-		TextsDropped:   &interviews.TextsDropped{At: at(450), Reason: interviews.DropReasonReportReady},
-		TurnTaking:     &interviews.TurnTaking{CutOffs: 1, BackchannelsIgnored: 2, FalseInterruptionsResumed: 1, CheckIns: 1, Repeats: 1},
-		ExpiresAt:      ptr(at(7 * 24 * 3600)),
-		OpenedAt:       ptr(at(-30)),
-		RevokedAt:      ptr(at(600)),
-		RevokedBy:      "recruiter@example.com",
-		ReissuedAs:     "newlink234567abc", ReissuedFrom: "oldlink234567abc",
+		ID:               "abcdefghij234567",
+		Room:             "interview-ada-x1y2",
+		Candidate:        interviews.Candidate{Name: "Ada Lovelace", Email: "ada@example.com", Role: "Backend engineer", Level: "senior"},
+		Blueprint:        "default",
+		BlueprintVersion: interviews.BuiltinVersion,
+		Language:         "es-MX",
+		Options:          &interviews.Options{Feedback: ptr(true), FeedbackScores: ptr(false), Length: 20 * time.Minute},
+		JobDescription:   "Build things.",
+		ResumeText:       "Analytical engine programmer.",
+		ResumeSummary:    "Programmer.",
+		Status:           interviews.StatusScheduled,
+		CreatedBy:        "recruiter@example.com",
+		CreatedAt:        at(-60),
+		Report:           fullReport(),
+		Decisions:        []interviews.Decision{{Decision: interviews.DecisionAdvance, Note: "good", By: "r@example.com", At: at(500), ReportVersion: 1}},
+		Audit:            []interviews.AuditEntry{{At: at(500), Who: "r@example.com", Action: interviews.AuditDecision, Detail: "advance", ReportVersion: 1, Model: "openai:gpt-test"}},
+		Engines:          &interviews.Engines{LLM: "scripted", STT: "sphinx", TTS: "flite"},
+		Error:            "none",
+		TextsDropped:     &interviews.TextsDropped{At: at(450), Reason: interviews.DropReasonReportReady},
+		TurnTaking:       &interviews.TurnTaking{CutOffs: 1, BackchannelsIgnored: 2, FalseInterruptionsResumed: 1, CheckIns: 1, Repeats: 1},
+		Signals:          []interviews.Signal{{Kind: interviews.SignalFocusLost, At: at(40), Turn: 2, Ms: 4000, Chars: 1, Words: 3, WPM: 150}},
+		SignalsDropped:   1,
+		Mailings:         []interviews.Mailing{{Kind: interviews.MailInvitation, At: at(1), To: "ada@example.com", By: "recruiter@example.com", Error: "refused"}},
+		ExpiresAt:        ptr(at(7 * 24 * 3600)),
+		OpenedAt:         ptr(at(-30)),
+		RevokedAt:        ptr(at(600)),
+		RevokedBy:        "recruiter@example.com",
+		ReissuedAs:       "newlink234567abc", ReissuedFrom: "oldlink234567abc",
 		Consent:    &interviews.Consent{At: at(-20), Version: "sha256:0123456789ab", Text: "An AI interviewer conducts this interview."},
 		Recordings: []interviews.Recording{{Name: "abcdefghij234567-1.ogg", ContentType: interviews.RecordingContentType, StartedAt: at(0), DurationMS: 60000, Bytes: 123456, DeletedAt: ptr(at(900))}},
 	}
@@ -139,7 +144,7 @@ func fullReport() *interviews.Report {
 // brief, skills, gaps, rubric, answers, backlog, phases, exit, summary and
 // an incident.
 func fillKnowledge(r *interviews.Record) {
-	r.Template, r.Brief = "fullstack-senior", "# Handover\n- The billing job"
+	r.Template, r.TemplateVersion, r.Brief = "fullstack-senior", interviews.BuiltinVersion, "# Handover\n- The billing job"
 	r.Problem = "ticketing"
 	r.Skills = []interviews.Skill{{Name: "Go", Sources: []string{"resume"}, Duration: "3 years", Depth: "wrote a scheduler", Autonomy: "chose the design",
 		Scale: "2 million users", Constraints: "legacy API", ProductionVsPrototype: "production", Evidence: []string{"3 years"}, Confidence: 0.9, By: interviews.ByRules, Absent: true}}

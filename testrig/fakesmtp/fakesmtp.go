@@ -16,7 +16,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
+	"mime/quotedprintable"
 	"net"
 	"strings"
 	"sync"
@@ -34,6 +36,17 @@ type Message struct {
 	// came over STARTTLS.
 	User string
 	TLS  bool
+}
+
+// Text is the message's body as its sender wrote it: the
+// quoted-printable body decoded, with \n line ends.
+func (m Message) Text() (string, error) {
+	_, raw, _ := strings.Cut(m.Data, "\r\n\r\n")
+	text, err := io.ReadAll(quotedprintable.NewReader(strings.NewReader(raw)))
+	if err != nil {
+		return "", fmt.Errorf("fakesmtp: decoding the body: %w", err)
+	}
+	return strings.ReplaceAll(string(text), "\r\n", "\n"), nil
 }
 
 // Server is a running fake SMTP server. Close stops it.

@@ -139,7 +139,8 @@ export function micProblem(err) {
     case 'SecurityError':
       return {
         kind: 'denied',
-        message: 'Your browser blocked the microphone. Allow it in the address bar, then press Try again.',
+        message:
+          'Your browser blocked the microphone. Allow it in the address bar and press Try again, or continue by typing your answers.',
       };
     case 'NotFoundError':
     case 'DevicesNotFoundError':
@@ -147,7 +148,7 @@ export function micProblem(err) {
       return {
         kind: 'missing',
         message:
-          'No microphone was found. Connect one and press Try again, or continue without a microphone and type your answers.',
+          'No microphone was found. Connect one and press Try again, or continue by typing your answers.',
       };
     case 'NotReadableError':
     case 'TrackStartError':
@@ -155,18 +156,18 @@ export function micProblem(err) {
       return {
         kind: 'busy',
         message:
-          'Your microphone could not start; another app may be using it. Close that app, then press Try again.',
+          'Your microphone could not start; another app may be using it. Close that app and press Try again, or continue by typing your answers.',
       };
     case 'InsecureContext':
       return {
         kind: 'insecure',
         message:
-          'This page cannot use a microphone because it was not opened over a secure connection. Open the link exactly as you received it.',
+          'This page cannot use a microphone because it was not opened over a secure connection. Open the link exactly as you received it, or continue by typing your answers.',
       };
     default:
       return {
         kind: 'other',
-        message: `The microphone could not start${err && err.message ? ` (${err.message})` : ''}. Press Try again.`,
+        message: `The microphone could not start${err && err.message ? ` (${err.message})` : ''}. Press Try again, or continue by typing your answers.`,
       };
   }
 }
@@ -191,4 +192,14 @@ export function audioConstraints(raw) {
 
 function titleCase(s) {
   return s ? s.charAt(0).toUpperCase() + s.slice(1).replace(/[_-]+/g, ' ') : s;
+}
+
+/**
+ * endConfirm is what the End button and its hint say once pressed, waiting
+ * for the second press: "Tap" on a touch screen, "Click" with a mouse.
+ */
+export function endConfirm(touch) {
+  return touch
+    ? { label: t('tap_to_end'), hint: t('tap_to_leave') }
+    : { label: t('click_to_end'), hint: t('click_to_leave') };
 }

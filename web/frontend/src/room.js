@@ -2,27 +2,33 @@
 // joining, microphone, LiveKit connection, the interviewer's voice drawn
 // with its state, the stages and the time left, live captions (restored
 // after a reload), typed messages, mute and device switching, ending and
-// reconnecting. Loaded by web/templates/room.html.
+// reconnecting, and the integrity signals the notice discloses
+// (signals.js). Captions, devices, stages and views are methods kept in
+// room*.js modules of their own. Loaded by web/templates/room.html.
 
-import { DisconnectReason, ParticipantKind, Room, RoomEvent, Track } from 'livekit-client';
+import { DisconnectReason, Room, RoomEvent, Track } from 'livekit-client';
 import { readTexts, t } from './text.js';
-import { CaptionModel, SPEAKER_AGENT, SPEAKER_OTHER, SPEAKER_YOU, speakerLabel } from './captions.js';
+import { CaptionModel, SPEAKER_AGENT } from './captions.js';
 import { JoinError, fetchTranscript, requestJoin } from './api.js';
 import { LevelMeter } from './meter.js';
 import { Visualiser } from './visualiser.js';
-import { canChooseSpeaker, fillSelect, listDevices, playTestTone } from './devices.js';
-import { formatMinutesLeft, readPlan, stepperStages, totalLeftMs } from './plan.js';
+import { canChooseSpeaker } from './devices.js';
+import { readPlan } from './plan.js';
+import { TOPIC_SIGNALS, watchIntegrity } from './signals.js';
+import { captionMethods, isAgent } from './roomcaptions.js';
+import { deviceMethods } from './roomdevices.js';
+import { stageMethods } from './roomstages.js';
+import { viewMethods } from './roomviews.js';
 import {
   ATTR_THINKING,
   MAX_RECONNECT_ATTEMPTS,
   audioConstraints,
-  formatCountdown,
+  endConfirm,
   micProblem,
   parseStage,
   readEvent,
   reconnectDelay,
   stageFromEvent,
-  stageLabel,
   stateView,
 } from './format.js';
 
@@ -31,28 +37,16 @@ const TOPIC_TRANSCRIPTION = 'lk.transcription';
 const TOPIC_CHAT = 'lk.chat';
 const TOPIC_EVENTS = 'viva.events';
 const ATTR_AGENT_STATE = 'lk.agent.state';
-const ATTR_PUBLISH_ON_BEHALF = 'lk.publish_on_behalf';
-const ATTR_SEGMENT_ID = 'lk.segment_id';
-const ATTR_FINAL = 'lk.transcription_final';
-/** ATTR_INTERRUPTED marks the final caption of an interviewer turn the candidate cut off. */
-const ATTR_INTERRUPTED = 'viva.interrupted';
 /** RPC_END_INTERVIEW tells the interviewer the candidate is ending, so the
  * interview is over at once rather than held open for a rejoin. */
 const RPC_END_INTERVIEW = 'viva.end_interview';
 const RPC_END_TIMEOUT_MS = 5000;
 
-/** END_CONFIRM_MS is how long "Click again to end" stays armed. */
+/** END_CONFIRM_MS is how long "Click (or Tap) again to end" stays armed. */
 const END_CONFIRM_MS = 6000;
-/** SCROLL_STICK_PX: captions follow new lines while within this of the bottom. */
-const SCROLL_STICK_PX = 64;
 
 const byId = (id) => document.getElementById(id);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** isAgent tells the interviewer apart, as LiveKit's own components do. */
-function isAgent(p) {
-  return !!p && p.kind === ParticipantKind.AGENT && !(p.attributes && p.attributes[ATTR_PUBLISH_ON_BEHALF]);
-}
 
 class RoomPage {
   constructor(root) {
@@ -167,7 +161,15 @@ class RoomPage {
       if (e.key === 'Escape') this.disarmEnd();
     });
     this.el.startAudio.addEventListener('click', () => this.startAudio());
+    this.micBlocked = false; // the browser blocks the microphone for this site
     this.checkPermission();
+    this.stopWatching = watchIntegrity({
+      win: window,
+      doc: document,
+      input: this.el.chatInput,
+      send: (json) => this.sendSignal(json),
+      live: () => this.phase === 'live',
+    });
   }
 
   // ---- consent and the device check ----
@@ -181,134 +183,21 @@ class RoomPage {
     const ok = this.agreed();
     if (this.phase === 'prejoin') this.el.join.disabled = !ok;
     this.el.checkMic.disabled = !ok;
-    if (this.phase === 'prejoin' && this.el.joinStatus.textContent === t('tick_agree')) this.el.joinStatus.textContent = '';
-    if (!ok && this.phase === 'prejoin') this.el.joinStatus.textContent = t('tick_agree');
+    this.showJoinReason();
   }
 
-  ensureAudioContext() {
-    if (!this.audioCtx) {
-      const Ctx = window.AudioContext || window.webkitAudioContext;
-      if (Ctx) this.audioCtx = new Ctx();
-    }
-    if (this.audioCtx && this.audioCtx.state === 'suspended') this.audioCtx.resume().catch(() => {});
-    return this.audioCtx;
-  }
-
-  /** checkMicrophone opens the microphone before joining: level meter and device lists. */
-  async checkMicrophone() {
-    if (!this.agreed()) return;
-    this.ensureAudioContext();
-    this.el.checkStatus.textContent = 'Asking for your microphone…';
-    try {
-      if (!this.mic) this.mic = await this.openMicrophone();
-    } catch (err) {
-      this.el.checkStatus.textContent = micProblem(err).message;
-      return;
-    }
-    this.el.checkStatus.textContent = 'Speak: the bar moves when your microphone hears you.';
-    if (this.audioCtx) this.checkMeter.start(this.audioCtx, this.mic);
-    await this.refreshDevices();
-  }
-
-  /** refreshDevices fills every microphone and speaker list. */
-  async refreshDevices() {
-    const mics = await listDevices('audioinput');
-    const speakers = await listDevices('audiooutput');
-    const current = this.mic && this.mic.getSettings ? this.mic.getSettings().deviceId || this.micDevice : this.micDevice;
-    for (const sel of [this.el.micSelect, this.el.liveMicSelect]) {
-      fillSelect(sel, mics, current, 'Microphone');
-      sel.disabled = false;
-    }
-    for (const sel of [this.el.speakerSelect, this.el.liveSpeakerSelect]) fillSelect(sel, speakers, this.speakerDevice, 'Speaker');
-  }
-
-  /** chooseMicrophone switches to deviceId, before joining or in the room. */
-  async chooseMicrophone(deviceId) {
-    this.micDevice = deviceId;
-    for (const sel of [this.el.micSelect, this.el.liveMicSelect]) sel.value = deviceId;
-    if (!this.mic) return;
-    let next;
-    try {
-      next = await this.openMicrophone();
-    } catch (err) {
-      this.el.checkStatus.textContent = micProblem(err).message;
-      this.el.endHint.textContent = micProblem(err).message;
-      return;
-    }
-    const old = this.mic;
-    this.mic = next;
-    const pub = this.room && this.room.localParticipant.getTrackPublication(Track.Source.Microphone);
-    if (pub && pub.track) {
-      try {
-        await pub.track.replaceTrack(next, true);
-        // The new microphone stays silent while the candidate is muted.
-        if (this.muted) await pub.track.mute();
-      } catch {
-        this.el.endHint.textContent = 'The microphone could not be switched. Try another one, or reload the page.';
-      }
-    }
-    old.stop();
-    if (this.audioCtx) {
-      if (this.phase === 'prejoin') this.checkMeter.start(this.audioCtx, next);
-      else if (!this.el.live.hidden) this.meter.start(this.audioCtx, next);
-    }
-  }
-
-  /** chooseSpeaker plays the interviewer (and the test sound) on deviceId. */
-  async chooseSpeaker(deviceId) {
-    this.speakerDevice = deviceId;
-    for (const sel of [this.el.speakerSelect, this.el.liveSpeakerSelect]) sel.value = deviceId;
-    if (this.room) {
-      await this.room.switchActiveDevice('audiooutput', deviceId || 'default').catch(() => {});
-    }
-    for (const a of this.el.audioSink.querySelectorAll('audio')) {
-      if (typeof a.setSinkId === 'function') a.setSinkId(deviceId).catch(() => {});
-    }
-  }
-
-  /** testSound plays a short tone so the candidate can check the speaker. */
-  async testSound() {
-    const ctx = this.ensureAudioContext();
-    if (!ctx) {
-      this.el.checkStatus.textContent = 'This browser cannot play sound from the page.';
-      return;
-    }
-    this.el.testSound.disabled = true;
-    this.el.testSound.dataset.played = 'playing';
-    this.el.checkStatus.textContent = 'Playing a test sound…';
-    try {
-      await playTestTone(ctx, this.speakerDevice);
-      this.el.checkStatus.textContent = 'Did you hear a tone? If not, check your volume or choose another speaker.';
-      this.el.testSound.dataset.played = 'true';
-    } catch {
-      this.el.checkStatus.textContent = 'The test sound could not play. Check your speaker, then try again.';
-      this.el.testSound.dataset.played = 'false';
-    } finally {
-      this.el.testSound.disabled = false;
-    }
+  /** showJoinReason says under Join what stands in the way of joining:
+   * the agreement not ticked (why Join is disabled), or a blocked
+   * microphone (they may join and type). */
+  showJoinReason() {
+    if (this.phase !== 'prejoin') return;
+    let text = '';
+    if (!this.agreed()) text = t('tick_agree');
+    else if (this.micBlocked) text = t('mic_blocked_join');
+    this.el.joinStatus.textContent = text;
   }
 
   // ---- mute ----
-
-  async toggleMute() {
-    const room = this.room;
-    if (!room || !this.mic) return;
-    const mute = !this.muted;
-    try {
-      await room.localParticipant.setMicrophoneEnabled(!mute);
-    } catch {
-      this.el.endHint.textContent = 'The microphone could not be switched. Try again.';
-      return;
-    }
-    this.setMuted(mute);
-  }
-
-  setMuted(muted) {
-    this.muted = muted;
-    this.el.mute.setAttribute('aria-pressed', String(muted));
-    this.el.mute.textContent = muted ? t('unmute') : t('mute');
-    this.el.meter.dataset.muted = String(muted);
-  }
 
   // ---- joining ----
 
@@ -317,10 +206,8 @@ class RoomPage {
     try {
       const status = await navigator.permissions.query({ name: 'microphone' });
       const show = () => {
-        this.el.joinStatus.textContent =
-          status.state === 'denied' && this.phase === 'prejoin'
-            ? 'Your browser is blocking the microphone for this site. Allow it in the address bar, or join and type your answers.'
-            : '';
+        this.micBlocked = status.state === 'denied';
+        this.showJoinReason();
       };
       show();
       status.addEventListener('change', show);
@@ -352,7 +239,8 @@ class RoomPage {
         this.phase = 'prejoin';
         this.el.join.disabled = false;
         this.el.joinStatus.textContent = '';
-        this.showProblem(problem.message, () => this.join(), problem.kind === 'missing' || problem.kind === 'busy');
+        // Whatever stops the microphone, typing still works.
+        this.showProblem(problem.message, () => this.join(), true);
         return;
       }
     }
@@ -495,72 +383,6 @@ class RoomPage {
     this.visualiser.setState(view.state);
   }
 
-  setStage(stage) {
-    // The plan's title is in the interview's language; the agent's is the
-    // design's own.
-    const planned = this.plan.stages.find((st) => st.name === stage.name);
-    if (planned && planned.title) stage = { ...stage, title: planned.title };
-    const prev = this.stage;
-    this.stage = stage;
-    this.el.stage.textContent = stageLabel(stage);
-    if (!prev || prev.name !== stage.name) this.el.stage.dataset.stage = stage.name;
-    if (!prev || prev.index !== stage.index || prev.count !== stage.count) this.renderStepper();
-    if (stage.deadline > 0) {
-      this.el.countdownWrap.hidden = false;
-      this.tickCountdown();
-      if (!this.countdownTimer) this.countdownTimer = setInterval(() => this.tickCountdown(), 500);
-    } else {
-      this.el.countdownWrap.hidden = true;
-      this.tickCountdown();
-    }
-  }
-
-  /** renderStepper shows every stage, the done ones and the current one. */
-  renderStepper() {
-    const items = stepperStages(this.plan, this.stage);
-    const list = this.el.stepper;
-    list.replaceChildren(
-      ...items.map((it, i) => {
-        const li = document.createElement('li');
-        li.className = 'room-step';
-        li.dataset.state = it.state;
-        if (it.state === 'current') li.setAttribute('aria-current', 'step');
-        const n = document.createElement('span');
-        n.className = 'room-step-n';
-        n.setAttribute('aria-hidden', 'true');
-        n.textContent = it.state === 'done' ? '✓' : String(i + 1);
-        const t = document.createElement('span');
-        t.className = 'room-step-title';
-        t.textContent = it.title;
-        const sr = document.createElement('span');
-        sr.className = 'visually-hidden';
-        sr.textContent = it.state === 'done' ? ' (done)' : it.state === 'current' ? ' (now)' : '';
-        li.append(n, t, sr);
-        return li;
-      }),
-    );
-    list.hidden = items.length === 0;
-    this.tickTotal();
-  }
-
-  tickCountdown() {
-    this.tickTotal();
-    if (!this.stage || !this.stage.deadline) return;
-    const left = this.stage.deadline - Date.now();
-    this.el.countdown.textContent = formatCountdown(this.stage.deadline, Date.now());
-    this.el.countdownWrap.dataset.urgent = left < 30_000 ? 'true' : 'false';
-  }
-
-  /** tickTotal shows the time left in the whole interview, when known. */
-  tickTotal() {
-    const left = totalLeftMs(this.plan, this.stage, Date.now());
-    this.el.totalWrap.hidden = left < 0;
-    if (left >= 0) {
-      this.el.totalLeft.textContent = formatMinutesLeft(left);
-      this.el.totalLeft.dataset.ms = String(left);
-    }
-  }
-
   onData(payload, participant, topic) {
     if (topic !== TOPIC_EVENTS) return;
     const ev = readEvent(payload, !participant ? 'unknown' : isAgent(participant) ? 'agent' : 'other');
@@ -581,85 +403,6 @@ class RoomPage {
   }
 
   // ---- captions ----
-
-  speakerOf(room, identity) {
-    if (identity === room.localParticipant.identity) return SPEAKER_YOU;
-    if (identity === this.agentIdentity || isAgent(room.remoteParticipants.get(identity))) return SPEAKER_AGENT;
-    return SPEAKER_OTHER;
-  }
-
-  async onCaption(room, reader, identity) {
-    const attrs = reader.info.attributes || {};
-    let text;
-    try {
-      text = await reader.readAll();
-    } catch {
-      return;
-    }
-    if (room !== this.room) return;
-    this.applyCaption({
-      segmentId: attrs[ATTR_SEGMENT_ID] || reader.info.id,
-      speaker: this.speakerOf(room, identity),
-      identity,
-      text,
-      final: attrs[ATTR_FINAL] === 'true',
-      interrupted: attrs[ATTR_INTERRUPTED] === 'true',
-      at: reader.info.timestamp || 0,
-    });
-  }
-
-  applyCaption(update) {
-    const changed = this.captions.apply(update);
-    if (changed) this.renderLine(changed.line);
-  }
-
-  /** restoreCaptions shows the turns said before a reload, ahead of the live ones. */
-  restoreCaptions(turns) {
-    const lines = this.captions.restore(turns);
-    if (lines.length === 0) return;
-    const first = this.el.captions.firstChild;
-    for (const line of lines) this.renderLine(line, first);
-    this.el.captions.scrollTop = this.el.captions.scrollHeight;
-  }
-
-  /** renderLine shows line; a new one goes before `before` (default: at the end). */
-  renderLine(line, before = null) {
-    const box = this.el.captions;
-    const stick = box.scrollHeight - box.scrollTop - box.clientHeight < SCROLL_STICK_PX;
-    let el = this.lineEls.get(line.id);
-    if (!el) {
-      el = document.createElement('p');
-      el.className = 'room-caption';
-      const who = document.createElement('span');
-      who.className = 'room-caption-who';
-      const text = document.createElement('span');
-      text.className = 'room-caption-text';
-      const mark = document.createElement('span');
-      mark.className = 'room-caption-mark';
-      mark.textContent = 'interrupted';
-      mark.hidden = true;
-      el.append(who, text, mark);
-      box.insertBefore(el, before);
-      this.lineEls.set(line.id, el);
-    }
-    el.dataset.interrupted = String(!!line.interrupted);
-    el.dataset.restored = String(!!line.restored);
-    el.querySelector('.room-caption-mark').hidden = !line.interrupted;
-    el.dataset.speaker = line.speaker;
-    el.querySelector('.room-caption-who').textContent = speakerLabel(line.speaker);
-    el.dataset.final = String(line.final);
-    el.dataset.pending = String(line.pending);
-    if (line.segmentId) el.dataset.segment = line.segmentId;
-    el.querySelector('.room-caption-text').textContent = line.text;
-    if (stick) box.scrollTop = box.scrollHeight;
-  }
-
-  removeLine(line) {
-    this.captions.remove(line);
-    const el = this.lineEls.get(line.id);
-    if (el) el.remove();
-    this.lineEls.delete(line.id);
-  }
 
   // ---- typing ----
 
@@ -685,19 +428,20 @@ class RoomPage {
     }
   }
 
+  /** sendSignal reports an integrity signal (signals.js) to the interviewer only. */
+  sendSignal(json) {
+    const room = this.room;
+    if (!room || !this.agentIdentity) return;
+    room.localParticipant
+      .publishData(new TextEncoder().encode(json), {
+        reliable: true,
+        topic: TOPIC_SIGNALS,
+        destinationIdentities: [this.agentIdentity],
+      })
+      .catch(() => {});
+  }
+
   // ---- audio playback ----
-
-  startAudio() {
-    if (!this.room) return;
-    this.room
-      .startAudio()
-      .catch(() => {})
-      .finally(() => this.updatePlayback());
-  }
-
-  updatePlayback() {
-    this.el.startAudio.hidden = !this.room || this.room.canPlaybackAudio || this.phase === 'ended';
-  }
 
   // ---- ending ----
 
@@ -705,9 +449,10 @@ class RoomPage {
     if (this.phase === 'ended') return;
     if (!this.endArmed) {
       this.endArmed = true;
-      this.el.end.textContent = t('click_to_end');
+      const words = endConfirm(!!(window.matchMedia && window.matchMedia('(pointer: coarse)').matches));
+      this.el.end.textContent = words.label;
       this.el.end.dataset.armed = 'true';
-      this.el.endHint.textContent = t('press_to_leave');
+      this.el.endHint.textContent = words.hint;
       this.endTimer = setTimeout(() => this.disarmEnd(), END_CONFIRM_MS);
       return;
     }
@@ -729,6 +474,7 @@ class RoomPage {
   finish(byCandidate = false, message = '') {
     if (this.phase === 'ended') return;
     this.phase = 'ended';
+    this.stopWatching();
     clearTimeout(this.endTimer);
     clearInterval(this.countdownTimer);
     const room = this.room;
@@ -819,53 +565,10 @@ class RoomPage {
 
   // ---- views ----
 
-  showLive() {
-    this.el.prejoin.hidden = true;
-    this.el.live.hidden = false;
-    this.checkMeter.stop();
-    this.visualiser.start();
-    if (this.mic && this.audioCtx) {
-      this.meter.start(this.audioCtx, this.mic);
-      this.el.micOff.hidden = true;
-      this.el.mute.hidden = false;
-    } else {
-      this.el.meter.hidden = true;
-      this.el.micOff.hidden = false;
-      this.el.mute.hidden = true;
-    }
-    this.refreshDevices();
-    this.updatePlayback();
-    this.el.captions.focus();
-  }
-
-  /** showProblem says what went wrong; its buttons are then the only
-   * actions offered (Join hides), so one primary action stands at a time. */
-  showProblem(message, retry, offerNoMic) {
-    this.retryAction = retry;
-    this.el.problemText.textContent = message;
-    this.el.retry.hidden = !retry;
-    this.el.noMic.hidden = !offerNoMic;
-    this.el.problem.hidden = false;
-    this.el.joinActions.hidden = this.phase === 'prejoin' || this.phase === 'joining';
-    (retry ? this.el.retry : this.el.problemText).focus?.();
-  }
-
-  hideProblem() {
-    this.el.problem.hidden = true;
-    this.el.joinActions.hidden = false;
-    this.retryAction = null;
-  }
-
-  showBanner(text) {
-    if (this.phase === 'ended') return;
-    this.el.banner.textContent = text;
-    this.el.banner.hidden = false;
-  }
-
-  hideBanner() {
-    this.el.banner.hidden = true;
-  }
 }
+
+// The page's other jobs, each in its own module, are methods of RoomPage.
+Object.assign(RoomPage.prototype, captionMethods, deviceMethods, stageMethods, viewMethods);
 
 const root = document.getElementById('room');
 if (root) new RoomPage(root);

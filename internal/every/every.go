@@ -1,0 +1,25 @@
+// Package every runs a job now and then at a fixed interval until its
+// context ends: the loop of every background sweep (reminders, retention).
+package every
+
+import (
+	"context"
+	"time"
+)
+
+// Run calls job(ctx) at once, then every interval, until ctx ends; it
+// returns when ctx has ended and the job running then has returned. A job
+// that takes longer than interval delays the next call rather than
+// overlapping it.
+func Run(ctx context.Context, interval time.Duration, job func(context.Context)) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		job(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,74 @@
+// The room page's stages: the stepper, the stage's countdown and the time
+// left in the whole interview. Methods of RoomPage (room.js), kept apart by
+// job.
+
+import { formatMinutesLeft, stepperStages, totalLeftMs } from './plan.js';
+import { formatCountdown, stageLabel } from './format.js';
+
+export const stageMethods = {
+  setStage(stage) {
+    // The plan's title is in the interview's language; the agent's is the
+    // design's own.
+    const planned = this.plan.stages.find((st) => st.name === stage.name);
+    if (planned && planned.title) stage = { ...stage, title: planned.title };
+    const prev = this.stage;
+    this.stage = stage;
+    this.el.stage.textContent = stageLabel(stage);
+    if (!prev || prev.name !== stage.name) this.el.stage.dataset.stage = stage.name;
+    if (!prev || prev.index !== stage.index || prev.count !== stage.count) this.renderStepper();
+    if (stage.deadline > 0) {
+      this.el.countdownWrap.hidden = false;
+      this.tickCountdown();
+      if (!this.countdownTimer) this.countdownTimer = setInterval(() => this.tickCountdown(), 500);
+    } else {
+      this.el.countdownWrap.hidden = true;
+      this.tickCountdown();
+    }
+  },
+
+  /** renderStepper shows every stage, the done ones and the current one. */
+  renderStepper() {
+    const items = stepperStages(this.plan, this.stage);
+    const list = this.el.stepper;
+    list.replaceChildren(
+      ...items.map((it, i) => {
+        const li = document.createElement('li');
+        li.className = 'room-step';
+        li.dataset.state = it.state;
+        if (it.state === 'current') li.setAttribute('aria-current', 'step');
+        const n = document.createElement('span');
+        n.className = 'room-step-n';
+        n.setAttribute('aria-hidden', 'true');
+        n.textContent = it.state === 'done' ? '✓' : String(i + 1);
+        const t = document.createElement('span');
+        t.className = 'room-step-title';
+        t.textContent = it.title;
+        const sr = document.createElement('span');
+        sr.className = 'visually-hidden';
+        sr.textContent = it.state === 'done' ? ' (done)' : it.state === 'current' ? ' (now)' : '';
+        li.append(n, t, sr);
+        return li;
+      }),
+    );
+    list.hidden = items.length === 0;
+    this.tickTotal();
+  },
+
+  tickCountdown() {
+    this.tickTotal();
+    if (!this.stage || !this.stage.deadline) return;
+    const left = this.stage.deadline - Date.now();
+    this.el.countdown.textContent = formatCountdown(this.stage.deadline, Date.now());
+    this.el.countdownWrap.dataset.urgent = left < 30_000 ? 'true' : 'false';
+  },
+
+  /** tickTotal shows the time left in the whole interview, when known. */
+  tickTotal() {
+    const left = totalLeftMs(this.plan, this.stage, Date.now());
+    this.el.totalWrap.hidden = left < 0;
+    if (left >= 0) {
+      this.el.totalLeft.textContent = formatMinutesLeft(left);
+      this.el.totalLeft.dataset.ms = String(left);
+    }
+  },
+};
