@@ -20,6 +20,7 @@ import (
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -58,7 +59,7 @@ type Options struct {
 	// MaxModelCalls bounds the interviewer's model calls for the whole
 	// interview (default DefaultMaxModelCalls; negative: no bound), so a
 	// flood of input or a looping model cannot run up the bill: once they
-	// are spent the interviewer says BudgetLine and the interview ends
+	// are spent the interviewer says lang.BudgetSpent and the interview ends
 	// (interviews.EndedModelBudget).
 	MaxModelCalls int
 	// Resume continues an interview a previous session started (its
@@ -72,7 +73,8 @@ type Options struct {
 // slow; the zero value uses the defaults.
 type Pace struct {
 	// Filler is said once in a turn whose model has said nothing for
-	// FillerAfter (default DefaultFiller after DefaultFillerAfter; "-" says
+	// FillerAfter (default the catalogue's lang.Filler in the interview's
+	// language after DefaultFillerAfter; "-" says
 	// nothing). It is never part of the reply: not in the model's history,
 	// the analysis or the turn's text (the record keeps it in Turn.Filler).
 	Filler      string
@@ -86,15 +88,8 @@ type Pace struct {
 // (30 answers, each a call or two, and the stage changes) stays far below.
 const DefaultMaxModelCalls = 200
 
-// BudgetLine is what the interviewer says when the interview's model calls
-// are spent.
-const BudgetLine = "We have reached the limit of what this interview can cover, so we will stop here. Thank you for your time; the hiring team will review the conversation and be in touch."
-
 // Defaults of Pace.
 const (
-	// DefaultFiller is what the interviewer says while the model is slow to
-	// answer.
-	DefaultFiller = "Give me a moment."
 	// DefaultFillerAfter is how long the candidate waits in silence for a
 	// turn's first words before the filler is said: longer than a healthy
 	// model's first token, short enough not to feel like a dropped call.
@@ -167,7 +162,7 @@ func New(opts Options) (*Conductor, error) {
 	if c.maxHist <= 0 {
 		c.maxHist = 60
 	}
-	c.filler, c.fillerAfter = cmp.Or(opts.Filler, DefaultFiller), cmp.Or(opts.FillerAfter, DefaultFillerAfter)
+	c.filler, c.fillerAfter = cmp.Or(opts.Filler, c.say(lang.Filler)), cmp.Or(opts.FillerAfter, DefaultFillerAfter)
 	if c.filler == "-" {
 		c.filler = ""
 	}
@@ -189,6 +184,13 @@ func New(opts Options) (*Conductor, error) {
 	}
 	return c, nil
 }
+
+// say is the catalogue's sentence key in the interview's language.
+func (c *Conductor) say(key lang.Key) string { return lang.Text(c.profile.Language, key) }
+
+// Say is the catalogue's sentence key in the interview's language: what
+// the transports say themselves (check-ins, refusals) follows it too.
+func (c *Conductor) Say(key lang.Key) string { return c.say(key) }
 
 // Machine is the conductor's state machine.
 func (c *Conductor) Machine() *fsm.Machine { return c.machine }
@@ -362,15 +364,14 @@ func (c *Conductor) Resume(ctx context.Context) (*Reply, error) {
 // interview carries on and the interviewer goes on in the same turn with
 // its next question — the candidate never sits in silence.
 func (c *Conductor) welcomeBack(ctx context.Context, source string) *Reply {
-	line := "Welcome back"
+	line := c.say(lang.WelcomeBack)
 	if first := strings.Fields(c.profile.Name); len(first) > 0 {
-		line += ", " + first[0]
+		line = lang.Textf(c.profile.Language, lang.WelcomeBackNamef, first[0])
 	}
-	line += ". We lost you for a moment."
 	if q, ok := c.unansweredQuestion(); ok {
-		return c.start(ctx, nil, source, line+" I was asking: "+strings.TrimSpace(q.Text))
+		return c.start(ctx, nil, source, line+" "+lang.Textf(c.profile.Language, lang.AskingAgainf, strings.TrimSpace(q.Text)))
 	}
-	return c.startThenGoOn(ctx, nil, source, line+" Let's carry on where we left off.", true)
+	return c.startThenGoOn(ctx, nil, source, line+" "+c.say(lang.CarryOn), true)
 }
 
 // unansweredQuestion returns the last question the candidate heard when

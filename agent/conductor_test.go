@@ -17,6 +17,7 @@ import (
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/filestore"
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/stages"
 	"github.com/viva-interviews/viva/testrig/fakeopenai"
 )
@@ -642,7 +643,7 @@ func TestModelBudgetClosesTheInterview(t *testing.T) {
 		default:
 			t.Fatal("the interview did not end when its model calls were spent")
 		}
-		if calls > 3 || !strings.HasSuffix(last, BudgetLine) {
+		if calls > 3 || !strings.HasSuffix(last, lang.Text("", lang.BudgetSpent)) {
 			t.Errorf("%d model calls, last reply %q; want at most 3 and the budget said", calls, last)
 		}
 		rec := flushed(t, c)

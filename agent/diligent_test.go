@@ -13,6 +13,7 @@ import (
 	"github.com/viva-interviews/viva/agent/llm/openai"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/stages"
 	"github.com/viva-interviews/viva/testrig/fakeopenai"
 )
@@ -168,12 +169,12 @@ func TestDiligentModelInterview(t *testing.T) {
 	// turn's text; kept as the turn's own note.
 	fillers := 0
 	for _, s := range spoken {
-		if n := strings.Count(s, DefaultFiller); n > 1 {
+		if n := strings.Count(s, lang.Text("", lang.Filler)); n > 1 {
 			t.Errorf("the filler said %d times in one turn: %q", n, s)
 		}
 	}
 	for _, tr := range rec.Turns {
-		if strings.Contains(tr.Text, DefaultFiller) {
+		if strings.Contains(tr.Text, lang.Text("", lang.Filler)) {
 			t.Errorf("turn %d's text holds the filler: %q", tr.Seq, tr.Text)
 		}
 		if tr.Filler != "" {
@@ -185,7 +186,7 @@ func TestDiligentModelInterview(t *testing.T) {
 	}
 	for i, req := range fake.ChatRequests() {
 		for _, m := range req.Messages[1:] {
-			if strings.Contains(m.Content, DefaultFiller) {
+			if strings.Contains(m.Content, lang.Text("", lang.Filler)) {
 				t.Errorf("request %d shows the model its own filler: %q", i+1, m.Content)
 			}
 		}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/viva-interviews/viva/agent/llm"
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -40,6 +42,17 @@ type Setup struct {
 	OnEvent func(fsm.Event)
 	// Logger is the session's logger.
 	Logger *slog.Logger
+}
+
+// InterviewLanguage is the language interview rec of blueprint bp is held
+// in: the record's, else the blueprint's, as a checked tag; "" for English
+// by default.
+func InterviewLanguage(rec *interviews.Record, bp *stages.Blueprint) string {
+	tag, err := lang.Parse(cmp.Or(rec.Language, bp.Language))
+	if err != nil {
+		return "" // records and blueprints are validated when stored
+	}
+	return tag
 }
 
 // Models are the model engines one interview runs on.
@@ -94,6 +107,7 @@ func NewInterview(s Setup) (*Conductor, error) {
 	profile := stages.Profile{
 		Name: stages.SpokenName(rec.Candidate.Name), Role: rec.Candidate.Role, Level: rec.Candidate.Level,
 		JobDescription: rec.JobDescription, ResumeSummary: rec.ResumeSummary, Problem: problem,
+		Language: InterviewLanguage(rec, s.Blueprint),
 	}
 	recorder := NewRecorder(s.Store, rec, log)
 	title := func(stage string) string {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 )
 
 // The loop's turn-taking while the interviewer speaks and while the
@@ -159,15 +160,16 @@ func (l *Loop) checkIn(ctx context.Context) bool {
 		return false
 	}
 	l.silences++
-	text := CheckInText
+	key := lang.CheckIn
 	switch l.silences {
 	case 1:
 	case 2:
-		text = OfferStopText
+		key = lang.OfferStop
 	default:
-		text = UnresponsiveClosingText
+		key = lang.Unresponsive
 		l.unresponsive = true
 	}
+	text := l.c.Say(key)
 	l.log.Info("the candidate has been silent: checking in", "silences", l.silences)
 	_ = l.c.Recorder().Update(func(r *interviews.Record) {
 		r.CountTurnTaking(func(tt *interviews.TurnTaking) { tt.CheckIns++ })

@@ -9,6 +9,7 @@ import (
 	"github.com/viva-interviews/viva/internal/utf8cut"
 	"github.com/viva-interviews/viva/internal/words"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -30,6 +31,7 @@ func (c *Conductor) promptFor(spoken string, takeAck bool) []llm.Message {
 	if p, err := bp.PersonaPrompt(c.profile); err == nil {
 		sys.WriteString(p)
 	}
+	sys.WriteString(languageRule(c.profile.Language))
 	stage := m.Stage()
 	st, _, ok := bp.Stage(stage)
 	if ok {
@@ -60,6 +62,26 @@ func (c *Conductor) promptFor(spoken string, takeAck bool) []llm.Message {
 		}
 	}
 	return c.withHistory(&sys)
+}
+
+// languageRule is the system prompt's rule on the language the candidate
+// hears: nothing for English, the language of the instructions; for any
+// other language, that every word said — the message and the questions
+// passed to the tools, which are said word for word — is in it, whatever
+// language the instructions, suggestions and acknowledgements below are
+// written in.
+func languageRule(tag string) string {
+	if lang.IsDefault(tag) {
+		return ""
+	}
+	l := lang.Lookup(tag)
+	name := l.Name
+	if tag != l.Tag {
+		name += " (" + tag + ")"
+	}
+	return fmt.Sprintf("\n\nLanguage: hold this whole interview in %[1]s. Every word the candidate hears must be in natural, fluent %[1]s: your messages, and the question text you pass to %[2]s, which is said word for word. "+
+		"The instructions, suggested questions and sentences to say below are written in English: say them in %[1]s, never in English. "+
+		"If the candidate answers in another language, reply in %[1]s.", name, stages.ToolAskQuestion)
 }
 
 // writeStage writes the current stage's part of the system prompt: its

@@ -13,6 +13,7 @@ import (
 	"github.com/viva-interviews/viva/fsm"
 	"github.com/viva-interviews/viva/internal/words"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -45,7 +46,7 @@ type Reply struct {
 	preempted  bool   // the first model call was generated before the turn ended
 	fallback   string // the engine that stood in for the model, if one did
 	// budgetSpent is true when the turn found the interview's model calls
-	// spent and said BudgetLine: its delivery ends the interview.
+	// spent and said lang.BudgetSpent: its delivery ends the interview.
 	budgetSpent bool
 	filler      string // what was said while the model was slow, before the reply
 	startedAt   time.Time
@@ -363,7 +364,7 @@ func (r *Reply) converse(ctx context.Context, out *strings.Builder, emit func(st
 			if t := out.String(); t != "" && !strings.HasSuffix(t, " ") {
 				emit(" ")
 			}
-			emit(BudgetLine)
+			emit(c.say(lang.BudgetSpent))
 			break
 		}
 		if !called {

@@ -16,17 +16,6 @@ const (
 	DefaultCutOffWindow = time.Second
 )
 
-// The interviewer's fixed words when the candidate goes quiet.
-const (
-	// CheckInText is said after the first silence of AwayAfter.
-	CheckInText = "Take your time — shall I repeat the question?"
-	// OfferStopText is said after the second.
-	OfferStopText = "Are you still there? If you would rather stop here, that is fine — just say so, or carry on whenever you are ready."
-	// UnresponsiveClosingText is said after the third, before the
-	// interview ends as candidate_unresponsive.
-	UnresponsiveClosingText = "It seems we have lost each other, so I will stop the interview here. Thank you for your time, and all the best."
-)
-
 // backchannels are the short acknowledgements a listener murmurs while
 // someone else talks; a transcript of nothing else is not a turn. They are
 // in words.Normal's form: "mm-hm" is "mm hm", each word an

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 )
 
 func TestIsBackchannel(t *testing.T) {
@@ -222,14 +223,14 @@ func TestLoopSilenceChecksIn(t *testing.T) {
 		ft.quiet(t, "20 s have not passed")
 		time.Sleep(time.Second)
 		first := ft.next(t)
-		if first.text != CheckInText {
+		if first.text != lang.Text("", lang.CheckIn) {
 			t.Fatalf("check-in %q", first.text)
 		}
 		first.play()
 		// The candidate speaks: the count starts again.
 		ft.send(CandidateTurn{Text: answers[0], Source: SourceVoice, EndedAt: time.Now()})
 		ft.next(t).play()
-		for _, want := range []string{CheckInText, OfferStopText, UnresponsiveClosingText} {
+		for _, want := range []string{lang.Text("", lang.CheckIn), lang.Text("", lang.OfferStop), lang.Text("", lang.Unresponsive)} {
 			time.Sleep(20 * time.Second)
 			p := ft.next(t)
 			if p.text != want {
@@ -248,7 +249,7 @@ func TestLoopSilenceChecksIn(t *testing.T) {
 			t.Errorf("turn taking %+v", tt)
 		}
 		for _, turn := range agentTurns(rec) {
-			if turn.Text == CheckInText && len(turn.QuestionIDs) > 0 {
+			if turn.Text == lang.Text("", lang.CheckIn) && len(turn.QuestionIDs) > 0 {
 				t.Errorf("a check-in counted as a question: %+v", turn)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -19,7 +20,7 @@ import (
 const MaxDispatchBytes = 4 << 10
 
 // dispatchHelp says what dispatch metadata may hold, for error messages.
-const dispatchHelp = `send {"interview_id": "…"} or a candidate {"name", "email", "role", "level", "blueprint", "template"}`
+const dispatchHelp = `send {"interview_id": "…"} or a candidate {"name", "email", "role", "level", "blueprint", "template", "language"}`
 
 // Dispatch is the metadata of an agent dispatch: which interview the
 // interviewer joins a room for. The web app writes one into each candidate
@@ -41,6 +42,8 @@ type Dispatch struct {
 	// Candidate is the candidate of a direct interview; nil when
 	// InterviewID is set.
 	Candidate *Candidate
+	// Blueprint names the blueprint of a direct interview; empty means
+	// stages.DefaultName.
 	// Blueprint names the blueprint, a design of the library: of a direct
 	// interview (empty means stages.DefaultName), or the one a
 	// registered interview's record names. Template names a role template
@@ -50,6 +53,9 @@ type Dispatch struct {
 	// (Design.Version); empty means the current one for a direct
 	// interview, the record's for a registered one.
 	BlueprintVersion, TemplateVersion string
+	// Language is the language of a direct interview (lang.Parse); empty
+	// means the blueprint's.
+	Language string
 }
 
 // dispatchJSON is the wire form of a Dispatch.
@@ -63,6 +69,7 @@ type dispatchJSON struct {
 	BlueprintV  string `json:"blueprint_version,omitempty"`
 	Template    string `json:"template,omitempty"`
 	TemplateV   string `json:"template_version,omitempty"`
+	Language    string `json:"language,omitempty"`
 }
 
 // ParseDispatch reads dispatch metadata: exactly one JSON object of at most
@@ -87,7 +94,7 @@ func ParseDispatch(meta string) (Dispatch, error) {
 		return Dispatch{}, fmt.Errorf("interviews: dispatch metadata has more after its JSON object: %s", dispatchHelp)
 	}
 	d := Dispatch{InterviewID: strings.TrimSpace(w.InterviewID), Blueprint: CleanLine(w.Blueprint), Template: CleanLine(w.Template),
-		BlueprintVersion: strings.TrimSpace(w.BlueprintV), TemplateVersion: strings.TrimSpace(w.TemplateV)}
+		BlueprintVersion: strings.TrimSpace(w.BlueprintV), TemplateVersion: strings.TrimSpace(w.TemplateV), Language: CleanLine(w.Language)}
 	if w.Name != "" || w.Email != "" || w.Role != "" || w.Level != "" {
 		c := Candidate{Name: w.Name, Email: w.Email, Role: w.Role, Level: w.Level}
 		c.Normalize()
@@ -104,8 +111,8 @@ func ParseDispatch(meta string) (Dispatch, error) {
 // versions could name designs of the library (never a file).
 func (d Dispatch) Validate() error {
 	switch {
-	case d.InterviewID != "" && d.Candidate != nil:
-		return fmt.Errorf("interviews: dispatch metadata names interview %q and also a candidate: send one or the other", d.InterviewID)
+	case d.InterviewID != "" && (d.Candidate != nil || d.Language != ""):
+		return fmt.Errorf("interviews: dispatch metadata names interview %q and also a candidate or language: send one or the other", d.InterviewID)
 	case d.InterviewID != "":
 		if !ValidID(d.InterviewID) {
 			return fmt.Errorf("interviews: dispatch metadata names interview %q, which is not a valid id: use the id the web app returned", d.InterviewID)
@@ -129,6 +136,9 @@ func (d Dispatch) Validate() error {
 		if n.version != "" && (n.name == "" || !ValidDesignVersion(n.version)) {
 			return fmt.Errorf("interviews: dispatch metadata: %s_version must be the version of the named %s (16 hexadecimal digits, or %s): %s", n.what, n.what, BuiltinVersion, dispatchHelp)
 		}
+	}
+	if _, err := lang.Parse(d.Language); err != nil {
+		return fmt.Errorf("interviews: dispatch metadata: %w", err)
 	}
 	return nil
 }
@@ -157,7 +167,7 @@ func (d Dispatch) Encode() (string, error) {
 	if err := d.Validate(); err != nil {
 		return "", err
 	}
-	w := dispatchJSON{InterviewID: d.InterviewID, Blueprint: d.Blueprint, BlueprintV: d.BlueprintVersion, Template: d.Template, TemplateV: d.TemplateVersion}
+	w := dispatchJSON{InterviewID: d.InterviewID, Blueprint: d.Blueprint, BlueprintV: d.BlueprintVersion, Template: d.Template, TemplateV: d.TemplateVersion, Language: d.Language}
 	if c := d.Candidate; c != nil {
 		w.Name, w.Email, w.Role, w.Level = c.Name, c.Email, c.Role, c.Level
 	}
@@ -262,7 +272,8 @@ func (d Dispatch) openDirect(ctx context.Context, store RecordSource, room strin
 	if name == "" {
 		name = stages.DefaultName
 	}
-	rec := &Record{Room: room, Blueprint: name, BlueprintVersion: d.BlueprintVersion, Template: d.Template, TemplateVersion: d.TemplateVersion, Candidate: *d.Candidate}
+	language, _ := lang.Parse(d.Language) // checked by Validate
+	rec := &Record{Room: room, Blueprint: name, BlueprintVersion: d.BlueprintVersion, Template: d.Template, TemplateVersion: d.TemplateVersion, Language: language, Candidate: *d.Candidate}
 	o, err := OpenDesigns(ctx, lib, rec)
 	if err != nil {
 		return nil, fmt.Errorf("interviews: dispatch metadata: %w", err)

@@ -149,6 +149,38 @@ func TestDispatchBlueprintIsANameNotAPath(t *testing.T) {
 	}
 }
 
+// A direct dispatch may name the interview's language; it is checked,
+// written in its canonical case and kept in the record it creates.
+func TestDispatchLanguage(t *testing.T) {
+	d, err := ParseDispatch(`{"name": "Ana", "role": "Backend engineer", "language": "ES-mx"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := d.Encode()
+	if err != nil || !strings.Contains(meta, `"language":"ES-mx"`) {
+		t.Fatalf("Encode = %s, %v", meta, err)
+	}
+	if _, err := ParseDispatch(`{"name": "Ana", "role": "Backend engineer", "language": "xx-!!"}`); err == nil || !strings.Contains(err.Error(), "not a language tag") {
+		t.Errorf("a bad language: %v", err)
+	}
+	if _, err := ParseDispatch(`{"interview_id": "abc", "language": "es"}`); err == nil {
+		t.Error("an interview id with a language was accepted; the record holds the language")
+	}
+	o, err := d.Open(t.Context(), &oneRecord{}, "room-1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := o.Record; rec.Language != "es-MX" {
+		t.Errorf("record language = %q, want es-MX", rec.Language)
+	}
+}
+
+// oneRecord is a RecordSource that keeps the record created.
+type oneRecord struct{ rec *Record }
+
+func (o *oneRecord) Get(context.Context, string) (*Record, error) { return nil, ErrNotFound }
+func (o *oneRecord) Create(_ context.Context, r *Record) error    { o.rec = r; return nil }
+
 // spyDesigns is a design library that says whether it was asked.
 type spyDesigns struct{ asked bool }
 

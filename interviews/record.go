@@ -167,6 +167,11 @@ type Record struct {
 	// Blueprint is the name of the stages.Blueprint the interview follows:
 	// a design of the library (see Library).
 	Blueprint string `json:"blueprint"`
+	// Language is the language the interview is held in, a tag checked by
+	// lang.Parse (es, de-AT), chosen at registration or by the blueprint;
+	// empty means the blueprint's language, then English (records made
+	// before interviews had languages).
+	Language string `json:"language,omitempty"`
 	// BlueprintVersion is the version of that design the interview
 	// follows (Design.Version; BuiltinVersion for a built-in one): the
 	// worker loads exactly it, so an edit of the design during the

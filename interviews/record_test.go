@@ -28,6 +28,7 @@ func fullRecord() *Record {
 		Candidate:        Candidate{Name: "Ada Lovelace", Email: "ada@example.com", Role: "Backend engineer", Level: "senior"},
 		Blueprint:        "default",
 		BlueprintVersion: BuiltinVersion,
+		Language:         "es-MX",
 		Options:          &Options{Feedback: new(true), FeedbackScores: new(false), Length: 20 * time.Minute},
 		JobDescription:   "Build things.",
 		ResumeText:       "Analytical engine programmer.",

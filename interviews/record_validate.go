@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/viva-interviews/viva/interviews/lang"
 )
 
 // maxCreatedByLen bounds Record.CreatedBy (an email address's limit).
@@ -47,6 +49,9 @@ func (p *recordProblems) bad(format string, args ...any) {
 func (r *Record) validateIdentity(p *recordProblems) {
 	if !ValidID(r.ID) {
 		p.bad("invalid id %q: use 1 to 64 lower-case letters, digits, '-' or '_', such as NewID returns", r.ID)
+	}
+	if _, err := lang.Parse(r.Language); err != nil {
+		p.bad("language: %v", err)
 	}
 	if !r.Status.Valid() {
 		p.bad("invalid status %q: use one of %s", r.Status, joinStatuses())

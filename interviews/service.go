@@ -72,6 +72,10 @@ type Registration struct {
 	// none): designs of the library, whose current versions the interview
 	// keeps.
 	Blueprint, Template string
+	// Language is the language the interview is held in (checked with
+	// lang.Parse; the caller resolves the blueprint's when none was
+	// chosen).
+	Language string
 	// Options are the recruiter's choices for this interview; nil for
 	// none.
 	Options *Options
@@ -100,7 +104,7 @@ func (s *Service) Register(ctx context.Context, reg Registration) (*Record, erro
 	expires := at.Add(s.linkTTL())
 	rec := &Record{
 		ID: NewID(), Room: s.NewRoom(reg.Candidate.Name), Candidate: reg.Candidate,
-		Blueprint: reg.Blueprint, Template: reg.Template, Options: reg.Options.Clone(), Problem: reg.Problem, Brief: reg.Brief,
+		Blueprint: reg.Blueprint, Template: reg.Template, Options: reg.Options.Clone(), Problem: reg.Problem, Language: reg.Language, Brief: reg.Brief,
 		JobDescription: reg.JobDescription, ResumeText: reg.ResumeText, ResumeSummary: reg.ResumeSummary,
 		Status: StatusScheduled, CreatedBy: reg.By, CreatedAt: at, ExpiresAt: &expires,
 	}
@@ -189,7 +193,7 @@ func (s *Service) Reissue(ctx context.Context, id, who string) (*Record, error) 
 	rec := &Record{
 		ID: newID, Room: s.NewRoom(old.Candidate.Name), Candidate: old.Candidate,
 		Blueprint: old.Blueprint, BlueprintVersion: old.BlueprintVersion, Template: old.Template, TemplateVersion: old.TemplateVersion,
-		Options: old.Options.Clone(), Problem: old.Problem, Brief: old.Brief, JobDescription: old.JobDescription, ResumeText: old.ResumeText, ResumeSummary: old.ResumeSummary,
+		Options: old.Options.Clone(), Problem: old.Problem, Language: old.Language, Brief: old.Brief, JobDescription: old.JobDescription, ResumeText: old.ResumeText, ResumeSummary: old.ResumeSummary,
 		Status: StatusScheduled, CreatedBy: who, CreatedAt: at, ExpiresAt: &expires,
 		ReissuedFrom: old.ID,
 		Audit:        []AuditEntry{{At: at, Who: who, Action: AuditInvitationReissued, Detail: "re-issued from " + old.ID}},

@@ -8,6 +8,8 @@ import (
 	"text/template"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/viva-interviews/viva/interviews/lang"
 )
 
 // TemplateData is what instruction, persona, acknowledgement and question
@@ -156,13 +158,25 @@ func (b *Blueprint) PersonaPrompt(p Profile) (string, error) {
 // enters stage: the stage's Acknowledgement rendered for p, or a built-in
 // sentence naming the stage's Title ("Thank you. Let's move on to your
 // experience."). The last stage's built-in sentence wraps the interview up
-// instead. It returns "" for Done and for names that are not stages. A
-// template that fails to render (Validate rejects those) falls back to the
-// built-in sentence, because something must be said.
+// instead. An interview held in another language than the blueprint's
+// (p.Language) says the catalogue's sentence for entering the first, a
+// following or the last stage in its own language instead. It returns ""
+// for Done and for names that are not stages. A template that fails to
+// render (Validate rejects those) falls back to the built-in sentence,
+// because something must be said.
 func (b *Blueprint) AcknowledgementFor(stage string, p Profile) string {
-	s, _, ok := b.Stage(stage)
+	s, i, ok := b.Stage(stage)
 	if !ok {
 		return ""
+	}
+	if p.Language != "" && lang.Base(p.Language) != lang.Base(b.Language) {
+		switch {
+		case b.IsLast(stage):
+			return lang.Text(p.Language, lang.AckLast)
+		case i == 0:
+			return lang.Text(p.Language, lang.AckFirst)
+		}
+		return lang.Text(p.Language, lang.AckNext)
 	}
 	if strings.TrimSpace(s.Acknowledgement) != "" {
 		if out, err := render("acknowledgement", s.Acknowledgement, p); err == nil && out != "" {
@@ -170,9 +184,18 @@ func (b *Blueprint) AcknowledgementFor(stage string, p Profile) string {
 		}
 	}
 	if b.IsLast(stage) {
-		return "Thank you. That brings us to the end of the interview, so let's wrap up."
+		return lang.Text(b.Language, lang.AckLast)
 	}
 	return "Thank you. Let's move on to " + lowerFirst(stageTitle(s)) + "."
+}
+
+// InLanguage is the language an interview of this blueprint is held in
+// when the registration chose none: the blueprint's, or English.
+func (b *Blueprint) InLanguage() string {
+	if b.Language == "" {
+		return lang.Default
+	}
+	return b.Language
 }
 
 // Render renders the question's text for the candidate p (question texts may

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/viva-interviews/viva/interviews/lang"
 )
 
 var (
@@ -251,5 +253,48 @@ func TestQuestionRender(t *testing.T) {
 	}
 	if _, err := (Question{ID: "q2", Text: "{{.Nope}}"}).Render(bareProfile); err == nil || !strings.Contains(err.Error(), `question "q2"`) {
 		t.Errorf("Render of a broken question error = %v", err)
+	}
+}
+
+// An interview held in another language than its blueprint's says the
+// catalogue's acknowledgements in its own language, not the blueprint's
+// English ones; in the blueprint's language it says the blueprint's.
+func TestAcknowledgementInTheInterviewsLanguage(t *testing.T) {
+	b := Default()
+	first, middle, last := b.Stages[0].Name, b.Stages[1].Name, b.Stages[len(b.Stages)-1].Name
+	es := Profile{Name: "Ana", Language: "es-MX"}
+	for stage, want := range map[string]string{
+		first:  "Hola, y bienvenido.",
+		middle: "Gracias. Pasemos a la siguiente parte de la entrevista.",
+		last:   "Gracias. Con esto llegamos al final de la entrevista, así que vamos a concluir.",
+	} {
+		if got := b.AcknowledgementFor(stage, es); got != want {
+			t.Errorf("AcknowledgementFor(%s) in Spanish = %q, want %q", stage, got, want)
+		}
+	}
+	if got, want := b.AcknowledgementFor(first, Profile{Name: "Ana", Language: "en"}), b.AcknowledgementFor(first, Profile{Name: "Ana"}); got != want || got == "" {
+		t.Errorf("in English AcknowledgementFor(%s) = %q, want the blueprint's %q", first, got, want)
+	}
+	b.Language = "es"
+	b.Stages[1].Acknowledgement = "Muy bien, hablemos de su experiencia."
+	if got := b.AcknowledgementFor(middle, es); got != "Muy bien, hablemos de su experiencia." {
+		t.Errorf("a Spanish blueprint's own acknowledgement in a Spanish interview: got %q", got)
+	}
+}
+
+func TestBlueprintLanguageField(t *testing.T) {
+	y := func(language string) []byte {
+		return []byte("name: es-test\nlanguage: " + language + "\nstages:\n  - name: greeting\n    instructions: Saluda.\n    limit: 60\n")
+	}
+	b, err := Parse(y("es-mx"), "es.yaml")
+	if err != nil {
+		t.Fatalf("a blueprint in Spanish: %v", err)
+	}
+	if b.Language != "es-mx" || lang.Base(b.InLanguage()) != "es" {
+		t.Errorf("language = %q, InLanguage = %q", b.Language, b.InLanguage())
+	}
+	_, err = Parse(y("klingon"), "es.yaml")
+	if err == nil || !strings.Contains(err.Error(), "language") || !strings.Contains(err.Error(), "es.yaml:2: language:") {
+		t.Errorf("an unknown language: err = %v, want a line-numbered language error", err)
 	}
 }

@@ -36,6 +36,13 @@ type Blueprint struct {
 	Persona string `yaml:"persona" json:"persona,omitempty"`
 	// Mode is ModeInterview (empty means it) or ModeKnowledgeCapture.
 	Mode string `yaml:"mode" json:"mode,omitempty"`
+	// Language is the language the interview is held in, a BCP 47 tag of
+	// a shipped language (lang.Languages: en, es, de, optionally with a
+	// region such as es-MX); empty means English. The registration form
+	// may choose another for one interview. The blueprint's own sentences
+	// (acknowledgements) are said only in an interview of this language;
+	// in another, the interviewer says the catalogue's.
+	Language string `yaml:"language" json:"language,omitempty"`
 	// Stages run in order unless a stage names its Next stage.
 	Stages []Stage `yaml:"stages" json:"stages"`
 	// Rubric lists what the interview must find out; with Exit it lets
@@ -118,6 +125,9 @@ type Profile struct {
 	JobDescription string
 	// ResumeSummary is an optional short summary of the résumé.
 	ResumeSummary string
+	// Language is the language the interview is held in (a tag checked
+	// with lang.Parse); empty means the blueprint's, then English.
+	Language string
 	// Problem is the design problem of the interview, from its
 	// blueprint's pool; zero for none.
 	Problem Problem

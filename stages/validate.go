@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/viva-interviews/viva/interviews/lang"
 )
 
 // FieldError is one problem in a blueprint, located by the field's path in
@@ -113,6 +115,9 @@ func (b *Blueprint) problems() []*FieldError {
 	}
 	l.probs = append(l.probs, b.exitProblems()...)
 	l.probs = append(l.probs, b.feedbackProblems()...)
+	if _, err := lang.Parse(b.Language); err != nil {
+		l.probs = append(l.probs, &FieldError{Field: "language", Msg: err.Error()})
+	}
 	if len(b.Stages) == 0 {
 		l.add("stages", "", "the blueprint has no stages; add at least one stage with a name, instructions and a limit")
 		return l.probs

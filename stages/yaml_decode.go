@@ -87,7 +87,7 @@ func (d *decoder) fields(n *yaml.Node, path, what string, known []string, fn fun
 }
 
 var (
-	blueprintFields = []string{"name", "title", "description", "persona", "mode", "closing_safety", "rubric", "exit_conditions",
+	blueprintFields = []string{"name", "title", "description", "persona", "mode", "language", "closing_safety", "rubric", "exit_conditions",
 		"competencies", "candidate_feedback", "candidate_feedback_scores", "problems", "stages"}
 	stageFields    = []string{"name", "title", "instructions", "limit", "min_time", "min_questions", "guided", "questions", "keywords", "next", "acknowledgement", "tools"}
 	questionFields = []string{"id", "text", "purpose", "keywords", "targets"}
@@ -168,7 +168,7 @@ func (d *decoder) indexedWords(v *yaml.Node, field string) []string {
 func (d *decoder) blueprint(n *yaml.Node) *Blueprint {
 	b := &Blueprint{}
 	d.fields(n, "", "blueprint", blueprintFields, d.into(map[string]any{
-		"name": &b.Name, "title": &b.Title, "description": &b.Description, "persona": &b.Persona, "mode": &b.Mode,
+		"name": &b.Name, "title": &b.Title, "description": &b.Description, "persona": &b.Persona, "mode": &b.Mode, "language": &b.Language,
 		"candidate_feedback": &b.CandidateFeedback, "candidate_feedback_scores": &b.FeedbackScores, "closing_safety": &b.ClosingSafety,
 	}, func(key, field string, v *yaml.Node) {
 		switch key {

@@ -14,7 +14,7 @@ import (
 // therefore round-trips through Parse.
 func (b Blueprint) MarshalYAML() (any, error) {
 	root := mapping()
-	addStrings(root, "name", b.Name, "title", b.Title, "description", b.Description, "persona", b.Persona, "mode", b.Mode)
+	addStrings(root, "name", b.Name, "title", b.Title, "description", b.Description, "persona", b.Persona, "mode", b.Mode, "language", b.Language)
 	if b.ClosingSafety != 0 {
 		addPair(root, "closing_safety", durationNode(b.ClosingSafety))
 	}

@@ -191,7 +191,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name:      "unknown top-level field",
 			src:       "colour: blue\n" + base,
-			want:      `bp.yaml:1: colour: unknown field "colour" in blueprint; known fields are name, title, description, persona, mode, closing_safety, rubric, exit_conditions, competencies, candidate_feedback, candidate_feedback_scores, problems, stages`,
+			want:      `bp.yaml:1: colour: unknown field "colour" in blueprint; known fields are name, title, description, persona, mode, language, closing_safety, rubric, exit_conditions, competencies, candidate_feedback, candidate_feedback_scores, problems, stages`,
 			wantLine:  1,
 			wantField: "colour",
 		},

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -130,6 +131,11 @@ var templateFuncs = template.FuncMap{
 	"minutes":       interviews.LengthInWords,
 	"shortVersion":  interviews.ShortVersion,
 	"levelLabel":    interviews.Humanize,
+	"minutesIn":     minutesIn,
+	// text and textf are the catalogue's texts in a language, for the
+	// candidate's pages: {{text .Lang "room.join"}}.
+	"text":  func(tag, key string) string { return lang.Text(tag, lang.Key(key)) },
+	"textf": func(tag, key string, args ...any) string { return lang.Textf(tag, lang.Key(key), args...) },
 }
 
 // stageLabel is the title of the stage called name in blueprint when it
@@ -144,6 +150,17 @@ func stageLabel(blueprint, name string) string {
 		}
 	}
 	return interviews.Humanize(name)
+}
+
+// minutesIn says a planned length in whole minutes, rounded up, in the
+// language tag: "8 minutes", "1 minute" (interviews.LengthInWords in
+// English).
+func minutesIn(tag string, d time.Duration) string {
+	m := int(math.Ceil(d.Minutes()))
+	if m == 1 {
+		return lang.Text(tag, lang.MinuteOne)
+	}
+	return lang.Textf(tag, lang.MinutesShortf, m)
 }
 
 // pageFuncs are the helpers whose answers depend on the server's

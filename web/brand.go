@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/config"
+	"github.com/viva-interviews/viva/interviews/lang"
 )
 
 // Paths of the brand's logo and the site icon.
@@ -112,6 +113,46 @@ func (s *Server) handleFavicon(w http.ResponseWriter, r *http.Request) {
 	http.ServeFileFS(w, r, s.static, faviconFile)
 }
 
+// consents are the notices candidates agree to: the operator's own
+// wording for every interview, or the built-in wording in each shipped
+// language.
+type consents struct {
+	// own is the operator's wording; empty for the built-in one.
+	own consent
+	// builtin are the built-in wording by base language tag.
+	builtin map[string]consent
+}
+
+// newConsents returns the notices of the operator's text, or of the
+// built-in wording (DefaultConsentText) in each shipped language when
+// text is empty.
+func newConsents(text, brandName string, recordsAudio bool) (consents, error) {
+	if strings.TrimSpace(text) != "" {
+		own, err := newConsent(text, brandName, recordsAudio)
+		return consents{own: own}, err
+	}
+	cs := consents{builtin: map[string]consent{}}
+	for _, l := range lang.Languages {
+		c, err := newConsent(defaultConsentIn(l.Tag, brandName, recordsAudio), brandName, recordsAudio)
+		if err != nil {
+			return consents{}, err
+		}
+		cs.builtin[l.Tag] = c
+	}
+	return cs, nil
+}
+
+// For is the notice of an interview in the language tag.
+func (cs consents) For(tag string) consent {
+	if cs.builtin == nil {
+		return cs.own
+	}
+	if c, ok := cs.builtin[lang.Base(tag)]; ok {
+		return c
+	}
+	return cs.builtin[lang.Default]
+}
+
 // consent is the wording the candidate agrees to before joining, and its
 // version.
 type consent struct {
@@ -141,22 +182,20 @@ func ConsentVersion(text string) string {
 	return "sha256:" + hex.EncodeToString(sum[:])[:12]
 }
 
-// observedText tells the candidate which integrity signals are noted
-// (interviews.Signal) and what they are for.
-const observedText = "So that the reviewer has context, never a verdict, the interview also notes when this tab or window " +
-	"loses focus and for how long, the length of text pasted into the answer box, long silences before an answer, " +
-	"and answers spoken at a steady reading pace."
-
 // DefaultConsentText is the built-in notice a candidate agrees to: an AI
 // interviewer conducts the interview, what is recorded (audio only when it
 // is), what is observed as context, and a person at the company reviews
 // the result.
 func DefaultConsentText(brandName string, recordsAudio bool) string {
-	recorded := "A transcript of the conversation (what you say and type, and what the interviewer says) is saved; your audio is not recorded."
+	return defaultConsentIn(lang.Default, brandName, recordsAudio)
+}
+
+// defaultConsentIn is DefaultConsentText in the language tag.
+func defaultConsentIn(tag, brandName string, recordsAudio bool) string {
+	recorded := lang.Text(tag, lang.ConsentTranscript)
 	if recordsAudio {
-		recorded = "The audio of the conversation and a transcript of it (what you say and type, and what the interviewer says) are recorded."
+		recorded = lang.Text(tag, lang.ConsentAudio)
 	}
-	return "This interview is conducted by an AI interviewer, not a person. " + recorded +
-		" " + observedText +
-		" A person at " + brandName + " reviews the interview and its results; the AI does not make the decision."
+	return lang.Text(tag, lang.ConsentAI) + " " + recorded + " " + lang.Text(tag, lang.ConsentObserved) + " " +
+		lang.Textf(tag, lang.ConsentReviewf, brandName)
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 )
 
 // roomPages are the candidate's pages: the room, the join endpoint that
@@ -21,7 +23,7 @@ type roomPages struct {
 	tokens        *roomTokens
 	interviews    *interviews.Service
 	findBlueprint blueprintFinder
-	consent       consent
+	consent       consents
 	timeScale     float64
 	roomPage      *template.Template // nil when templates/room.html is absent
 	// hasRoomBundle is false when the binary lacks the room page's script
@@ -73,6 +75,11 @@ type RoomPage struct {
 	ExpectedLength time.Duration
 	// Plan is what the page's script reads: every stage, in order.
 	Plan RoomPlan
+	// Lang is the interview's language (a BCP 47 tag, "en" by default):
+	// the page's texts are the catalogue's in it.
+	Lang string
+	// Texts are the page script's texts in Lang, by name.
+	Texts map[string]string
 }
 
 // RoomPlan is the interview's plan as the room page's script reads it,
@@ -104,6 +111,9 @@ func (s *roomPages) roomPlan(ctx context.Context, rec *interviews.Record) (RoomP
 	}
 	for _, st := range bp.Stages {
 		title := st.Title
+		if t, ok := lang.StageTitle(rec.Language, st.Name); ok && rec.Language != "" && lang.Base(rec.Language) != lang.Base(bp.Language) {
+			title = t // the built-in design's stage, in the interview's language
+		}
 		if title == "" {
 			title = st.Name
 		}
@@ -160,12 +170,15 @@ func (s *roomPages) handleRoom(w http.ResponseWriter, r *http.Request) {
 		s.renderCandidateMessage(w, r, http.StatusServiceUnavailable, "Room unavailable", msgRoomNoScript)
 		return
 	}
+	notice := s.consent.For(rec.Language)
 	page := RoomPage{
 		ID: rec.ID, CandidateName: rec.Candidate.Name, Role: rec.Candidate.Role,
 		Stage: rec.CurrentStage(), LiveKitURL: s.tokens.clientURL,
-		Consent: s.consent.Text, ConsentVersion: s.consent.Version,
-		Consented: rec.Consent != nil && rec.Consent.Version == s.consent.Version,
+		Consent: notice.Text, ConsentVersion: notice.Version,
+		Consented: rec.Consent != nil && rec.Consent.Version == notice.Version,
 	}
+	page.Lang = cmp.Or(rec.Language, lang.Default)
+	page.Texts = lang.Prefixed(page.Lang, "js.")
 	page.Plan, page.ExpectedLength = s.roomPlan(r.Context(), rec)
 	if s.findBlueprint.feedbackBlueprint(r.Context(), rec) != nil {
 		page.FeedbackURL = feedbackPath(rec.ID)
@@ -218,7 +231,8 @@ func (s *roomPages) handleJoin(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusConflict, apiError{Error: msgElsewhere})
 		return
 	}
-	if rec.Consent == nil || rec.Consent.Version != s.consent.Version {
+	notice := s.consent.For(rec.Language)
+	if rec.Consent == nil || rec.Consent.Version != notice.Version {
 		var req joinRequest
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxJoinBodyBytes))
 		if err == nil && len(bytes.TrimSpace(body)) > 0 {
@@ -231,11 +245,11 @@ func (s *roomPages) handleJoin(w http.ResponseWriter, r *http.Request) {
 		case !req.Consent:
 			s.writeJSON(w, http.StatusBadRequest, apiError{Error: msgNoConsent})
 			return
-		case req.ConsentVersion != s.consent.Version:
+		case req.ConsentVersion != notice.Version:
 			s.writeJSON(w, http.StatusConflict, apiError{Error: msgConsentChanged})
 			return
 		}
-		rec, err = s.interviews.Consented(r.Context(), rec.ID, s.consent.Version, s.consent.Text)
+		rec, err = s.interviews.Consented(r.Context(), rec.ID, notice.Version, notice.Text)
 		if err != nil {
 			s.log.Error("web: storing the candidate's consent", "interview_id", r.PathValue("id"), "err", err)
 			s.serverError(w, r)

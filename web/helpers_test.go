@@ -151,7 +151,7 @@ func (ts *testServer) do(req *http.Request) *httptest.ResponseRecorder {
 // agree is the body of a join request whose candidate agreed to the
 // server's consent notice.
 func (ts *testServer) agree() string {
-	return `{"consent":true,"consent_version":"` + ts.room.consent.Version + `"}`
+	return `{"consent":true,"consent_version":"` + ts.room.consent.For("").Version + `"}`
 }
 
 func (ts *testServer) get(path string, hdr ...string) *httptest.ResponseRecorder {

@@ -23,7 +23,7 @@ type settings struct {
 	blueprints []blueprintOption
 	templates  []TemplateChoice
 	brand      brand
-	consent    consent
+	consent    consents
 }
 
 // checkOptions fills in opts' defaults and derives the settings; its
@@ -48,7 +48,7 @@ func checkOptions(opts *Options) (settings, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	set.consent, err = newConsent(opts.ConsentText, set.brand.Name, opts.RecordsAudio)
+	set.consent, err = newConsents(opts.ConsentText, set.brand.Name, opts.RecordsAudio)
 	if err != nil {
 		errs = append(errs, err)
 	}

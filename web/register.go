@@ -14,6 +14,7 @@ import (
 
 	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -37,6 +38,9 @@ type plans struct {
 	// designs is the design library, whose installed designs are offered
 	// after the configured ones; nil offers those only.
 	designs interviews.DesignStore
+	// speaks says why the interviewer cannot hold an interview in a
+	// language (Options.CheckLanguage); nil knows no reason.
+	speaks func(language string, keys interviews.Keys) error
 }
 
 // current returns the plans offered now: the configured ones, then the
@@ -44,7 +48,7 @@ type plans struct {
 // library that cannot be read offers none of its own; registering then
 // says why).
 func (s *plans) current(ctx context.Context) *plans {
-	cur := &plans{blueprints: s.blueprints, templates: s.templates}
+	cur := &plans{blueprints: s.blueprints, templates: s.templates, designs: s.designs, speaks: s.speaks}
 	if s.designs == nil {
 		return cur
 	}
@@ -117,6 +121,7 @@ const (
 	fieldBrief      = "brief"       // a knowledge capture's brief, typed
 	fieldBriefFile  = "brief_file"  // the brief as a .md or .txt file
 	fieldUI         = "ui"          // "html" from the registration page
+	fieldLanguage   = "language"    // the interview's language, a BCP 47 tag
 	// fieldOpenAIKey and fieldDeepgramKey carry the interview's own
 	// provider keys: stored sealed, never echoed.
 	fieldOpenAIKey   = "openai_api_key"
@@ -175,7 +180,7 @@ func (s *registrar) createRecord(ctx context.Context, v *validated) (*interviews
 		return nil, errors.New("web: registering without a signed-in user")
 	}
 	reg := interviews.Registration{
-		Candidate: v.candidate, Blueprint: v.blueprint, Template: v.template, Options: v.options, Problem: v.problem, Brief: v.brief,
+		Candidate: v.candidate, Blueprint: v.blueprint, Template: v.template, Options: v.options, Problem: v.problem, Language: v.language, Brief: v.brief,
 		JobDescription: v.jobDescription, ResumeText: v.resumeText, Keys: v.keys, By: by.Email,
 	}
 	if v.resumeText != "" {
@@ -233,6 +238,8 @@ type registerPage struct {
 	Levels     []string
 	Blueprints []blueprintOption
 	Templates  []TemplateChoice
+	// Languages are the languages an interview may be held in.
+	Languages  []lang.Language
 	MaxJobDesc int
 	MaxBrief   int
 	// MaxBriefText is MaxBrief as the form writes it, "20,000".
@@ -259,6 +266,7 @@ func (s *registrar) registerPage(ctx context.Context) registerPage {
 		Levels:       stages.Levels,
 		Blueprints:   cur.blueprints,
 		Templates:    cur.templates,
+		Languages:    lang.Languages,
 		MaxJobDesc:   interviews.MaxJobDescriptionLen,
 		MaxBrief:     interviews.MaxBriefLen,
 		MaxBriefText: thousands(interviews.MaxBriefLen),

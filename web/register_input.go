@@ -42,6 +42,9 @@ type registration struct {
 	Problem string `json:"problem"`
 	// Brief is a knowledge-capture interview's brief (markdown).
 	Brief string `json:"brief"`
+	// Language is the language the interview is held in (a BCP 47 tag
+	// such as es); empty for the plan's.
+	Language string `json:"language"`
 	// OpenAIAPIKey and DeepgramAPIKey are the interview's own provider
 	// keys, optional. They are never rendered back into a page.
 	OpenAIAPIKey   string `json:"openai_api_key"`
@@ -94,6 +97,8 @@ func (r *registration) field(name string) *string {
 		return &r.Problem
 	case fieldBrief:
 		return &r.Brief
+	case fieldLanguage:
+		return &r.Language
 	case fieldOpenAIKey:
 		return &r.OpenAIAPIKey
 	case fieldDeepgramKey:
@@ -177,7 +182,7 @@ func readSubmission(w http.ResponseWriter, r *http.Request) (*submission, *reque
 			Name: f.Get(fieldName), Email: f.Get(fieldEmail), Role: f.Get(fieldRole),
 			Level: f.Get(fieldLevel), Blueprint: f.Get(fieldBlueprint),
 			JobDescription: f.Get(fieldJobDesc), ResumeText: f.Get(fieldResumeText),
-			Template: f.Get(fieldTemplate), Problem: f.Get(fieldProblem), Brief: f.Get(fieldBrief),
+			Template: f.Get(fieldTemplate), Problem: f.Get(fieldProblem), Brief: f.Get(fieldBrief), Language: f.Get(fieldLanguage),
 			OpenAIAPIKey: f.Get(fieldOpenAIKey), DeepgramAPIKey: f.Get(fieldDeepgramKey),
 			Feedback: f.Get(fieldFeedback), FeedbackScores: f.Get(fieldFeedbackScores), LengthMinutes: f.Get(fieldLength),
 			SendEmail: f.Get(fieldSendEmail),

@@ -14,6 +14,7 @@ import (
 
 	"github.com/viva-interviews/viva/internal/sandbox"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 )
 
 // fieldErrors maps field names to what is wrong with each: the
@@ -28,6 +29,7 @@ type validated struct {
 	resumeText     string
 	resumeSource   string // the file name the text came from; empty for pasted text
 	template       string
+	language       string
 	problem        string
 	brief          string
 	keys           interviews.Keys
@@ -72,6 +74,7 @@ func (s *registrar) validate(ctx context.Context, sub *submission) (*validated, 
 	s.checkResume(ctx, sub, v, errs)
 
 	s.checkKeys(in, v, errs)
+	v.language = s.checkLanguage(ctx, in, v.keys, errs)
 	v.options = checkInterviewOptions(in, errs)
 	if len(errs) > 0 {
 		return nil, errs
@@ -157,6 +160,30 @@ func (s *registrar) checkResume(ctx context.Context, sub *submission, v *validat
 		errs[fieldResumeText] = msgResumeTextLarge
 	}
 	v.resumeText = in.ResumeText
+}
+
+// checkLanguage checks the interview's language: a tag of a language
+// viva ships (lang.Parse), or the plan's when none is chosen, that the
+// interviewer's engines (the server's, or the interview's own keys') can
+// speak. It returns the tag, "" for the plan's English.
+func (s *plans) checkLanguage(ctx context.Context, in *registration, keys interviews.Keys, errs fieldErrors) string {
+	tag, err := lang.Parse(in.Language)
+	if err != nil {
+		errs[fieldLanguage] = err.Error()
+		return ""
+	}
+	in.Language = tag
+	if tag == "" && errs[fieldBlueprint] == "" {
+		if b, _, err := (interviews.Library{Store: s.designs}).Blueprint(ctx, in.Blueprint, ""); err == nil {
+			tag, _ = lang.Parse(b.Language)
+		}
+	}
+	if s.speaks != nil {
+		if err := s.speaks(tag, keys); err != nil {
+			errs[fieldLanguage] = err.Error()
+		}
+	}
+	return tag
 }
 
 // checkKeys checks the interview's own provider keys: their shape, and

@@ -21,8 +21,8 @@ import (
 func TestJoinNeedsConsent(t *testing.T) {
 	ts := newTestServer(t)
 	id := registerJSON(t, ts, map[string]string{"name": "Ada Lovelace", "role": "Engineer"}).ID
-	if !regexp.MustCompile(`^sha256:[0-9a-f]{12}$`).MatchString(ts.room.consent.Version) {
-		t.Fatalf("consent version %q is not sha256: and 12 hex digits", ts.room.consent.Version)
+	if !regexp.MustCompile(`^sha256:[0-9a-f]{12}$`).MatchString(ts.room.consent.For("").Version) {
+		t.Fatalf("consent version %q is not sha256: and 12 hex digits", ts.room.consent.For("").Version)
 	}
 	tests := []struct {
 		name string
@@ -32,7 +32,7 @@ func TestJoinNeedsConsent(t *testing.T) {
 	}{
 		{"no body", "", http.StatusBadRequest, "tick “I agree” before joining"},
 		{"empty object", "{}", http.StatusBadRequest, "tick “I agree” before joining"},
-		{"not agreed", `{"consent":false,"consent_version":"` + ts.room.consent.Version + `"}`, http.StatusBadRequest, "tick “I agree”"},
+		{"not agreed", `{"consent":false,"consent_version":"` + ts.room.consent.For("").Version + `"}`, http.StatusBadRequest, "tick “I agree”"},
 		{"another wording", `{"consent":true,"consent_version":"sha256:000000000000"}`, http.StatusConflict, "has changed since this page was opened"},
 		{"not JSON", "consent", http.StatusBadRequest, "could not be read"},
 	}
@@ -55,7 +55,7 @@ func TestJoinNeedsConsent(t *testing.T) {
 		t.Fatalf("join with consent: %d %s", rec.Code, rec.Body)
 	}
 	r, _ := ts.store.Get(t.Context(), id)
-	want := interviews.Consent{At: ts.clock.Now(), Version: ts.room.consent.Version, Text: DefaultConsentText("viva", false)}
+	want := interviews.Consent{At: ts.clock.Now(), Version: ts.room.consent.For("").Version, Text: DefaultConsentText("viva", false)}
 	if r.Consent == nil || !r.Consent.At.Equal(want.At) || r.Consent.Version != want.Version || r.Consent.Text != want.Text {
 		t.Fatalf("stored consent %+v, want %+v", r.Consent, want)
 	}
@@ -69,7 +69,7 @@ func TestJoinNeedsConsent(t *testing.T) {
 	}
 	// The reviewer sees when and to which wording the candidate agreed.
 	review := ts.get("/review/"+id, "Authorization", "Bearer "+testReviewerToken).Body.String()
-	if want := "Consent given at 2026-03-02 09:30 UTC (version <code>" + ts.room.consent.Version + "</code>)"; !strings.Contains(review, want) {
+	if want := "Consent given at 2026-03-02 09:30 UTC (version <code>" + ts.room.consent.For("").Version + "</code>)"; !strings.Contains(review, want) {
 		t.Errorf("the reviewer page lacks %q", want)
 	}
 	// The room page shows the agreement as given.

@@ -128,6 +128,12 @@ type Options struct {
 	// Webhooks tells hiring systems about reviewers' decisions (a
 	// *webhooks.Sender); nil tells nobody.
 	Webhooks interviews.Notifier
+	// CheckLanguage says why the interviewer's engines cannot hold an
+	// interview in a language (a tag checked by lang.Parse; "" is
+	// English), with the server's engines or, when given, the interview's
+	// own provider keys; nil knows no reason, and the worker refuses such
+	// an interview when the candidate joins.
+	CheckLanguage func(language string, keys interviews.Keys) error
 	// Mailer emails candidates the link to their feedback
 	// (NotifyFeedbackReady); nil sends no email.
 	Mailer Mailer
@@ -197,7 +203,7 @@ func New(opts Options) (*Server, error) {
 		tokenTTL: opts.TokenTTL, rejoinGrace: opts.RejoinGrace, clientURL: set.clientURL}
 	lnk := links{publicURL: set.publicURL}
 	find := blueprintFinder{lib: interviews.Library{Store: opts.Store}}
-	pl := &plans{blueprints: set.blueprints, templates: set.templates, designs: opts.Store}
+	pl := &plans{blueprints: set.blueprints, templates: set.templates, designs: opts.Store, speaks: opts.CheckLanguage}
 	mail := newInviteMail(opts, set.publicURL, set.brand.Name, find)
 	s := &Server{
 		site: st, brand: set.brand, csp: contentSecurityPolicy(opts.LiveKitURL, set.brand.logoOrigin()),

@@ -6,6 +6,8 @@ package stt
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -69,3 +71,31 @@ type Engine interface {
 
 // ErrAuth is wrapped by errors that mean the service rejected the key.
 var ErrAuth = errors.New("stt: authentication failed")
+
+// Multilingual is an Engine that recognises speech in other languages
+// than English.
+type Multilingual interface {
+	Engine
+	// InLanguage returns an engine like this one for speech in the
+	// language tag (BCP 47: es, de-AT). It makes no request.
+	InLanguage(tag string) Engine
+}
+
+// InLanguage returns e for speech in the language tag: e itself for
+// English ("", en, en-GB…), the engine e gives for tag when it is
+// Multilingual, and otherwise an error naming e, which hears English only.
+func InLanguage(e Engine, tag string) (Engine, error) {
+	if m, ok := e.(Multilingual); ok && tag != "" {
+		return m.InLanguage(tag), nil
+	}
+	if english(tag) {
+		return e, nil
+	}
+	return nil, fmt.Errorf("stt: the %s speech recogniser hears English only, not %q: use Deepgram (DEEPGRAM_API_KEY) or OpenAI (OPENAI_API_KEY)", e.Name(), tag)
+}
+
+// english reports whether tag is English or empty.
+func english(tag string) bool {
+	base, _, _ := strings.Cut(tag, "-")
+	return base == "" || strings.EqualFold(base, "en")
+}

@@ -83,3 +83,15 @@ func (f *Fallback) Synthesize(ctx context.Context, text string, out func(pcm []i
 	}
 	return nil
 }
+
+// InLanguage is the primary in the language tag backed by the same
+// secondary: an utterance the primary fails to start is still spoken, in
+// the secondary's voice, rather than not at all. It is nil when the
+// primary speaks English only.
+func (f *Fallback) InLanguage(tag string) Engine {
+	primary, err := InLanguage(f.primary, tag)
+	if err != nil {
+		return nil
+	}
+	return &Fallback{primary: primary, secondary: f.secondary, log: f.log}
+}

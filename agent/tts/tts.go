@@ -5,6 +5,8 @@ package tts
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 )
 
 // Engine turns text into speech.
@@ -23,3 +25,28 @@ type Engine interface {
 
 // ErrAuth is wrapped by errors that mean the service rejected the key.
 var ErrAuth = errors.New("tts: authentication failed")
+
+// Multilingual is an Engine that speaks other languages than English.
+type Multilingual interface {
+	Engine
+	// InLanguage returns an engine like this one for text in the
+	// language tag (BCP 47: es, de-AT), or nil when it cannot speak it.
+	InLanguage(tag string) Engine
+}
+
+// InLanguage returns e for text in the language tag: e itself for
+// English ("", en, en-GB…), the engine e gives for tag when it is
+// Multilingual, and otherwise an error naming e, which speaks English
+// only.
+func InLanguage(e Engine, tag string) (Engine, error) {
+	base, _, _ := strings.Cut(tag, "-")
+	if base == "" || strings.EqualFold(base, "en") {
+		return e, nil
+	}
+	if m, ok := e.(Multilingual); ok {
+		if in := m.InLanguage(tag); in != nil {
+			return in, nil
+		}
+	}
+	return nil, fmt.Errorf("tts: the %s voice speaks English only, not %q: use OpenAI speech (OPENAI_API_KEY)", e.Name(), tag)
+}

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"github.com/viva-interviews/viva/interviews/lang"
 	"strings"
 	"sync"
 	"time"
@@ -30,10 +31,6 @@ const (
 	chatNoticeEvery = 10 * time.Second
 )
 
-// chatSlowDown is what the candidate is told when their messages are
-// dropped.
-const chatSlowDown = "You're sending messages faster than I can read them, so I skipped some. Please wait for my reply, then send your answer in one message."
-
 // chatGate turns the messages a candidate types into the loop's turns:
 // messages typed while the interviewer replies are joined into one turn
 // sent when the reply ends; turns start at most chatTurnBurst at once and
@@ -45,8 +42,8 @@ type chatGate struct {
 	// turn hands a joined turn to the loop; it may block briefly and is
 	// never called with the gate's lock held.
 	turn func(text string, startedAt, endedAt time.Time)
-	// notice tells the candidate something in the chat.
-	notice func(text string)
+	// notice tells the candidate the catalogue's sentence key in the chat.
+	notice func(key lang.Key)
 
 	mu          sync.Mutex
 	replying    bool // the interviewer is thinking or speaking
@@ -99,7 +96,7 @@ func (b *tokens) wait(now time.Time) time.Duration {
 	return time.Duration((1 - b.have) * float64(b.every))
 }
 
-func newChatGate(turn func(text string, startedAt, endedAt time.Time), notice func(string)) *chatGate {
+func newChatGate(turn func(text string, startedAt, endedAt time.Time), notice func(lang.Key)) *chatGate {
 	g := &chatGate{turn: turn, notice: notice,
 		messages: newTokens(chatMessageBurst, time.Minute/chatMessagesPerMinute),
 		turns:    newTokens(chatTurnBurst, chatTurnEvery)}
@@ -124,7 +121,7 @@ func (g *chatGate) Add(text string) bool {
 		}
 		g.mu.Unlock()
 		if tell {
-			g.notice(chatSlowDown)
+			g.notice(lang.ChatSlowDown)
 		}
 		return false
 	}

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"github.com/viva-interviews/viva/interviews/lang"
 	"strings"
 	"sync"
 	"testing"
@@ -34,7 +35,7 @@ func newGateRecorder(reply time.Duration) *gateRecorder {
 			case <-r.stop:
 			}
 		}()
-	}, func(string) {
+	}, func(lang.Key) {
 		r.mu.Lock()
 		r.notices++
 		r.mu.Unlock()

@@ -21,6 +21,7 @@ import (
 	"github.com/viva-interviews/viva/agent/voice"
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/lkagent"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -37,7 +38,9 @@ type session struct {
 	job lkagent.Job
 	log *slog.Logger
 	bp  *stages.Blueprint
-	tpl *stages.Template // nil for none
+	// language is the language the interview is held in.
+	language string
+	tpl      *stages.Template // nil for none
 
 	room  *lksdk.Room
 	voice *spoken.Session // the audio, and the loop's transport
@@ -288,11 +291,12 @@ func (ss *session) typedTurn(text string, startedAt, endedAt time.Time) {
 	ss.post(agent.CandidateTurn{Text: text, Source: agent.SourceText, StartedAt: startedAt, EndedAt: endedAt})
 }
 
-// chatNotice tells the candidate something in the interviewer's captions,
-// without speaking it or recording it as said.
-func (ss *session) chatNotice(text string) {
+// chatNotice tells the candidate the catalogue's sentence key, in the
+// interview's language, in the interviewer's captions, without speaking
+// it or recording it as said.
+func (ss *session) chatNotice(key lang.Key) {
 	ss.log.Warn("typed messages dropped: the candidate was asked to slow down")
-	ss.AgentCaption(fmt.Sprintf("chat-notice-%d", time.Now().UnixNano()), text, true, false)
+	ss.AgentCaption(fmt.Sprintf("chat-notice-%d", time.Now().UnixNano()), lang.Text(ss.language, key), true, false)
 }
 
 // arrived takes a participant who joined as the candidate: the first one,

@@ -359,29 +359,14 @@ var fullAnswers = []string{
 	"Toward technical leadership.",
 }
 
-// TestFullInterviewWithProviderFakes holds a whole spoken interview through
-// all four stages against the fake OpenAI (streamed chat with tool calls,
-// pcm speech) and the fake Deepgram (transcripts for the utterances it
-// hears): captions of both speakers arrive under their own identities, the
-// record is completed with every turn, and the room is deleted at the end.
-func TestFullInterviewWithProviderFakes(t *testing.T) {
-	_, sessions := startFakes(t, fullAnswers, interviewerPolicy("Hello Ada, welcome to your interview."))
-	sessions.TimeScale = 0.2
-	reg := metrics.NewRegistry()
-	sessions.Metrics = metrics.NewWorker(reg)
-	scrape := httptest.NewServer(metrics.Handler(reg))
-	defer scrape.Close()
-	h := startHarness(t, sessions)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace", "role": "Backend engineer", "level": "senior"})
-	agentID, err := bot.WaitAgent(ctx) // known now: the agent is gone once the room is deleted
-	if err != nil {
-		t.Fatal(err)
-	}
-
+// answerUntilTheEnd answers each of the interviewer's turns with the next
+// of answers until the closing stage, the room closes or the answers run
+// out, then waits for the room to be deleted; it returns how many answers
+// were said.
+func answerUntilTheEnd(t *testing.T, ctx context.Context, bot *candidatebot.Bot, answers []string) int {
+	t.Helper()
 	said := 0
-	for _, a := range fullAnswers {
+	for _, a := range answers {
 		select {
 		case <-bot.Disconnected():
 		default:
@@ -410,6 +395,31 @@ func TestFullInterviewWithProviderFakes(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatalf("the room was not deleted at the end; attributes %v", bot.AgentAttributes())
 	}
+	return said
+}
+
+// TestFullInterviewWithProviderFakes holds a whole spoken interview through
+// all four stages against the fake OpenAI (streamed chat with tool calls,
+// pcm speech) and the fake Deepgram (transcripts for the utterances it
+// hears): captions of both speakers arrive under their own identities, the
+// record is completed with every turn, and the room is deleted at the end.
+func TestFullInterviewWithProviderFakes(t *testing.T) {
+	_, sessions := startFakes(t, fullAnswers, interviewerPolicy("Hello Ada, welcome to your interview."))
+	sessions.TimeScale = 0.2
+	reg := metrics.NewRegistry()
+	sessions.Metrics = metrics.NewWorker(reg)
+	scrape := httptest.NewServer(metrics.Handler(reg))
+	defer scrape.Close()
+	h := startHarness(t, sessions)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace", "role": "Backend engineer", "level": "senior"})
+	agentID, err := bot.WaitAgent(ctx) // known now: the agent is gone once the room is deleted
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	said := answerUntilTheEnd(t, ctx, bot, fullAnswers)
 	if reason := bot.DisconnectReason().String(); reason != "ROOM_DELETED" {
 		t.Errorf("disconnect reason %s, want ROOM_DELETED", reason)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/viva-interviews/viva/agent/voice"
 	"github.com/viva-interviews/viva/internal/metrics"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/interviews/recordings"
 	"github.com/viva-interviews/viva/lkagent"
 )
@@ -120,36 +121,25 @@ func positiveOr(d, def time.Duration) time.Duration {
 // short: two renewals may fail before a live session loses it.
 const DefaultLeaseTTL = 10 * time.Second
 
-// What the candidate is told when a job cannot run, in one sentence.
-const (
-	msgBadDispatch = "Sorry, this interview link is not valid, so the interview cannot start; please contact the recruiter."
-	msgLeaseHeld   = "This interview is already running in another window, so it cannot start here."
-	msgFinished    = "This interview has already ended, so it cannot start again; thank you."
-	msgRevoked     = "This interview link has been withdrawn, so the interview cannot start; please contact the recruiter if you think this is a mistake."
-	msgUnavailable = "Sorry, the interviewer cannot start this interview right now; please try again later or contact the recruiter."
-	msgKeysRefused = "Sorry, this interview cannot start because the service keys it was set up with were refused; please contact the recruiter."
-	msgNoDesign    = "Sorry, this interview's questions are not available, so the interview cannot start; please contact the recruiter."
-)
-
 // engines returns the engines of the interview id: the worker's own, or,
 // when the interview brings its own provider keys, engines made and checked
 // with them. On failure it returns the sentence the candidate is told and
 // whether the failure is the keys' (refused by a provider), which ends the
 // interview.
-func (s *Sessions) engines(ctx context.Context, id string) (eng Engines, msg string, keysRefused bool, err error) {
+func (s *Sessions) engines(ctx context.Context, id string) (eng Engines, msg lang.Key, keysRefused bool, err error) {
 	own := s.Engines
 	keys, err := s.Store.Keys(ctx, id)
 	switch {
 	case errors.Is(err, interviews.ErrNoKeys):
 		return own, "", false, nil
 	case err != nil:
-		return Engines{}, msgUnavailable, false, fmt.Errorf("reading the interview's own provider keys: %w", err)
+		return Engines{}, lang.RefuseUnavailable, false, fmt.Errorf("reading the interview's own provider keys: %w", err)
 	case s.EnginesFor == nil:
-		return Engines{}, msgUnavailable, false, errors.New("the interview has its own provider keys and this worker cannot use them")
+		return Engines{}, lang.RefuseUnavailable, false, errors.New("the interview has its own provider keys and this worker cannot use them")
 	}
 	eng, err = s.EnginesFor(ctx, keys)
 	if err != nil {
-		return Engines{}, msgKeysRefused, true, fmt.Errorf("the interview's own provider keys: %w", err)
+		return Engines{}, lang.RefuseKeys, true, fmt.Errorf("the interview's own provider keys: %w", err)
 	}
 	return eng, "", false, nil
 }
@@ -194,10 +184,10 @@ func (s *Sessions) designs() interviews.Designs {
 // open reads the job's dispatch metadata, takes the interview's lease and
 // loads (or creates) its record and its designs. On failure it returns
 // the sentence the candidate is told.
-func (s *Sessions) open(ctx context.Context, job lkagent.Job, ttl time.Duration) (*interviews.Opened, string, error) {
+func (s *Sessions) open(ctx context.Context, job lkagent.Job, ttl time.Duration) (*interviews.Opened, lang.Key, error) {
 	d, err := interviews.ParseDispatch(job.Metadata)
 	if err != nil {
-		return nil, msgBadDispatch, err
+		return nil, lang.RefuseBadLink, err
 	}
 	owner := leaseOwner(job)
 	if d.InterviewID != "" {
@@ -210,9 +200,9 @@ func (s *Sessions) open(ctx context.Context, job lkagent.Job, ttl time.Duration)
 				if rec, gerr := s.Store.Get(ctx, d.InterviewID); gerr == nil && rec.Room == job.RoomName {
 					return nil, "", fmt.Errorf("%w: %w", errDuplicateJob, err)
 				}
-				return nil, msgLeaseHeld, err
+				return nil, lang.RefuseLeaseHeld, err
 			}
-			return nil, msgUnavailable, err
+			return nil, lang.RefuseUnavailable, err
 		}
 	}
 	o, err := d.Open(ctx, s.Store, job.RoomName, s.designs())
@@ -224,25 +214,25 @@ func (s *Sessions) open(ctx context.Context, job lkagent.Job, ttl time.Duration)
 	}
 	if d.InterviewID == "" {
 		if _, err := s.Store.AcquireLease(ctx, o.Record.ID, owner, ttl); err != nil {
-			return nil, msgUnavailable, err
+			return nil, lang.RefuseUnavailable, err
 		}
 	}
 	return o, "", nil
 }
 
 // openRefusal is what the candidate is told when Dispatch.Open fails.
-func openRefusal(err error) string {
+func openRefusal(err error) lang.Key {
 	switch {
 	case errors.Is(err, interviews.ErrFinished):
-		return msgFinished
+		return lang.RefuseFinished
 	case errors.Is(err, interviews.ErrRevoked):
-		return msgRevoked
+		return lang.RefuseRevoked
 	case errors.Is(err, interviews.ErrNotFound):
-		return msgBadDispatch
+		return lang.RefuseBadLink
 	case errors.Is(err, interviews.ErrDesignNotFound):
-		return msgNoDesign
+		return lang.RefuseNoDesign
 	}
-	return msgUnavailable
+	return lang.RefuseUnavailable
 }
 
 // Admit decides, before the worker accepts a job, whether it is worth
@@ -291,17 +281,24 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 	}
 	if err != nil {
 		log.Error("rejecting job: the interview cannot run here", "err", err, "told", msg)
-		s.reject(ctx, job, log, msg)
+		s.reject(ctx, job, log, lang.Text(s.dispatchLanguage(ctx, job), msg))
 		return err
 	}
 	rec := opened.Record
 	log = log.With("interview_id", rec.ID, "blueprint", rec.Blueprint, "blueprint_version", rec.BlueprintVersion)
 	owner := leaseOwner(job)
-	if msg, err := s.refusePlan(settle, rec, opened.Blueprint, owner, log); err != nil {
+	bp := opened.Blueprint
+	language := agent.InterviewLanguage(rec, bp)
+	if msg, err := s.refusePlan(settle, rec, bp, owner, log); err != nil {
 		s.reject(ctx, job, log, msg)
 		return err
 	}
 	eng, msg, refused, err := s.engines(ctx, rec.ID)
+	if err == nil {
+		if eng, err = eng.inLanguage(language); err != nil {
+			msg = lang.RefuseLanguage
+		}
+	}
 	if err != nil {
 		log.Error("rejecting job: the interview's engines cannot start", "err", err, "told", msg)
 		if refused {
@@ -310,7 +307,7 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 		if err := s.Store.ReleaseLease(settle, rec.ID, owner); err != nil {
 			log.Error("could not release the interview's lease; it lapses on its own", "err", err)
 		}
-		s.reject(ctx, job, log, msg)
+		s.reject(ctx, job, log, lang.Text(language, msg))
 		return err
 	}
 	if rec.Resumable() {
@@ -332,7 +329,7 @@ func (s *Sessions) HandleJob(ctx context.Context, job lkagent.Job) error {
 	}()
 	names := eng.Names
 	rec.Engines = &names
-	sess := &session{s: s, eng: eng, job: job, log: log, bp: opened.Blueprint, tpl: opened.Template,
+	sess := &session{s: s, eng: eng, job: job, log: log, bp: bp, tpl: opened.Template, language: language,
 		ops: make(chan func(), 256), opsDone: make(chan struct{}), done: make(chan struct{})}
 	sess.chat = newChatGate(sess.typedTurn, sess.chatNotice)
 	defer sess.chat.Close()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/testrig/candidatebot"
 	"github.com/viva-interviews/viva/testrig/lktest"
 )
@@ -100,7 +101,7 @@ func TestTurnTaking(t *testing.T) {
 	// The check-in comes after --away-after (20 s) of silence and is
 	// recorded once played; a loaded machine may take a few seconds more.
 	rec = h.record(t, ctx, room, func(r *interviews.Record) bool {
-		return slices.ContainsFunc(r.Turns, func(turn interviews.Turn) bool { return turn.Text == agent.CheckInText })
+		return slices.ContainsFunc(r.Turns, func(turn interviews.Turn) bool { return turn.Text == lang.Text("", lang.CheckIn) })
 	})
 	var candidate []string
 	checkIns := 0
@@ -108,7 +109,7 @@ func TestTurnTaking(t *testing.T) {
 		switch {
 		case turn.Role == interviews.RoleCandidate:
 			candidate = append(candidate, turn.Text)
-		case turn.Text == agent.CheckInText:
+		case turn.Text == lang.Text("", lang.CheckIn):
 			checkIns++
 		}
 	}

@@ -121,8 +121,9 @@ func serveWeb(ctx context.Context, ln net.Listener, cfg *config.Config, log *slo
 	srv, err := web.New(web.Options{Store: store, Templates: templates, Accounts: users, Sessions: users.Sessions, Limiter: users.Limiter, LiveKitURL: cfg.LiveKitURL, APIKey: cfg.LiveKitAPIKey, APISecret: cfg.LiveKitAPISecret,
 		AgentName: cfg.AgentName, ReviewerToken: cfg.ReviewerToken, TokenTTL: cfg.TokenTTL, LinkTTL: cfg.LinkTTL, RejoinGrace: cfg.RejoinGrace, PublicURL: cfg.PublicURL,
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), Logger: log, Reports: runner, Webhooks: hooks, Mailer: mailer,
-		Recordings: recs,
-		BrandName:  cfg.BrandName, BrandLogo: cfg.BrandLogo, ConsentText: consentText, RecordsAudio: cfg.RecordAudio, TimeScale: cfg.TimeScale,
+		Recordings:    recs,
+		CheckLanguage: func(tag string, keys interviews.Keys) error { return engines.CheckLanguage(cfg, tag, keys) },
+		BrandName:     cfg.BrandName, BrandLogo: cfg.BrandLogo, ConsentText: consentText, RecordsAudio: cfg.RecordAudio, TimeScale: cfg.TimeScale,
 		Metrics: webMetrics, MetricsHandler: metrics.Handler(reg)})
 	if err != nil {
 		return err

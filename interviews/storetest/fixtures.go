@@ -65,6 +65,7 @@ func fullRecord() *interviews.Record {
 		Candidate:        interviews.Candidate{Name: "Ada Lovelace", Email: "ada@example.com", Role: "Backend engineer", Level: "senior"},
 		Blueprint:        "default",
 		BlueprintVersion: interviews.BuiltinVersion,
+		Language:         "es-MX",
 		Options:          &interviews.Options{Feedback: ptr(true), FeedbackScores: ptr(false), Length: 20 * time.Minute},
 		JobDescription:   "Build things.",
 		ResumeText:       "Analytical engine programmer.",

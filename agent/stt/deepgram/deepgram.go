@@ -255,3 +255,19 @@ func errorDetail(body io.Reader) string {
 	}
 	return ""
 }
+
+// InLanguage returns an engine like e for speech in tag (es, de-AT), sent
+// as the listen URL's language parameter.
+func (e *Engine) InLanguage(tag string) stt.Engine {
+	c := *e
+	c.opts.Language = tag
+	u, err := url.Parse(e.url)
+	if err != nil {
+		return e // New built the URL: it parses
+	}
+	q := u.Query()
+	q.Set("language", tag)
+	u.RawQuery = q.Encode()
+	c.url = u.String()
+	return &c
+}

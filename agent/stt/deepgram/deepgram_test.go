@@ -641,3 +641,29 @@ func BenchmarkWrite(b *testing.B) {
 		}
 	}
 }
+
+// An interview in Spanish opens Deepgram's live stream with language=es;
+// the engine it came from still listens in English.
+func TestInLanguageSendsTheLanguage(t *testing.T) {
+	srv := fakedeepgram.New()
+	defer srv.Close()
+	srv.ScriptTranscripts("hola")
+	e := engineFor(t, srv, false, nil)
+	es, err := stt.InLanguage(e, "es")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, eng := range []stt.Engine{es, e} {
+		st, err := eng.NewStream(t.Context())
+		if err != nil {
+			t.Fatalf("NewStream: %v", err)
+		}
+		if err := st.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+	}
+	qs := srv.Queries()
+	if len(qs) != 2 || qs[0].Get("language") != "es" || qs[1].Get("language") != "en" || qs[0].Get("model") != "nova-3" {
+		t.Errorf("queries = %v, want language=es then language=en, the rest unchanged", qs)
+	}
+}

@@ -293,3 +293,12 @@ func (s *stream) emit(ev stt.Event) {
 	case <-s.ctx.Done():
 	}
 }
+
+// InLanguage returns an engine like e for speech in tag, sent as the
+// transcription request's language (ISO-639-1: es for es-MX).
+func (e *Engine) InLanguage(tag string) stt.Engine {
+	c := *e
+	base, _, _ := strings.Cut(tag, "-")
+	c.opts.Language = strings.ToLower(base)
+	return &c
+}

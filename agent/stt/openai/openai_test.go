@@ -269,3 +269,24 @@ func TestNewNeedsKey(t *testing.T) {
 		t.Fatalf("New without a key: %v, want an error naming OPENAI_API_KEY", err)
 	}
 }
+
+// An interview in Mexican Spanish asks OpenAI to transcribe language es.
+func TestInLanguageSendsTheLanguage(t *testing.T) {
+	srv := fakeopenai.New()
+	defer srv.Close()
+	srv.ScriptTranscripts("Soy Ana.")
+	es, err := stt.InLanguage(newEngine(t, srv.URL, fakeopenai.Key), "es-MX")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := es.NewStream(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	utterance(t, st, tone(600*time.Millisecond))
+	expect(t, st, "Final:Soy Ana.", "UtteranceEnd")
+	if reqs := srv.TranscriptionRequests(); len(reqs) != 1 || reqs[0].Language != "es" {
+		t.Errorf("requests = %+v, want one with language es", reqs)
+	}
+}

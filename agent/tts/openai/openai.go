@@ -158,3 +158,7 @@ func (e *Engine) stream(ctx context.Context, req goopenai.CreateSpeechRequest, o
 		}
 	}
 }
+
+// InLanguage returns e: OpenAI's voices speak the language of the text
+// they are given.
+func (e *Engine) InLanguage(string) tts.Engine { return e }

@@ -4,6 +4,8 @@
 // candidate cut off marked as interrupted, and the turns said before a
 // reload restored from the record.
 
+import { t } from './text.js';
+
 /** Speakers of a caption line. */
 export const SPEAKER_YOU = 'you';
 export const SPEAKER_AGENT = 'agent';
@@ -13,11 +15,11 @@ export const SPEAKER_OTHER = 'other';
 export function speakerLabel(speaker) {
   switch (speaker) {
     case SPEAKER_YOU:
-      return 'You';
+      return t('you');
     case SPEAKER_AGENT:
-      return 'Interviewer';
+      return t('interviewer');
     default:
-      return 'Participant';
+      return t('participant');
   }
 }
 

@@ -2,6 +2,8 @@
 // errors and reconnect delays. Nothing here touches the DOM or LiveKit, so
 // `npm test` checks it under Node.
 
+import { t } from './text.js';
+
 /** Agent states as LiveKit agents publish them in `lk.agent.state`. */
 export const AGENT_STATES = ['initializing', 'listening', 'thinking', 'speaking'];
 
@@ -18,18 +20,18 @@ export const ATTR_THINKING = 'viva.thinking';
 export function stateView(state, thinking) {
   switch (state) {
     case 'listening':
-      if (thinking === 'true') return { state: 'listening', text: 'Take your time' };
-      return { state: 'listening', text: 'Listening' };
+      if (thinking === 'true') return { state: 'listening', text: t('take_your_time') };
+      return { state: 'listening', text: t('listening') };
     case 'thinking':
-      return { state: 'thinking', text: 'Thinking…' };
+      return { state: 'thinking', text: t('thinking') };
     case 'speaking':
-      return { state: 'speaking', text: 'Speaking' };
+      return { state: 'speaking', text: t('speaking') };
     case 'initializing':
-      return { state: 'connecting', text: 'Getting ready…' };
+      return { state: 'connecting', text: t('getting_ready') };
     case 'left':
-      return { state: 'left', text: 'Your interviewer left the room' };
+      return { state: 'left', text: t('left') };
     default:
-      return { state: 'connecting', text: 'Connecting to your interviewer…' };
+      return { state: 'connecting', text: t('connecting_to') };
   }
 }
 
@@ -100,8 +102,8 @@ export function stageFromEvent(ev) {
 
 /** stageLabel is "Stage n of N — Title" (n 1-based). */
 export function stageLabel(stage) {
-  if (!stage) return 'Waiting for the interview to start';
-  return `Stage ${stage.index + 1} of ${stage.count} — ${stage.title}`;
+  if (!stage) return t('waiting');
+  return t('stage_n_of_count', { n: stage.index + 1, count: stage.count, title: stage.title });
 }
 
 /**
@@ -197,9 +199,7 @@ function titleCase(s) {
  * for the second press: "Tap" on a touch screen, "Click" with a mouse.
  */
 export function endConfirm(touch) {
-  const verb = touch ? 'Tap' : 'Click';
-  return {
-    label: `${verb} again to end`,
-    hint: `${verb} again to leave the interview. What you said so far is saved.`,
-  };
+  return touch
+    ? { label: t('tap_to_end'), hint: t('tap_to_leave') }
+    : { label: t('click_to_end'), hint: t('click_to_leave') };
 }

@@ -2,6 +2,8 @@
 // JSON data block, which of them is done, current or to come, and the
 // time left in the whole interview. Pure functions: `npm test` runs them.
 
+import { t } from './text.js';
+
 /**
  * readPlan parses the plan the server renders into the page
  * ({stages: [{name, title, limit_ms}]}); an empty plan when it is missing
@@ -39,7 +41,7 @@ export function stepperStages(plan, stage) {
   const current = stage ? stage.index : -1;
   const out = [];
   for (let i = 0; i < count; i++) {
-    let title = fromPlan ? plan.stages[i].title : `Stage ${i + 1}`;
+    let title = fromPlan ? plan.stages[i].title : t('stage_n', { n: i + 1 });
     if (stage && i === current && stage.title) title = stage.title;
     out.push({ title, state: i < current ? 'done' : i === current ? 'current' : 'upcoming' });
   }

@@ -7,6 +7,7 @@
 // room*.js modules of their own. Loaded by web/templates/room.html.
 
 import { DisconnectReason, Room, RoomEvent, Track } from 'livekit-client';
+import { readTexts, t } from './text.js';
 import { CaptionModel, SPEAKER_AGENT } from './captions.js';
 import { JoinError, fetchTranscript, requestJoin } from './api.js';
 import { LevelMeter } from './meter.js';
@@ -53,6 +54,7 @@ class RoomPage {
     this.name = root.dataset.candidateName || '';
     this.raw = new URLSearchParams(window.location.search).get('raw') === '1';
     this.consentVersion = root.dataset.consentVersion || '';
+    readTexts((byId('room-text') || {}).textContent);
     this.plan = readPlan((byId('room-plan') || {}).textContent);
 
     this.el = {
@@ -190,10 +192,8 @@ class RoomPage {
   showJoinReason() {
     if (this.phase !== 'prejoin') return;
     let text = '';
-    if (!this.agreed()) text = 'Tick “I agree” to join.';
-    else if (this.micBlocked) {
-      text = 'Your browser is blocking the microphone for this site. Allow it in the address bar, or join and continue by typing.';
-    }
+    if (!this.agreed()) text = t('tick_agree');
+    else if (this.micBlocked) text = t('mic_blocked_join');
     this.el.joinStatus.textContent = text;
   }
 
@@ -220,7 +220,7 @@ class RoomPage {
   async join() {
     if (this.phase !== 'prejoin') return;
     if (!this.agreed()) {
-      this.el.joinStatus.textContent = 'Tick “I agree” to join.';
+      this.el.joinStatus.textContent = t('tick_agree');
       this.el.consent.focus();
       return;
     }
@@ -231,7 +231,7 @@ class RoomPage {
     this.ensureAudioContext();
 
     if (!this.micOff && !this.mic) {
-      this.el.joinStatus.textContent = 'Asking for your microphone…';
+      this.el.joinStatus.textContent = t('asking_mic');
       try {
         this.mic = await this.openMicrophone();
       } catch (err) {
@@ -244,7 +244,7 @@ class RoomPage {
         return;
       }
     }
-    this.el.joinStatus.textContent = 'Connecting…';
+    this.el.joinStatus.textContent = t('connecting');
     try {
       await this.connect();
     } catch (err) {
@@ -355,8 +355,8 @@ class RoomPage {
       })
       .on(RoomEvent.MediaDevicesChanged, () => this.refreshDevices())
       .on(RoomEvent.AudioPlaybackStatusChanged, () => this.updatePlayback())
-      .on(RoomEvent.Reconnecting, () => this.showBanner('Connection lost. Reconnecting…'))
-      .on(RoomEvent.SignalReconnecting, () => this.showBanner('Connection lost. Reconnecting…'))
+      .on(RoomEvent.Reconnecting, () => this.showBanner(t('lost_reconnecting')))
+      .on(RoomEvent.SignalReconnecting, () => this.showBanner(t('lost_reconnecting')))
       .on(RoomEvent.Reconnected, () => this.hideBanner())
       .on(RoomEvent.Disconnected, (reason) => this.onDisconnected(room, reason))
       .on(RoomEvent.DataReceived, (payload, participant, _kind, topic) => this.onData(payload, participant, topic));
@@ -462,7 +462,7 @@ class RoomPage {
   disarmEnd() {
     clearTimeout(this.endTimer);
     this.endArmed = false;
-    this.el.end.textContent = 'End interview';
+    this.el.end.textContent = t('end');
     this.el.end.dataset.armed = 'false';
     this.el.endHint.textContent = '';
   }
@@ -502,10 +502,8 @@ class RoomPage {
     this.hideProblem();
     this.el.prejoin.hidden = true;
     this.el.live.hidden = true;
-    const who = this.name ? `Thank you, ${this.name}.` : 'Thank you.';
-    this.el.closingText.textContent = message
-      ? `${message} You can close this tab.`
-      : `Your interview has been saved. ${who} You can close this tab.`;
+    const who = this.name ? t('thank_you_name', { name: this.name }) : t('thank_you');
+    this.el.closingText.textContent = message ? t('close_tab', { message }) : t('saved', { who });
     // The feedback page exists only when the plan gives candidates
     // feedback and the interview ran; it waits for the report itself.
     if (this.el.feedbackLink && !message) this.el.feedbackLink.hidden = false;
@@ -539,7 +537,7 @@ class RoomPage {
   async reconnect() {
     if (this.phase === 'ended' || this.phase === 'reconnecting') return;
     this.phase = 'reconnecting';
-    this.showBanner('Connection lost. Reconnecting…');
+    this.showBanner(t('lost_reconnecting'));
     for (let attempt = 1; attempt <= MAX_RECONNECT_ATTEMPTS; attempt++) {
       await sleep(reconnectDelay(attempt, Math.random()));
       if (this.phase !== 'reconnecting') return;

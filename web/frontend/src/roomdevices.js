@@ -5,6 +5,7 @@
 import { Track } from 'livekit-client';
 import { fillSelect, listDevices, playTestTone } from './devices.js';
 import { micProblem } from './format.js';
+import { t } from './text.js';
 
 export const deviceMethods = {
   ensureAudioContext() {
@@ -20,7 +21,7 @@ export const deviceMethods = {
   async checkMicrophone() {
     if (!this.agreed()) return;
     this.ensureAudioContext();
-    this.el.checkStatus.textContent = 'Asking for your microphone…';
+    this.el.checkStatus.textContent = t('asking_mic');
     try {
       if (!this.mic) this.mic = await this.openMicrophone();
     } catch (err) {
@@ -126,7 +127,7 @@ export const deviceMethods = {
   setMuted(muted) {
     this.muted = muted;
     this.el.mute.setAttribute('aria-pressed', String(muted));
-    this.el.mute.textContent = muted ? 'Unmute' : 'Mute';
+    this.el.mute.textContent = muted ? t('unmute') : t('mute');
     this.el.meter.dataset.muted = String(muted);
   },
 };

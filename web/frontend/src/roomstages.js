@@ -7,6 +7,10 @@ import { formatCountdown, stageLabel } from './format.js';
 
 export const stageMethods = {
   setStage(stage) {
+    // The plan's title is in the interview's language; the agent's is the
+    // design's own.
+    const planned = this.plan.stages.find((st) => st.name === stage.name);
+    if (planned && planned.title) stage = { ...stage, title: planned.title };
     const prev = this.stage;
     this.stage = stage;
     this.el.stage.textContent = stageLabel(stage);

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import './english.js';
 import { CaptionModel, SPEAKER_AGENT, SPEAKER_OTHER, SPEAKER_YOU, speakerLabel } from '../src/captions.js';
 
 const view = (m) => m.lines.map((l) => `${speakerLabel(l.speaker)}:${l.text}${l.final ? '' : '…'}${l.pending ? ' (pending)' : ''}`);

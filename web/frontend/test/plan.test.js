@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import './english.js';
 import { formatMinutesLeft, readPlan, stepperStages, totalLeftMs } from '../src/plan.js';
 import { barHeights } from '../src/visualiser.js';
 import { CaptionModel } from '../src/captions.js';

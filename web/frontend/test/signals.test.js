@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FocusClock, MIN_FOCUS_LOSS_MS, encodeSignal, pastedLength, watchIntegrity } from '../src/signals.js';
 import { endConfirm } from '../src/format.js';
+import './english.js';
 
 test('encodeSignal', () => {
   assert.equal(encodeSignal('focus_lost', 4200.4), '{"kind":"focus_lost","ms":4200}');
