@@ -175,6 +175,28 @@ func (b *Blueprint) AcknowledgementFor(stage string, p Profile) string {
 	return "Thank you. Let's move on to " + lowerFirst(stageTitle(s)) + "."
 }
 
+// SkipNotice returns the one sentence said when the interview moves past
+// stages it promised but never entered, naming them by title ("We've
+// covered what we needed, so we'll skip the remaining part on your
+// experience."), so no stage is closed silently; "" when none is skipped
+// or a name is not a stage.
+func (b *Blueprint) SkipNotice(skipped []string) string {
+	var titles []string
+	for _, name := range skipped {
+		if s, _, ok := b.Stage(name); ok {
+			titles = append(titles, lowerFirst(stageTitle(s)))
+		}
+	}
+	switch len(titles) {
+	case 0:
+		return ""
+	case 1:
+		return "We've covered what we needed, so we'll skip the remaining part on " + titles[0] + "."
+	}
+	list := strings.Join(titles[:len(titles)-1], ", ") + " and " + titles[len(titles)-1]
+	return "We've covered what we needed, so we'll skip the remaining parts on " + list + "."
+}
+
 // Render renders the question's text for the candidate p (question texts may
 // use the same fields as instructions).
 func (q Question) Render(p Profile) (string, error) {

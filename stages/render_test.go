@@ -253,3 +253,18 @@ func TestQuestionRender(t *testing.T) {
 		t.Errorf("Render of a broken question error = %v", err)
 	}
 }
+
+// TestSkipNotice: the sentence names every stage skipped by its title, and
+// nothing is said when none is.
+func TestSkipNotice(t *testing.T) {
+	bp := Default()
+	if got := bp.SkipNotice(nil); got != "" {
+		t.Errorf("SkipNotice(nil) = %q, want empty", got)
+	}
+	if got, want := bp.SkipNotice([]string{"experience"}), "We've covered what we needed, so we'll skip the remaining part on your experience."; got != want {
+		t.Errorf("one stage: %q, want %q", got, want)
+	}
+	if got, want := bp.SkipNotice([]string{"intro", "experience", "nope"}), "We've covered what we needed, so we'll skip the remaining parts on introduction and your experience."; got != want {
+		t.Errorf("two stages: %q, want %q", got, want)
+	}
+}
