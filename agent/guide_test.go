@@ -621,6 +621,10 @@ func TestInterviewLengthIsAHardCap(t *testing.T) {
 		if strings.HasSuffix(reply, "?") {
 			t.Errorf("closing %q asks something, want a goodbye", reply)
 		}
+		// The stage promised and never entered is not closed silently.
+		if want := "We've covered what we needed, so we'll skip the remaining part on your experience."; !strings.Contains(reply, want) {
+			t.Errorf("closing %q does not say %q", reply, want)
+		}
 		rec := flushed(t, c)
 		if rec.Exit == nil || rec.Exit.Reason != interviews.ExitMaxTurns || rec.Exit.Coverage == 1 {
 			t.Errorf("exit %+v, want max_turns with what is open counted", rec.Exit)

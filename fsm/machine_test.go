@@ -1008,3 +1008,29 @@ func TestAdvanceToSkipsUnderTheGates(t *testing.T) {
 		}
 	})
 }
+
+// TestSkippedStagesAreSaid: a move past stages never entered queues an
+// acknowledgement that names them first; a move to the next stage does not.
+func TestSkippedStagesAreSaid(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := mustNew(t, testBlueprint(), Options{})
+		m.Start()
+		tr, err := m.Force("intro", "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(tr.Ack, "skip") {
+			t.Errorf("ack %q of a move to the next stage mentions a skip", tr.Ack)
+		}
+		tr, err = m.Force("closing", "exit: max_turns")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(tr.Ack, "We've covered what we needed, so we'll skip the remaining part on ") {
+			t.Errorf("ack %q does not say the skipped stage first", tr.Ack)
+		}
+		if got, ok := m.TakeAck(); !ok || got != tr.Ack {
+			t.Errorf("TakeAck = %q, %v, want %q", got, ok, tr.Ack)
+		}
+	})
+}

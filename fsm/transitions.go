@@ -136,6 +136,13 @@ func (m *Machine) transitionLocked(to string, forced bool, reason string) (Trans
 		s.Limit, s.MinTime = m.scaled(s.Limit), m.scaled(s.MinTime)
 		m.cur = s
 		tr.Ack = m.bp.AcknowledgementFor(to, m.profile)
+		if from != "" {
+			// Stages of the path jumped over were promised and never
+			// entered: the acknowledgement says so first.
+			if notice := m.bp.SkipNotice(m.path[m.pos[from]+1:m.pos[to]], m.profile); notice != "" {
+				tr.Ack = strings.TrimSpace(notice + " " + tr.Ack)
+			}
+		}
 		m.ack, m.ackPending = tr.Ack, tr.Ack != ""
 	}
 	m.transitions = append(m.transitions, tr)

@@ -101,7 +101,7 @@ func strengths(v *view) ([]interviews.Point, map[int]bool) {
 			}, 2 + conf + depth + boolWeight(owns), seq})
 		case owns && (conf >= interviews.ConfidenceMedium.Score() || a.analysis == nil):
 			cands = append(cands, candidatePoint{interviews.Point{
-				Text:  "Clear ownership: " + ref + " says what the candidate did themselves.",
+				Text:  "Clear ownership: " + ref + ownershipEnding,
 				Quote: pickSentence(a.turn.Text, func(s string) bool { return hasAny(normalized(s), OwnershipCues) }), QuestionID: a.questionID,
 			}, 1.5 + conf + depth, seq})
 		case conf >= interviews.ConfidenceHigh.Score() || depth >= 0.8:
@@ -111,7 +111,7 @@ func strengths(v *view) ([]interviews.Point, map[int]bool) {
 			}, 1 + conf + depth, seq})
 		case a.words >= MinHealthyAnswerWords:
 			fallback = append(fallback, candidatePoint{interviews.Point{
-				Text:  "A detailed answer: " + ref + " gave context in the candidate's own words.",
+				Text:  "A detailed answer: " + ref + detailedEnding,
 				Quote: longestSentence(a.turn.Text), QuestionID: a.questionID,
 			}, float64(a.words) / 1000, seq})
 		}
@@ -135,7 +135,7 @@ func improvements(v *view, star []interviews.STAR, strong map[int]bool) []interv
 		ref, seq := v.questionRef(a.questionID), a.turn.Seq
 		if a.analysis != nil && (a.analysis.Confidence == interviews.ConfidenceLow || a.analysis.Confidence == interviews.ConfidenceMedium) {
 			cands = append(cands, candidatePoint{interviews.Point{
-				Text:  "Stayed general: " + ref + " gave no example, no part of the candidate's own and no outcome; worth probing.",
+				Text:  "Stayed general: " + ref + generalEnding,
 				Quote: longestSentence(a.turn.Text), QuestionID: a.questionID,
 			}, 3 - a.analysis.Confidence.Score(), seq})
 		}

@@ -198,6 +198,36 @@ func (b *Blueprint) InLanguage() string {
 	return b.Language
 }
 
+// SkipNotice returns the one sentence said when the interview moves past
+// stages it promised but never entered, naming them by title in the
+// interview's language ("We've covered what we needed, so we'll skip the
+// remaining part on your experience."), so no stage is closed silently;
+// without the titles when the interview is held in another language than
+// the blueprint's; "" when none is skipped or a name is not a stage.
+func (b *Blueprint) SkipNotice(skipped []string, p Profile) string {
+	var titles []string
+	for _, name := range skipped {
+		if s, _, ok := b.Stage(name); ok {
+			titles = append(titles, lowerFirst(stageTitle(s)))
+		}
+	}
+	tag := b.InLanguage()
+	if p.Language != "" && lang.Base(p.Language) != lang.Base(tag) {
+		if len(titles) == 0 {
+			return ""
+		}
+		return lang.Text(p.Language, lang.SkipRest)
+	}
+	switch len(titles) {
+	case 0:
+		return ""
+	case 1:
+		return lang.Textf(tag, lang.SkipOnef, titles[0])
+	}
+	list := strings.Join(titles[:len(titles)-1], ", ") + " " + lang.Text(tag, lang.And) + " " + titles[len(titles)-1]
+	return lang.Textf(tag, lang.SkipManyf, list)
+}
+
 // Render renders the question's text for the candidate p (question texts may
 // use the same fields as instructions).
 func (q Question) Render(p Profile) (string, error) {

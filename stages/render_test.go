@@ -298,3 +298,21 @@ func TestBlueprintLanguageField(t *testing.T) {
 		t.Errorf("an unknown language: err = %v, want a line-numbered language error", err)
 	}
 }
+
+// TestSkipNotice: the sentence names every stage skipped by its title, and
+// nothing is said when none is.
+func TestSkipNotice(t *testing.T) {
+	bp := Default()
+	if got := bp.SkipNotice(nil, Profile{}); got != "" {
+		t.Errorf("SkipNotice(nil) = %q, want empty", got)
+	}
+	if got, want := bp.SkipNotice([]string{"experience"}, Profile{}), "We've covered what we needed, so we'll skip the remaining part on your experience."; got != want {
+		t.Errorf("one stage: %q, want %q", got, want)
+	}
+	if got, want := bp.SkipNotice([]string{"intro", "experience", "nope"}, Profile{}), "We've covered what we needed, so we'll skip the remaining parts on introduction and your experience."; got != want {
+		t.Errorf("two stages: %q, want %q", got, want)
+	}
+	if got, want := bp.SkipNotice([]string{"experience"}, Profile{Language: "es"}), "Ya hemos cubierto lo necesario, así que omitiremos las partes restantes."; got != want {
+		t.Errorf("in Spanish on an English blueprint: %q, want %q", got, want)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/reports"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -109,17 +110,19 @@ func newFeedbackPage(rec *interviews.Record, bp *stages.Blueprint) feedbackPage 
 	if p.ShowScores && !rv.Knowledge {
 		p.Overall, p.Competencies = rv.Overall, rv.Competencies
 	}
-	// The candidate's page links nowhere into the reviewer's timeline.
+	// The candidate's page links nowhere into the reviewer's timeline, and
+	// speaks to the candidate, not about them.
 	strip := func(ps []pointView) []pointView {
 		out := make([]pointView, len(ps))
 		for i, pt := range ps {
-			out[i] = pointView{Text: pt.Text, Quote: pt.Quote}
+			out[i] = pointView{Text: reports.ForCandidate(pt.Text), Quote: pt.Quote}
 		}
 		return out
 	}
 	p.Strengths, p.Improvements = strip(rv.Strengths), strip(rv.Improvements)
+	p.Headline = reports.ForCandidate(p.Headline)
 	for _, q := range rv.KeyQuestions {
-		p.Questions = append(p.Questions, keyQuestionView{Question: q.Question, Good: q.Good, Missing: q.Missing})
+		p.Questions = append(p.Questions, keyQuestionView{Question: q.Question, Good: reports.ForCandidate(q.Good), Missing: reports.ForCandidate(q.Missing)})
 	}
 	return p
 }

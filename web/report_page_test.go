@@ -257,6 +257,12 @@ func TestCandidateFeedbackPage(t *testing.T) {
 		t.Errorf("a plan without candidate feedback: status %d, want 404", got)
 	}
 	practice(r, false)
+	// Points written to the reviewer about the candidate, as the basic
+	// report and the model write them.
+	r.Report.Strengths = append(r.Report.Strengths, interviews.Point{Text: "Clear ownership: an answer says what the candidate did themselves."})
+	r.Report.Improvements = append(r.Report.Improvements,
+		interviews.Point{Text: "Stayed general: an answer gave no example, no part of the candidate's own and no outcome; worth probing."},
+		interviews.Point{Text: "The candidate has not said how the outage ended."})
 	if err := ts.store.Save(t.Context(), r); err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +276,12 @@ func TestCandidateFeedbackPage(t *testing.T) {
 			t.Errorf("feedback lacks %q", want)
 		}
 	}
-	for _, unwanted := range []string{"/ 100", "Competencies", "#turn-", "Sign out", `href="/review"`, "openai"} {
+	for _, want := range []string{"says what you did yourself.", "no part of your own and no outcome; an example of what you did", "You have not said how the outage ended."} {
+		if !strings.Contains(body, want) {
+			t.Errorf("feedback does not address the candidate: lacks %q", want)
+		}
+	}
+	for _, unwanted := range []string{"/ 100", "Competencies", "#turn-", "Sign out", `href="/review"`, "openai", "the candidate", "The candidate", "worth probing"} {
 		if strings.Contains(body, unwanted) {
 			t.Errorf("feedback shows %q", unwanted)
 		}

@@ -15,6 +15,10 @@ var english = Catalogue{
 	AckFirst:         "Hello, and welcome.",
 	AckNext:          "Thank you. Let's move on to the next part of the interview.",
 	AckLast:          "Thank you. That brings us to the end of the interview, so let's wrap up.",
+	SkipOnef:         "We've covered what we needed, so we'll skip the remaining part on %s.",
+	SkipManyf:        "We've covered what we needed, so we'll skip the remaining parts on %s.",
+	SkipRest:         "We've covered what we needed, so we'll skip the remaining parts.",
+	And:              "and",
 	ChatSlowDown:     "You're sending messages faster than I can read them, so I skipped some. Please wait for my reply, then send your answer in one message.",
 
 	RefuseBadLink:     "Sorry, this interview link is not valid, so the interview cannot start; please contact the recruiter.",

@@ -14,6 +14,10 @@ var german = Catalogue{
 	AckFirst:         "Hallo und herzlich willkommen.",
 	AckNext:          "Vielen Dank. Kommen wir zum nächsten Teil des Interviews.",
 	AckLast:          "Vielen Dank. Damit sind wir am Ende des Interviews angekommen, also kommen wir zum Abschluss.",
+	SkipOnef:         "Wir haben alles Nötige besprochen, deshalb lassen wir den verbleibenden Teil zu %s aus.",
+	SkipManyf:        "Wir haben alles Nötige besprochen, deshalb lassen wir die verbleibenden Teile zu %s aus.",
+	SkipRest:         "Wir haben alles Nötige besprochen, deshalb lassen wir die verbleibenden Teile aus.",
+	And:              "und",
 	ChatSlowDown:     "Sie senden Nachrichten schneller, als ich sie lesen kann, deshalb habe ich einige übersprungen. Bitte warten Sie auf meine Antwort und senden Sie Ihre Antwort dann in einer Nachricht.",
 
 	RefuseBadLink:     "Dieser Interview-Link ist leider ungültig, deshalb kann das Interview nicht beginnen; bitte wenden Sie sich an Ihre Ansprechperson im Recruiting.",

@@ -32,6 +32,13 @@ const (
 	AckFirst Key = "ack_first"
 	AckNext  Key = "ack_next"
 	AckLast  Key = "ack_last"
+	// SkipOnef and SkipManyf say which promised stages the interview
+	// passes over (%s: their titles, joined with And); SkipRest says it
+	// without naming them, when the titles are in another language.
+	SkipOnef  Key = "skip_onef"
+	SkipManyf Key = "skip_manyf"
+	SkipRest  Key = "skip_rest"
+	And       Key = "and"
 	// ChatSlowDown answers typed messages sent faster than they are read.
 	ChatSlowDown Key = "chat_slow_down"
 )

@@ -15,6 +15,10 @@ var spanish = Catalogue{
 	AckFirst:         "Hola, y bienvenido.",
 	AckNext:          "Gracias. Pasemos a la siguiente parte de la entrevista.",
 	AckLast:          "Gracias. Con esto llegamos al final de la entrevista, así que vamos a concluir.",
+	SkipOnef:         "Ya hemos cubierto lo necesario, así que omitiremos la parte restante sobre %s.",
+	SkipManyf:        "Ya hemos cubierto lo necesario, así que omitiremos las partes restantes sobre %s.",
+	SkipRest:         "Ya hemos cubierto lo necesario, así que omitiremos las partes restantes.",
+	And:              "y",
 	ChatSlowDown:     "Está enviando mensajes más rápido de lo que puedo leerlos, así que me he saltado algunos. Espere mi respuesta y luego envíe su respuesta en un solo mensaje.",
 
 	RefuseBadLink:     "Lo sentimos, este enlace de entrevista no es válido y la entrevista no puede comenzar; póngase en contacto con la persona de selección.",

@@ -28,6 +28,7 @@ type View interface {
 	Gate() error
 	Questions() []stages.Question
 	Path() []string
+	Transitions() []fsm.Transition
 }
 
 // Interviewer is the scripted llm.Client.
@@ -331,13 +332,23 @@ func (s *Interviewer) preface(stage string) string {
 	case !s.greeted:
 		fmt.Fprintf(&b, "Hello %s, I'm Ava, and I'll be your interviewer for the %s role today. ", firstName(s.profile.Name), orDefault(s.profile.Role, "open"))
 	case stage != s.spokeIn:
-		if ack := s.bp.AcknowledgementFor(stage, s.profile); ack != "" {
+		if ack := s.ackFor(stage); ack != "" {
 			b.WriteString(ack + " ")
 		}
 	}
 	s.greeted = true
 	s.spokeIn = stage
 	return b.String()
+}
+
+// ackFor is the acknowledgement the machine queued on entering stage
+// (saying first which promised stages were skipped), or the blueprint's
+// own when stage was not the latest move.
+func (s *Interviewer) ackFor(stage string) string {
+	if trs := s.view.Transitions(); len(trs) > 0 && trs[len(trs)-1].To == stage {
+		return trs[len(trs)-1].Ack
+	}
+	return s.bp.AcknowledgementFor(stage, s.profile)
 }
 
 // closing is what the interviewer says in the last stage: first thanks and
@@ -349,7 +360,7 @@ func (s *Interviewer) closing(lastAnswer string) string {
 	stage := s.view.Stage()
 	first := stage != s.spokeIn
 	if first {
-		if ack := s.bp.AcknowledgementFor(stage, s.profile); ack != "" {
+		if ack := s.ackFor(stage); ack != "" {
 			b.WriteString(ack + " ")
 		}
 	}

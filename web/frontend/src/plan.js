@@ -29,13 +29,26 @@ export function readPlan(text) {
 }
 
 /**
- * stepperStages lists the stages the stepper shows, each with state done,
- * current or upcoming. stage is the agent's current stage (parseStage) or
- * null before the interview starts. When the agent's stage count differs
- * from the plan (a plan the page does not know), the agent's count wins and
- * only the current stage has a title.
+ * skippedBetween lists the indices of the stages a move from prev to stage
+ * jumped over: promised, never entered (the interviewer says so aloud).
+ * Nothing is known to be skipped before the page saw a stage.
  */
-export function stepperStages(plan, stage) {
+export function skippedBetween(prev, stage) {
+  if (!prev || !stage || prev.count !== stage.count) return [];
+  const out = [];
+  for (let i = prev.index + 1; i < stage.index; i++) out.push(i);
+  return out;
+}
+
+/**
+ * stepperStages lists the stages the stepper shows, each with state done,
+ * skipped, current or upcoming. stage is the agent's current stage
+ * (parseStage) or null before the interview starts; skipped holds the
+ * indices of the stages passed over (skippedBetween). When the agent's
+ * stage count differs from the plan (a plan the page does not know), the
+ * agent's count wins and only the current stage has a title.
+ */
+export function stepperStages(plan, stage, skipped = new Set()) {
   const fromPlan = plan.stages.length > 0 && (!stage || stage.count === plan.stages.length);
   const count = fromPlan ? plan.stages.length : stage ? stage.count : 0;
   const current = stage ? stage.index : -1;
@@ -43,7 +56,9 @@ export function stepperStages(plan, stage) {
   for (let i = 0; i < count; i++) {
     let title = fromPlan ? plan.stages[i].title : t('stage_n', { n: i + 1 });
     if (stage && i === current && stage.title) title = stage.title;
-    out.push({ title, state: i < current ? 'done' : i === current ? 'current' : 'upcoming' });
+    let state = i === current ? 'current' : 'upcoming';
+    if (i < current) state = skipped.has(i) ? 'skipped' : 'done';
+    out.push({ title, state });
   }
   return out;
 }

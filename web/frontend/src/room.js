@@ -118,6 +118,7 @@ class RoomPage {
     this.restored = false; // the transcript was restored after a reload
     this.agentIdentity = '';
     this.stage = null;
+    this.skippedStages = new Set(); // indices of the stages the interview passed over
     this.countdownTimer = 0;
     this.endArmed = false;
     this.endTimer = 0;

@@ -2,7 +2,7 @@
 // left in the whole interview. Methods of RoomPage (room.js), kept apart by
 // job.
 
-import { formatMinutesLeft, stepperStages, totalLeftMs } from './plan.js';
+import { formatMinutesLeft, skippedBetween, stepperStages, totalLeftMs } from './plan.js';
 import { formatCountdown, stageLabel } from './format.js';
 
 export const stageMethods = {
@@ -13,6 +13,7 @@ export const stageMethods = {
     if (planned && planned.title) stage = { ...stage, title: planned.title };
     const prev = this.stage;
     this.stage = stage;
+    for (const i of skippedBetween(prev, stage)) this.skippedStages.add(i);
     this.el.stage.textContent = stageLabel(stage);
     if (!prev || prev.name !== stage.name) this.el.stage.dataset.stage = stage.name;
     if (!prev || prev.index !== stage.index || prev.count !== stage.count) this.renderStepper();
@@ -26,9 +27,9 @@ export const stageMethods = {
     }
   },
 
-  /** renderStepper shows every stage, the done ones and the current one. */
+  /** renderStepper shows every stage: the done, skipped and current ones. */
   renderStepper() {
-    const items = stepperStages(this.plan, this.stage);
+    const items = stepperStages(this.plan, this.stage, this.skippedStages);
     const list = this.el.stepper;
     list.replaceChildren(
       ...items.map((it, i) => {
@@ -47,6 +48,12 @@ export const stageMethods = {
         sr.className = 'visually-hidden';
         sr.textContent = it.state === 'done' ? ' (done)' : it.state === 'current' ? ' (now)' : '';
         li.append(n, t, sr);
+        if (it.state === 'skipped') {
+          const note = document.createElement('span');
+          note.className = 'room-step-note';
+          note.textContent = 'Skipped';
+          li.append(note);
+        }
         return li;
       }),
     );

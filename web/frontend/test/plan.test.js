@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import './english.js';
-import { formatMinutesLeft, readPlan, stepperStages, totalLeftMs } from '../src/plan.js';
+import { formatMinutesLeft, readPlan, skippedBetween, stepperStages, totalLeftMs } from '../src/plan.js';
 import { barHeights } from '../src/visualiser.js';
 import { CaptionModel } from '../src/captions.js';
 
@@ -83,4 +83,21 @@ test('captions: interrupted finals and restored turns', () => {
       ['agent', 'Describe', true, false],
     ],
   );
+});
+
+test('a stage jumped over is marked skipped, not left pending', () => {
+  const plan = readPlan(planText);
+  const greeting = { name: 'greeting', title: 'Welcome', index: 0, count: 3, deadline: 0 };
+  const closing = { name: 'closing', title: 'Closing', index: 2, count: 3, deadline: 0 };
+  const skipped = new Set(skippedBetween(greeting, closing));
+  assert.deepEqual([...skipped], [1]);
+  assert.deepEqual(stepperStages(plan, closing, skipped), [
+    { title: 'Welcome', state: 'done' },
+    { title: 'Introduction', state: 'skipped' },
+    { title: 'Closing', state: 'current' },
+  ]);
+  // A page opened mid-interview knows of no skip; a step to the next stage skips nothing.
+  assert.deepEqual(skippedBetween(null, closing), []);
+  assert.deepEqual(skippedBetween(greeting, { ...closing, index: 1 }), []);
+  assert.deepEqual(stepperStages(plan, closing).map((s) => s.state), ['done', 'done', 'current']);
 });
