@@ -35,4 +35,3 @@ func TestMemoryLimiterIsBounded(t *testing.T) {
 		t.Errorf("%d buckets, want at most %d", n, accounts.MaxBuckets)
 	}
 }
-

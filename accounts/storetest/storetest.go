@@ -60,7 +60,9 @@ var testParams = accounts.Params{Time: 1, MemoryKiB: 64, Threads: 1}
 const password = "tundra ladle orbit pepper quay"
 
 // newClock returns a clock tests move by hand.
-func newClock() *storetest.Clock { return storetest.NewClock(time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)) }
+func newClock() *storetest.Clock {
+	return storetest.NewClock(time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
+}
 
 // service returns a Service on store with clock.
 func service(t *testing.T, store accounts.Store, clock *storetest.Clock) *accounts.Service {
