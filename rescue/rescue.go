@@ -18,6 +18,7 @@ import (
 	"github.com/livekit/protocol/livekit"
 	"github.com/twitchtv/twirp"
 
+	"github.com/viva-interviews/viva/internal/every"
 	"github.com/viva-interviews/viva/interviews"
 )
 
@@ -126,18 +127,11 @@ func (w *Watchdog) Run(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
+	every.Run(ctx, interval, func(ctx context.Context) {
 		if _, err := w.Check(ctx); err != nil && ctx.Err() == nil {
 			w.log().Error("rescue: checking interviews whose worker may have died", "err", err)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	})
 }
 
 // Check sweeps the records whose lease lapsed, then dispatches the

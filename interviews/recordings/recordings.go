@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/viva-interviews/viva/internal/every"
 	"github.com/viva-interviews/viva/interviews"
 )
 
@@ -234,18 +235,11 @@ func (s *Sweeper) Run(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = DefaultSweepInterval
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
+	every.Run(ctx, interval, func(ctx context.Context) {
 		if _, err := s.Sweep(ctx); err != nil {
 			s.log().Error("sweeping the recordings failed; will try again", "dir", s.Dir.Path(), "err", err)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	})
 }
 
 // Sweep removes stale temporary files and, with a retention, every
