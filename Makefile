@@ -25,6 +25,10 @@ build: assets
 	$(GO) build -o bin/viva ./cmd/viva
 	$(GO) build -o bin/viva-bench ./cmd/viva-bench
 
+# SeaweedFS, the S3-compatible store the recordings tests start (built once).
+bin/weed:
+	@bash scripts/deps.sh --with-weed
+
 # The whole system on this machine: LiveKit (dev mode), a worker, the web app.
 run: build
 	bin/viva dev
@@ -33,7 +37,7 @@ run: build
 chat: build
 	bin/viva chat --name "$${VIVA_NAME:-Candidate}" --role "$${VIVA_ROLE:-Software engineer}" --level "$${VIVA_LEVEL:-mid}"
 
-test: assets
+test: assets bin/weed
 	cd web/frontend && npm test --silent
 	$(GO) vet ./...
 	$(GO) test -race -timeout 40m ./...

@@ -52,7 +52,9 @@ if [ ! -x bin/livekit-server ] || ! bin/livekit-server --version 2>/dev/null | g
   rmdir "$tmp"
 fi
 
-if [ ! -x bin/weed ]; then
+# Only the tests need weed (`make bin/weed`, which `make test` runs):
+# `make run` does not wait for it.
+if [ "${1:-}" = "--with-weed" ] && [ ! -x bin/weed ]; then
   # Its go.mod has replace directives, so go install refuses it: build it
   # inside a copy of the module instead.
   echo "deps: building SeaweedFS's weed into ./bin (takes several minutes once)"
