@@ -69,13 +69,20 @@ func Summarize(ms []float64) Percentiles {
 // Latency is what viva bench latency measures, as its JSON says.
 type Latency struct {
 	// OverheadMS is the agent's own share of each turn: end of candidate
-	// speech → first agent audio frame at the bot, minus the endpointing
-	// delay and the providers' injected latencies.
+	// speech → arrival at the bot of the first voiced packet of the reply,
+	// minus the endpointing delay and the providers' injected latencies.
 	OverheadMS Percentiles `json:"overhead_ms"`
+	// OverheadBufferedMS is the same to that packet's leaving a jitter
+	// buffer like a LiveKit client's: what a client that buffers hears.
+	OverheadBufferedMS Percentiles `json:"overhead_buffered_ms"`
+	// Split is where the overhead goes: the way in, the worker, the hop to
+	// the bot and the client's buffer.
+	Split LatencySplit `json:"split"`
 	// BargeInMS is the candidate's speech onset (past the interrupt
 	// threshold) → agent audio silent at the bot.
 	BargeInMS Percentiles `json:"barge_in_ms"`
-	// ResponseMS is end of candidate speech → first agent audio, whole.
+	// ResponseMS is end of candidate speech → arrival of the reply's first
+	// voiced packet, whole.
 	ResponseMS Percentiles `json:"response_ms"`
 	// Turns is how many answered turns were measured.
 	Turns int `json:"turns"`

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/viva-interviews/viva/agent"
+	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/testrig/candidatebot"
 )
 
@@ -33,18 +35,24 @@ func TestJSONShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := keys(t, b)
-	for _, want := range []string{"overhead_ms", "barge_in_ms", "response_ms", "turns"} {
+	for _, want := range []string{"overhead_ms", "overhead_buffered_ms", "split", "barge_in_ms", "response_ms", "turns"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("latency JSON lacks %s: %s", want, b)
 		}
 	}
 	var l2 struct {
-		Overhead map[string]float64 `json:"overhead_ms"`
+		Overhead map[string]float64            `json:"overhead_ms"`
+		Split    map[string]map[string]float64 `json:"split"`
 	}
 	_ = json.Unmarshal(b, &l2)
 	for _, p := range []string{"p50", "p95", "p99"} {
 		if _, ok := l2.Overhead[p]; !ok {
 			t.Errorf("overhead_ms lacks %s: %s", p, b)
+		}
+		for _, part := range []string{"upstream_ms", "worker_ms", "hop_ms", "client_ms"} {
+			if _, ok := l2.Split[part][p]; !ok {
+				t.Errorf("split.%s lacks %s: %s", part, p, b)
+			}
 		}
 	}
 
@@ -155,8 +163,8 @@ func TestTurnMeasures(t *testing.T) {
 		{Start: at(1400), End: at(2600)}, // a pause between sentences
 		{Start: at(5000), End: at(6000)}, // the next reply
 	}
-	if s, ok := firstSpanFrom(spans, at(3000)); !ok || !s.Equal(at(5000)) {
-		t.Errorf("reply %v %v", s.Sub(t0), ok)
+	if s, ok := firstSpanFrom(spans, at(3000)); !ok || !s.Start.Equal(at(5000)) {
+		t.Errorf("reply %v %v", s.Start.Sub(t0), ok)
 	}
 	if _, ok := firstSpanFrom(spans, at(6500)); ok {
 		t.Error("a reply after the last span")
@@ -186,5 +194,32 @@ func TestNewUtterance(t *testing.T) {
 	}
 	if _, err := newUtterance(make([]int16, 1600)); err == nil {
 		t.Error("silence is no utterance")
+	}
+}
+
+// TestAnswerInRecord: a bot's turn is found in the worker's record by the
+// end of its voice, with the reply that answered it; an earlier turn and
+// an unanswered one are not taken for it.
+func TestAnswerInRecord(t *testing.T) {
+	t0 := time.Now()
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	m := &interviews.TurnMetrics{EndToEndMs: 310}
+	turns := []interviews.Turn{
+		{Seq: 1, Role: interviews.RoleAgent, Source: "greeting", StartedAt: at(-9000)},
+		{Seq: 2, Role: interviews.RoleCandidate, Source: agent.SourceVoice, StartedAt: at(-7000), EndedAt: at(-5000)},
+		{Seq: 3, Role: interviews.RoleAgent, Source: agent.SourceVoice, StartedAt: at(-4700), Metrics: m},
+		{Seq: 4, Role: interviews.RoleCandidate, Source: agent.SourceVoice, StartedAt: at(-2500), EndedAt: at(40)},
+		{Seq: 5, Role: interviews.RoleAgent, Source: agent.SourceVoice, StartedAt: at(350), Metrics: m},
+		{Seq: 6, Role: interviews.RoleCandidate, Source: agent.SourceVoice, StartedAt: at(7000), EndedAt: at(9000)},
+	}
+	cand, reply, ok := answer(turns, at(0))
+	if !ok || cand.Seq != 4 || reply.Seq != 5 {
+		t.Errorf("found turns %d and %d (%v), want 4 and 5", cand.Seq, reply.Seq, ok)
+	}
+	if _, _, ok := answer(turns, at(9000)); ok {
+		t.Error("a turn with no reply was matched")
+	}
+	if _, _, ok := answer(turns, at(20000)); ok {
+		t.Error("a turn the record does not hold was matched")
 	}
 }

@@ -92,9 +92,17 @@ func RunLatency(ctx context.Context, opts LatencyOptions) (Latency, error) {
 		return Latency{}, err
 	}
 	provider := time.Duration(providerCallsPerTurn) * opts.ProviderLatency
-	overhead := make([]float64, len(all.responseMS))
-	for i, v := range all.responseMS {
-		overhead[i] = v - ms(FinishedEndpointing()) - ms(provider)
+	overhead := make([]float64, len(all.heard))
+	var buffered []float64
+	for i, h := range all.heard {
+		overhead[i] = ms(h.arrived.Sub(h.end) - FinishedEndpointing() - provider)
+		if !h.buffered.IsZero() {
+			buffered = append(buffered, ms(h.buffered.Sub(h.end)-FinishedEndpointing()-provider))
+		}
+	}
+	split, err := splitLatency(ctx, w.data, all.heard, FinishedEndpointing(), provider)
+	if err != nil {
+		errs = append(errs, err)
 	}
 	calls := 0
 	for _, req := range r.prov.fake.ChatRequests() {
@@ -108,7 +116,8 @@ func RunLatency(ctx context.Context, opts LatencyOptions) (Latency, error) {
 		perTurn = float64(max(calls-rooms, 0)) / float64(n)
 	}
 	return Latency{
-		OverheadMS: Summarize(overhead), BargeInMS: Summarize(all.bargeInMS), ResponseMS: Summarize(all.responseMS),
+		OverheadMS: Summarize(overhead), OverheadBufferedMS: Summarize(buffered), Split: split,
+		BargeInMS: Summarize(all.bargeInMS), ResponseMS: Summarize(all.responseMS),
 		Turns: len(all.responseMS), Unanswered: all.unanswered, BargeInMissed: all.bargeInMissed,
 		EndpointingMS: ms(FinishedEndpointing()), ProviderMS: ms(provider), ModelCallsPerTurn: perTurn,
 	}, errors.Join(errs...)
@@ -118,6 +127,7 @@ func RunLatency(ctx context.Context, opts LatencyOptions) (Latency, error) {
 type roomFigures struct {
 	turns                     int
 	responseMS, bargeInMS     []float64
+	heard                     []heardTurn
 	unanswered, bargeInMissed int
 }
 
@@ -125,6 +135,7 @@ func (f *roomFigures) add(o roomFigures) {
 	f.turns += o.turns
 	f.responseMS = append(f.responseMS, o.responseMS...)
 	f.bargeInMS = append(f.bargeInMS, o.bargeInMS...)
+	f.heard = append(f.heard, o.heard...)
 	f.unanswered += o.unanswered
 	f.bargeInMissed += o.bargeInMissed
 }
@@ -160,7 +171,7 @@ func latencyRoom(ctx context.Context, r *rig, w *worker, room string, turns int)
 			return f, fmt.Errorf("%s: turn %d: %w", room, i, err)
 		}
 		f.turns++
-		start, ok, err := waitReply(ctx, bot, s.end, timeout)
+		reply, ok, err := waitReplySpan(ctx, bot, s.end, timeout)
 		if err != nil {
 			return f, fmt.Errorf("%s: turn %d: %w", room, i, err)
 		}
@@ -176,7 +187,8 @@ func latencyRoom(ctx context.Context, r *rig, w *worker, room string, turns int)
 			bargeIn = false
 			continue
 		}
-		f.responseMS = append(f.responseMS, ms(start.Sub(s.end)))
+		f.responseMS = append(f.responseMS, ms(reply.Start.Sub(s.end)))
+		f.heard = append(f.heard, heardTurn{room: room, afterCut: bargeIn, onset: s.onset, end: s.end, arrived: reply.Start, buffered: reply.Buffered})
 		bargeIn = (i+1)%bargeInEvery == 0
 	}
 	return f, nil

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/viva-interviews/viva/testrig/candidatebot"
 )
 
 // verdict says whether a figure meets its target.
@@ -22,12 +24,32 @@ func (l Latency) Report(w io.Writer) {
 	fmt.Fprintf(w, "  response  p50 %6.0f  p95 %6.0f  p99 %6.0f ms\n", l.ResponseMS.P50, l.ResponseMS.P95, l.ResponseMS.P99)
 	fmt.Fprintf(w, "  overhead  p50 %6.0f  p95 %6.0f  p99 %6.0f ms   target p95 < %d ms: %s\n",
 		l.OverheadMS.P50, l.OverheadMS.P95, l.OverheadMS.P99, TargetOverheadP95MS, verdict(l.OverheadMS.N > 0 && l.OverheadMS.P95 < TargetOverheadP95MS))
+	fmt.Fprintf(w, "  overhead after a client's %d ms jitter buffer  p50 %6.0f  p95 %6.0f  p99 %6.0f ms\n",
+		candidatebot.ClientJitterWait.Milliseconds(), l.OverheadBufferedMS.P50, l.OverheadBufferedMS.P95, l.OverheadBufferedMS.P99)
+	l.Split.report(w)
 	fmt.Fprintf(w, "  barge-in  p50 %6.0f  p95 %6.0f  p99 %6.0f ms   target p95 < %d ms: %s (%d interruptions, %d not heeded)\n",
 		l.BargeInMS.P50, l.BargeInMS.P95, l.BargeInMS.P99, TargetBargeInP95MS,
 		verdict(l.BargeInMS.N > 0 && l.BargeInMS.P95 < TargetBargeInP95MS && l.BargeInMissed == 0), l.BargeInMS.N, l.BargeInMissed)
 	fmt.Fprintf(w, "  model calls per answered turn %.2f (each adds the model's time to first token)\n", l.ModelCallsPerTurn)
 	if l.Turns < minTurnsForPercentiles {
 		fmt.Fprintf(w, "  (fewer than %d turns: the percentiles are indicative only)\n", minTurnsForPercentiles)
+	}
+}
+
+// report prints the split, one line a part.
+func (s LatencySplit) report(w io.Writer) {
+	fmt.Fprintf(w, "  split over %d turns found in the worker's records:\n", s.Matched)
+	for _, p := range []struct {
+		name string
+		v    Percentiles
+	}{
+		{"way in (bot's end of voice → worker's)", s.UpstreamMS},
+		{"worker (its end of voice → first frame written)", s.WorkerMS},
+		{"  of which end of turn decided late", s.DecideMS},
+		{"hop (written → packet at the bot)", s.HopMS},
+		{"client (packet → out of a jitter buffer)", s.ClientMS},
+	} {
+		fmt.Fprintf(w, "    %-50s p50 %6.0f  p95 %6.0f  p99 %6.0f ms\n", p.name, p.v.P50, p.v.P95, p.v.P99)
 	}
 }
 

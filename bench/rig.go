@@ -115,6 +115,8 @@ type worker struct {
 	*child
 	// name is the agent name it registered, which bots dispatch to.
 	name string
+	// data is its data directory, which holds its records.
+	data string
 }
 
 // startWorker runs a new worker process and returns once LiveKit has
@@ -157,7 +159,7 @@ func (r *rig) startWorker(ctx context.Context) (*worker, error) {
 		return nil, fmt.Errorf("bench: the worker did not register (its log: %s): %w", logPath, err)
 	}
 	r.log.Info("worker registered", "agent_name", name, "pid", c.pid())
-	return &worker{child: c, name: name}, nil
+	return &worker{child: c, name: name, data: data}, nil
 }
 
 // joinBot dispatches the worker w to a new room and joins it as a

@@ -96,6 +96,12 @@ func say(ctx context.Context, bot *candidatebot.Bot, u utterance) (said, error) 
 // waitReply waits for agent speech that starts at or after t and returns
 // its start; ok is false when none starts within timeout.
 func waitReply(ctx context.Context, bot *candidatebot.Bot, t time.Time, timeout time.Duration) (start time.Time, ok bool, err error) {
+	reply, ok, err := waitReplySpan(ctx, bot, t, timeout)
+	return reply.Start, ok, err
+}
+
+// waitReplySpan is waitReply returning the reply's first voiced span.
+func waitReplySpan(ctx context.Context, bot *candidatebot.Bot, t time.Time, timeout time.Duration) (reply candidatebot.VoicedSpan, ok bool, err error) {
 	ctx, cancel := context.WithDeadline(ctx, t.Add(timeout))
 	defer cancel()
 	for {
@@ -107,27 +113,27 @@ func waitReply(ctx context.Context, bot *candidatebot.Bot, t time.Time, timeout 
 				if s, found := firstSpanFrom(bot.VoicedSpans(), t); found {
 					return s, true, nil
 				}
-				return time.Time{}, false, nil
+				return candidatebot.VoicedSpan{}, false, nil
 			}
-			return time.Time{}, false, err
+			return candidatebot.VoicedSpan{}, false, err
 		}
 	}
 }
 
-// firstSpanFrom is the start of the first voiced span starting at or after t.
-func firstSpanFrom(spans []candidatebot.VoicedSpan, t time.Time) (time.Time, bool) {
+// firstSpanFrom is the first voiced span starting at or after t.
+func firstSpanFrom(spans []candidatebot.VoicedSpan, t time.Time) (candidatebot.VoicedSpan, bool) {
 	for i := len(spans) - 1; i >= 0; i-- {
 		if spans[i].Start.Before(t) {
 			if i+1 < len(spans) {
-				return spans[i+1].Start, true
+				return spans[i+1], true
 			}
-			return time.Time{}, false
+			return candidatebot.VoicedSpan{}, false
 		}
 	}
 	if len(spans) > 0 {
-		return spans[0].Start, true
+		return spans[0], true
 	}
-	return time.Time{}, false
+	return candidatebot.VoicedSpan{}, false
 }
 
 // silencedAt is when the agent speech going on at onset went silent at the

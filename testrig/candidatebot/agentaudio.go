@@ -8,9 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/livekit/media-sdk"
 	lksdk "github.com/livekit/server-sdk-go/v2"
-	lkmedia "github.com/livekit/server-sdk-go/v2/pkg/media"
 	"github.com/pion/webrtc/v4"
 )
 
@@ -44,9 +42,15 @@ const (
 
 // VoicedSpan is a run of voiced agent audio as it arrived at the bot: from
 // the arrival of its first voiced frame to that of its last, with no pause
-// longer than 100 ms between them.
+// longer than 100 ms between them. Arrival is when the bot read the RTP
+// packet from its connection, before any jitter buffer.
 type VoicedSpan struct {
 	Start, End time.Time
+	// Buffered is when the span's first packet left a jitter buffer such
+	// as LiveKit's SDKs put before their decoder (see ClientJitterWait):
+	// when a client of that kind would start playing it. Zero when the
+	// buffer dropped that packet.
+	Buffered time.Time
 }
 
 // AudioStats summarises the agent audio received since Join, over every
@@ -143,20 +147,24 @@ func (b *Bot) WaitAgentSilence(ctx context.Context, quiet time.Duration) error {
 	}
 }
 
-// onTrackSubscribed decodes the audio tracks of listened-to participants.
+// onTrackSubscribed listens to the audio tracks of listened-to
+// participants.
 func (b *Bot) onTrackSubscribed(track *webrtc.TrackRemote, pub *lksdk.RemoteTrackPublication, rp *lksdk.RemoteParticipant) {
 	if track.Kind() != webrtc.RTPCodecTypeAudio || !b.listenTo(rp) {
 		return
 	}
-	// The decoder's goroutine ends when the track does (unsubscribed, or
-	// the connection closed), so the decoder is not kept: closing it
-	// earlier would race that goroutine into a closed resampler.
-	_, err := lkmedia.NewPCMRemoteTrack(track, &audioSink{bot: b},
-		lkmedia.WithTargetSampleRate(MicSampleRateHz), lkmedia.WithTargetChannels(1), lkmedia.WithLogger(b.sdkLog))
+	if track.Codec().MimeType != webrtc.MimeTypeOpus {
+		b.log.Error("cannot decode agent audio track: not Opus", "participant", rp.Identity(), "track", pub.SID(), "codec", track.Codec().MimeType)
+		return
+	}
+	r, err := newPacketReader(b, track)
 	if err != nil {
 		b.log.Error("cannot decode agent audio track", "participant", rp.Identity(), "track", pub.SID(), "error", err)
 		return
 	}
+	// The reader ends when the track does (unsubscribed, or the connection
+	// closed).
+	go r.run()
 	b.log.Debug("listening to audio track", "participant", rp.Identity(), "track", pub.SID())
 	b.notify()
 }
@@ -171,9 +179,15 @@ type audioSink struct {
 	n     int // samples in frame
 }
 
-// WriteSample implements lkmedia.PCMRemoteTrackWriter.
-func (s *audioSink) WriteSample(pcm media.PCM16Sample) error {
-	now := time.Now()
+// WriteSample adds pcm as arrived now.
+func (s *audioSink) WriteSample(pcm []int16) error {
+	s.writeAt(time.Now(), pcm)
+	return nil
+}
+
+// writeAt adds pcm, arrived at now, and reports whether it started a new
+// VoicedSpan.
+func (s *audioSink) writeAt(now time.Time, pcm []int16) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	received := len(pcm)
@@ -189,16 +203,12 @@ func (s *audioSink) WriteSample(pcm media.PCM16Sample) error {
 			s.n = 0
 		}
 	}
-	s.bot.addAudio(now, received, voiced)
-	return nil
+	return s.bot.addAudio(now, received, voiced)
 }
 
-// Close implements lkmedia.PCMRemoteTrackWriter.
-func (s *audioSink) Close() error { return nil }
-
 // addAudio records samples16kHz of received audio, voicedFrames of it
-// voiced, arrived at now.
-func (b *Bot) addAudio(now time.Time, samples16kHz, voicedFrames int) {
+// voiced, arrived at now, and reports whether it started a new VoicedSpan.
+func (b *Bot) addAudio(now time.Time, samples16kHz, voicedFrames int) (started bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.audio.Received += pcmDuration16kHz(samples16kHz)
@@ -216,6 +226,7 @@ func (b *Bot) addAudio(now time.Time, samples16kHz, voicedFrames int) {
 				b.spans = slices.Delete(b.spans, 0, n-maxSpans+1)
 			}
 			b.spans = append(b.spans, VoicedSpan{Start: now, End: now})
+			started = true
 		}
 		b.audio.Voiced += time.Duration(voicedFrames) * analysisFrame20ms
 		if b.audio.FirstVoicedAt.IsZero() {
@@ -224,6 +235,20 @@ func (b *Bot) addAudio(now time.Time, samples16kHz, voicedFrames int) {
 		b.audio.LastVoicedAt = now
 	}
 	b.notifyLocked()
+	return started
+}
+
+// spanBuffered notes that the first packet of the VoicedSpan that started
+// at start left a client's jitter buffer at at.
+func (b *Bot) spanBuffered(start, at time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := len(b.spans) - 1; i >= 0 && !b.spans[i].Start.Before(start); i-- {
+		if b.spans[i].Start.Equal(start) {
+			b.spans[i].Buffered = at
+			return
+		}
+	}
 }
 
 // rms is the root mean square of pcm in PCM16 units.

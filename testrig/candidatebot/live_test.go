@@ -199,6 +199,18 @@ func testAudio(t *testing.T, srv *lktest.Server) {
 			if heard < sent*6/10 || heard > sent*11/10 {
 				t.Errorf("%s: heard %s voiced, want 60%%-110%% of the %s sent", listeners[i].name, heard, sent)
 			}
+			// The speech is timed at the packets' arrival, and a client's
+			// jitter buffer lets its first packet go no earlier.
+			for _, sp := range b.VoicedSpans() {
+				if sp.Start.Before(start) {
+					continue
+				}
+				if sp.Buffered.IsZero() || sp.Buffered.Before(sp.Start) {
+					t.Errorf("%s: a voiced span arrived at %s and left the jitter buffer at %s", listeners[i].name,
+						sp.Start.Sub(start), sp.Buffered.Sub(start))
+				}
+				break
+			}
 			if b.AgentSpeaking() {
 				t.Errorf("%s: AgentSpeaking = true after 400 ms of silence", listeners[i].name)
 			}
