@@ -141,7 +141,7 @@ func BenchmarkSessionAudio(b *testing.B) {
 			if err := pl.WriteSample(speech[f*vadFrameSamples16kHz : (f+1)*vadFrameSamples16kHz]); err != nil {
 				b.Fatal(err)
 			}
-			pl.sendNext(int64(i))
+			pl.send(int64(i), true)
 		}
 	})
 }

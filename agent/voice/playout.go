@@ -3,6 +3,7 @@ package voice
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -73,8 +74,25 @@ func (p *Pacer) SentFrames() int64 { return p.sent.Load() }
 // slotAt is the slot that covers t.
 func (p *Pacer) slotAt(t time.Time) int64 { return int64(t.Sub(p.epoch) / OpusFrameDuration) }
 
-// activate puts pl on the clock, starting the clock if it was idle.
+// activate puts pl on the clock, starting the clock if it was idle. A
+// playout that was silent first sends a whole frame at once, in the slot
+// under way, instead of waiting up to a slot for the next tick: the first
+// audio of a reply goes on the wire the moment it is encoded.
 func (p *Pacer) activate(pl *Playout) {
+	p.mu.Lock()
+	on := pl.onClock
+	p.mu.Unlock()
+	if on {
+		return
+	}
+	slot := p.slotAt(p.now())
+	sent, more := pl.send(slot, false)
+	if sent {
+		p.sent.Add(1)
+	}
+	if !more {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if pl.onClock {
@@ -84,7 +102,7 @@ func (p *Pacer) activate(pl *Playout) {
 	p.active = append(p.active, pl)
 	if !p.running {
 		p.running = true
-		go p.run(p.slotAt(p.now()) + 1)
+		go p.run(slot + 1)
 	}
 }
 
@@ -107,7 +125,7 @@ func (p *Pacer) run(next int64) {
 		p.mu.Unlock()
 		for _, pl := range batch {
 			for slot := next; slot <= due; slot++ {
-				sent, more := pl.sendNext(slot)
+				sent, more := pl.send(slot, true)
 				if sent {
 					p.sent.Add(1)
 					if slot < due {
@@ -164,6 +182,8 @@ type Playout struct {
 	err     error // the first write error, reported by the next WriteSample
 
 	onClock bool // guarded by pacer.mu
+	// lastSlot is the slot of the latest frame sent: no slot gets two.
+	lastSlot int64
 }
 
 type encodedFrame struct {
@@ -209,14 +229,15 @@ func NewPlayout(opts PlayoutOptions) (*Playout, error) {
 	}
 	frame := int(durationToSamples(OpusFrameDuration, opts.SampleRateHz))
 	return &Playout{
-		pacer:   opts.Pacer,
-		out:     opts.Out,
-		tap:     opts.Tap,
-		cleared: opts.TapCleared,
-		frame:   frame,
-		enc:     enc,
-		partial: make([]int16, 0, frame),
-		ring:    make([]encodedFrame, 4),
+		pacer:    opts.Pacer,
+		out:      opts.Out,
+		tap:      opts.Tap,
+		cleared:  opts.TapCleared,
+		frame:    frame,
+		enc:      enc,
+		partial:  make([]int16, 0, frame),
+		ring:     make([]encodedFrame, 4),
+		lastSlot: math.MinInt64,
 	}, nil
 }
 
@@ -284,11 +305,17 @@ func (pl *Playout) encode(frame []int16) error {
 	return nil
 }
 
-// sendNext sends the oldest queued frame (the pending remainder, padded,
-// when no whole frame is queued) in slot. It reports whether a frame was
-// sent and whether more remain.
-func (pl *Playout) sendNext(slot int64) (sent, more bool) {
+// send sends the oldest queued frame in slot (with pad, the pending
+// remainder, padded, when no whole frame is queued), unless a frame went
+// out in slot or a later one already. It reports whether a frame was sent
+// and whether more remain.
+func (pl *Playout) send(slot int64, pad bool) (sent, more bool) {
 	pl.mu.Lock()
+	if slot <= pl.lastSlot || (!pad && pl.queued == 0) {
+		more = pl.queued > 0 || len(pl.partial) > 0
+		pl.mu.Unlock()
+		return false, more
+	}
 	if pl.queued == 0 && len(pl.partial) > 0 {
 		n := len(pl.partial)
 		pl.partial = pl.partial[:pl.frame] // its capacity is one frame
@@ -307,6 +334,7 @@ func (pl *Playout) sendNext(slot int64) (sent, more bool) {
 	// The frame is written under the lock: ClearQueue must not recycle
 	// its buffer mid-write, and nothing cleared is sent after.
 	err := pl.out.WritePacket(f.buf[:f.n], slot)
+	pl.lastSlot = slot
 	pl.head = (pl.head + 1) % len(pl.ring)
 	pl.queued--
 	if err != nil && pl.err == nil {

@@ -31,23 +31,31 @@ func (p *packetLog) snapshot() ([]int64, []time.Time) {
 	return slices.Clone(p.slots), slices.Clone(p.at)
 }
 
+// twoPlayouts makes two sessions' playouts on pacer at rateHz, sending to
+// logs; the test's end closes them.
+func twoPlayouts(t *testing.T, pacer *Pacer, rateHz int, logs *[2]packetLog) [2]*Playout {
+	var pls [2]*Playout
+	for i := range pls {
+		pl, err := NewPlayout(PlayoutOptions{SampleRateHz: rateHz, Pacer: pacer, Out: &logs[i]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = pl.Close() })
+		pls[i] = pl
+	}
+	return pls
+}
+
 // TestPlayoutPacing: two sessions' audio leaves on one clock, one 20 ms
-// frame per session per slot in consecutive slots, a remainder padded
-// into a last frame; WaitForPlayout returns once all is sent, and the
-// clock stops when nobody speaks.
+// frame per session per slot in consecutive slots, the first at once in
+// the slot under way, a remainder padded into a last frame;
+// WaitForPlayout returns once all is sent, and the clock stops when
+// nobody speaks.
 func TestPlayoutPacing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		pacer := NewPacer(nil)
 		var logs [2]packetLog
-		var pls [2]*Playout
-		for i := range pls {
-			pl, err := NewPlayout(PlayoutOptions{SampleRateHz: 24000, Pacer: pacer, Out: &logs[i]})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer pl.Close()
-			pls[i] = pl
-		}
+		pls := twoPlayouts(t, pacer, 24000, &logs)
 		var ph float64
 		speech := voicedSignal(time.Second, &ph) // at 16 kHz: 1.5 s read as 24 kHz
 		start := time.Now()
@@ -58,15 +66,18 @@ func TestPlayoutPacing(t *testing.T) {
 			t.Fatal(err)
 		}
 		pls[0].WaitForPlayout()
-		if got := time.Since(start); got != 6*OpusFrameDuration {
-			t.Errorf("playout of 6 frames took %v, want %v", got, 6*OpusFrameDuration)
+		if got := time.Since(start); got != 5*OpusFrameDuration {
+			t.Errorf("playout of 6 frames took %v, want %v (the first goes at once)", got, 5*OpusFrameDuration)
 		}
 		slots0, at0 := logs[0].snapshot()
 		slots1, _ := logs[1].snapshot()
-		if want := []int64{1, 2, 3, 4, 5, 6}; !slices.Equal(slots0, want) {
+		if !at0[0].Equal(start) {
+			t.Errorf("the first frame left %v after it was written, want at once", at0[0].Sub(start))
+		}
+		if want := []int64{0, 1, 2, 3, 4, 5}; !slices.Equal(slots0, want) {
 			t.Errorf("session 0 sent in slots %v, want %v", slots0, want)
 		}
-		if want := []int64{1, 2}; !slices.Equal(slots1, want) {
+		if want := []int64{0, 1}; !slices.Equal(slots1, want) {
 			t.Errorf("session 1 sent in slots %v, want %v", slots1, want)
 		}
 		for i := 1; i < len(at0); i++ {
@@ -114,7 +125,7 @@ func TestPlayoutClearQueue(t *testing.T) {
 		if err := pl.WriteSample(make([]int16, 16000)); err != nil { // 1 s
 			t.Fatal(err)
 		}
-		time.Sleep(3*OpusFrameDuration + time.Millisecond)
+		time.Sleep(2*OpusFrameDuration + time.Millisecond) // the first frame, then two ticks
 		released := make(chan struct{})
 		go func() {
 			pl.WaitForPlayout()
@@ -149,13 +160,13 @@ func TestPacerLateFrames(t *testing.T) {
 		if err := pl.WriteSample(make([]int16, 320*5)); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(OpusFrameDuration + time.Millisecond) // slot 1 sent on time
+		time.Sleep(OpusFrameDuration + time.Millisecond) // slots 0 (at once) and 1 sent on time
 		mu.Lock()
 		skew = 2 * OpusFrameDuration // the next wake-up comes two slots late
 		mu.Unlock()
 		pl.WaitForPlayout()
 		slots, _ := log.snapshot()
-		if want := []int64{1, 2, 3, 4, 5}; !slices.Equal(slots, want) {
+		if want := []int64{0, 1, 2, 3, 4}; !slices.Equal(slots, want) {
 			t.Errorf("slots %v, want %v", slots, want)
 		}
 		if got := pacer.LateFrames(); got != 2 {
@@ -168,4 +179,36 @@ func TestNewPlayoutRate(t *testing.T) {
 	if _, err := NewPlayout(PlayoutOptions{SampleRateHz: 22050, Pacer: NewPacer(nil), Out: &packetLog{}}); err == nil {
 		t.Error("a 22.05 kHz playout was accepted; Opus cannot code it")
 	}
+}
+
+// TestPlayoutFirstFrameOnRunningClock: a session that starts speaking
+// while the clock runs for another sends its first frame at once, and
+// never two frames in one slot when the clock's tick falls in the same
+// slot.
+func TestPlayoutFirstFrameOnRunningClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pacer := NewPacer(nil)
+		var logs [2]packetLog
+		pls := twoPlayouts(t, pacer, 16000, &logs)
+		if err := pls[0].WriteSample(make([]int16, 320*10)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(3*OpusFrameDuration + OpusFrameDuration/2)
+		start := time.Now()
+		if err := pls[1].WriteSample(make([]int16, 320*3)); err != nil {
+			t.Fatal(err)
+		}
+		pls[1].WaitForPlayout()
+		slots, at := logs[1].snapshot()
+		if want := []int64{3, 4, 5}; !slices.Equal(slots, want) {
+			t.Errorf("the second session sent in slots %v, want %v", slots, want)
+		}
+		if !at[0].Equal(start) {
+			t.Errorf("its first frame left %v after it was written, want at once", at[0].Sub(start))
+		}
+		pls[0].WaitForPlayout()
+		if got := pacer.SentFrames(); got != 13 {
+			t.Errorf("%d frames sent, want 13", got)
+		}
+	})
 }
