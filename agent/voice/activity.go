@@ -2,6 +2,7 @@ package voice
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"time"
 	"unsafe"
@@ -12,6 +13,16 @@ import (
 // vadWarmupFrames is how many frames at the start of a stream only train
 // the VAD's noise model (200 ms).
 const vadWarmupFrames = 10
+
+// tailFloorRMS is the level (PCM16 RMS, about -50 dBFS) under which a
+// frame inside an utterance counts as silence whatever the classifier
+// says. webrtc's VAD adapts its model to the voice it hears: after a few
+// turns of the same speaker it takes the inaudible fade after the last
+// word (-55 to -65 dBFS in flite's speech) for voice, and the end of the
+// candidate's speech, from which endpointing counts, comes up to 160 ms
+// late. Onsets keep the classifier's answer alone, so a quiet speaker is
+// still heard.
+const tailFloorRMS = 100
 
 // vadHistoryFrames is how many frames of voicing history voiceActivity
 // keeps; the detection window must fit in it.
@@ -58,6 +69,15 @@ func (c webrtcClassifier) voiced(frame *[vadFrameSamples16kHz]int16) (bool, erro
 		return false, fmt.Errorf("voice: vad: %w", err)
 	}
 	return v, nil
+}
+
+// frameRMS is the root mean square of a frame in PCM16 units.
+func frameRMS(f *[vadFrameSamples16kHz]int16) float64 {
+	var sum int64
+	for _, v := range f {
+		sum += int64(v) * int64(v)
+	}
+	return math.Sqrt(float64(sum) / float64(len(f)))
 }
 
 // frameBytes views a frame as the native-endian bytes the VAD reads,
@@ -149,6 +169,9 @@ type voiceActivity struct {
 	voicedBits uint64 // voicing history, newest frame in bit 0
 	inSpeech   bool
 	silentRun  int // consecutive unvoiced frames in the utterance
+	// tailFloor, when above zero, is the RMS under which a frame inside
+	// an utterance is unvoiced (tailFloorRMS in production).
+	tailFloor float64
 }
 
 // newVoiceActivity applies the start rule of minSpeech and the end rule of
@@ -202,7 +225,7 @@ func (a *voiceActivity) classify() (frameActivity, error) {
 		}
 		return act, nil
 	}
-	if voiced {
+	if voiced && (a.tailFloor <= 0 || frameRMS(&a.frame) >= a.tailFloor) {
 		a.silentRun = 0
 	} else {
 		a.silentRun++

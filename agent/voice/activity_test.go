@@ -175,3 +175,49 @@ func TestVoiceActivityClassifierError(t *testing.T) {
 		t.Fatalf("after the error: %+v, want frame %d to start an utterance", act, len(c.pattern)-1)
 	}
 }
+
+// TestVoiceActivityTailFloor: inside an utterance, frames under the tail
+// floor count as silence whatever the classifier says, so the fade after
+// the last word does not delay the end of speech; a run of such frames
+// still starts an utterance (a quiet speaker is heard).
+func TestVoiceActivityTailFloor(t *testing.T) {
+	level := func(rms int16) []int16 {
+		f := make([]int16, vadFrameSamples16kHz)
+		for i := range f {
+			f[i] = rms * int16(1-2*(i%2))
+		}
+		return f
+	}
+	run := func(floor float64, frames [][]int16) (startAt, endAt, silent int) {
+		c := &scriptedClassifier{pattern: strings.Repeat("v", vadWarmupFrames+len(frames))}
+		a := newVoiceActivity(c, 60*time.Millisecond, 100*time.Millisecond)
+		a.tailFloor = floor
+		startAt, endAt = -1, -1
+		for k, f := range append(slices.Repeat([][]int16{level(0)}, vadWarmupFrames), frames...) {
+			if _, full := a.fill(f); !full {
+				t.Fatalf("frame %d not whole", k)
+			}
+			act, err := a.classify()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if act.started && startAt < 0 {
+				startAt = k - vadWarmupFrames - act.onsetFramesAgo
+			}
+			if act.ended && endAt < 0 {
+				endAt, silent = k-vadWarmupFrames, act.silentFrames
+			}
+		}
+		return startAt, endAt, silent
+	}
+	speech := append(slices.Repeat([][]int16{level(1000)}, 8), slices.Repeat([][]int16{level(40)}, 12)...)
+	if start, end, silent := run(tailFloorRMS, speech); start != 0 || end != 12 || silent != 5 {
+		t.Errorf("with the floor: start %d, end %d after %d silent frames; want 0, 12, 5", start, end, silent)
+	}
+	if _, end, _ := run(0, speech); end != -1 {
+		t.Errorf("without the floor the fade the classifier calls voiced ended the utterance at frame %d", end)
+	}
+	if start, _, _ := run(tailFloorRMS, slices.Repeat([][]int16{level(40)}, 6)); start != 0 {
+		t.Errorf("a quiet voiced run started no utterance (start %d)", start)
+	}
+}

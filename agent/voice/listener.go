@@ -211,6 +211,7 @@ func NewListener(ctx context.Context, opts ListenerOptions) (*Listener, error) {
 		stop:     make(chan struct{}),
 		exited:   make(chan struct{}),
 	}
+	l.activity.tailFloor = tailFloorRMS
 	if l.now == nil {
 		l.now = time.Now
 	}
