@@ -12,9 +12,9 @@ const (
 	// 48 kHz, whatever the encoder's input rate.
 	opusGranuleRate = 48000
 	// opusPreSkip48kHz is the encoder's look-ahead at 48 kHz that a decoder
-	// drops from the start: libopus's at 16 kHz in VoIP mode, 2.5 ms plus
-	// 4 ms of delay compensation (104 samples at 16 kHz).
-	opusPreSkip48kHz = 312
+	// drops from the start: libopus's in restricted low-delay mode (CELT
+	// only, the recorder's encoderApplication), 2.5 ms.
+	opusPreSkip48kHz = 120
 	// pagePackets is how many packets go into one page (one second of
 	// 20 ms packets): few pages, and the file grows every second.
 	pagePackets = 50
@@ -36,8 +36,8 @@ const (
 // pion's oggwriter (github.com/pion/webrtc/v4/pkg/media/oggwriter) cannot
 // write these files, so this writer stays:
 //   - its pre-skip is fixed at 3840 samples (80 ms): a player would drop
-//     the first 74 ms of the interview's audio, where libopus's look-ahead
-//     at 16 kHz is 312 samples (opusPreSkip48kHz);
+//     the first 77.5 ms of the interview's audio, where the recorder's
+//     encoder looks ahead 120 samples (opusPreSkip48kHz);
 //   - it marks the end of a stream only by seeking back in an *os.File,
 //     so a stream written to any other io.Writer (as Encode writes one)
 //     never ends, and its final granule position cannot be set;
