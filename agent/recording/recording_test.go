@@ -233,7 +233,7 @@ func TestDiscardLeavesNothing(t *testing.T) {
 
 func TestTapsNeverBlock(t *testing.T) {
 	// A recorder whose goroutine is stuck (a slow disk): the taps drop.
-	r := &Recorder{in: make(chan chunk, 2), done: make(chan struct{}), now: time.Now}
+	r := &Recorder{in: queue{limit: 2}, now: time.Now}
 	r.pool.New = func() any { b := make([]int16, 0, 320); return &b }
 	for range 10 {
 		r.Candidate(bytes16(320, 1))
