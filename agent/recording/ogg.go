@@ -81,18 +81,16 @@ func newOggOpusWriter(w io.Writer, serial uint32, inputSampleRateHz int, vendor 
 }
 
 // WritePacket queues one packet of samples48kHz samples (at 48 kHz),
-// writing a page when it is full.
+// first writing the page queued when it is full. A full page waits for
+// the next packet, so the last page (Close) always has one.
 func (o *oggOpusWriter) WritePacket(pkt []byte, samples48kHz int) error {
-	if o.segments()+len(pkt)/255+1 > maxSegments {
+	if len(o.packets) >= pagePackets || o.segments()+len(pkt)/255+1 > maxSegments {
 		if err := o.flush(0); err != nil {
 			return err
 		}
 	}
 	o.packets = append(o.packets, append([]byte(nil), pkt...))
 	o.granule += uint64(samples48kHz)
-	if len(o.packets) >= pagePackets {
-		return o.flush(0)
-	}
 	return nil
 }
 

@@ -37,6 +37,34 @@ func TestOggCRC(t *testing.T) {
 	}
 }
 
+// TestOggWriterWholePages: a stream whose packets fill its pages exactly
+// still ends with a last page marked end of stream (a recording of 50
+// frames, or 100, was lost).
+func TestOggWriterWholePages(t *testing.T) {
+	for _, n := range []int{pagePackets, 2 * pagePackets} {
+		var buf bytes.Buffer
+		w, err := newOggOpusWriter(&buf, 7, SampleRateHz, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range n {
+			if err := w.WritePacket([]byte{0xf8, 0xff, 0xfe}, frameSamples48kHz); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(uint64(opusPreSkip48kHz + (n-1)*frameSamples48kHz)); err != nil {
+			t.Fatalf("%d packets: %v", n, err)
+		}
+		s, err := Inspect(buf.Bytes())
+		if err != nil {
+			t.Fatalf("%d packets: %v", n, err)
+		}
+		if len(s.Packets) != n || s.Pages != 2+n/pagePackets {
+			t.Fatalf("%d packets: read back %d packets in %d pages", n, len(s.Packets), s.Pages)
+		}
+	}
+}
+
 func TestOggWriterPages(t *testing.T) {
 	var buf bytes.Buffer
 	w, err := newOggOpusWriter(&buf, 7, SampleRateHz, "test")
