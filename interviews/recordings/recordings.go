@@ -4,6 +4,9 @@
 // session ends, so a reader never sees half a recording; a crash leaves at
 // most a temporary file, which the Sweeper removes. The Sweeper also deletes
 // recordings whose retention ran out and marks them deleted in the record.
+// With an object store (WithObjects), a recording is uploaded when its
+// session ends, and the worker's Uploader puts there any the directory
+// still holds (a failed upload, a stopped worker's).
 package recordings
 
 import (
