@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/reports"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -17,10 +18,6 @@ import (
 type Mailer interface {
 	Send(ctx context.Context, to, subject, text string) error
 }
-
-// msgNoFeedback answers a feedback link that has none: the interview is
-// unknown, or its plan gives candidates no feedback.
-const msgNoFeedback = "There is no feedback page at this address. Check that you opened the whole link you were sent."
 
 // feedbackPage is the data of feedback.html: what a candidate may see of
 // their report.
@@ -69,10 +66,16 @@ func (f blueprintFinder) feedbackBlueprint(ctx context.Context, rec *interviews.
 // strengths, improvements and questions to revisit, without scores unless
 // the blueprint shows them; "being prepared" while the report is written.
 func (s *roomPages) handleFeedback(w http.ResponseWriter, r *http.Request) {
+	// A link that has no feedback: the interview is unknown, or its plan
+	// gives candidates none.
+	tag := lang.FromAccept(r.Header.Get("Accept-Language"))
 	notFound := func() {
-		s.render(w, r, http.StatusNotFound, "message.html", messagePage{view: view{Title: "Feedback not found", Candidate: true}, Message: msgNoFeedback})
+		s.renderCandidateMessage(w, r, http.StatusNotFound, tag, lang.MsgNoFeedbackTitle, lang.MsgNoFeedback)
 	}
 	rec, err := s.store.Get(r.Context(), r.PathValue("id"))
+	if err == nil {
+		tag = candidateLang(rec)
+	}
 	switch {
 	case errors.Is(err, interviews.ErrNotFound):
 		notFound()
@@ -93,7 +96,7 @@ func (s *roomPages) handleFeedback(w http.ResponseWriter, r *http.Request) {
 // newFeedbackPage is what the candidate of rec sees of its report.
 func newFeedbackPage(rec *interviews.Record, bp *stages.Blueprint) feedbackPage {
 	p := feedbackPage{
-		view: view{Title: "Your interview feedback", Candidate: true},
+		view: view{Title: lang.Text(rec.Language, lang.FeedbackTitle), Candidate: true, Lang: candidateLang(rec)},
 		Name: rec.Candidate.Name, Role: rec.Candidate.Role,
 		ShowScores: bp.FeedbackScores,
 	}
@@ -127,10 +130,6 @@ func newFeedbackPage(rec *interviews.Record, bp *stages.Blueprint) feedbackPage 
 	return p
 }
 
-// FeedbackEmailSubject is the subject of the email that tells a candidate
-// their feedback is ready.
-const FeedbackEmailSubject = "Your interview feedback is ready"
-
 // NotifyFeedbackReady emails the candidate of rec the link to their
 // feedback page, once its report is ready. It sends nothing, and returns
 // (false, nil), when no mailer is configured, the blueprint gives no
@@ -159,10 +158,8 @@ func (s *feedbackMail) notify(ctx context.Context, rec *interviews.Record) (sent
 	if s.findBlueprint.feedbackBlueprint(ctx, rec) == nil || rec.Report == nil || rec.Report.Status != interviews.ReportReady {
 		return false, nil
 	}
-	link := s.publicURL + feedbackPath(rec.ID)
-	text := fmt.Sprintf("Hello %s,\n\nthank you for your interview%s. Your feedback is ready: what went well, what to work on and the questions to revisit.\n\nRead it here:\n%s\n\nThis link is yours alone; keep it private.\n\n-- viva\n",
-		rec.Candidate.Name, prefixed(" for ", rec.Candidate.Role), link)
-	sendErr := s.mailer.Send(ctx, rec.Candidate.Email, FeedbackEmailSubject, text)
+	subject, text := feedbackEmail(rec, s.publicURL+feedbackPath(rec.ID))
+	sendErr := s.mailer.Send(ctx, rec.Candidate.Email, subject, text)
 	if sendErr != nil {
 		s.log.Warn("web: emailing a candidate their feedback failed", "interview_id", rec.ID, "err", sendErr)
 	}
@@ -173,4 +170,17 @@ func (s *feedbackMail) notify(ctx context.Context, rec *interviews.Record) (sent
 		return false, fmt.Errorf("web: emailing interview %s its feedback: %w", rec.ID, sendErr)
 	}
 	return true, nil
+}
+
+// feedbackEmail is the subject and text of the email that tells rec's
+// candidate their feedback is ready at link, in the interview's language.
+func feedbackEmail(rec *interviews.Record, link string) (subject, text string) {
+	tag := rec.Language
+	thanks := lang.Text(tag, lang.MailFeedbackThanks)
+	if rec.Candidate.Role != "" {
+		thanks = lang.Textf(tag, lang.MailFeedbackThanksRolef, rec.Candidate.Role)
+	}
+	text = lang.Textf(tag, lang.MailHellof, rec.Candidate.Name) + "\n\n" + thanks + " " + lang.Text(tag, lang.MailFeedbackReady) +
+		"\n\n" + lang.Text(tag, lang.MailReadHere) + "\n" + link + "\n\n" + lang.Text(tag, lang.MailPrivate) + "\n\n-- viva\n"
+	return lang.Text(tag, lang.MailFeedbackSubject), text
 }
