@@ -2,12 +2,13 @@
 #   make run    set up and run viva (offline engines when no API keys are set)
 #   make test   set up and run every test (race detector on)
 #   make bench  run the benchmarks and print their figures
+#   make bench-compare  hold the same interviews with viva and LiveKit's agents-js
 
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 export CGO_ENABLED := 1
 
-.PHONY: all deps assets build run test bench chat clean
+.PHONY: all deps assets build run test bench bench-agentsjs bench-compare chat clean
 
 all: build
 
@@ -52,6 +53,20 @@ bench: build
 	VIVA_BENCH_DIR=$(abspath $(BENCH_DIR)) $(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
 	bin/viva bench latency --turns 50 --rooms 5 --out $(BENCH_DIR)/latency.json
 	bin/viva bench density --sessions 5,10,20 --window 15s --out $(BENCH_DIR)/density.json --chart $(BENCH_DIR)/density.svg
+
+# LiveKit's agents-js, pinned in bench/agentsjs/package-lock.json, for viva
+# bench compare. Install scripts are skipped: onnxruntime-node's would fetch
+# GPU libraries from the internet, and its CPU library is in the package.
+bench-agentsjs: bench/agentsjs/node_modules/@livekit/agents/package.json
+bench/agentsjs/node_modules/@livekit/agents/package.json: bench/agentsjs/package-lock.json
+	cd bench/agentsjs && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# viva's worker and agents-js holding 5 and then 10 interviews at once, one
+# after the other over the same livekit-server, bots and fake OpenAI.
+bench-compare: build bench-agentsjs
+	@mkdir -p $(BENCH_DIR)
+	bin/viva bench compare --sessions 5,10 --window 30s --out $(BENCH_DIR)/compare.json
 
 clean:
 	rm -rf bin/viva bin/viva-bench

@@ -7,8 +7,10 @@ import (
 	"io"
 	"maps"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -115,10 +117,48 @@ func TestChartIsSVG(t *testing.T) {
 	}
 }
 
+// TestProcessTreeCounts: a worker's CPU time and memory include the
+// processes it started (agents-js runs each interview in its own).
+func TestProcessTreeCounts(t *testing.T) {
+	sh := exec.Command("sh", "-c", "sh -c 'while :; do :; done' & wait")
+	sh.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-sh.Process.Pid, syscall.SIGKILL); _ = sh.Wait() })
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		tree, err := processTree(sh.Process.Pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		own, err := readProc(sh.Process.Pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cpu, err := processCPU(sh.Process.Pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The outer shell only waits; the busy child's time is the tree's.
+		if len(tree) >= 2 && cpu >= 100*time.Millisecond && cpu > own.cpu {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tree %+v, cpu %v: the busy child is not counted", tree, cpu)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	rss, err := processRSSBytes(sh.Process.Pid)
+	if err != nil || rss <= 0 {
+		t.Errorf("tree rss %v %v", rss, err)
+	}
+}
+
 func TestProcParsers(t *testing.T) {
-	cpu, err := parseStatCPU([]byte("1234 (viva agent) S 1 2 3 4 5 6 7 8 9 10 250 150 0 0 20 0 12 0"))
-	if err != nil || cpu != 4*time.Second {
-		t.Errorf("cpu %v %v, want 4s (400 ticks)", cpu, err)
+	p, err := parseStat(1234, []byte("1234 (viva agent) S 77 2 3 4 5 6 7 8 9 10 250 150 30 20 20 0 12 0"))
+	if err != nil || p.cpu != 4500*time.Millisecond || p.ppid != 77 {
+		t.Errorf("proc %+v %v, want parent 77 and 4.5s (450 ticks, waited-for children included)", p, err)
 	}
 	rss, err := parseVmRSS([]byte("Name:\tviva\nVmPeak:\t  9000 kB\nVmRSS:\t  2048 kB\n"))
 	if err != nil || rss != 2048<<10 {

@@ -24,6 +24,7 @@ import (
 const (
 	benchLatency = "latency"
 	benchDensity = "density"
+	benchCompare = "compare"
 )
 
 // Main is the command line of the benchmarks ("viva-bench latency|density
@@ -32,12 +33,12 @@ const (
 // "agent" command runs it. Figures are printed on stdout beside their
 // targets and written as JSON; help, when asked for, goes to stderr.
 func Main(ctx context.Context, args []string, worker string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || (args[0] != benchLatency && args[0] != benchDensity) {
+	if len(args) == 0 || !slices.Contains([]string{benchLatency, benchDensity, benchCompare}, args[0]) {
 		if cli.WantsHelp(args) {
 			fmt.Fprintln(stderr, benchUsage)
 			return flag.ErrHelp
 		}
-		return cli.UsageError("say which benchmark: viva bench latency or viva bench density (-h for their flags)")
+		return cli.UsageError("say which benchmark: viva bench latency, density or compare (-h for their flags)")
 	}
 	f, err := parseBenchFlags(args[0], args[1:], stderr)
 	if err != nil {
@@ -63,8 +64,16 @@ func Main(ctx context.Context, args []string, worker string, stdout, stderr io.W
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	lksdk.SetLogger(vivaworker.SDKLogger(log, ""))
 	rigOpts := RigOptions{LiveKitBinary: bin, Worker: worker, ProviderLatency: f.latency, Dir: workDir, Logger: log}
-	if f.which == benchLatency {
+	if f.agent == agentAgentsJS || f.which == benchCompare {
+		if rigOpts.AgentsJS, err = findAgentsJS(f.agentsJSDir); err != nil {
+			return err
+		}
+	}
+	switch f.which {
+	case benchLatency:
 		return benchLatencyRun(ctx, rigOpts, f, stdout)
+	case benchCompare:
+		return benchCompareRun(ctx, rigOpts, f, stdout)
 	}
 	return benchDensityRun(ctx, rigOpts, f, stdout)
 }
@@ -72,6 +81,7 @@ func Main(ctx context.Context, args []string, worker string, stdout, stderr io.W
 // benchFlags are the flags of viva bench latency or density.
 type benchFlags struct {
 	which, lkBin, out, dir string
+	agent, agentsJSDir     string
 	latency                time.Duration
 	verbose                bool
 	turns, rooms           int
@@ -89,8 +99,17 @@ func parseBenchFlags(which string, args []string, stderr io.Writer) (*benchFlags
 	fs.StringVar(&f.out, "out", "", "write the figures as JSON to this file")
 	fs.StringVar(&f.dir, "dir", "", "directory for the servers' logs and records (default: a temporary directory, removed at the end)")
 	fs.BoolVar(&f.verbose, "verbose", false, "log progress on stderr")
+	f.agent = agentViva
+	if which != benchCompare {
+		fs.StringVar(&f.agent, "agent", agentViva, "the worker measured: "+agentViva+", or "+agentAgentsJS+" (LiveKit's agents-js voice pipeline, for comparison; make bench-agentsjs installs it)")
+	}
+	fs.StringVar(&f.agentsJSDir, "agents-js-dir", defaultAgentsJSDir, "directory of the agents-js worker (agent.mjs and its node_modules)")
 	sessions, modes := "5,10,20,40,80", ModeEndToEnd
 	switch which {
+	case benchCompare:
+		sessions = "5,10"
+		fs.StringVar(&sessions, "sessions", sessions, "session counts each worker holds at once, one run each")
+		fs.DurationVar(&f.density.Window, "window", 30*time.Second, "measured window of each run, after every room has been greeted")
 	case benchLatency:
 		fs.IntVar(&f.turns, "turns", 50, "candidate turns to measure in all")
 		fs.IntVar(&f.rooms, "rooms", 5, "interviews held at once")
@@ -108,7 +127,10 @@ func parseBenchFlags(which string, args []string, stderr io.Writer) (*benchFlags
 		}
 		return nil, cli.FlagError("viva bench "+which, err)
 	}
-	if which != benchDensity {
+	if f.agent != agentViva && f.agent != agentAgentsJS {
+		return nil, cli.UsageError("--agent %q: choose %s or %s", f.agent, agentViva, agentAgentsJS)
+	}
+	if which == benchLatency {
 		return f, nil
 	}
 	counts, err := parseCounts(sessions)
@@ -116,6 +138,9 @@ func parseBenchFlags(which string, args []string, stderr io.Writer) (*benchFlags
 		return nil, cli.UsageError("--sessions: %v", err)
 	}
 	f.density.Sessions = counts
+	if which == benchCompare {
+		return f, nil
+	}
 	for _, m := range strings.Split(modes, ",") {
 		switch m = strings.TrimSpace(m); {
 		case m == ModeEndToEnd:
@@ -166,13 +191,29 @@ func benchDensityRun(ctx context.Context, rigOpts RigOptions, f *benchFlags, std
 	return err
 }
 
+// benchCompareRun runs the comparison with agents-js and reports it.
+func benchCompareRun(ctx context.Context, rigOpts RigOptions, f *benchFlags, stdout io.Writer) error {
+	c, err := RunCompare(ctx, CompareOptions{RigOptions: rigOpts, Sessions: f.density.Sessions, Window: f.density.Window})
+	if err != nil && len(c.Runs) == 0 {
+		return err
+	}
+	c.Report(stdout)
+	if f.out != "" {
+		if werr := WriteJSON(f.out, c); werr != nil {
+			return werr
+		}
+	}
+	return err
+}
+
 // benchUsage is viva bench's help without a subcommand.
-const benchUsage = `Usage: viva bench latency|density [flags]
+const benchUsage = `Usage: viva bench latency|density|compare [flags]
 
   latency   turn latency and barge-in over a real livekit-server, fake providers and one worker process
   density   the worker process's CPU and memory per interview as bots are added, until the machine saturates
+  compare   viva's worker and LiveKit's agents-js holding the same interviews, one after the other
 
-Run 'viva bench latency -h' or 'viva bench density -h' for their flags.`
+Run 'viva bench latency -h' (or density, compare) for their flags.`
 
 // densityModes are the density modes Main offers.
 func densityModes() []string { return []string{ModeEndToEnd, ModeInProcess} }

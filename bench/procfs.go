@@ -15,49 +15,118 @@ import (
 // every Linux architecture Go supports.
 const clockTicksPerSecond = 100
 
-// processCPU is a process's own CPU time so far (user + system, its
-// threads included), from /proc/<pid>/stat.
+// processCPU is the CPU time so far (user + system, threads included) of
+// process pid and every process it started, still running or ended: a
+// worker that runs each interview in a process of its own (agents-js does)
+// is measured whole, as one that runs them in threads is.
 func processCPU(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	tree, err := processTree(pid)
 	if err != nil {
-		return 0, fmt.Errorf("read the CPU time of process %d: %w", pid, err)
+		return 0, err
 	}
-	return parseStatCPU(b)
+	var total time.Duration
+	for _, p := range tree {
+		total += p.cpu
+	}
+	return total, nil
 }
 
-// parseStatCPU reads utime + stime (fields 14 and 15) of a /proc/<pid>/stat
-// line. The command name (field 2) may hold spaces, so fields are counted
-// after its closing parenthesis.
-func parseStatCPU(stat []byte) (time.Duration, error) {
+// proc is one process's line of /proc/<pid>/stat, as far as the benchmark
+// reads it.
+type proc struct {
+	pid, ppid int
+	// cpu is its own CPU time and that of its ended, waited-for children.
+	cpu time.Duration
+}
+
+// processTree is process pid and its descendants, read from /proc.
+func processTree(pid int) ([]proc, error) {
+	root, err := readProc(pid)
+	if err != nil {
+		return nil, fmt.Errorf("read the CPU time of process %d: %w", pid, err)
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, fmt.Errorf("list processes: %w", err)
+	}
+	children := map[int][]proc{}
+	for _, e := range entries {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil || n == pid {
+			continue
+		}
+		if p, err := readProc(n); err == nil { // a process may end meanwhile
+			children[p.ppid] = append(children[p.ppid], p)
+		}
+	}
+	tree := []proc{root}
+	for i := 0; i < len(tree); i++ {
+		tree = append(tree, children[tree[i].pid]...)
+	}
+	return tree, nil
+}
+
+// readProc reads /proc/<pid>/stat.
+func readProc(pid int) (proc, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return proc{}, err
+	}
+	return parseStat(pid, b)
+}
+
+// parseStat reads the parent (field 4) and utime + stime + cutime + cstime
+// (fields 14–17) of a /proc/<pid>/stat line. The command name (field 2)
+// may hold spaces, so fields are counted after its closing parenthesis.
+func parseStat(pid int, stat []byte) (proc, error) {
 	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("malformed /proc stat line %q", stat)
+		return proc{}, fmt.Errorf("malformed /proc stat line %q", stat)
 	}
 	fields := strings.Fields(string(stat[i+1:]))
-	// fields[0] is field 3 (state); utime is field 14, stime field 15.
-	const utime, stime = 14 - 3, 15 - 3
-	if len(fields) <= stime {
-		return 0, fmt.Errorf("short /proc stat line %q", stat)
+	// fields[0] is field 3 (state).
+	const ppid, utime, cstime = 4 - 3, 14 - 3, 17 - 3
+	if len(fields) <= cstime {
+		return proc{}, fmt.Errorf("short /proc stat line %q", stat)
+	}
+	parent, err := strconv.Atoi(fields[ppid])
+	if err != nil {
+		return proc{}, fmt.Errorf("/proc stat parent %q: %w", fields[ppid], err)
 	}
 	var ticks int64
-	for _, f := range []string{fields[utime], fields[stime]} {
+	for _, f := range fields[utime : cstime+1] {
 		n, err := strconv.ParseInt(f, 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("/proc stat CPU field %q: %w", f, err)
+			return proc{}, fmt.Errorf("/proc stat CPU field %q: %w", f, err)
 		}
 		ticks += n
 	}
-	return time.Duration(ticks) * time.Second / clockTicksPerSecond, nil
+	return proc{pid: pid, ppid: parent, cpu: time.Duration(ticks) * time.Second / clockTicksPerSecond}, nil
 }
 
-// processRSSBytes is a process's resident memory (VmRSS of
-// /proc/<pid>/status).
+// processRSSBytes is the resident memory (VmRSS of /proc/<pid>/status) of
+// process pid and the processes it started; pages they share count in each.
 func processRSSBytes(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	tree, err := processTree(pid)
 	if err != nil {
-		return 0, fmt.Errorf("read the memory of process %d: %w", pid, err)
+		return 0, err
 	}
-	return parseVmRSS(b)
+	var total int64
+	for i, p := range tree {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.pid))
+		if err != nil && i > 0 {
+			continue // a child ended meanwhile
+		}
+		if err != nil {
+			return 0, fmt.Errorf("read the memory of process %d: %w", pid, err)
+		}
+		rss, err := parseVmRSS(b)
+		if err != nil {
+			return 0, err
+		}
+		total += rss
+	}
+	return total, nil
 }
 
 // parseVmRSS reads the VmRSS line ("VmRSS:   12345 kB") of a status file.

@@ -66,6 +66,10 @@ type RigOptions struct {
 	Dir string
 	// Logger receives progress; nil discards it.
 	Logger *slog.Logger
+	// AgentsJS, when set, is the directory of bench/agentsjs (agent.mjs
+	// and its installed node_modules): the measured worker is then LiveKit's
+	// agents-js pipeline rather than viva's, with the same bots and fakes.
+	AgentsJS string
 }
 
 // rig is a livekit-server, the fake providers, and at most one worker
@@ -126,18 +130,10 @@ func (r *rig) startWorker(ctx context.Context) (*worker, error) {
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return nil, fmt.Errorf("bench: worker data directory: %w", err)
 	}
-	argv := []string{r.opts.Worker, "agent",
-		"--livekit-url", r.lk.url, "--livekit-api-key", lklocal.DevAPIKey,
-		"--agent-name", name, "--data-dir", data,
-		"--llm", "openai", "--stt", "openai", "--tts", "openai", "--openai-base-url", r.prov.url,
-		"--time-scale", workerTimeScale, "--max-sessions", "10000",
-		"--rejoin-grace", "0s", "--drain-timeout", "0s", "--log-level", "warn",
-		// No fixed port: several workers, and other programs, share the machine.
-		"--health-addr", "off",
-		"--endpointing-delay", Endpointing.Delay.String(), "--endpointing-min", Endpointing.Min.String(),
-		"--endpointing-max", Endpointing.Max.String(), "--interrupt-threshold", InterruptThreshold.String(),
+	argv, env := r.vivaWorker(name, data)
+	if r.opts.AgentsJS != "" {
+		argv, env = r.agentsJSWorker(name)
 	}
-	env := []string{WorkerEnv + "=1", "LIVEKIT_API_SECRET=" + lklocal.DevAPISecret, "OPENAI_API_KEY=" + fakeopenai.Key}
 	logPath := filepath.Join(r.opts.Dir, name+".log")
 	c, err := startChild(argv, env, logPath)
 	if err != nil {
@@ -158,6 +154,36 @@ func (r *rig) startWorker(ctx context.Context) (*worker, error) {
 	}
 	r.log.Info("worker registered", "agent_name", name, "pid", c.pid())
 	return &worker{child: c, name: name}, nil
+}
+
+// vivaWorker is the command line and environment of a viva worker named
+// name keeping its records in data.
+func (r *rig) vivaWorker(name, data string) (argv, env []string) {
+	argv = []string{r.opts.Worker, "agent",
+		"--livekit-url", r.lk.url, "--livekit-api-key", lklocal.DevAPIKey,
+		"--agent-name", name, "--data-dir", data,
+		"--llm", "openai", "--stt", "openai", "--tts", "openai", "--openai-base-url", r.prov.url,
+		"--time-scale", workerTimeScale, "--max-sessions", "10000",
+		"--rejoin-grace", "0s", "--drain-timeout", "0s", "--log-level", "warn",
+		// No fixed port: several workers, and other programs, share the machine.
+		"--health-addr", "off",
+		"--endpointing-delay", Endpointing.Delay.String(), "--endpointing-min", Endpointing.Min.String(),
+		"--endpointing-max", Endpointing.Max.String(), "--interrupt-threshold", InterruptThreshold.String(),
+	}
+	env = []string{WorkerEnv + "=1", "LIVEKIT_API_SECRET=" + lklocal.DevAPISecret, "OPENAI_API_KEY=" + fakeopenai.Key}
+	return argv, env
+}
+
+// agentsJSWorker is the command line and environment of LiveKit's
+// agents-js worker (bench/agentsjs/agent.mjs) registering as name, reaching
+// the rig's server and fake OpenAI through the SDK's standard variables.
+func (r *rig) agentsJSWorker(name string) (argv, env []string) {
+	argv = []string{"node", filepath.Join(r.opts.AgentsJS, "agent.mjs"), "start"}
+	env = []string{
+		"LIVEKIT_URL=" + r.lk.url, "LIVEKIT_API_KEY=" + lklocal.DevAPIKey, "LIVEKIT_API_SECRET=" + lklocal.DevAPISecret,
+		"OPENAI_API_KEY=" + fakeopenai.Key, "OPENAI_BASE_URL=" + r.prov.url, "VIVA_BENCH_AGENT_NAME=" + name,
+	}
+	return argv, env
 }
 
 // joinBot dispatches the worker w to a new room and joins it as a

@@ -16,7 +16,7 @@ import (
 // benchBinary is the benchmarks' own program, which "viva bench" runs.
 const benchBinary = "viva-bench"
 
-// runBench is "viva bench latency|density": it runs viva-bench (found next
+// runBench is "viva bench latency|density|compare": it runs viva-bench (found next
 // to this binary, then on $PATH) with this binary as the worker it
 // measures. The benchmarks live in a program of their own because they
 // need a fake OpenAI server and candidate bots, test rigs that the viva

@@ -52,7 +52,7 @@ var commands = []command{
 	{"invitations", "withdraw or re-issue a candidate's link: revoke, reissue", runInvitations},
 	{"blueprints", "list the installed interview blueprints and role templates", runBlueprints},
 	{"designs", "manage the library of interview designs: add, list, show, remove, export", runDesigns},
-	{"bench", "measure turn latency and the cost per interview over a local LiveKit server: latency, density", runBench},
+	{"bench", "measure turn latency and the cost per interview over a local LiveKit server: latency, density, compare (beside agents-js)", runBench},
 	{exportName, "write the stored interview records as JSON files (<id>.json) in a directory, or everything held about one candidate", runExport},
 	{eraseName, "erase every interview of one candidate: records, reports, recordings and keys", runErase},
 }
