@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/viva-interviews/viva/interviews"
@@ -111,7 +112,7 @@ func newFeedbackPage(rec *interviews.Record, bp *stages.Blueprint) feedbackPage 
 	}
 	p.Headline = rv.Headline
 	if p.ShowScores && !rv.Knowledge {
-		p.Overall, p.Competencies = rv.Overall, rv.Competencies
+		p.Overall, p.Competencies = rv.Overall, competenciesIn(p.Lang, rv.Competencies, rec.Report.Competencies)
 	}
 	// The candidate's page links nowhere into the reviewer's timeline, and
 	// speaks to the candidate, not about them.
@@ -128,6 +129,20 @@ func newFeedbackPage(rec *interviews.Record, bp *stages.Blueprint) feedbackPage 
 		p.Questions = append(p.Questions, keyQuestionView{Question: q.Question, Good: reports.ForCandidate(q.Good), Missing: reports.ForCandidate(q.Missing)})
 	}
 	return p
+}
+
+// competenciesIn is views (of the report's competencies, in order) with
+// the default competencies' names in the language tag.
+func competenciesIn(tag string, views []competencyView, cs []interviews.Competency) []competencyView {
+	out := slices.Clone(views)
+	for i := range out {
+		if i < len(cs) {
+			if name, ok := lang.CompetencyName(tag, cs[i].Name); ok {
+				out[i].Name = name
+			}
+		}
+	}
+	return out
 }
 
 // NotifyFeedbackReady emails the candidate of rec the link to their

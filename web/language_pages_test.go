@@ -140,9 +140,6 @@ func TestCandidatePagesAndEmailsTranslated(t *testing.T) {
 	for _, p := range append(rep.Strengths, rep.Improvements...) {
 		data = append(data, p.Text)
 	}
-	for _, c := range rep.Competencies {
-		data = append(data, c.Name)
-	}
 	for _, q := range rep.KeyQuestions {
 		data = append(data, q.Question, q.Good, q.Missing)
 	}

@@ -227,4 +227,9 @@ var english = Catalogue{
 	JSStepDone:       "done",
 	JSStepNow:        "now",
 	JSInterrupted:    "interrupted",
+
+	competencyKey("communication"):        "Communication",
+	competencyKey("technical depth"):      "Technical depth",
+	competencyKey("structure of answers"): "Structure of answers",
+	competencyKey("role fit"):             "Role fit",
 }

@@ -226,4 +226,9 @@ var german = Catalogue{
 	JSStepDone:       "abgeschlossen",
 	JSStepNow:        "aktuell",
 	JSInterrupted:    "unterbrochen",
+
+	competencyKey("communication"):        "Kommunikation",
+	competencyKey("technical depth"):      "Fachliche Tiefe",
+	competencyKey("structure of answers"): "Struktur der Antworten",
+	competencyKey("role fit"):             "Passung zur Stelle",
 }

@@ -132,6 +132,19 @@ func StageTitle(tag, name string) (string, bool) {
 	return s, ok
 }
 
+// competencyKey is the key of the name of the reports' default
+// competency called name, shown on the feedback page of an interview in
+// another language; see CompetencyName.
+func competencyKey(name string) Key { return Key("competency." + name) }
+
+// CompetencyName is the name of the reports' default competency called
+// name ("technical depth") in tag's language, and whether the catalogue
+// has one; a design's own competencies are its own words.
+func CompetencyName(tag, name string) (string, bool) {
+	s, ok := catalogues[Base(tag)][competencyKey(name)]
+	return s, ok
+}
+
 // The room page's script's texts (web/frontend), by the names it uses.
 const (
 	JSYou           Key = "js.you"

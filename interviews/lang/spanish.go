@@ -227,4 +227,9 @@ var spanish = Catalogue{
 	JSStepDone:       "completada",
 	JSStepNow:        "en curso",
 	JSInterrupted:    "interrumpido",
+
+	competencyKey("communication"):        "Comunicación",
+	competencyKey("technical depth"):      "Profundidad técnica",
+	competencyKey("structure of answers"): "Estructura de las respuestas",
+	competencyKey("role fit"):             "Adecuación al puesto",
 }
