@@ -163,7 +163,7 @@ var german = Catalogue{
 	MailInviteSubjectRolef:  "Ihr Interview für die Stelle %s",
 	MailReminderSubjectf:    "Erinnerung: %s",
 	MailInviteOpeningf:      "Ihr Interview mit %s ist bereit.",
-	MailReminderOpeningf:    "Eine Erinnerung: Ihr Interview mit %s wartet auf Sie.",
+	MailReminderOpeningf:    "wir möchten Sie erinnern: Ihr Interview mit %s wartet auf Sie.",
 	MailTheCompany:          "dem Unternehmen",
 	MailHowToJoin:           "Öffnen Sie diesen Link in Chrome, Edge, Firefox oder Safari, erlauben Sie das Mikrofon (oder tippen Sie Ihre Antworten), und der Interviewer begrüßt Sie:",
 	MailPlanAboutf:          "Suchen Sie sich einen ruhigen Ort und planen Sie etwa %s ein.",
