@@ -240,6 +240,9 @@ type Summary struct {
 	Candidate Candidate `json:"candidate"`
 	// Blueprint is the interview plan followed.
 	Blueprint string `json:"blueprint"`
+	// Language is the language the interview is held in (Record.Language);
+	// empty for English.
+	Language string `json:"language,omitempty"`
 	// Status is where the interview is in its life.
 	Status Status `json:"status"`
 	// FinalStage is the stage the interview ended in; FinalStageTitle its
@@ -289,7 +292,7 @@ type Summary struct {
 // the Revision (the store's) and the Duration (see Measure).
 func Summarize(r *Record) Summary {
 	s := Summary{
-		ID: r.ID, Room: r.Room, Candidate: r.Candidate, Blueprint: r.Blueprint,
+		ID: r.ID, Room: r.Room, Candidate: r.Candidate, Blueprint: r.Blueprint, Language: r.Language,
 		Status: r.Status, FinalStage: r.FinalStage, CreatedAt: r.CreatedAt,
 		StartedAt: r.StartedAt, EndedAt: r.EndedAt, Turns: len(r.Turns),
 		EndedBy: r.EndedBy, ExpiresAt: r.ExpiresAt, OpenedAt: r.OpenedAt, RevokedAt: r.RevokedAt,

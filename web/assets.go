@@ -130,6 +130,7 @@ var templateFuncs = template.FuncMap{
 	"stageLabel":    stageLabel,
 	"minutes":       interviews.LengthInWords,
 	"shortVersion":  interviews.ShortVersion,
+	"languageName":  languageName,
 	"levelLabel":    interviews.Humanize,
 	"minutesIn":     lang.Minutes,
 	// text and textf are the catalogue's texts in a language, for the

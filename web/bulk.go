@@ -189,6 +189,12 @@ func (s *registrar) createBulk(w http.ResponseWriter, r *http.Request, rows []bu
 			continue
 		}
 		rec, err := s.createRecord(r.Context(), row.valid)
+		if errs := s.removedDesign(r.Context(), row.valid, err); errs != nil {
+			why := errs[fieldBlueprint] + errs[fieldTemplate]
+			s.render(w, r, http.StatusConflict, "message.html", messagePage{view: view{Title: "Invitations not all created", SignedIn: true},
+				Message: fmt.Sprintf("%d invitations were created; the one on line %d was not: %s. Open the invitations to see which, and invite the rest again.", created, row.Line, why)})
+			return
+		}
 		if err != nil {
 			s.log.Error("web: registering a candidate of a list", "line", row.Line, "err", err)
 			s.render(w, r, http.StatusInternalServerError, "message.html", messagePage{view: view{Title: "Invitations not all created", SignedIn: true},

@@ -216,6 +216,10 @@ func (s *designPages) handleTry(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec, err := s.interviews.Register(r.Context(), reg)
+	if errors.Is(err, interviews.ErrDesignNotFound) {
+		s.renderMessage(w, r, http.StatusConflict, "Removed", "This design was removed from the library meanwhile; add it again to try it.")
+		return
+	}
 	if err != nil {
 		s.log.Error("web: registering a design trial", "err", err)
 		s.serverError(w, r)

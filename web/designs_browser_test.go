@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,7 +25,11 @@ func TestBrowserDesignFlow(t *testing.T) {
 	web := httptest.NewServer(ts.Handler())
 	t.Cleanup(web.Close)
 	b := newReportBrowser(t)
-	good := storetest.BlueprintYAML("billing", "Which release of the billing service did you ship last?")
+	good := storetest.BlueprintYAML("billing", "Which release of the billing service did you ship last?") + `problems:
+  - id: ledger
+    title: a double-entry ledger
+    statement: Design the ledger of a billing service.
+`
 	broken := strings.Replace(good, "limit: 2m", "limit: forever", 1)
 
 	var problems string
@@ -69,13 +74,32 @@ func TestBrowserDesignFlow(t *testing.T) {
 		t.Fatalf("saved %v, page %q", err, heading)
 	}
 
-	var result string
-	b.run(t, "register a candidate with it",
+	// The problems offered are those of the plan picked.
+	pick := func(plan string, offered *[]string) chromedp.Action {
+		return chromedp.Evaluate(`(() => {
+			const plan = document.getElementById('blueprint');
+			plan.value = `+strconv.Quote(plan)+`;
+			plan.dispatchEvent(new Event('change'));
+			if (document.getElementById('problem').closest('.field').hidden) return [];
+			return [...document.querySelectorAll('#problem optgroup:not([hidden]) option')].map(o => o.value);
+		})()`, offered)
+	}
+	var none, mine []string
+	b.run(t, "the problems of the plan picked",
 		chromedp.Navigate(web.URL+"/"),
 		chromedp.WaitVisible("#name", chromedp.ByID),
+		pick("default", &none),
+		pick("billing", &mine))
+	if len(none) != 0 || strings.Join(mine, ",") != "ledger" {
+		t.Errorf("problems offered: %q for the default plan, %q for billing; want none and ledger", none, mine)
+	}
+
+	var result string
+	b.run(t, "register a candidate with it",
 		chromedp.SetValue("#name", "Ada Lovelace", chromedp.ByID),
 		chromedp.SetValue("#role", "Backend engineer", chromedp.ByID),
 		chromedp.SetValue("#blueprint", "billing", chromedp.ByID),
+		chromedp.SetValue("#problem", "ledger", chromedp.ByID),
 		chromedp.Submit("#name", chromedp.ByID),
 		chromedp.WaitVisible("#join-url", chromedp.ByID),
 		chromedp.Text("dl.facts", &result, chromedp.ByQuery))
@@ -87,7 +111,7 @@ func TestBrowserDesignFlow(t *testing.T) {
 		t.Fatalf("%d interviews registered", page.Total)
 	}
 	rec, err := ts.store.Get(t.Context(), page.Items[0].ID)
-	if err != nil || rec.Blueprint != "billing" || rec.BlueprintVersion != saved.Version {
+	if err != nil || rec.Blueprint != "billing" || rec.BlueprintVersion != saved.Version || rec.Problem != "ledger" {
 		t.Errorf("registered %s@%s (%v), want billing@%s", rec.Blueprint, rec.BlueprintVersion, err, saved.Version)
 	}
 }

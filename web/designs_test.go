@@ -1,14 +1,17 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/interviews/storetest"
 )
 
@@ -133,5 +136,103 @@ func TestDesignTrial(t *testing.T) {
 	r, err := ts.store.Get(t.Context(), id)
 	if err != nil || r.Blueprint != "billing" || r.BlueprintVersion != d.Version || r.CreatedBy != testAdmin {
 		t.Fatalf("trial record %+v, %v", r, err)
+	}
+}
+
+// removingStore is a store on which someone removes a design right after
+// the registration's check has listed it, before the interview is stored:
+// the race of a registration and a removal.
+type removingStore struct {
+	*filestore.Store
+	kind  interviews.DesignKind
+	name  string
+	armed atomic.Bool
+}
+
+func (s *removingStore) Designs(ctx context.Context, kind interviews.DesignKind) ([]interviews.Design, error) {
+	list, err := s.Store.Designs(ctx, kind)
+	if kind == s.kind && s.armed.CompareAndSwap(true, false) {
+		if rerr := s.Store.RemoveDesign(ctx, kind, s.name); rerr != nil {
+			return nil, rerr
+		}
+	}
+	return list, err
+}
+
+// TestRegisterWithDesignRemovedMeanwhile: a design removed between the
+// check of a registration and its storing is refused with a message for
+// its field, on the form and the API, never a server error; nothing is
+// registered.
+func TestRegisterWithDesignRemovedMeanwhile(t *testing.T) {
+	for _, kind := range interviews.DesignKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			rs := &removingStore{kind: kind, name: "billing"}
+			ts := newTestServer(t, func(o *Options) {
+				rs.Store = o.Store.(*filestore.Store)
+				o.Store = rs
+			})
+			field, content := "blueprint", storetest.BlueprintYAML("billing", "Which release did you ship?")
+			if kind == interviews.KindTemplate {
+				field, content = "template", storetest.TemplateMarkdown("Billing engineer", "How would you plan the ledger's migration?")
+			}
+			add := func() {
+				d := interviews.Design{Kind: kind, Name: "billing", Content: content}
+				if err := ts.store.AddDesign(t.Context(), &d); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := "The design billing was removed; choose another"
+
+			add()
+			rs.armed.Store(true)
+			rec := ts.postJSON("/api/interviews", map[string]string{"name": "Ada Lovelace", "role": "Backend engineer", field: "billing"})
+			if got := decodeJSON[apiError](t, rec.Body); rec.Code != http.StatusUnprocessableEntity || got.Fields[field] != want {
+				t.Errorf("API: %d %+v, want 422 with %s: %q", rec.Code, got, field, want)
+			}
+
+			add()
+			rs.armed.Store(true)
+			rec = ts.postForm(t, validForm(field, "billing"))
+			if body := rec.Body.String(); rec.Code != http.StatusUnprocessableEntity || !strings.Contains(body, want) || !strings.Contains(body, `value="Ada Lovelace"`) {
+				t.Errorf("form: %d, want 422 saying %q and keeping what was entered:\n%s", rec.Code, want, body)
+			}
+			if page, _ := ts.store.List(t.Context(), interviews.ListOptions{}); page.Total != 0 {
+				t.Errorf("%d interviews registered with a removed design", page.Total)
+			}
+		})
+	}
+}
+
+// TestInstalledDesignProblems: the problems of a blueprint installed in
+// the library are offered under it on the form; the API takes one of
+// them, and refuses another design's problem listing the ones it has.
+func TestInstalledDesignProblems(t *testing.T) {
+	ts := newTestServer(t)
+	d := interviews.Design{Kind: interviews.KindBlueprint, Name: "payments", Content: storetest.BlueprintYAML("payments", "Which payment flow did you build?") + `problems:
+  - id: ledger
+    title: a double-entry ledger
+    statement: Design the ledger of a payments company.
+  - id: payouts
+    title: a payouts service
+    statement: Design the service that pays merchants every day.
+`}
+	if err := ts.store.AddDesign(t.Context(), &d); err != nil {
+		t.Fatal(err)
+	}
+	form := ts.asRecruiter("/").Body.String()
+	for _, want := range []string{`<optgroup label="Test design payments" data-blueprint="payments">`, `<option value="payouts">a payouts service</option>`,
+		`<optgroup label="System design interview" data-blueprint="system-design">`} {
+		if !strings.Contains(form, want) {
+			t.Errorf("the form lacks %s", want)
+		}
+	}
+	resp := registerJSON(t, ts, map[string]string{"name": "Ada Lovelace", "role": "Engineer", "blueprint": "payments", "problem": "payouts"})
+	if rec, err := ts.store.Get(t.Context(), resp.ID); err != nil || rec.Problem != "payouts" || rec.BlueprintVersion != d.Version {
+		t.Fatalf("record %+v, %v", rec, err)
+	}
+	refused := ts.postJSON("/api/interviews", map[string]string{"name": "Ada Lovelace", "role": "Engineer", "blueprint": "payments", "problem": "chat"})
+	if got := decodeJSON[apiError](t, refused.Body); refused.Code != http.StatusUnprocessableEntity ||
+		got.Fields["problem"] != "Choose one of the Test design payments plan's problems: ledger, payouts, or leave it empty to draw one" {
+		t.Errorf("another design's problem: %d %+v", refused.Code, got)
 	}
 }

@@ -369,7 +369,7 @@ func TestReviewCSV(t *testing.T) {
 	names := map[string]bool{}
 	for _, row := range rows[1:] {
 		names[row[0]] = true
-		if row[9] != "Ended early" || row[10] != "The candidate ended the interview" || row[8] != "90" || row[4] != blueprintTitle("default") {
+		if row[10] != "Ended early" || row[11] != "The candidate ended the interview" || row[9] != "90" || row[4] != blueprintTitle("default") || row[5] != "English" {
 			t.Errorf("row %q", row)
 		}
 		if strings.ContainsRune("=+-@", rune(row[0][0])) {

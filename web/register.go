@@ -337,26 +337,14 @@ func (s *registrar) handleCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	v, errs := s.validate(r.Context(), sub)
 	if errs != nil {
-		if sub.html {
-			p := s.registerPage(r.Context())
-			p.Values, p.Errors = sub.reg.withoutKeys(), errs
-			p.Error = "Some fields need your attention; see the messages below."
-			if sub.file != nil && errs[fieldResume] == "" {
-				p.Notice = "The text of " + sub.file.name + " is kept below; you don't need to upload the file again."
-			}
-			if sub.brief != nil && errs[fieldBriefFile] == "" {
-				p.Notice = strings.TrimSpace(p.Notice + " The brief from " + sub.brief.name + " is kept below; you don't need to upload it again.")
-			}
-			if !sub.reg.keys().Empty() {
-				p.Notice = strings.TrimSpace(p.Notice + " Provider keys are never shown again: enter them once more.")
-			}
-			s.render(w, r, http.StatusUnprocessableEntity, "register.html", p)
-			return
-		}
-		s.writeJSON(w, http.StatusUnprocessableEntity, apiError{Error: "Some fields are not valid; see fields.", Fields: errs})
+		s.refuse(w, r, sub, errs)
 		return
 	}
 	rec, err := s.createRecord(r.Context(), v)
+	if errs := s.removedDesign(r.Context(), v, err); errs != nil {
+		s.refuse(w, r, sub, errs)
+		return
+	}
 	if err != nil {
 		s.log.Error("web: registering a candidate", "err", err)
 		s.serverError(w, r)
@@ -377,6 +365,54 @@ func (s *registrar) handleCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.writeJSON(w, http.StatusCreated, createdResponse{ID: rec.ID, Room: rec.Room, JoinURL: join, Token: token, LiveKitURL: s.tokens.clientURL, OwnKeys: !v.keys.Empty()})
+}
+
+// refuse answers a registration with what is wrong with its fields: the
+// form again, keeping what was entered (never the keys), or a 422 with
+// the fields.
+func (s *registrar) refuse(w http.ResponseWriter, r *http.Request, sub *submission, errs fieldErrors) {
+	if !sub.html {
+		s.writeJSON(w, http.StatusUnprocessableEntity, apiError{Error: "Some fields are not valid; see fields.", Fields: errs})
+		return
+	}
+	p := s.registerPage(r.Context())
+	p.Values, p.Errors = sub.reg.withoutKeys(), errs
+	p.Error = "Some fields need your attention; see the messages below."
+	if msg := errs[fieldTemplate]; msg != "" && len(p.Templates) == 0 {
+		p.Error = msg // the form has no template field left to show it
+	}
+	if sub.file != nil && errs[fieldResume] == "" {
+		p.Notice = "The text of " + sub.file.name + " is kept below; you don't need to upload the file again."
+	}
+	if sub.brief != nil && errs[fieldBriefFile] == "" {
+		p.Notice = strings.TrimSpace(p.Notice + " The brief from " + sub.brief.name + " is kept below; you don't need to upload it again.")
+	}
+	if !sub.reg.keys().Empty() {
+		p.Notice = strings.TrimSpace(p.Notice + " Provider keys are never shown again: enter them once more.")
+	}
+	s.render(w, r, http.StatusUnprocessableEntity, "register.html", p)
+}
+
+// removedDesign says which field names a design that left the library
+// between the check of a registration and its storing (err wraps
+// interviews.ErrDesignNotFound then), with what to do; nil for any other
+// err.
+func (s *registrar) removedDesign(ctx context.Context, v *validated, err error) fieldErrors {
+	if !errors.Is(err, interviews.ErrDesignNotFound) {
+		return nil
+	}
+	field, name := fieldBlueprint, v.blueprint
+	if _, berr := (interviews.Library{Store: s.designs}).Design(ctx, interviews.KindBlueprint, v.blueprint, ""); berr == nil && v.template != "" {
+		field, name = fieldTemplate, v.template
+	}
+	s.log.Info("web: registration refused: its design was removed meanwhile", "field", field, "name", name)
+	return fieldErrors{field: removedDesignMsg(name)}
+}
+
+// removedDesignMsg tells a recruiter that the design called name left
+// the library.
+func removedDesignMsg(name string) string {
+	return "The design " + name + " was removed; choose another"
 }
 
 // tokenRequest is the body of POST /api/token, as frontends written for
@@ -419,10 +455,14 @@ func (s *registrar) handleToken(w http.ResponseWriter, r *http.Request) {
 	sub := &submission{reg: registration{Name: req.Name, Email: req.Email, Role: req.Role, Level: req.Level, Blueprint: req.Blueprint}}
 	v, errs := s.validate(r.Context(), sub)
 	if errs != nil {
-		s.writeJSON(w, http.StatusUnprocessableEntity, apiError{Error: "Some fields are not valid; see fields.", Fields: errs})
+		s.refuse(w, r, sub, errs)
 		return
 	}
 	rec, err := s.createRecord(r.Context(), v)
+	if errs := s.removedDesign(r.Context(), v, err); errs != nil {
+		s.refuse(w, r, sub, errs)
+		return
+	}
 	if err != nil {
 		s.log.Error("web: registering a candidate", "err", err)
 		s.serverError(w, r)

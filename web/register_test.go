@@ -594,7 +594,7 @@ func TestCreateWithProblem(t *testing.T) {
 	}
 	body := ts.get("/", "Cookie", sessionCookie+"="+ts.signIn(t, testRecruiter).Value).Body.String()
 	for _, want := range []string{`<select id="problem" name="problem">`, `<option value="" selected>Drawn for the interview</option>`,
-		`<optgroup label="System design interview">`, `<option value="url-shortener">a link shortening service</option>`} {
+		`<optgroup label="System design interview" data-blueprint="system-design">`, `<option value="url-shortener">a link shortening service</option>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the form lacks %s", want)
 		}

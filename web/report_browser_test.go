@@ -30,30 +30,7 @@ type reportBrowser struct {
 
 func newReportBrowser(t *testing.T) *reportBrowser {
 	t.Helper()
-	const chromium = "/usr/bin/chromium"
-	if _, err := os.Stat(chromium); err != nil {
-		t.Fatalf("%s is missing: install Debian's chromium package (scripts/deps.sh does)", chromium)
-	}
-	profile, err := os.MkdirTemp("", "viva-chromium-report-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if os.RemoveAll(profile) == nil {
-				return
-			}
-		}
-	})
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(profile), chromedp.WindowSize(1280, 900),
-		// A loaded machine may take a while to start Chromium.
-		chromedp.WSURLReadTimeout(2*time.Minute))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
+	ctx := browsertest.Start(t, browsertest.Desktop)
 	b := &reportBrowser{ctx: ctx, dir: t.ArtifactDir()}
 	t.Logf("screenshots: %s", b.dir)
 	chromedp.ListenTarget(ctx, func(ev any) {
@@ -69,7 +46,7 @@ func newReportBrowser(t *testing.T) *reportBrowser {
 		}
 	})
 	if err := chromedp.Run(ctx, network.Enable()); err != nil {
-		t.Fatalf("starting %s: %v", chromium, err)
+		t.Fatalf("starting %s: %v", browsertest.ChromiumPath, err)
 	}
 	return b
 }

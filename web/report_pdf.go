@@ -182,5 +182,8 @@ func designLabel(rec *interviews.Record) string {
 	if rec.BlueprintVersion != "" {
 		label += " (version " + interviews.ShortVersion(rec.BlueprintVersion) + ")"
 	}
+	if name := languageName(rec.Language); name != "" {
+		label += ", in " + name
+	}
 	return label
 }

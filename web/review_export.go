@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 )
 
 // liveParts are the parts of review_detail.html (its blocks) that the
@@ -47,7 +48,7 @@ func (s *reviewPages) handleReviewLive(w http.ResponseWriter, r *http.Request) {
 // competencies the reports scored come between the score and the
 // decision, one column each.
 var csvColumns = struct{ head, tail []string }{
-	head: []string{"Candidate", "Email", "Role", "Level", "Plan", "Registered", "Started", "Ended",
+	head: []string{"Candidate", "Email", "Role", "Level", "Plan", "Language", "Registered", "Started", "Ended",
 		"Duration (seconds)", "Status", "How it ended", "Final stage", "Score"},
 	tail: []string{"Decision", "Decision note", "Interview id"},
 }
@@ -158,10 +159,20 @@ func csvRow(sum interviews.Summary, comps []string, now time.Time) []string {
 	}
 	stage := cmp.Or(sum.FinalStageTitle, stageLabel(sum.Blueprint, sum.FinalStage))
 	return slices.Concat([]string{
-		sum.Candidate.Name, sum.Candidate.Email, sum.Candidate.Role, sum.Candidate.Level, blueprintTitle(sum.Blueprint),
+		sum.Candidate.Name, sum.Candidate.Email, sum.Candidate.Role, sum.Candidate.Level, blueprintTitle(sum.Blueprint), lang.Lookup(sum.Language).Name,
 		sum.CreatedAt.UTC().Format(time.RFC3339), at(sum.StartedAt), at(sum.EndedAt), duration,
 		sum.Standing(now).Label(), ending, stage, score,
 	}, scores, []string{decision, sum.DecisionNote, sum.ID})
+}
+
+// languageName names the language of an interview whose tag is tag, as
+// the reviewer's pages and the report say it ("Spanish"); empty for
+// English, which they leave unsaid.
+func languageName(tag string) string {
+	if lang.IsDefault(tag) {
+		return ""
+	}
+	return lang.Lookup(tag).Name
 }
 
 // formulaStarts are the first characters that make a spreadsheet read a

@@ -32,8 +32,9 @@ const (
 const (
 	roomPrefix    = "interview-"
 	maxSlugLen    = 24
-	roomSuffixLen = 6
-	roomAlphabet  = "abcdefghijklmnopqrstuvwxyz0123456789"
+	// roomSuffixLen random base-32 characters (50 bits) keep a name unique
+	// among millions of interviews of candidates with the same slug.
+	roomSuffixLen = 10
 )
 
 // CandidateIdentity is the LiveKit identity of the candidate of interview
@@ -41,17 +42,11 @@ const (
 func CandidateIdentity(id string) string { return "candidate-" + id }
 
 // RoomName returns a new, unique room name for a candidate called name:
-// "interview-<slug>-<6 random characters>", where the slug is the name in
+// "interview-<slug>-<10 random characters>", where the slug is the name in
 // lower-case ASCII (accents dropped, other characters turned into dashes,
 // at most 24 characters), or "candidate" when nothing is left of it.
 func RoomName(name string) string {
-	var b [roomSuffixLen]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	suffix := make([]byte, roomSuffixLen)
-	for i, c := range b {
-		suffix[i] = roomAlphabet[int(c)%len(roomAlphabet)]
-	}
-	return roomPrefix + slug(name) + "-" + string(suffix)
+	return roomPrefix + slug(name) + "-" + strings.ToLower(rand.Text()[:roomSuffixLen])
 }
 
 // slug turns a name into lower-case ASCII letters and digits separated by

@@ -190,7 +190,7 @@ func TestRoomNames(t *testing.T) {
 		{"Supercalifragilisticexpialidocious", "supercalifragilisticexpi"},
 		{"../../etc/passwd", "etc-passwd"},
 	}
-	valid := regexp.MustCompile(`^interview-[a-z0-9]+(-[a-z0-9]+)*-[a-z0-9]{6}$`)
+	valid := regexp.MustCompile(`^interview-[a-z0-9]+(-[a-z0-9]+)*-[a-z2-7]{10}$`)
 	for _, tt := range tests {
 		if got := slug(tt.name); got != tt.slug {
 			t.Errorf("slug(%q) = %q, want %q", tt.name, got, tt.slug)

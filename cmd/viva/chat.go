@@ -41,12 +41,11 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	rec, bp, err := cand.record()
+	rec, err := cand.record()
 	if err != nil {
 		return cli.UsageError("%v", err)
 	}
-	tpl, err := in.apply(ctx, rec, bp)
-	if err != nil {
+	if err := in.documents(ctx, rec); err != nil {
 		return err
 	}
 	// The conversation owns the screen: logs go below the prompt, and only
@@ -64,6 +63,13 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return err
 	}
 	defer closeStore(store)
+	bp, tpl, err := in.designs(ctx, cfg, chatDesigns{interviews.Library{Store: store}}, rec, *cand.blueprint)
+	if err != nil {
+		return err
+	}
+	if err := in.checkBrief(rec, bp); err != nil {
+		return err
+	}
 	newLLM, llmName, err := engines.LLM(cfg, log)
 	if err != nil {
 		return err
@@ -176,12 +182,13 @@ const maxBriefLen = interviews.MaxJobDescriptionLen
 // chatInputs holds the flags of viva chat naming a role template and the
 // files that describe the candidate, the job or the knowledge to capture.
 type chatInputs struct {
-	template, problem, resume, jd, brief *string
+	template, problem, language, resume, jd, brief *string
 }
 
 func chatInputFlags(fs *flag.FlagSet) chatInputs {
 	return chatInputs{
-		template: fs.String(flagTemplate, "", "a role template whose questions the interview asks: a built-in one ("+strings.Join(stages.TemplateNames(), ", ")+") or a markdown file"),
+		template: fs.String(flagTemplate, "", "a role template whose questions the interview asks: a built-in one ("+strings.Join(stages.TemplateNames(), ", ")+"), one of the design library (NAME or NAME@VERSION) or a markdown file"),
+		language: fs.String(flagLanguage, "", "the interview's language: "+langChoices()+"; the blueprint's when left out"),
 		problem:  fs.String(flagProblem, "", "the design problem, from the blueprint's pool (system-design: "+strings.Join(stages.SystemDesign().ProblemIDs(), ", ")+"); drawn for the interview when left out"),
 		resume:   fs.String(flagResume, "", "the candidate's résumé: a PDF, DOCX, text or markdown file"),
 		jd:       fs.String(flagJD, "", "the job description: a text or markdown file"),
@@ -189,56 +196,44 @@ func chatInputFlags(fs *flag.FlagSet) chatInputs {
 	}
 }
 
-// apply reads the template and files the flags name into rec, as the web
-// app's registration does, and returns the template (nil when none). Every
-// error is a usage error naming the flag.
-func (in chatInputs) apply(ctx context.Context, rec *interviews.Record, bp *stages.Blueprint) (*stages.Template, error) {
-	switch {
-	case *in.brief != "" && !bp.KnowledgeCapture():
-		return nil, cli.UsageError("--%s is for knowledge-capture interviews, and blueprint %q is not one: pass --blueprint %s", flagBrief, bp.Name, stages.KnowledgeCaptureName)
-	case *in.brief == "" && bp.KnowledgeCapture():
-		return nil, cli.UsageError("blueprint %q captures knowledge from a brief: pass --%s FILE, a markdown file whose headings and bullet points are the topics to cover", bp.Name, flagBrief)
-	}
-	var tpl *stages.Template
-	if *in.template != "" {
-		t, err := stages.FindTemplate(*in.template)
-		if err != nil {
-			return nil, cli.UsageError("--%s: %v", flagTemplate, strings.TrimPrefix(err.Error(), "stages: "))
-		}
-		if err := bp.TakesTemplate(); err != nil {
-			return nil, cli.UsageError("--%s %s: %v", flagTemplate, *in.template, err)
-		}
-		tpl, rec.Template = t, t.Name
-	}
-	if *in.problem != "" {
-		p, err := bp.FindProblem(*in.problem)
-		if err != nil {
-			return nil, cli.UsageError("--%s %s: %v", flagProblem, *in.problem, err)
-		}
-		rec.Problem = p.ID
-	}
+// documents reads the files the flags name (résumé, job description,
+// brief) into rec, as the web app's registration does. Every error is a
+// usage error naming the flag.
+func (in chatInputs) documents(ctx context.Context, rec *interviews.Record) error {
 	if *in.resume != "" {
 		text, err := readResume(ctx, *in.resume)
 		if err != nil {
-			return nil, cli.UsageError("--%s %s: %v", flagResume, *in.resume, err)
+			return cli.UsageError("--%s %s: %v", flagResume, *in.resume, err)
 		}
 		rec.ResumeText, rec.ResumeSummary = text, web.ResumeSummary(text)
 	}
 	if *in.jd != "" {
 		text, err := readText(*in.jd, interviews.MaxJobDescriptionLen)
 		if err != nil {
-			return nil, cli.UsageError("--%s %s: %v", flagJD, *in.jd, err)
+			return cli.UsageError("--%s %s: %v", flagJD, *in.jd, err)
 		}
 		rec.JobDescription = text
 	}
 	if *in.brief != "" {
 		text, err := readText(*in.brief, maxBriefLen)
 		if err != nil {
-			return nil, cli.UsageError("--%s %s: %v", flagBrief, *in.brief, err)
+			return cli.UsageError("--%s %s: %v", flagBrief, *in.brief, err)
 		}
 		rec.Brief = text
 	}
-	return tpl, nil
+	return nil
+}
+
+// checkBrief checks that a brief was given exactly when bp captures
+// knowledge from one.
+func (in chatInputs) checkBrief(rec *interviews.Record, bp *stages.Blueprint) error {
+	switch {
+	case rec.Brief != "" && !bp.KnowledgeCapture():
+		return cli.UsageError("--%s is for knowledge-capture interviews, and blueprint %q is not one: pass --blueprint %s", flagBrief, bp.Name, stages.KnowledgeCaptureName)
+	case rec.Brief == "" && bp.KnowledgeCapture():
+		return cli.UsageError("blueprint %q captures knowledge from a brief: pass --%s FILE, a markdown file whose headings and bullet points are the topics to cover", bp.Name, flagBrief)
+	}
+	return nil
 }
 
 // readResume returns the text of a résumé file, read by the web app's

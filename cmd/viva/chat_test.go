@@ -46,6 +46,12 @@ var pipedAnswers = []string{
 func runChatWith(t *testing.T, answers []string, interval time.Duration, extra ...string) (string, *interviews.Record) {
 	t.Helper()
 	dir := t.TempDir()
+	return runChatIn(t, dir, answers, interval, extra...), onlyRecord(t, dir)
+}
+
+// runChatIn is runChatWith on the data directory dir, returning stdout.
+func runChatIn(t *testing.T, dir string, answers []string, interval time.Duration, extra ...string) string {
+	t.Helper()
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("VIVA_LLM", "")
 	pr, pw := io.Pipe()
@@ -65,7 +71,7 @@ func runChatWith(t *testing.T, answers []string, interval time.Duration, extra .
 	if code != 0 {
 		t.Fatalf("viva chat exited %d: %s", code, errOut.String())
 	}
-	return out.String(), onlyRecord(t, dir)
+	return out.String()
 }
 
 func onlyRecord(t *testing.T, dir string) *interviews.Record {
@@ -478,7 +484,7 @@ func TestChatInputErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--template", "nope"}, `--template: "nope" is neither a built-in role template (` + strings.Join(stages.TemplateNames(), ", ") + `) nor a readable .md file`},
+		{[]string{"--template", "nope"}, `--template: "nope" is neither a built-in role template, a role template of the library nor a readable file: choose one of ` + strings.Join(stages.TemplateNames(), ", ") + `, or give a .md file`},
 		{[]string{"--blueprint", "system-design", "--problem", "elevator"}, `--problem elevator: blueprint "system-design" has no problem "elevator"; choose one of ticketing, ride-hailing, chat, url-shortener, notifications`},
 		{[]string{"--problem", "chat"}, `--problem chat: blueprint "default" has no pool of problems to choose "chat" from: leave the problem out`},
 		{[]string{"--template", badTemplate}, `role.md:3: "What this assesses" must follow a "### Question" block`},

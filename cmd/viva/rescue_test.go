@@ -25,9 +25,10 @@ const rescueAgentName = "viva-rescue-test"
 
 // startAgentProcess runs "viva agent" (this test binary standing in for
 // viva) as a separate process against lk, keeping records in data, and
-// returns once it has registered, with the path of its log. The process is
+// returns once it has registered, with the path of its log; env adds to
+// its environment (VIVA_DATABASE_URL for PostgreSQL). The process is
 // killed when the test ends.
-func startAgentProcess(t *testing.T, lk *lktest.Server, data, name string) (*exec.Cmd, string) {
+func startAgentProcess(t *testing.T, lk *lktest.Server, data, name string, env ...string) (*exec.Cmd, string) {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -41,6 +42,7 @@ func startAgentProcess(t *testing.T, lk *lktest.Server, data, name string) (*exe
 		"--agent-name", rescueAgentName, "--data-dir", data, "--health-addr", "off", "--log-level", "info",
 		"--llm", "scripted", "--stt", "sphinx", "--tts", "flite", "--drain-timeout", "0s")
 	cmd.Env = append(os.Environ(), bench.WorkerEnv+"=1", "LIVEKIT_API_SECRET="+lk.APISecret, "OPENAI_API_KEY=", "DEEPGRAM_API_KEY=")
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {

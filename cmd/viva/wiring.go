@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -31,13 +30,14 @@ func candidateFlags(fs *flag.FlagSet) candidate {
 		email:     fs.String("email", "", "the candidate's email address"),
 		role:      fs.String("role", "Software engineer", "the role interviewed for"),
 		level:     fs.String("level", "mid", "seniority level: "+strings.Join(stages.Levels, ", ")),
-		blueprint: fs.String("blueprint", stages.DefaultName, "a built-in blueprint ("+strings.Join(stages.BuiltinNames(), ", ")+") or a YAML file"),
+		blueprint: fs.String("blueprint", stages.DefaultName, "a built-in blueprint ("+strings.Join(stages.BuiltinNames(), ", ")+"), one of the design library (NAME or NAME@VERSION) or a YAML file"),
 	}
 }
 
-// record validates the flags (as interviews.Candidate does for every
-// candidate) and returns a new record and its blueprint.
-func (c candidate) record() (*interviews.Record, *stages.Blueprint, error) {
+// record validates the candidate's flags (as interviews.Candidate does
+// for every candidate) and returns a new record of the candidate; the
+// blueprint flag is read with the design library (see chatDesigns).
+func (c candidate) record() (*interviews.Record, error) {
 	cand := interviews.Candidate{Name: *c.name, Email: *c.email, Role: *c.role, Level: *c.level}
 	cand.Normalize()
 	if fe, ok := errors.AsType[interviews.FieldErrors](cand.Validate()); ok {
@@ -45,26 +45,9 @@ func (c candidate) record() (*interviews.Record, *stages.Blueprint, error) {
 		for _, f := range slices.Sorted(maps.Keys(fe)) {
 			errs = append(errs, fmt.Errorf("--%s: %s", f, fe[f]))
 		}
-		return nil, nil, errors.Join(errs...)
+		return nil, errors.Join(errs...)
 	}
-	bp, err := loadBlueprint(*c.blueprint)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &interviews.Record{Candidate: cand, Blueprint: bp.Name}, bp, nil
-}
-
-// loadBlueprint returns a built-in blueprint by name or loads a YAML file:
-// for the operator's own flags only, never for names from dispatch metadata
-// or records (those name designs of the library: see interviews.Library).
-func loadBlueprint(nameOrPath string) (*stages.Blueprint, error) {
-	if stages.IsBuiltin(nameOrPath) {
-		return stages.Builtin(nameOrPath)
-	}
-	if _, err := os.Stat(nameOrPath); err != nil {
-		return nil, fmt.Errorf("--blueprint %q is neither a built-in blueprint (%s) nor a readable file", nameOrPath, strings.Join(stages.BuiltinNames(), ", "))
-	}
-	return stages.Load(nameOrPath)
+	return &interviews.Record{Candidate: cand}, nil
 }
 
 // installedTemplates returns the role templates shipped in this binary as

@@ -4,9 +4,55 @@
 package browsertest
 
 import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
+
+// ChromiumPath is Debian's chromium package.
+const ChromiumPath = "/usr/bin/chromium"
+
+// Start runs headless Chromium with a fresh profile at size, with the
+// extra options, and returns its first tab's context; the browser is
+// stopped and its profile removed when the test ends.
+func Start(t testing.TB, size ScreenSize, extra ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
+	if _, err := os.Stat(ChromiumPath); err != nil {
+		t.Fatalf("%s is missing: install Debian's chromium package (scripts/deps.sh does)", ChromiumPath)
+	}
+	profile, err := os.MkdirTemp("", "viva-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Registered before the browser's own cleanup, so it runs after it:
+	// Chromium's helpers may write to the profile for a moment after the
+	// browser exits, so removal is retried for a while.
+	t.Cleanup(func() {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+		}
+	})
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(ChromiumPath), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(profile), chromedp.WindowSize(int(size.Width), int(size.Height)),
+		// A loaded machine may take a while to start Chromium.
+		chromedp.WSURLReadTimeout(2*time.Minute))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(opts, extra...)...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Run(ctx); err != nil {
+		t.Fatalf("starting %s: %v", ChromiumPath, err)
+	}
+	return ctx
+}
 
 // ScreenSize is a screen the pages are checked at, in CSS pixels.
 type ScreenSize struct {
