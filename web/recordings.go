@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,6 +19,13 @@ type recordingsView struct {
 	Parts []recordingPart
 	// Deleted are the recordings whose audio was removed.
 	Deleted []deletedRecording
+	// Uploading are the parts (from 1) that neither the web app's
+	// directory nor the object store holds yet: the worker that recorded
+	// them is still uploading them.
+	Uploading []int
+	// Several is true when the interview has more than one recording, so
+	// each is named by its part.
+	Several bool
 }
 
 // recordingPart is one playable recording.
@@ -48,18 +56,30 @@ type playView struct {
 }
 
 // Empty reports whether there is nothing to show.
-func (v recordingsView) Empty() bool { return len(v.Parts) == 0 && len(v.Deleted) == 0 }
+func (v recordingsView) Empty() bool {
+	return len(v.Parts) == 0 && len(v.Deleted) == 0 && len(v.Uploading) == 0
+}
 
 // recordingsView lists rec's recordings for the page; none when the web
-// app has no recordings directory.
-func (s *reviewPages) recordingsView(rec *interviews.Record) recordingsView {
+// app has no recordings directory. A recording that cannot be found (its
+// upload is under way, or the object store does not answer) is listed
+// as being uploaded, without a player.
+func (s *reviewPages) recordingsView(ctx context.Context, rec *interviews.Record) recordingsView {
 	var v recordingsView
 	if s.recordings == nil {
 		return v
 	}
+	v.Several = len(rec.Recordings) > 1
 	for i, r := range rec.Recordings {
 		if r.DeletedAt != nil {
 			v.Deleted = append(v.Deleted, deletedRecording{Part: i + 1, DeletedAt: *r.DeletedAt})
+			continue
+		}
+		if ok, err := s.recordings.Exists(ctx, r.Name); !ok {
+			if err != nil {
+				s.log.Warn("web: a recording cannot be read", "interview_id", rec.ID, "recording", r.Name, "err", err)
+			}
+			v.Uploading = append(v.Uploading, i+1)
 			continue
 		}
 		v.Parts = append(v.Parts, recordingPart{Recording: r, Part: i + 1, PlayerID: fmt.Sprintf("recording-%d", i+1),
@@ -115,12 +135,13 @@ func (s *reviewPages) handleRecording(w http.ResponseWriter, r *http.Request) {
 	}
 	f, err := s.recordings.Open(r.Context(), entry.Name)
 	if errors.Is(err, fs.ErrNotExist) {
-		http.NotFound(w, r)
+		http.Error(w, "This recording is being uploaded from the interviewer's machine: try again in a few minutes.", http.StatusNotFound)
 		return
 	}
 	if err != nil {
 		s.log.Error("web: opening a recording", "interview_id", rec.ID, "recording", name, "err", err)
-		s.serverError(w, r)
+		w.Header().Set("Retry-After", "60")
+		http.Error(w, "The recordings' storage does not answer right now: try again in a minute.", http.StatusServiceUnavailable)
 		return
 	}
 	defer f.Close()

@@ -127,3 +127,40 @@ func TestNoRecordingsDirectoryShowsNoPlayer(t *testing.T) {
 		t.Errorf("status %d", res.Code)
 	}
 }
+
+// TestRecordingNotUploadedYet: a recording the record names but that
+// neither this machine's directory nor the object store holds yet (the
+// worker that made it is still uploading it) is said to be on its way,
+// with no player; asked for, it is not found with the same words, never
+// an error page; once it arrives it plays.
+func TestRecordingNotUploadedYet(t *testing.T) {
+	dir := recordings.At(t.TempDir())
+	ts := newTestServer(t, func(o *Options) { o.Recordings = dir })
+	r, audio := recordingRecord(t, ts, dir)
+	part1 := filepath.Join(dir.Path(), r.ID+"-1.ogg")
+	if err := os.Remove(part1); err != nil {
+		t.Fatal(err)
+	}
+	auth := []string{"Authorization", "Bearer " + testReviewerToken}
+	res := ts.get("/review/"+r.ID, auth...)
+	body := res.Body.String()
+	if res.Code != 200 || !strings.Contains(body, "Part 1 of the recording is being uploaded from the interviewer's machine") {
+		t.Errorf("the page (%d) does not say part 1 is being uploaded", res.Code)
+	}
+	if strings.Contains(body, `id="recording-1"`) || !strings.Contains(body, `id="recording-2"`) {
+		t.Error("want a player for part 2 only")
+	}
+	url := "/review/" + r.ID + "/recordings/" + r.ID + "-1.ogg"
+	if res := ts.get(url, auth...); res.Code != 404 || !strings.Contains(res.Body.String(), "being uploaded") {
+		t.Errorf("asked for: %d %q, want 404 saying it is being uploaded", res.Code, res.Body.String())
+	}
+	if err := os.WriteFile(part1, audio, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res := ts.get(url, append(auth, "Range", "bytes=4-7")...); res.Code != 206 || res.Body.String() != string(audio[4:8]) {
+		t.Errorf("once arrived: %d %q, want 206 %q", res.Code, res.Body.String(), audio[4:8])
+	}
+	if body := ts.get("/review/"+r.ID, auth...).Body.String(); strings.Contains(body, "being uploaded") || !strings.Contains(body, `id="recording-1"`) {
+		t.Error("once arrived, the page still says it is being uploaded, or has no player for it")
+	}
+}

@@ -35,7 +35,7 @@ func TestCreateJSON(t *testing.T) {
 	if want := "https://interviews.example.com/interview/" + resp.ID; resp.JoinURL != want {
 		t.Errorf("join_url %q, want %q", resp.JoinURL, want)
 	}
-	if !strings.HasPrefix(resp.Room, "interview-ada-lovelace-") || len(resp.Room) != len("interview-ada-lovelace-")+6 {
+	if !strings.HasPrefix(resp.Room, "interview-ada-lovelace-") || len(resp.Room) != len("interview-ada-lovelace-")+roomSuffixLen {
 		t.Errorf("room %q", resp.Room)
 	}
 	rec, err := ts.store.Get(t.Context(), resp.ID)

@@ -74,7 +74,7 @@ func (s *reportPages) handleCompare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Title = "Compare candidates for " + role
-	s.compareColumns(r, &p, list.Items)
+	s.compareColumns(&p, list.Items)
 	s.render(w, r, http.StatusOK, "compare.html", p)
 }
 
@@ -93,27 +93,25 @@ func scoredRoles(items []interviews.Summary) []roleChoice {
 }
 
 // compareColumns fills p with a column for each scored interview of
-// items and a row for each competency their reports scored.
-func (s *reportPages) compareColumns(r *http.Request, p *comparePage, items []interviews.Summary) {
+// items and a row for each competency their reports scored. The list's
+// summaries carry every figure the table shows, so no record is read.
+func (s *reportPages) compareColumns(p *comparePage, items []interviews.Summary) {
 	type scored struct {
 		col  compareColumn
 		byCo map[string]int
 	}
 	var cols []scored
 	index := map[string]bool{}
+	now := s.now()
 	for _, sum := range items {
 		if sum.Score == nil {
 			continue // no ready, scored report
 		}
-		rec, err := s.store.Get(r.Context(), sum.ID)
-		if err != nil || rec.Report == nil {
-			continue // removed or rewritten since it was listed
-		}
-		sc := scored{col: compareColumn{ID: rec.ID, Name: rec.Candidate.Name, Date: rec.EndedAt, Overall: score100(rec.Report.OverallScore), Decision: sum.Decision}, byCo: map[string]int{}}
-		if st := rec.Standing(s.now()); st != interviews.Standing(interviews.StatusCompleted) {
+		sc := scored{col: compareColumn{ID: sum.ID, Name: sum.Candidate.Name, Date: sum.EndedAt, Overall: score100(*sum.Score), Decision: sum.Decision}, byCo: map[string]int{}}
+		if st := sum.Standing(now); st != interviews.Standing(interviews.StatusCompleted) {
 			sc.col.Incomplete = st.Label()
 		}
-		for _, c := range rec.Report.Competencies {
+		for _, c := range sum.Competencies {
 			name := interviews.Humanize(c.Name)
 			sc.byCo[name] = score100(c.Score)
 			if !index[name] {

@@ -269,7 +269,7 @@ func (s *reviewPages) detailPage(ctx context.Context, rec *interviews.Record) de
 	p.Decidable = rec.Status.Finished() && !p.InProgress
 	p.PrintURL, p.PDFURL = "/review/"+rec.ID+"/report", "/review/"+rec.ID+"/report.pdf"
 	p.Summary = s.summarize(ctx, rec, p.InProgress)
-	p.Recordings = s.recordingsView(rec)
+	p.Recordings = s.recordingsView(ctx, rec)
 	answers := answersBySeq(rec)
 	if p.InProgress {
 		p.LiveURL = "/review/" + rec.ID + "/live"

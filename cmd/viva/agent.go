@@ -128,6 +128,13 @@ func newWorker(ctx context.Context, cfg *config.Config, log *slog.Logger, m *met
 	if sessions.Recordings, err = recordingsDir(ctx, cfg); err != nil {
 		return nil, err
 	}
+	if dir := sessions.Recordings; dir != nil && dir.Objects() != nil {
+		// Recordings whose upload failed, or that a stopped worker left,
+		// go to the object store at start, whenever an upload fails and
+		// every few minutes, until the process stops.
+		up := &recordings.Uploader{Dir: dir, Logger: log}
+		go up.Run(ctx, recordings.DefaultUploadInterval)
+	}
 	// The worker's load is the larger of its own process's CPU share and
 	// its interviews over the most it holds; above the threshold it
 	// declines, and LiveKit offers the interview to another worker.

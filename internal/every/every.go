@@ -12,6 +12,13 @@ import (
 // that takes longer than interval delays the next call rather than
 // overlapping it.
 func Run(ctx context.Context, interval time.Duration, job func(context.Context)) {
+	RunOrWake(ctx, interval, nil, job)
+}
+
+// RunOrWake is Run, calling job also as soon as wake receives (a nil
+// wake never does): work that must not wait for the next interval asks
+// for it there, and is taken with whatever else is due.
+func RunOrWake(ctx context.Context, interval time.Duration, wake <-chan struct{}, job func(context.Context)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -20,6 +27,7 @@ func Run(ctx context.Context, interval time.Duration, job func(context.Context))
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-wake:
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
 )
 
@@ -50,40 +49,18 @@ type Info struct {
 	ModTime time.Time
 }
 
-// uploadTimeout bounds the upload of one recording when a session ends.
-const uploadTimeout = 5 * time.Minute
-
 // WithObjects returns the directory keeping its recordings in objects: a
 // recording is written to the directory, uploaded when its session ends
 // and then removed from the directory, which holds only recordings being
-// written (and any whose upload failed). Reading, listing and removing
-// see both.
-func (d *Dir) WithObjects(objects Objects) *Dir { return &Dir{path: d.path, objects: objects} }
+// written and those waiting for the Uploader (whose upload failed).
+// Reading, listing and removing see both.
+func (d *Dir) WithObjects(objects Objects) *Dir {
+	return &Dir{path: d.path, objects: objects, uploads: newUploads()}
+}
 
 // Objects returns the object store the directory uploads to; nil when
 // recordings stay in the directory.
 func (d *Dir) Objects() Objects { return d.objects }
-
-// upload puts the committed file at path into the object store and
-// removes it from the directory. On failure the file stays, and the error
-// says where.
-func (d *Dir) upload(path string, size int64) error {
-	name := filepath.Base(path)
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("recordings: uploading %s: %w", name, err)
-	}
-	defer f.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), uploadTimeout)
-	defer cancel()
-	if err := d.objects.Put(ctx, name, f, size); err != nil {
-		return fmt.Errorf("recordings: uploading %s to %s: %w: the recording stays in %s; upload it there by hand once the store answers", name, d.objects.Where(), err, path)
-	}
-	if err := os.Remove(path); err != nil {
-		return fmt.Errorf("recordings: %s was uploaded but not removed from %s: %w", name, d.path, err)
-	}
-	return nil
-}
 
 // Open returns the recording called name for reading, from the directory
 // or else the object store; an error wrapping fs.ErrNotExist when neither

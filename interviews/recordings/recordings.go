@@ -4,6 +4,9 @@
 // session ends, so a reader never sees half a recording; a crash leaves at
 // most a temporary file, which the Sweeper removes. The Sweeper also deletes
 // recordings whose retention ran out and marks them deleted in the record.
+// With an object store (WithObjects), a recording is uploaded when its
+// session ends, and the worker's Uploader puts there any the directory
+// still holds (a failed upload, a stopped worker's).
 package recordings
 
 import (
@@ -53,6 +56,7 @@ func Parse(name string) (id string, part int, ok bool) {
 type Dir struct {
 	path    string
 	objects Objects // nil: recordings stay in the directory
+	uploads *uploads
 }
 
 // Open returns the recordings directory at path, creating it when missing.
@@ -164,7 +168,9 @@ func (f *File) Write(p []byte) (int, error) {
 
 // Commit syncs the file and gives it its final name, then uploads it
 // when the directory has an object store; it returns the size in bytes.
-// A failed upload leaves the file in the directory and says so.
+// A failed upload is no error: the file stays in the directory, where
+// the recording plays from meanwhile, and the Uploader is woken to try
+// again.
 func (f *File) Commit() (int64, error) {
 	err := f.f.Sync()
 	if cerr := f.f.Close(); err == nil {
@@ -178,8 +184,10 @@ func (f *File) Commit() (int64, error) {
 		return 0, fmt.Errorf("recordings: saving %s: %w", filepath.Base(f.final), err)
 	}
 	if f.dir.objects != nil {
-		if err := f.dir.upload(f.final, f.n); err != nil {
-			return 0, err
+		ctx, cancel := context.WithTimeout(context.Background(), uploadTimeout)
+		defer cancel()
+		if _, err := f.dir.upload(ctx, filepath.Base(f.final)); err != nil {
+			f.dir.uploads.failed(err)
 		}
 	}
 	return f.n, nil

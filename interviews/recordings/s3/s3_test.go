@@ -4,16 +4,20 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/viva-interviews/viva/internal/retry"
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/interviews/recordings"
@@ -181,4 +185,154 @@ func TestOpenSaysWhatIsWrong(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFailedUploadArrivesLater: while the object store cannot be
+// reached, a session's recording is still committed and stays in the
+// worker's directory, where it plays from; the Uploader's attempts fail
+// and keep it; once the store answers again, a sweep puts it in the
+// bucket, empties the directory, and the web app on another machine
+// plays it, seeking included.
+func TestFailedUploadArrivesLater(t *testing.T) {
+	srv := s3test.Start(t)
+	link := startRelay(t, strings.TrimPrefix(srv.Endpoint, "http://"))
+	through := *srv
+	through.Endpoint = "http://" + link.addr
+	worker, web := machine(t, &through), machine(t, srv)
+	up := &recordings.Uploader{Dir: worker, Attempts: 2, Backoff: retry.Backoff{First: time.Millisecond, Max: time.Millisecond}}
+
+	link.cut()
+	audio := bytes.Repeat([]byte("OggS-audio-"), 10_000)
+	name := recordings.Name("ada1", 1)
+	record(t, worker, name, audio) // the session ends: no error, the file kept
+	if _, err := os.Stat(filepath.Join(worker.Path(), name)); err != nil {
+		t.Fatalf("the recording is not kept in the worker's directory: %v", err)
+	}
+	if o, err := worker.Open(t.Context(), name); err != nil {
+		t.Errorf("the worker's directory does not play the recording meanwhile: %v", err)
+	} else {
+		o.Close()
+	}
+	if ok, err := web.Exists(t.Context(), name); err != nil || ok {
+		t.Errorf("another machine finds a recording that never reached the bucket: %v %v", ok, err)
+	}
+	uploaded, err := up.Sweep(t.Context())
+	if err == nil || len(uploaded) != 0 || !strings.Contains(err.Error(), "stays in "+worker.Path()) {
+		t.Errorf("a sweep while the store is down: %v, %v; want an error saying the recording stays in %s", uploaded, err, worker.Path())
+	}
+	if _, err := os.Stat(filepath.Join(worker.Path(), name)); err != nil {
+		t.Fatalf("a failed sweep lost the recording: %v", err)
+	}
+
+	link.restore(t)
+	uploaded, err = up.Sweep(t.Context())
+	if err != nil || !slices.Equal(uploaded, []string{name}) {
+		t.Fatalf("a sweep once the store answers: %v, %v; want %s uploaded", uploaded, err, name)
+	}
+	if left, _ := os.ReadDir(worker.Path()); len(left) != 0 {
+		t.Errorf("the worker's directory still holds %d files after the upload", len(left))
+	}
+	o, err := web.Open(t.Context(), name)
+	if err != nil {
+		t.Fatalf("the web app does not find the uploaded recording: %v", err)
+	}
+	defer o.Close()
+	req := httptest.NewRequest(http.MethodGet, "/review/ada1/recordings/"+name, nil)
+	req.Header.Set("Range", "bytes=55000-55010")
+	rec := httptest.NewRecorder()
+	http.ServeContent(rec, req, name, o.Info().ModTime, o)
+	if rec.Code != http.StatusPartialContent || !bytes.Equal(rec.Body.Bytes(), audio[55000:55011]) {
+		t.Errorf("a seek: %d %q, want 206 %q", rec.Code, rec.Body.Bytes(), audio[55000:55011])
+	}
+}
+
+// relay forwards TCP connections from addr to a server, and can be cut
+// (the port refuses connections, as a store that is down) and restored
+// on the same port.
+type relay struct {
+	addr, to string
+	mu       sync.Mutex
+	ln       net.Listener
+	conns    []net.Conn
+	wg       sync.WaitGroup
+}
+
+// startRelay relays a port of 127.0.0.1 to the server at to, until the
+// test ends.
+func startRelay(t *testing.T, to string) *relay {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &relay{addr: ln.Addr().String(), to: to}
+	r.serve(ln)
+	t.Cleanup(func() {
+		r.cut()
+		r.wg.Wait()
+	})
+	return r
+}
+
+func (r *relay) serve(ln net.Listener) {
+	r.mu.Lock()
+	r.ln = ln
+	r.mu.Unlock()
+	r.wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			r.wg.Go(func() { r.forward(c) })
+		}
+	})
+}
+
+// forward copies between c and a new connection to the server until
+// either side closes.
+func (r *relay) forward(c net.Conn) {
+	s, err := net.Dial("tcp", r.to)
+	if err != nil {
+		c.Close()
+		return
+	}
+	r.mu.Lock()
+	if r.ln == nil { // cut meanwhile
+		r.mu.Unlock()
+		c.Close()
+		s.Close()
+		return
+	}
+	r.conns = append(r.conns, c, s)
+	r.mu.Unlock()
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(s, c); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(c, s); done <- struct{}{} }()
+	<-done
+	c.Close()
+	s.Close()
+	<-done
+}
+
+// cut stops listening and closes every connection relayed.
+func (r *relay) cut() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ln != nil {
+		r.ln.Close()
+		r.ln = nil
+	}
+	for _, c := range r.conns {
+		c.Close()
+	}
+	r.conns = nil
+}
+
+// restore listens on the relay's port again.
+func (r *relay) restore(t *testing.T) {
+	ln, err := net.Listen("tcp", r.addr)
+	if err != nil {
+		t.Fatalf("listening on %s again: %v", r.addr, err)
+	}
+	r.serve(ln)
 }
