@@ -411,6 +411,32 @@ func TestInterruptedQuestionNotCounted(t *testing.T) {
 	})
 }
 
+// TestReplyStoppedBeforeItsFirstFrameIsSaved: a reply whose first frame was
+// due to play after it was stopped (its playout behind on a busy machine)
+// is saved as ending when it started, and the record stays valid.
+func TestReplyStoppedBeforeItsFirstFrameIsSaved(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, store := newTestInterview(t, 1, scriptedLLM)
+		ctx := t.Context()
+		r := c.Greet(ctx)
+		for range r.Deltas() {
+		}
+		due := time.Now().Add(40 * time.Millisecond)
+		r.Delivered(Delivery{Text: "Hello Ada", Interrupted: true, StartedAt: due, EndedAt: due.Add(-30 * time.Millisecond)})
+		rec, err := store.Get(ctx, flushed(t, c).ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rec.Validate(); err != nil {
+			t.Fatalf("the saved record is not valid: %v", err)
+		}
+		last := rec.Turns[len(rec.Turns)-1]
+		if last.Text != "Hello Ada" || !last.EndedAt.Equal(last.StartedAt) {
+			t.Errorf("saved turn %q %v–%v, want it ending as it started", last.Text, last.StartedAt, last.EndedAt)
+		}
+	})
+}
+
 // TestLeaveAndRejoin: a candidate who leaves is saved candidate_left at
 // once; coming back continues the interview with a welcome that repeats the
 // last question heard, without ending it even in the closing stage; a

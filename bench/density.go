@@ -180,6 +180,7 @@ func densityRun(ctx context.Context, r *rig, n int, windowLen time.Duration) (De
 		return DensityRun{}, ctx.Err()
 	}
 
+	r.log.Info("every room greeted; measuring", "sessions", n, "window", windowLen, "pid", w.pid())
 	win, err := measure(ctx, w.pid(), windowLen, func() int64 { return int64(lateFrames(bots)) })
 	if err != nil {
 		return DensityRun{}, err

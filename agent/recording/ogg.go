@@ -12,9 +12,9 @@ const (
 	// 48 kHz, whatever the encoder's input rate.
 	opusGranuleRate = 48000
 	// opusPreSkip48kHz is the encoder's look-ahead at 48 kHz that a decoder
-	// drops from the start: libopus's at 16 kHz in VoIP mode, 2.5 ms plus
-	// 4 ms of delay compensation (104 samples at 16 kHz).
-	opusPreSkip48kHz = 312
+	// drops from the start: libopus's in restricted low-delay mode (CELT
+	// only, the recorder's encoderApplication), 2.5 ms.
+	opusPreSkip48kHz = 120
 	// pagePackets is how many packets go into one page (one second of
 	// 20 ms packets): few pages, and the file grows every second.
 	pagePackets = 50
@@ -36,8 +36,8 @@ const (
 // pion's oggwriter (github.com/pion/webrtc/v4/pkg/media/oggwriter) cannot
 // write these files, so this writer stays:
 //   - its pre-skip is fixed at 3840 samples (80 ms): a player would drop
-//     the first 74 ms of the interview's audio, where libopus's look-ahead
-//     at 16 kHz is 312 samples (opusPreSkip48kHz);
+//     the first 77.5 ms of the interview's audio, where the recorder's
+//     encoder looks ahead 120 samples (opusPreSkip48kHz);
 //   - it marks the end of a stream only by seeking back in an *os.File,
 //     so a stream written to any other io.Writer (as Encode writes one)
 //     never ends, and its final granule position cannot be set;
@@ -81,18 +81,16 @@ func newOggOpusWriter(w io.Writer, serial uint32, inputSampleRateHz int, vendor 
 }
 
 // WritePacket queues one packet of samples48kHz samples (at 48 kHz),
-// writing a page when it is full.
+// first writing the page queued when it is full. A full page waits for
+// the next packet, so the last page (Close) always has one.
 func (o *oggOpusWriter) WritePacket(pkt []byte, samples48kHz int) error {
-	if o.segments()+len(pkt)/255+1 > maxSegments {
+	if len(o.packets) >= pagePackets || o.segments()+len(pkt)/255+1 > maxSegments {
 		if err := o.flush(0); err != nil {
 			return err
 		}
 	}
 	o.packets = append(o.packets, append([]byte(nil), pkt...))
 	o.granule += uint64(samples48kHz)
-	if len(o.packets) >= pagePackets {
-		return o.flush(0)
-	}
 	return nil
 }
 

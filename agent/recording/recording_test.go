@@ -37,6 +37,34 @@ func TestOggCRC(t *testing.T) {
 	}
 }
 
+// TestOggWriterWholePages: a stream whose packets fill its pages exactly
+// still ends with a last page marked end of stream (a recording of 50
+// frames, or 100, was lost).
+func TestOggWriterWholePages(t *testing.T) {
+	for _, n := range []int{pagePackets, 2 * pagePackets} {
+		var buf bytes.Buffer
+		w, err := newOggOpusWriter(&buf, 7, SampleRateHz, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range n {
+			if err := w.WritePacket([]byte{0xf8, 0xff, 0xfe}, frameSamples48kHz); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(uint64(opusPreSkip48kHz + (n-1)*frameSamples48kHz)); err != nil {
+			t.Fatalf("%d packets: %v", n, err)
+		}
+		s, err := Inspect(buf.Bytes())
+		if err != nil {
+			t.Fatalf("%d packets: %v", n, err)
+		}
+		if len(s.Packets) != n || s.Pages != 2+n/pagePackets {
+			t.Fatalf("%d packets: read back %d packets in %d pages", n, len(s.Packets), s.Pages)
+		}
+	}
+}
+
 func TestOggWriterPages(t *testing.T) {
 	var buf bytes.Buffer
 	w, err := newOggOpusWriter(&buf, 7, SampleRateHz, "test")
@@ -233,7 +261,7 @@ func TestDiscardLeavesNothing(t *testing.T) {
 
 func TestTapsNeverBlock(t *testing.T) {
 	// A recorder whose goroutine is stuck (a slow disk): the taps drop.
-	r := &Recorder{in: make(chan chunk, 2), done: make(chan struct{}), now: time.Now}
+	r := &Recorder{in: queue{limit: 2}, now: time.Now}
 	r.pool.New = func() any { b := make([]int16, 0, 320); return &b }
 	for range 10 {
 		r.Candidate(bytes16(320, 1))

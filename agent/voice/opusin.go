@@ -30,6 +30,12 @@ const (
 	// maxGapFill bounds the silence an OpusInput writes for a gap in the
 	// sender's timestamps; a longer gap is a restart, not a pause.
 	maxGapFill = time.Second
+	// quietDecoded is how much audio in a row that the sender's encoder
+	// marks as holding no voice is still decoded: what libopus's
+	// discontinuous transmission still sends (10 frames of 20 ms) before
+	// it pauses. The packets after are silence, left undecoded, as such a
+	// sender would not have sent them.
+	quietDecoded = 200 * time.Millisecond
 )
 
 // Silence by the wall clock (see SilenceClock).
@@ -54,6 +60,8 @@ const (
 	silenceClockPeriod = OpusFrameDuration
 	// rtpTicksPerSample is one 16 kHz sample on the 48 kHz RTP clock.
 	rtpTicksPerSample = OpusRTPClockHz / InputSampleRate
+	// quietDecodedTicks is quietDecoded on the RTP clock.
+	quietDecodedTicks = uint32(OpusRTPClockHz * quietDecoded / time.Second)
 	// maxGapFillTicks is maxGapFill on the RTP clock.
 	maxGapFillTicks = int32(OpusRTPClockHz * maxGapFill / time.Second)
 )
@@ -119,6 +127,13 @@ type OpusInput struct {
 	// fillErr is the clock's first failed write, reported by the next
 	// WritePacket.
 	fillErr error
+	// quietRun counts the audio in a row (RTP ticks) marked as holding no
+	// voice;
+	// lastQuiet is a copy of the latest one left undecoded (empty when
+	// none was), decoded just before the next voiced packet so the decoder
+	// resumes from the sender's recent state.
+	quietRun  uint32
+	lastQuiet []byte
 }
 
 // NewOpusInput returns a decoder feeding l. tap, when not nil, sees every
@@ -176,7 +191,7 @@ func (in *OpusInput) WritePacket(payload []byte, rtpTimestamp uint32) error {
 		in.heardAt = in.now()
 	}
 	var err error
-	if len(payload) <= dtxPacketBytes {
+	if len(payload) <= dtxPacketBytes || in.skipQuiet(payload, dur) {
 		err = in.silenceUntil(end)
 	} else if n, derr := in.dec.Decode(payload, in.pcm[:]); derr != nil {
 		// A corrupt packet is lost audio, not the end of the stream.
@@ -195,6 +210,27 @@ func (in *OpusInput) WritePacket(payload []byte, rtpTimestamp uint32) error {
 		err = fillErr
 	}
 	return err
+}
+
+// skipQuiet reports whether payload, of dur RTP ticks, is left undecoded,
+// as silence: the sender's encoder marked it and the quietDecoded before
+// it as holding no voice. Before a voiced packet that follows skipped
+// ones, it decodes the last one skipped.
+func (in *OpusInput) skipQuiet(payload []byte, dur uint32) bool {
+	if opusVoiced(payload) {
+		in.quietRun = 0
+		if len(in.lastQuiet) > 0 {
+			_, _ = in.dec.Decode(in.lastQuiet, in.pcm[:])
+			in.lastQuiet = in.lastQuiet[:0]
+		}
+		return false
+	}
+	in.quietRun = min(in.quietRun+dur, quietDecodedTicks+1)
+	if in.quietRun <= quietDecodedTicks {
+		return false
+	}
+	in.lastQuiet = append(in.lastQuiet[:0], payload...)
+	return true
 }
 
 // silenceUntil writes silence up to end, unless it was written already.
@@ -391,4 +427,40 @@ func opusPacketDuration(p []byte) time.Duration {
 		return OpusFrameDuration
 	}
 	return d
+}
+
+// opusVoiced reports whether an Opus packet may hold voice: false only for
+// a mono SILK or hybrid packet of one or two frames whose SILK frames all
+// have their voice activity flag clear (the sender's encoder found no
+// speech in them). Those flags are the first symbols of each Opus frame's
+// range-coded data, each coded with probability ½, so they are the top
+// bits of its first byte (as libwebrtc's WebRtcOpus_PacketHasVoiceActivity
+// reads them). CELT packets carry no such flag and count as voiced.
+func opusVoiced(p []byte) bool {
+	if len(p) < 2 {
+		return true
+	}
+	toc := p[0]
+	config := toc >> 3
+	if config >= 16 || toc&0x04 != 0 { // CELT, or stereo
+		return true
+	}
+	silkFrames := 1 // per Opus frame: 10 and 20 ms hold one, 40 ms two, 60 ms three
+	if config < 12 {
+		silkFrames = max(1, int(config%4))
+	}
+	flags := byte(0xff) << (8 - silkFrames)
+	data := p[1:]
+	switch toc & 3 {
+	case 0: // one frame
+		return data[0]&flags != 0
+	case 1: // two frames of equal size
+		half := len(data) / 2
+		if half == 0 || len(data)%2 != 0 {
+			return true
+		}
+		return data[0]&flags != 0 || data[half]&flags != 0
+	default: // frames of coded sizes: decoded as they come
+		return true
+	}
 }

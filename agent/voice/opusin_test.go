@@ -353,3 +353,73 @@ func TestOpusInputFillAccounting(t *testing.T) {
 		t.Error("the clock wrote silence after Close")
 	}
 }
+
+// TestOpusInputSkipsUnvoiced: packets the sender's encoder marks as
+// holding no voice are written as silence, undecoded, after the first
+// quietDecoded of a run; the speech after them decodes whole, and no time
+// is lost.
+func TestOpusInputSkipsUnvoiced(t *testing.T) {
+	var ph float64
+	pcm := voicedSignal(300*time.Millisecond, &ph)
+	pcm = append(pcm, make([]int16, InputSampleRate)...) // a second of silence
+	pcm = append(pcm, voicedSignal(300*time.Millisecond, &ph)...)
+	packets := encodeFrames(t, pcm, InputSampleRate)
+	var w recordingWriter
+	var tapped int
+	in, err := newOpusInput(&w, func(pcm []int16) { tapped += len(pcm) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tick = OpusRTPClockHz / 50
+	for i, p := range packets {
+		if err := in.WritePacket(p, uint32(i*tick)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	silent := 0
+	for _, s := range w.writes {
+		if s == "s320" {
+			silent++
+		}
+	}
+	// The encoder's voice detector lets a frame or two of silence through
+	// as voice, the next 200 ms are decoded, the rest of the second is not.
+	decoded := int(quietDecoded / OpusFrameDuration)
+	if silent < 50-decoded-3 || silent > 50-decoded {
+		t.Errorf("%d of the 50 silent packets written as silence, want %d to %d: %v", silent, 50-decoded-3, 50-decoded, w.writes)
+	}
+	if want := len(packets) * 320; tapped != want {
+		t.Errorf("tapped %d samples, want %d", tapped, want)
+	}
+	last := w.audio[len(w.audio)-3200:] // the last 200 ms decoded
+	if peak := slices.Max(last); peak < 1000 {
+		t.Errorf("the speech after the pause peaks at %d: not the voiced signal", peak)
+	}
+	for _, p := range packets[:10] {
+		if !opusVoiced(p) {
+			t.Fatalf("a packet of speech (% x…) reads as unvoiced", p[:2])
+		}
+	}
+}
+
+func TestOpusVoiced(t *testing.T) {
+	for _, tc := range []struct {
+		packet []byte
+		want   bool
+	}{
+		{[]byte{0x48, 0x80, 0x11}, true},              // SILK WB 20 ms, VAD set
+		{[]byte{0x48, 0x7f, 0x11}, false},             // SILK WB 20 ms, VAD clear
+		{[]byte{0x50, 0x40, 0x11}, true},              // SILK WB 40 ms: second frame voiced
+		{[]byte{0x50, 0x3f, 0x11}, false},             // SILK WB 40 ms: neither
+		{[]byte{0x49, 0x10, 0x00, 0x80, 0x00}, true},  // two 20 ms frames, the second voiced
+		{[]byte{0x49, 0x10, 0x00, 0x10, 0x00}, false}, // two 20 ms frames, neither voiced
+		{[]byte{0x78, 0x00, 0x11}, false},             // hybrid FB 20 ms, VAD clear
+		{[]byte{0xf8, 0x00, 0x11}, true},              // CELT: no flag
+		{[]byte{0x4c, 0x00, 0x11}, true},              // stereo
+		{[]byte{0x4b, 0x02, 0x00, 0x00}, true},        // code 3: decoded
+	} {
+		if got := opusVoiced(tc.packet); got != tc.want {
+			t.Errorf("opusVoiced(% x) = %v, want %v", tc.packet, got, tc.want)
+		}
+	}
+}
