@@ -2,10 +2,9 @@ package interviews
 
 import (
 	"context"
-	"fmt"
-	"math"
 	"time"
 
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/stages"
 )
 
@@ -36,13 +35,7 @@ func ScaledLimit(st stages.Stage, scale float64) time.Duration {
 
 // LengthInWords says a planned length in whole minutes, rounded up: "8
 // minutes", "1 minute".
-func LengthInWords(d time.Duration) string {
-	m := int(math.Ceil(d.Minutes()))
-	if m == 1 {
-		return "1 minute"
-	}
-	return fmt.Sprintf("%d minutes", m)
-}
+func LengthInWords(d time.Duration) string { return lang.Minutes(lang.Default, d) }
 
 // RecordLength is how long rec's interview is planned to take: its
 // blueprint at the record's version with the record's options

@@ -14,6 +14,7 @@ import (
 	st "github.com/viva-interviews/viva/agent/llm/structured"
 	"github.com/viva-interviews/viva/internal/utf8cut"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 )
 
 // PromptVersion names the model report's prompt and schema; it is stored
@@ -299,6 +300,10 @@ func prompt(v *view, names []string, keys []interviews.QuestionFeedback) string 
 	var b strings.Builder
 	rec := v.rec
 	fmt.Fprintf(&b, "Role: %s (%s)\nCompetencies to score: %s\n", rec.Candidate.Role, rec.Candidate.Level, strings.Join(names, "; "))
+	if !lang.IsDefault(rec.Language) {
+		// The candidate may read the report's prose on their feedback page.
+		fmt.Fprintf(&b, "Language: the interview was held in %[1]s. Write the headline, rationales, texts, good and missing in %[1]s; quote the candidate's words exactly as they said them.\n", lang.Lookup(rec.Language).Name)
+	}
 	if len(rec.Rubric) > 0 {
 		b.WriteString("\nRubric:\n")
 		for _, f := range rec.Rubric {

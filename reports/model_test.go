@@ -220,3 +220,22 @@ func TestModelTrust(t *testing.T) {
 		t.Errorf("unclear turns %v", r.UnclearTurns)
 	}
 }
+
+// A report on an interview held in Spanish asks the model for its prose
+// in Spanish, as the candidate may read it; an English one says nothing
+// of languages.
+func TestModelWritesInTheInterviewsLanguage(t *testing.T) {
+	for tag, want := range map[string]string{"es-MX": "Language: the interview was held in Spanish. Write the headline, rationales, texts, good and missing in Spanish", "": ""} {
+		m, srv := newModel(t)
+		srv.ScriptChat(fakeopenai.Reply{JSON: validReply()})
+		rec := fixture()
+		rec.Language = tag
+		if _, err := m.Generate(t.Context(), Input{Record: rec, Blueprint: stages.Default()}); err != nil {
+			t.Fatal(err)
+		}
+		user := srv.ChatRequests()[0].Messages[1].Content
+		if got := strings.Contains(user, "Language:"); got != (want != "") || !strings.Contains(user, want) {
+			t.Errorf("language %q: the prompt says %q about it, want %q", tag, user[:min(len(user), 400)], want)
+		}
+	}
+}

@@ -132,7 +132,7 @@ var templateFuncs = template.FuncMap{
 	"shortVersion":  interviews.ShortVersion,
 	"languageName":  languageName,
 	"levelLabel":    interviews.Humanize,
-	"minutesIn":     minutesIn,
+	"minutesIn":     lang.Minutes,
 	// text and textf are the catalogue's texts in a language, for the
 	// candidate's pages: {{text .Lang "room.join"}}.
 	"text":  func(tag, key string) string { return lang.Text(tag, lang.Key(key)) },
@@ -151,17 +151,6 @@ func stageLabel(blueprint, name string) string {
 		}
 	}
 	return interviews.Humanize(name)
-}
-
-// minutesIn says a planned length in whole minutes, rounded up, in the
-// language tag: "8 minutes", "1 minute" (interviews.LengthInWords in
-// English).
-func minutesIn(tag string, d time.Duration) string {
-	m := int(math.Ceil(d.Minutes()))
-	if m == 1 {
-		return lang.Text(tag, lang.MinuteOne)
-	}
-	return lang.Textf(tag, lang.MinutesShortf, m)
 }
 
 // pageFuncs are the helpers whose answers depend on the server's

@@ -31,17 +31,6 @@ type roomPages struct {
 	hasRoomBundle bool
 }
 
-// Messages of the candidate's pages and join endpoint.
-const (
-	msgUnknownInterview = "This interview link is not valid. Check that you opened the whole link you were sent, or ask the recruiter for a new one."
-	msgEndedInterview   = "This interview has ended. Thank you for your time — your answers were saved, and the recruiter will be in touch."
-	msgRoomMissing      = "The interview room page is not available on this server yet. Please try again later or contact the recruiter."
-	msgRoomNoScript     = "The interview room cannot open: this server was installed without the room page's program. Please tell the recruiter; the server's operator needs to rebuild viva with make build."
-	msgElsewhere        = "This interview is already running outside a room (in a terminal session), so it cannot be joined here. Ask the recruiter for a new link."
-	msgNoConsent        = "Please read the notice above the Join button and tick “I agree” before joining: the interview starts only with your agreement."
-	msgConsentChanged   = "The notice you agreed to has changed since this page was opened. Reload the page, read it again and tick “I agree”."
-)
-
 // maxJoinBodyBytes bounds the join request's body (the consent).
 const maxJoinBodyBytes = 4 << 10
 
@@ -126,27 +115,35 @@ func (s *roomPages) roomPlan(ctx context.Context, rec *interviews.Record) (RoomP
 // the request itself (404, 410, 500) and returns nil when the interview
 // cannot be joined.
 func (s *roomPages) lookupJoinable(w http.ResponseWriter, r *http.Request, asJSON bool) *interviews.Record {
-	fail := func(status int, title, msg string) {
+	// Before the record is known, the browser's languages choose.
+	tag := lang.FromAccept(r.Header.Get("Accept-Language"))
+	fail := func(status int, title, msg lang.Key, args ...any) {
 		if asJSON {
-			s.writeJSON(w, status, apiError{Error: msg})
+			s.writeJSON(w, status, apiError{Error: lang.Textf(tag, msg, args...)})
 			return
 		}
-		s.renderCandidateMessage(w, r, status, title, msg)
+		s.renderCandidateMessage(w, r, status, tag, title, msg, args...)
 	}
 	rec, err := s.store.Get(r.Context(), r.PathValue("id"))
+	if err == nil {
+		tag = candidateLang(rec)
+	}
 	switch {
 	case errors.Is(err, interviews.ErrNotFound):
-		fail(http.StatusNotFound, "Interview not found", msgUnknownInterview)
+		fail(http.StatusNotFound, lang.MsgNotFoundTitle, lang.MsgNotFound)
 		return nil
 	case err != nil:
 		s.log.Error("web: reading an interview", "err", err)
-		fail(http.StatusInternalServerError, "Something went wrong", "Something went wrong on our side. Try again in a moment.")
+		fail(http.StatusInternalServerError, lang.MsgErrorTitle, lang.MsgError)
 		return nil
 	case rec.Status.Finished() && !rec.CanRejoin(s.now()):
-		fail(http.StatusGone, "Interview ended", msgEndedInterview)
+		fail(http.StatusGone, lang.MsgEndedTitle, lang.MsgEnded)
 		return nil
-	case s.joinRefusal(rec) != "":
-		fail(http.StatusGone, "Link no longer valid", s.joinRefusal(rec))
+	case rec.RevokedAt != nil:
+		fail(http.StatusGone, lang.MsgLinkGoneTitle, lang.MsgWithdrawn)
+		return nil
+	case rec.LinkExpired(s.now()):
+		fail(http.StatusGone, lang.MsgLinkGoneTitle, lang.MsgExpiredf, lang.Date(tag, *rec.ExpiresAt))
 		return nil
 	}
 	if !asJSON {
@@ -161,13 +158,14 @@ func (s *roomPages) handleRoom(w http.ResponseWriter, r *http.Request) {
 	if rec == nil {
 		return
 	}
+	tag := candidateLang(rec)
 	if s.roomPage == nil {
-		s.renderCandidateMessage(w, r, http.StatusInternalServerError, "Room unavailable", msgRoomMissing)
+		s.renderCandidateMessage(w, r, http.StatusInternalServerError, tag, lang.MsgRoomDownTitle, lang.MsgRoomMissing)
 		return
 	}
 	if !s.hasRoomBundle {
 		s.log.Error("web: a candidate opened a room page that cannot work", "interview_id", rec.ID, "err", ErrNoRoomBundle)
-		s.renderCandidateMessage(w, r, http.StatusServiceUnavailable, "Room unavailable", msgRoomNoScript)
+		s.renderCandidateMessage(w, r, http.StatusServiceUnavailable, tag, lang.MsgRoomDownTitle, lang.MsgRoomNoScript)
 		return
 	}
 	notice := s.consent.For(rec.Language)
@@ -177,7 +175,7 @@ func (s *roomPages) handleRoom(w http.ResponseWriter, r *http.Request) {
 		Consent: notice.Text, ConsentVersion: notice.Version,
 		Consented: rec.Consent != nil && rec.Consent.Version == notice.Version,
 	}
-	page.Lang = cmp.Or(rec.Language, lang.Default)
+	page.Lang = tag
 	page.Texts = lang.Prefixed(page.Lang, "js.")
 	page.Plan, page.ExpectedLength = s.roomPlan(r.Context(), rec)
 	if s.findBlueprint.feedbackBlueprint(r.Context(), rec) != nil {
@@ -187,7 +185,7 @@ func (s *roomPages) handleRoom(w http.ResponseWriter, r *http.Request) {
 	err := s.roomPage.ExecuteTemplate(&buf, roomTemplate, page)
 	if err != nil {
 		s.log.Error("web: rendering the room page", "interview_id", rec.ID, "err", err)
-		s.renderCandidateMessage(w, r, http.StatusInternalServerError, "Room unavailable", msgRoomMissing)
+		s.renderCandidateMessage(w, r, http.StatusInternalServerError, tag, lang.MsgRoomDownTitle, lang.MsgRoomMissing)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -228,7 +226,7 @@ func (s *roomPages) handleJoin(w http.ResponseWriter, r *http.Request) {
 	}
 	if rec.Room == "" && rec.Status != interviews.StatusScheduled {
 		// A terminal interview is already running without a room.
-		s.writeJSON(w, http.StatusConflict, apiError{Error: msgElsewhere})
+		s.writeJSON(w, http.StatusConflict, apiError{Error: lang.Text(rec.Language, lang.MsgElsewhere)})
 		return
 	}
 	notice := s.consent.For(rec.Language)
@@ -240,13 +238,13 @@ func (s *roomPages) handleJoin(w http.ResponseWriter, r *http.Request) {
 		}
 		switch {
 		case err != nil:
-			s.writeJSON(w, http.StatusBadRequest, apiError{Error: "The join request could not be read. Reload the page and press Join again."})
+			s.writeJSON(w, http.StatusBadRequest, apiError{Error: lang.Text(rec.Language, lang.MsgBadJoin)})
 			return
 		case !req.Consent:
-			s.writeJSON(w, http.StatusBadRequest, apiError{Error: msgNoConsent})
+			s.writeJSON(w, http.StatusBadRequest, apiError{Error: lang.Text(rec.Language, lang.MsgNoConsent)})
 			return
 		case req.ConsentVersion != notice.Version:
-			s.writeJSON(w, http.StatusConflict, apiError{Error: msgConsentChanged})
+			s.writeJSON(w, http.StatusConflict, apiError{Error: lang.Text(rec.Language, lang.MsgConsentChanged)})
 			return
 		}
 		rec, err = s.interviews.Consented(r.Context(), rec.ID, notice.Version, notice.Text)
@@ -342,11 +340,8 @@ func (s *roomPages) markOpened(ctx context.Context, rec *interviews.Record) {
 	}
 }
 
-// joinRefusal says, for the candidate, why rec's link may not be used
-// now (withdrawn or expired); empty when it may.
-func (s *roomPages) joinRefusal(rec *interviews.Record) string {
-	if err := rec.Joinable(s.now()); err != nil {
-		return sentence(err)
-	}
-	return ""
+// candidateLang is the language of rec's candidate pages: its
+// interview's, English by default.
+func candidateLang(rec *interviews.Record) string {
+	return cmp.Or(rec.Language, lang.Default)
 }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/reports"
 	"github.com/viva-interviews/viva/stages"
 )
@@ -17,10 +19,6 @@ import (
 type Mailer interface {
 	Send(ctx context.Context, to, subject, text string) error
 }
-
-// msgNoFeedback answers a feedback link that has none: the interview is
-// unknown, or its plan gives candidates no feedback.
-const msgNoFeedback = "There is no feedback page at this address. Check that you opened the whole link you were sent."
 
 // feedbackPage is the data of feedback.html: what a candidate may see of
 // their report.
@@ -69,10 +67,16 @@ func (f blueprintFinder) feedbackBlueprint(ctx context.Context, rec *interviews.
 // strengths, improvements and questions to revisit, without scores unless
 // the blueprint shows them; "being prepared" while the report is written.
 func (s *roomPages) handleFeedback(w http.ResponseWriter, r *http.Request) {
+	// A link that has no feedback: the interview is unknown, or its plan
+	// gives candidates none.
+	tag := lang.FromAccept(r.Header.Get("Accept-Language"))
 	notFound := func() {
-		s.render(w, r, http.StatusNotFound, "message.html", messagePage{view: view{Title: "Feedback not found", Candidate: true}, Message: msgNoFeedback})
+		s.renderCandidateMessage(w, r, http.StatusNotFound, tag, lang.MsgNoFeedbackTitle, lang.MsgNoFeedback)
 	}
 	rec, err := s.store.Get(r.Context(), r.PathValue("id"))
+	if err == nil {
+		tag = candidateLang(rec)
+	}
 	switch {
 	case errors.Is(err, interviews.ErrNotFound):
 		notFound()
@@ -93,7 +97,7 @@ func (s *roomPages) handleFeedback(w http.ResponseWriter, r *http.Request) {
 // newFeedbackPage is what the candidate of rec sees of its report.
 func newFeedbackPage(rec *interviews.Record, bp *stages.Blueprint) feedbackPage {
 	p := feedbackPage{
-		view: view{Title: "Your interview feedback", Candidate: true},
+		view: view{Title: lang.Text(rec.Language, lang.FeedbackTitle), Candidate: true, Lang: candidateLang(rec)},
 		Name: rec.Candidate.Name, Role: rec.Candidate.Role,
 		ShowScores: bp.FeedbackScores,
 	}
@@ -108,7 +112,7 @@ func newFeedbackPage(rec *interviews.Record, bp *stages.Blueprint) feedbackPage 
 	}
 	p.Headline = rv.Headline
 	if p.ShowScores && !rv.Knowledge {
-		p.Overall, p.Competencies = rv.Overall, rv.Competencies
+		p.Overall, p.Competencies = rv.Overall, competenciesIn(p.Lang, rv.Competencies, rec.Report.Competencies)
 	}
 	// The candidate's page links nowhere into the reviewer's timeline, and
 	// speaks to the candidate, not about them.
@@ -127,9 +131,19 @@ func newFeedbackPage(rec *interviews.Record, bp *stages.Blueprint) feedbackPage 
 	return p
 }
 
-// FeedbackEmailSubject is the subject of the email that tells a candidate
-// their feedback is ready.
-const FeedbackEmailSubject = "Your interview feedback is ready"
+// competenciesIn is views (of the report's competencies, in order) with
+// the default competencies' names in the language tag.
+func competenciesIn(tag string, views []competencyView, cs []interviews.Competency) []competencyView {
+	out := slices.Clone(views)
+	for i := range out {
+		if i < len(cs) {
+			if name, ok := lang.CompetencyName(tag, cs[i].Name); ok {
+				out[i].Name = name
+			}
+		}
+	}
+	return out
+}
 
 // NotifyFeedbackReady emails the candidate of rec the link to their
 // feedback page, once its report is ready. It sends nothing, and returns
@@ -159,10 +173,8 @@ func (s *feedbackMail) notify(ctx context.Context, rec *interviews.Record) (sent
 	if s.findBlueprint.feedbackBlueprint(ctx, rec) == nil || rec.Report == nil || rec.Report.Status != interviews.ReportReady {
 		return false, nil
 	}
-	link := s.publicURL + feedbackPath(rec.ID)
-	text := fmt.Sprintf("Hello %s,\n\nthank you for your interview%s. Your feedback is ready: what went well, what to work on and the questions to revisit.\n\nRead it here:\n%s\n\nThis link is yours alone; keep it private.\n\n-- viva\n",
-		rec.Candidate.Name, prefixed(" for ", rec.Candidate.Role), link)
-	sendErr := s.mailer.Send(ctx, rec.Candidate.Email, FeedbackEmailSubject, text)
+	subject, text := feedbackEmail(rec, s.publicURL+feedbackPath(rec.ID))
+	sendErr := s.mailer.Send(ctx, rec.Candidate.Email, subject, text)
 	if sendErr != nil {
 		s.log.Warn("web: emailing a candidate their feedback failed", "interview_id", rec.ID, "err", sendErr)
 	}
@@ -173,4 +185,17 @@ func (s *feedbackMail) notify(ctx context.Context, rec *interviews.Record) (sent
 		return false, fmt.Errorf("web: emailing interview %s its feedback: %w", rec.ID, sendErr)
 	}
 	return true, nil
+}
+
+// feedbackEmail is the subject and text of the email that tells rec's
+// candidate their feedback is ready at link, in the interview's language.
+func feedbackEmail(rec *interviews.Record, link string) (subject, text string) {
+	tag := rec.Language
+	thanks := lang.Text(tag, lang.MailFeedbackThanks)
+	if rec.Candidate.Role != "" {
+		thanks = lang.Textf(tag, lang.MailFeedbackThanksRolef, rec.Candidate.Role)
+	}
+	text = lang.Textf(tag, lang.MailHellof, rec.Candidate.Name) + "\n\n" + thanks + " " + lang.Text(tag, lang.MailFeedbackReady) +
+		"\n\n" + lang.Text(tag, lang.MailReadHere) + "\n" + link + "\n\n" + lang.Text(tag, lang.MailPrivate) + "\n\n-- viva\n"
+	return lang.Text(tag, lang.MailFeedbackSubject), text
 }

@@ -56,8 +56,7 @@ func (m *inviteMail) mailTo(ctx context.Context, rec *interviews.Record, join st
 	if rec.Candidate.Email == "" {
 		return ""
 	}
-	subject, body := invitemail.Compose(interviews.MailInvitation, invitemail.Letter{Candidate: rec.Candidate, Brand: m.brand,
-		Link: join, Length: m.plannedLength(ctx, rec), ExpiresAt: rec.ExpiresAt})
+	subject, body := invitemail.Compose(interviews.MailInvitation, invitemail.LetterOf(rec, m.brand, join, m.plannedLength(ctx, rec)))
 	return "mailto:" + url.PathEscape(rec.Candidate.Email) + "?subject=" + url.PathEscape(subject) + "&body=" + url.PathEscape(body)
 }
 

@@ -19,12 +19,12 @@ type nav struct {
 	Design bool
 }
 
-// navFor is what r's signed-in user may open; before signing in, every
-// staff page (each asks to sign in first).
+// navFor is what r's signed-in user may open; nothing before signing in:
+// the sign-in page and what refuses a visitor list no staff pages.
 func navFor(r *http.Request) nav {
 	p, ok := principalOf(r.Context())
 	if !ok {
-		return nav{Register: true, Review: true, Design: true}
+		return nav{}
 	}
 	return nav{Register: p.Role.Allows(accounts.Register), Review: p.Role.Allows(accounts.Review), Design: p.Role.Allows(accounts.Design)}
 }

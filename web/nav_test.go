@@ -64,3 +64,21 @@ func TestRecruiterSeesHowTheirCandidateDid(t *testing.T) {
 		t.Errorf("the recruiter's list does not show how the interview went:\n%s", list)
 	}
 }
+
+// TestNavigationBeforeSignIn: the sign-in page shows a visitor no staff
+// links.
+func TestNavigationBeforeSignIn(t *testing.T) {
+	ts := newTestServer(t)
+	for _, page := range []string{loginPath} {
+		body := ts.get(page, "Accept", "text/html").Body.String()
+		i := strings.Index(body, `<nav class="site-nav"`)
+		if i < 0 {
+			t.Fatalf("%s has no navigation:\n%s", page, body)
+		}
+		nav := body[i:]
+		nav = nav[:strings.Index(nav, "</nav>")]
+		if strings.Contains(nav, "href=") {
+			t.Errorf("%s shows a visitor staff links: %s", page, nav)
+		}
+	}
+}

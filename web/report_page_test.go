@@ -352,7 +352,7 @@ func TestNotifyFeedbackReady(t *testing.T) {
 	if !sent || err != nil {
 		t.Fatalf("sent %v, %v", sent, err)
 	}
-	if len(m.sent) != 1 || !strings.HasPrefix(m.sent[0], "ada@example.com|"+FeedbackEmailSubject+"|Hello Zoë Bérénice") ||
+	if len(m.sent) != 1 || !strings.HasPrefix(m.sent[0], "ada@example.com|Your interview feedback is ready|Hello Zoë Bérénice") ||
 		!strings.Contains(m.sent[0], "https://interviews.example.com/interview/"+r.ID+"/feedback") {
 		t.Errorf("sent %q", m.sent)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 )
 
 // site is what every area of the web app shares: the page templates, the
@@ -79,10 +80,11 @@ func (s *site) renderMessage(w http.ResponseWriter, r *http.Request, status int,
 	s.render(w, r, status, "message.html", messagePage{view: view{Title: title}, Message: msg})
 }
 
-// renderCandidateMessage renders a message to a candidate: the page
-// carries the brand and none of the staff's links.
-func (s *site) renderCandidateMessage(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
-	s.render(w, r, status, "message.html", messagePage{view: view{Title: title, Candidate: true}, Message: msg})
+// renderCandidateMessage renders a message to a candidate in the language
+// tag (a BCP 47 tag; "" is English): the catalogue's title and message
+// (msg's arguments fill it), with the brand and none of the staff's links.
+func (s *site) renderCandidateMessage(w http.ResponseWriter, r *http.Request, status int, tag string, title, msg lang.Key, args ...any) {
+	s.render(w, r, status, "message.html", messagePage{view: view{Title: lang.Text(tag, title), Candidate: true, Lang: tag}, Message: lang.Textf(tag, msg, args...)})
 }
 
 // apiError is the body of every JSON error response.
@@ -134,6 +136,9 @@ type view struct {
 	Refresh bool
 	// Candidate hides the staff navigation: the page is a candidate's.
 	Candidate bool
+	// Lang is the page's language, a BCP 47 tag ("" is English): a
+	// candidate's page is in their interview's language.
+	Lang string
 	// Nav is what the signed-in user may open; render sets it (see
 	// withNav), so no page links to what would answer 403.
 	Nav nav

@@ -110,8 +110,7 @@ func (s *Sender) Invite(ctx context.Context, id, by string) error {
 
 // send emails rec's candidate the message of kind and notes it.
 func (s *Sender) send(ctx context.Context, rec *interviews.Record, kind, by string) error {
-	subject, text := Compose(kind, Letter{Candidate: rec.Candidate, Brand: s.Brand, Link: s.Link(rec.ID),
-		Length: s.Length(ctx, rec), ExpiresAt: rec.ExpiresAt})
+	subject, text := Compose(kind, LetterOf(rec, s.Brand, s.Link(rec.ID), s.Length(ctx, rec)))
 	to := strings.TrimSpace(rec.Candidate.Email)
 	m := interviews.Mailing{Kind: kind, At: s.now().UTC(), To: to, By: by}
 	sendErr := s.Mailer.Send(ctx, to, subject, text)

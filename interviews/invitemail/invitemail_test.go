@@ -3,6 +3,8 @@ package invitemail_test
 import (
 	"errors"
 	"log/slog"
+	"mime"
+	netmail "net/mail"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/filestore"
 	"github.com/viva-interviews/viva/interviews/invitemail"
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/stages"
 	"github.com/viva-interviews/viva/testrig/fakesmtp"
 )
@@ -181,4 +184,50 @@ func TestReminderRetriedWhenTheServerFails(t *testing.T) {
 	if n := got.MailAttempts(interviews.MailReminder); n != 3 || got.Mailed(interviews.MailReminder) || got.Mailings[0].Error == "" {
 		t.Errorf("attempts %d, mailings %+v; want three failed attempts noted", n, got.Mailings)
 	}
+}
+
+// An interview in Spanish or German is offered in its language: subject,
+// greeting, planned length and expiry written that language's way.
+func TestInviteInTheInterviewsLanguage(t *testing.T) {
+	for _, tc := range []struct {
+		tag, subject string
+		says         []string
+	}{
+		{"es-MX", "Su entrevista para el puesto de Backend engineer", []string{"Hola, Ada Lovelace:", "Su entrevista con Acme está lista.",
+			"reserve unos " + lang.Minutes("es", interviews.PlannedLength(stages.Default(), 1)), "El enlace funciona hasta el lunes, 11 de mayo de 2026, 09:00 UTC."}},
+		{"de", "Ihr Interview für die Stelle Backend engineer", []string{"Guten Tag Ada Lovelace,", "Ihr Interview mit Acme ist bereit.",
+			lang.Minutes("de", interviews.PlannedLength(stages.Default(), 1)) + " ein.", "Der Link gilt bis Montag, 11. Mai 2026, 09:00 UTC."}},
+	} {
+		r := newRig(t)
+		rec := r.register(t, "ada@example.com")
+		if _, err := r.store.Update(t.Context(), rec.ID, func(rec *interviews.Record) error { rec.Language = tc.tag; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.sender().Invite(t.Context(), rec.ID, "recruiter@example.com"); err != nil {
+			t.Fatal(err)
+		}
+		body := r.body(t, 0)
+		if !strings.Contains(r.smtp.Messages()[0].Data, "Subject: ") || !strings.Contains(decodedSubject(t, r.smtp.Messages()[0].Data), tc.subject) {
+			t.Errorf("%s: subject %q, want %q", tc.tag, decodedSubject(t, r.smtp.Messages()[0].Data), tc.subject)
+		}
+		for _, want := range tc.says {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s: the invitation does not say %q:\n%s", tc.tag, want, body)
+			}
+		}
+	}
+}
+
+// decodedSubject is the Subject header of a message as sent, decoded.
+func decodedSubject(t *testing.T, data string) string {
+	t.Helper()
+	msg, err := netmail.ReadMessage(strings.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -4,12 +4,16 @@ import (
 	"time"
 
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 )
 
 // Letter is what an invitation or reminder says to one candidate.
 type Letter struct {
 	// Candidate is who is invited.
 	Candidate interviews.Candidate
+	// Lang is the interview's language (a BCP 47 tag, "" for English):
+	// the letter is written in it, dates and lengths too.
+	Lang string
 	// Brand is the company; empty says "the company".
 	Brand string
 	// Link is the candidate's join link.
@@ -20,34 +24,40 @@ type Letter struct {
 	ExpiresAt *time.Time
 }
 
+// LetterOf is the letter of rec's interview from brand with the join link
+// and the planned length: what Compose writes to its candidate.
+func LetterOf(rec *interviews.Record, brand, link string, length time.Duration) Letter {
+	return Letter{Candidate: rec.Candidate, Lang: rec.Language, Brand: brand, Link: link, Length: length, ExpiresAt: rec.ExpiresAt}
+}
+
 // Compose is the subject and text of the email of kind
-// (interviews.MailInvitation or MailReminder); the recruiter's "email the
-// link" draft uses the invitation's words too.
+// (interviews.MailInvitation or MailReminder), in the letter's language;
+// the recruiter's "email the link" draft uses the invitation's words too.
 func Compose(kind string, l Letter) (subject, text string) {
+	tag := l.Lang
 	brand := l.Brand
 	if brand == "" {
-		brand = "the company"
+		brand = lang.Text(tag, lang.MailTheCompany)
 	}
-	subject = "Your interview"
+	subject = lang.Text(tag, lang.MailInviteSubject)
 	if l.Candidate.Role != "" {
-		subject += " for the " + l.Candidate.Role + " role"
+		subject = lang.Textf(tag, lang.MailInviteSubjectRolef, l.Candidate.Role)
 	}
-	opening := "Your interview with " + brand + " is ready."
+	opening := lang.Textf(tag, lang.MailInviteOpeningf, brand)
 	if kind == interviews.MailReminder {
-		subject = "Reminder: " + subject
-		opening = "A reminder: your interview with " + brand + " is waiting for you."
+		subject = lang.Textf(tag, lang.MailReminderSubjectf, subject)
+		opening = lang.Textf(tag, lang.MailReminderOpeningf, brand)
 	}
-	text = "Hello " + l.Candidate.Name + ",\n\n" + opening +
-		" Open this link in Chrome, Edge, Firefox or Safari, allow the microphone (or type your answers), and the interviewer will greet you:\n\n" +
+	text = lang.Textf(tag, lang.MailHellof, l.Candidate.Name) + "\n\n" + opening + " " + lang.Text(tag, lang.MailHowToJoin) + "\n\n" +
 		l.Link + "\n\n"
 	if l.Length > 0 {
-		text += "Find a quiet place and plan for about " + interviews.LengthInWords(l.Length) + ".\n"
+		text += lang.Textf(tag, lang.MailPlanAboutf, lang.Minutes(tag, l.Length)) + "\n"
 	} else {
-		text += "Find a quiet place before you start.\n"
+		text += lang.Text(tag, lang.MailQuietPlace) + "\n"
 	}
 	if l.ExpiresAt != nil {
-		text += "The link works until " + l.ExpiresAt.UTC().Format("Monday 2 January 2006, 15:04 MST") + ".\n"
+		text += lang.Textf(tag, lang.MailLinkUntilf, lang.DateTime(tag, *l.ExpiresAt)) + "\n"
 	}
-	text += "\nThis link is yours alone; keep it private.\n"
+	text += "\n" + lang.Text(tag, lang.MailPrivate) + "\n"
 	return subject, text
 }

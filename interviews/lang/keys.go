@@ -132,6 +132,19 @@ func StageTitle(tag, name string) (string, bool) {
 	return s, ok
 }
 
+// competencyKey is the key of the name of the reports' default
+// competency called name, shown on the feedback page of an interview in
+// another language; see CompetencyName.
+func competencyKey(name string) Key { return Key("competency." + name) }
+
+// CompetencyName is the name of the reports' default competency called
+// name ("technical depth") in tag's language, and whether the catalogue
+// has one; a design's own competencies are its own words.
+func CompetencyName(tag, name string) (string, bool) {
+	s, ok := catalogues[Base(tag)][competencyKey(name)]
+	return s, ok
+}
+
 // The room page's script's texts (web/frontend), by the names it uses.
 const (
 	JSYou           Key = "js.you"
@@ -167,4 +180,116 @@ const (
 	JSTypeInstead   Key = "js.type_instead"
 	JSSend          Key = "js.send"
 	JSClosingTitle  Key = "js.closing_title"
+)
+
+// The candidate's message pages: a link that cannot be used, a server
+// that cannot serve the room, the join endpoint's refusals the room page
+// shows. Titles end in "_title".
+const (
+	MsgNotFoundTitle   Key = "msg.not_found_title"
+	MsgNotFound        Key = "msg.not_found"
+	MsgErrorTitle      Key = "msg.error_title"
+	MsgError           Key = "msg.error"
+	MsgEndedTitle      Key = "msg.ended_title"
+	MsgEnded           Key = "msg.ended"
+	MsgLinkGoneTitle   Key = "msg.link_gone_title"
+	MsgWithdrawn       Key = "msg.withdrawn"
+	MsgExpiredf        Key = "msg.expiredf"
+	MsgRoomDownTitle   Key = "msg.room_unavailable_title"
+	MsgRoomMissing     Key = "msg.room_missing"
+	MsgRoomNoScript    Key = "msg.room_no_script"
+	MsgElsewhere       Key = "msg.elsewhere"
+	MsgNoConsent       Key = "msg.no_consent"
+	MsgConsentChanged  Key = "msg.consent_changed"
+	MsgBadJoin         Key = "msg.bad_join"
+	MsgNoFeedbackTitle Key = "msg.no_feedback_title"
+	MsgNoFeedback      Key = "msg.no_feedback"
+	PageSkip           Key = "page.skip"
+	PageByViva         Key = "page.by_viva"
+)
+
+// The candidate's feedback page.
+const (
+	FeedbackTitle        Key = "feedback.title"
+	FeedbackPending      Key = "feedback.pending"
+	FeedbackUnavailable  Key = "feedback.unavailable"
+	FeedbackCompetencies Key = "feedback.competencies"
+	FeedbackWentWell     Key = "feedback.went_well"
+	FeedbackWorkOn       Key = "feedback.work_on"
+	FeedbackRevisit      Key = "feedback.revisit"
+	FeedbackYouSaid      Key = "feedback.you_said"
+	FeedbackGood         Key = "feedback.good"
+	FeedbackAdd          Key = "feedback.add"
+	FeedbackOf100        Key = "feedback.of_100"
+)
+
+// The emails to the candidate: the invitation, the reminder and the
+// feedback-ready email.
+const (
+	MailHellof              Key = "mail.hellof"
+	MailPrivate             Key = "mail.private"
+	MailInviteSubject       Key = "mail.invite_subject"
+	MailInviteSubjectRolef  Key = "mail.invite_subject_rolef"
+	MailReminderSubjectf    Key = "mail.reminder_subjectf"
+	MailInviteOpeningf      Key = "mail.invite_openingf"
+	MailReminderOpeningf    Key = "mail.reminder_openingf"
+	MailTheCompany          Key = "mail.the_company"
+	MailHowToJoin           Key = "mail.how_to_join"
+	MailPlanAboutf          Key = "mail.plan_aboutf"
+	MailQuietPlace          Key = "mail.quiet_place"
+	MailLinkUntilf          Key = "mail.link_untilf"
+	MailFeedbackSubject     Key = "mail.feedback_subject"
+	MailFeedbackThanks      Key = "mail.feedback_thanks"
+	MailFeedbackThanksRolef Key = "mail.feedback_thanks_rolef"
+	MailFeedbackReady       Key = "mail.feedback_ready"
+	MailReadHere            Key = "mail.read_here"
+)
+
+// Dates as each language writes them: DateDay is a day ("27 November
+// 2026"), DateLong a day with its weekday and a UTC time, from the
+// placeholders {weekday}, {day}, {month}, {year} and {time}; see Date and
+// DateTime. The names of months and weekdays are keys too (monthKey,
+// weekdayKey).
+const (
+	DateDay  Key = "date.day"
+	DateLong Key = "date.long"
+)
+
+// The room page's script's error texts (web/frontend).
+const (
+	JSUnreachable    Key = "js.server_unreachable"
+	JSServerAnswered Key = "js.server_answered"
+	JSMicDenied      Key = "js.mic_denied"
+	JSMicMissing     Key = "js.mic_missing"
+	JSMicBusy        Key = "js.mic_busy"
+	JSMicInsecure    Key = "js.mic_insecure"
+	JSMicOther       Key = "js.mic_other"
+	JSCouldNotJoin   Key = "js.could_not_join"
+	JSMicStopped     Key = "js.mic_stopped"
+	JSNotSent        Key = "js.not_sent"
+	JSOtherTab       Key = "js.other_tab"
+	JSNoReconnect    Key = "js.no_reconnect"
+	JSMicSwitch      Key = "js.mic_switch_failed"
+	JSMicSwitchRetry Key = "js.mic_switch_retry"
+	JSNoSound        Key = "js.no_sound"
+	JSPlayingTone    Key = "js.playing_tone"
+	JSHeardTone      Key = "js.heard_tone"
+	JSToneFailed     Key = "js.tone_failed"
+)
+
+// More of the room page's script's texts (web/frontend).
+const (
+	JSLinkUnusable Key = "js.link_unusable"
+	JSSpeakCheck   Key = "js.speak_check"
+	JSNoTime       Key = "js.no_time"
+	JSUnderMinute  Key = "js.under_minute"
+	JSMinutesLeft  Key = "js.minutes_left"
+	JSSkipped      Key = "js.skipped"
+	JSMicrophoneN  Key = "js.microphone_n"
+	JSSpeakerN     Key = "js.speaker_n"
+	// JSStepDone and JSStepNow are read out after a stage's title.
+	JSStepDone Key = "js.step_done"
+	JSStepNow  Key = "js.step_now"
+	// JSInterrupted marks a caption the candidate cut off.
+	JSInterrupted Key = "js.interrupted"
 )

@@ -2,9 +2,10 @@
 // check of a language tag (BCP 47, such as es or de-AT) and one catalogue
 // per shipped language of everything viva itself says or shows to the
 // candidate — the interviewer's fixed sentences (check-ins, the filler,
-// apologies, the goodbye, stage-change acknowledgements, refusals) and the
-// texts of the candidate's pages. The model's own words are not here: its
-// instructions tell it which language to speak.
+// apologies, the goodbye, stage-change acknowledgements, refusals), the
+// texts of the candidate's pages and emails, and the names of months and
+// weekdays its dates are written with (Date, DateTime). The model's own
+// words are not here: its instructions tell it which language to speak.
 //
 // A language is shipped when it has a catalogue here; the catalogues are
 // checked complete by the package's tests, so a sentence added in English

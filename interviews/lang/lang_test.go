@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCataloguesComplete fails when a shipped language misses a text of
@@ -101,5 +102,40 @@ func TestText(t *testing.T) {
 	}
 	if Lookup("de-AT").Name != "German" || Lookup("xx").Tag != "en" {
 		t.Errorf("Lookup: %+v %+v", Lookup("de-AT"), Lookup("xx"))
+	}
+}
+
+func TestDates(t *testing.T) {
+	at := time.Date(2026, 11, 27, 14, 5, 0, 0, time.UTC)
+	for _, tc := range []struct{ tag, day, long string }{
+		{"en", "27 November 2026", "Friday 27 November 2026, 14:05 UTC"},
+		{"es-MX", "27 de noviembre de 2026", "viernes, 27 de noviembre de 2026, 14:05 UTC"},
+		{"de", "27. November 2026", "Freitag, 27. November 2026, 14:05 UTC"},
+	} {
+		if got := Date(tc.tag, at); got != tc.day {
+			t.Errorf("Date(%s) = %q, want %q", tc.tag, got, tc.day)
+		}
+		if got := DateTime(tc.tag, at.In(time.FixedZone("CET", 3600))); got != tc.long {
+			t.Errorf("DateTime(%s) = %q, want %q", tc.tag, got, tc.long)
+		}
+	}
+	if got := Minutes("de", 7*time.Minute+time.Second); got != "8 Minuten" {
+		t.Errorf("Minutes(de) = %q", got)
+	}
+}
+
+func TestFromAccept(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                        "en",
+		"de-DE,de;q=0.9,en;q=0.8": "de",
+		"fr-FR,fr;q=0.9,es;q=0.7": "es",
+		"en;q=0.5, es-MX;q=0.8":   "es",
+		"fr":                      "en",
+		"es;q=oops,de;q=0.1":      "de",
+		"*":                       "en",
+	} {
+		if got := FromAccept(in); got != want {
+			t.Errorf("FromAccept(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

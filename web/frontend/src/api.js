@@ -1,5 +1,7 @@
 // The web server's room API.
 
+import { t } from './text.js';
+
 /**
  * JoinError is a failed join request. gone is true when the interview is
  * unknown or already finished (404/410): retrying cannot help.
@@ -30,7 +32,7 @@ export async function requestJoin(interviewId, consentVersion) {
       cache: 'no-store',
     });
   } catch (err) {
-    throw new JoinError('The interview server could not be reached. Check your internet connection.', 0);
+    throw new JoinError(t('server_unreachable'), 0);
   }
   let body = null;
   try {
@@ -41,7 +43,7 @@ export async function requestJoin(interviewId, consentVersion) {
   if (res.ok && body && typeof body.token === 'string' && typeof body.livekit_url === 'string') {
     return body;
   }
-  const message = body && typeof body.error === 'string' && body.error ? body.error : `The interview server answered ${res.status}.`;
+  const message = body && typeof body.error === 'string' && body.error ? body.error : t('server_answered', { status: res.status });
   throw new JoinError(message, res.status);
 }
 

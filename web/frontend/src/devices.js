@@ -1,6 +1,8 @@
 // Microphone and speaker choice, and the test sound: the parts of the
 // pre-join check and the in-room device menu that talk to the browser.
 
+import { t } from './text.js';
+
 /** TEST_TONE_HZ and TEST_TONE_MS shape the "Play a test sound" tone. */
 const TEST_TONE_HZ = 660;
 const TEST_TONE_MS = 800;
@@ -26,16 +28,17 @@ export async function listDevices(kind) {
 
 /**
  * fillSelect replaces the options of select with devices, keeping the
- * first "default" option and selecting chosen when listed.
+ * first "default" option and selecting chosen when listed. A device
+ * without a label is called by the text name ("Microphone {n}").
  */
-export function fillSelect(select, devices, chosen, noun) {
+export function fillSelect(select, devices, chosen, name) {
   const first = select.options[0];
   select.replaceChildren(first);
   devices.forEach((d, i) => {
     if (d.deviceId === 'default') return;
     const opt = document.createElement('option');
     opt.value = d.deviceId;
-    opt.textContent = d.label || `${noun} ${i + 1}`;
+    opt.textContent = d.label || t(name, { n: i + 1 });
     select.append(opt);
   });
   select.value = [...select.options].some((o) => o.value === chosen) ? chosen : '';

@@ -139,35 +139,31 @@ export function micProblem(err) {
     case 'SecurityError':
       return {
         kind: 'denied',
-        message:
-          'Your browser blocked the microphone. Allow it in the address bar and press Try again, or continue by typing your answers.',
+        message: t('mic_denied'),
       };
     case 'NotFoundError':
     case 'DevicesNotFoundError':
     case 'OverconstrainedError':
       return {
         kind: 'missing',
-        message:
-          'No microphone was found. Connect one and press Try again, or continue by typing your answers.',
+        message: t('mic_missing'),
       };
     case 'NotReadableError':
     case 'TrackStartError':
     case 'AbortError':
       return {
         kind: 'busy',
-        message:
-          'Your microphone could not start; another app may be using it. Close that app and press Try again, or continue by typing your answers.',
+        message: t('mic_busy'),
       };
     case 'InsecureContext':
       return {
         kind: 'insecure',
-        message:
-          'This page cannot use a microphone because it was not opened over a secure connection. Open the link exactly as you received it, or continue by typing your answers.',
+        message: t('mic_insecure'),
       };
     default:
       return {
         kind: 'other',
-        message: `The microphone could not start${err && err.message ? ` (${err.message})` : ''}. Press Try again, or continue by typing your answers.`,
+        message: t('mic_other', { detail: err && err.message ? ` (${err.message})` : '' }),
       };
   }
 }

@@ -78,9 +78,9 @@ export function totalLeftMs(plan, stage, nowMs) {
   return left;
 }
 
-/** formatMinutesLeft shows a time left as "8 min" (rounded up) or "under a minute". */
+/** formatMinutesLeft shows a time left as "8 min" (rounded up) or "under a minute", in the page's language. */
 export function formatMinutesLeft(ms) {
-  if (ms <= 0) return 'no time';
-  if (ms < 60_000) return 'under a minute';
-  return `${Math.ceil(ms / 60_000)} min`;
+  if (ms <= 0) return t('no_time');
+  if (ms < 60_000) return t('under_minute');
+  return t('minutes_left', { n: Math.ceil(ms / 60_000) });
 }

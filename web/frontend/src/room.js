@@ -253,10 +253,10 @@ class RoomPage {
       this.el.join.disabled = false;
       this.el.joinStatus.textContent = '';
       if (err instanceof JoinError && err.gone) {
-        this.showProblem(`${err.message} This interview link can no longer be used.`, null, false);
+        this.showProblem(t('link_unusable', { error: err.message }), null, false);
         this.el.join.disabled = true;
       } else {
-        this.showProblem(`Could not join the interview: ${err.message} Press Try again.`, () => this.join(), false);
+        this.showProblem(t('could_not_join', { error: err.message }), () => this.join(), false);
       }
       return;
     }
@@ -281,7 +281,7 @@ class RoomPage {
     }
     track.addEventListener('ended', () => {
       if (this.phase === 'live' && track === this.mic) {
-        this.el.micOff.textContent = 'Your microphone stopped. Type your answers below, or reload the page to use it again.';
+        this.el.micOff.textContent = t('mic_stopped');
         this.el.micOff.hidden = false;
         this.meter.stop();
       }
@@ -425,7 +425,7 @@ class RoomPage {
     } catch (err) {
       this.removeLine(line);
       if (!input.value) input.value = text;
-      this.el.endHint.textContent = 'Your message was not sent. Check your connection, then press Send again.';
+      this.el.endHint.textContent = t('not_sent');
     }
   }
 
@@ -524,11 +524,7 @@ class RoomPage {
     if (reason === DisconnectReason.CLIENT_INITIATED) return;
     this.room = null;
     if (reason === DisconnectReason.DUPLICATE_IDENTITY) {
-      this.showProblem(
-        'This interview was opened in another tab or window. Close the other one, then press Try again to continue here.',
-        () => this.reconnect(),
-        false,
-      );
+      this.showProblem(t('other_tab'), () => this.reconnect(), false);
       return;
     }
     this.reconnect();
@@ -557,11 +553,7 @@ class RoomPage {
     }
     this.phase = 'live';
     this.hideBanner();
-    this.showProblem(
-      'We could not reconnect to the interview. Check your internet connection, then press Try again.',
-      () => this.reconnect(),
-      false,
-    );
+    this.showProblem(t('no_reconnect'), () => this.reconnect(), false);
   }
 
   // ---- views ----

@@ -4,6 +4,7 @@
 
 import { ParticipantKind } from 'livekit-client';
 import { SPEAKER_AGENT, SPEAKER_OTHER, SPEAKER_YOU, speakerLabel } from './captions.js';
+import { t } from './text.js';
 
 const ATTR_PUBLISH_ON_BEHALF = 'lk.publish_on_behalf';
 const ATTR_SEGMENT_ID = 'lk.segment_id';
@@ -73,7 +74,7 @@ export const captionMethods = {
       text.className = 'room-caption-text';
       const mark = document.createElement('span');
       mark.className = 'room-caption-mark';
-      mark.textContent = 'interrupted';
+      mark.textContent = t('interrupted');
       mark.hidden = true;
       el.append(who, text, mark);
       box.insertBefore(el, before);

@@ -28,7 +28,7 @@ export const deviceMethods = {
       this.el.checkStatus.textContent = micProblem(err).message;
       return;
     }
-    this.el.checkStatus.textContent = 'Speak: the bar moves when your microphone hears you.';
+    this.el.checkStatus.textContent = t('speak_check');
     if (this.audioCtx) this.checkMeter.start(this.audioCtx, this.mic);
     await this.refreshDevices();
   },
@@ -39,10 +39,10 @@ export const deviceMethods = {
     const speakers = await listDevices('audiooutput');
     const current = this.mic && this.mic.getSettings ? this.mic.getSettings().deviceId || this.micDevice : this.micDevice;
     for (const sel of [this.el.micSelect, this.el.liveMicSelect]) {
-      fillSelect(sel, mics, current, 'Microphone');
+      fillSelect(sel, mics, current, 'microphone_n');
       sel.disabled = false;
     }
-    for (const sel of [this.el.speakerSelect, this.el.liveSpeakerSelect]) fillSelect(sel, speakers, this.speakerDevice, 'Speaker');
+    for (const sel of [this.el.speakerSelect, this.el.liveSpeakerSelect]) fillSelect(sel, speakers, this.speakerDevice, 'speaker_n');
   },
 
   /** chooseMicrophone switches to deviceId, before joining or in the room. */
@@ -67,7 +67,7 @@ export const deviceMethods = {
         // The new microphone stays silent while the candidate is muted.
         if (this.muted) await pub.track.mute();
       } catch {
-        this.el.endHint.textContent = 'The microphone could not be switched. Try another one, or reload the page.';
+        this.el.endHint.textContent = t('mic_switch_failed');
       }
     }
     old.stop();
@@ -93,18 +93,18 @@ export const deviceMethods = {
   async testSound() {
     const ctx = this.ensureAudioContext();
     if (!ctx) {
-      this.el.checkStatus.textContent = 'This browser cannot play sound from the page.';
+      this.el.checkStatus.textContent = t('no_sound');
       return;
     }
     this.el.testSound.disabled = true;
     this.el.testSound.dataset.played = 'playing';
-    this.el.checkStatus.textContent = 'Playing a test sound…';
+    this.el.checkStatus.textContent = t('playing_tone');
     try {
       await playTestTone(ctx, this.speakerDevice);
-      this.el.checkStatus.textContent = 'Did you hear a tone? If not, check your volume or choose another speaker.';
+      this.el.checkStatus.textContent = t('heard_tone');
       this.el.testSound.dataset.played = 'true';
     } catch {
-      this.el.checkStatus.textContent = 'The test sound could not play. Check your speaker, then try again.';
+      this.el.checkStatus.textContent = t('tone_failed');
       this.el.testSound.dataset.played = 'false';
     } finally {
       this.el.testSound.disabled = false;
@@ -118,7 +118,7 @@ export const deviceMethods = {
     try {
       await room.localParticipant.setMicrophoneEnabled(!mute);
     } catch {
-      this.el.endHint.textContent = 'The microphone could not be switched. Try again.';
+      this.el.endHint.textContent = t('mic_switch_retry');
       return;
     }
     this.setMuted(mute);

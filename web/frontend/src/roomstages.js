@@ -4,6 +4,7 @@
 
 import { formatMinutesLeft, skippedBetween, stepperStages, totalLeftMs } from './plan.js';
 import { formatCountdown, stageLabel } from './format.js';
+import { t } from './text.js';
 
 export const stageMethods = {
   setStage(stage) {
@@ -41,17 +42,17 @@ export const stageMethods = {
         n.className = 'room-step-n';
         n.setAttribute('aria-hidden', 'true');
         n.textContent = it.state === 'done' ? '✓' : String(i + 1);
-        const t = document.createElement('span');
-        t.className = 'room-step-title';
-        t.textContent = it.title;
+        const title = document.createElement('span');
+        title.className = 'room-step-title';
+        title.textContent = it.title;
         const sr = document.createElement('span');
         sr.className = 'visually-hidden';
-        sr.textContent = it.state === 'done' ? ' (done)' : it.state === 'current' ? ' (now)' : '';
-        li.append(n, t, sr);
+        sr.textContent = it.state === 'done' ? ` (${t('step_done')})` : it.state === 'current' ? ` (${t('step_now')})` : '';
+        li.append(n, title, sr);
         if (it.state === 'skipped') {
           const note = document.createElement('span');
           note.className = 'room-step-note';
-          note.textContent = 'Skipped';
+          note.textContent = t('skipped');
           li.append(note);
         }
         return li;
