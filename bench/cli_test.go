@@ -49,3 +49,17 @@ func TestFindAgentsJS(t *testing.T) {
 		t.Errorf("bench/agentsjs/agent.mjs: %v", err)
 	}
 }
+
+// TestCompareReportsFailedRuns: a run that could not be measured is
+// reported as such, with its reason, beside the measured ones.
+func TestCompareReportsFailedRuns(t *testing.T) {
+	c := Comparison{Runs: []ComparedRun{
+		{Agent: agentViva, DensityRun: DensityRun{Mode: ModeEndToEnd, Sessions: 10, Turns: 25, CPUMSPerSessionS: 14.8}},
+		{Agent: agentAgentsJS, Failed: "bench: no greeting", DensityRun: DensityRun{Mode: ModeEndToEnd, Sessions: 10}},
+	}}
+	var b strings.Builder
+	c.Report(&b)
+	if !strings.Contains(b.String(), "25/25") || !strings.Contains(b.String(), "not measured: bench: no greeting") {
+		t.Errorf("report:\n%s", b.String())
+	}
+}

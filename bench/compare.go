@@ -11,6 +11,9 @@ import (
 type ComparedRun struct {
 	// Agent is the worker measured: "viva" or "agents-js".
 	Agent string `json:"agent"`
+	// Failed says why the run could not be measured (a room never
+	// greeted, say); the worker's climb ends there.
+	Failed string `json:"failed,omitempty"`
 	DensityRun
 }
 
@@ -63,6 +66,7 @@ func RunCompare(ctx context.Context, opts CompareOptions) (Comparison, error) {
 			}
 			if err != nil {
 				r.log.Warn("compare run failed", "agent", agent, "sessions", n, "err", err)
+				c.Runs = append(c.Runs, ComparedRun{Agent: agent, Failed: err.Error(), DensityRun: DensityRun{Mode: ModeEndToEnd, Sessions: n}})
 				break
 			}
 			c.Runs = append(c.Runs, ComparedRun{Agent: agent, DensityRun: run})
@@ -78,6 +82,10 @@ func (c Comparison) Report(w io.Writer) {
 	fmt.Fprintf(w, "compare: %-9s %8s %9s %13s %13s %14s %12s %6s %8s\n",
 		"worker", "sessions", "answered", "response p50", "response p95", "cores/session", "RSS MB/ses", "late", "machine")
 	for _, r := range c.Runs {
+		if r.Failed != "" {
+			fmt.Fprintf(w, "         %-9s %8d   not measured: %s\n", r.Agent, r.Sessions, r.Failed)
+			continue
+		}
 		p50, p95 := 0.0, 0.0
 		if r.ResponseMS != nil {
 			p50, p95 = r.ResponseMS.P50, r.ResponseMS.P95
