@@ -3,9 +3,9 @@ package web
 import (
 	"html"
 	"mime"
-	"net/mail"
 	"net/http"
 	"net/http/httptest"
+	"net/mail"
 	"regexp"
 	"slices"
 	"strings"
@@ -56,7 +56,10 @@ func candidateViews(t *testing.T, tag string) map[string]string {
 	v["ended"] = ts.get("/interview/" + saved(detailRecord(t, ts, interviews.StatusCompleted)).ID).Body.String()
 	withdrawn := scheduled(func(r *interviews.Record) { r.Revoke("recruiter@example.com", now) })
 	v["withdrawn"] = ts.get("/interview/" + withdrawn.ID).Body.String()
-	expired := scheduled(func(r *interviews.Record) { r.CreatedAt = now.Add(-10 * 24 * time.Hour); r.ExpiresAt = new(now.Add(-time.Hour)) })
+	expired := scheduled(func(r *interviews.Record) {
+		r.CreatedAt = now.Add(-10 * 24 * time.Hour)
+		r.ExpiresAt = new(now.Add(-time.Hour))
+	})
 	v["expired"] = ts.get("/interview/" + expired.ID).Body.String()
 	room := scheduled(nil)
 	v["room"] = ts.get("/interview/" + room.ID).Body.String()

@@ -30,8 +30,8 @@ const (
 
 // Room name parts: "interview-<slug>-<suffix>".
 const (
-	roomPrefix    = "interview-"
-	maxSlugLen    = 24
+	roomPrefix = "interview-"
+	maxSlugLen = 24
 	// roomSuffixLen random base-32 characters (50 bits) keep a name unique
 	// among millions of interviews of candidates with the same slug.
 	roomSuffixLen = 10
