@@ -113,12 +113,6 @@ func (r *Reply) Delivered(d Delivery) {
 	if d.StartedAt.IsZero() {
 		d.StartedAt = d.EndedAt
 	}
-	if d.EndedAt.Before(d.StartedAt) {
-		// The first frame's time is when it is due to play; a reply stopped
-		// before then (cut off, or a busy machine's playout behind) ends as
-		// it starts, so the turn is saved with the record, never refused.
-		d.EndedAt = d.StartedAt
-	}
 	text, filler := withoutFiller(strings.TrimSpace(d.Text), r.filler)
 
 	spokenIDs := r.markSpoken(text, d.Interrupted)

@@ -22,8 +22,14 @@ func (r *Record) Start(at time.Time) {
 // AppendTurn adds t at the end of the turn list, numbering it one past the
 // last turn (Seq 1 for the first), and returns a pointer to the stored turn
 // so the caller can fill in its end time and metrics later. The pointer is
-// valid until the next AppendTurn.
+// valid until the next AppendTurn. A turn whose end comes before its
+// start (times taken from different events, late on a busy worker) is
+// stored as ending when it starts: one such turn would otherwise make
+// every later save of the record fail its validation.
 func (r *Record) AppendTurn(t Turn) *Turn {
+	if !t.EndedAt.IsZero() && t.EndedAt.Before(t.StartedAt) {
+		t.EndedAt = t.StartedAt
+	}
 	t.Seq = 1
 	if n := len(r.Turns); n > 0 {
 		t.Seq = r.Turns[n-1].Seq + 1

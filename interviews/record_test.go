@@ -261,6 +261,20 @@ func TestAppendTurnNumbersTurns(t *testing.T) {
 	}
 }
 
+// TestAppendTurnNeverEndsBeforeItStarts: a candidate's turn whose end
+// came from an earlier event than its start is kept, ending as it starts,
+// and the record stays valid.
+func TestAppendTurnNeverEndsBeforeItStarts(t *testing.T) {
+	r := &Record{ID: "x", Candidate: Candidate{Name: "A", Role: "Engineer"}, Status: StatusInProgress, CreatedAt: t0}
+	got := r.AppendTurn(Turn{Role: RoleCandidate, Stage: "greeting", Text: "Fine.", Source: "voice", StartedAt: t0.Add(2 * time.Second), EndedAt: t0.Add(time.Second)})
+	if !got.EndedAt.Equal(got.StartedAt) {
+		t.Errorf("turn %v–%v, want it ending as it starts", got.StartedAt, got.EndedAt)
+	}
+	if err := r.Validate(); err != nil {
+		t.Errorf("the record is not valid: %v", err)
+	}
+}
+
 func TestStageLifecycle(t *testing.T) {
 	r := &Record{ID: "x", Candidate: Candidate{Name: "A", Role: "Engineer"}, Status: StatusScheduled, CreatedAt: t0}
 	if r.CurrentStage() != "" {
