@@ -18,6 +18,7 @@ import (
 	"github.com/viva-interviews/viva/config"
 	"github.com/viva-interviews/viva/internal/cli"
 	"github.com/viva-interviews/viva/interviews"
+	"github.com/viva-interviews/viva/interviews/lang"
 	"github.com/viva-interviews/viva/reports"
 	"github.com/viva-interviews/viva/stages"
 	"github.com/viva-interviews/viva/web"
@@ -188,7 +189,7 @@ type chatInputs struct {
 func chatInputFlags(fs *flag.FlagSet) chatInputs {
 	return chatInputs{
 		template: fs.String(flagTemplate, "", "a role template whose questions the interview asks: a built-in one ("+strings.Join(stages.TemplateNames(), ", ")+"), one of the design library (NAME or NAME@VERSION) or a markdown file"),
-		language: fs.String(flagLanguage, "", "the interview's language: "+langChoices()+"; the blueprint's when left out"),
+		language: fs.String(flagLanguage, "", "the interview's language: "+strings.Join(lang.Tags(), ", ")+"; the blueprint's when left out"),
 		problem:  fs.String(flagProblem, "", "the design problem, from the blueprint's pool (system-design: "+strings.Join(stages.SystemDesign().ProblemIDs(), ", ")+"); drawn for the interview when left out"),
 		resume:   fs.String(flagResume, "", "the candidate's résumé: a PDF, DOCX, text or markdown file"),
 		jd:       fs.String(flagJD, "", "the job description: a text or markdown file"),

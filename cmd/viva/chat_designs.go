@@ -144,13 +144,3 @@ func (in chatInputs) designs(ctx context.Context, cfg *config.Config, lib chatDe
 	}
 	return bp, tpl, nil
 }
-
-// langChoices lists the shipped languages' tags for the flag's help:
-// "en, es, de".
-func langChoices() string {
-	tags := make([]string, len(lang.Languages))
-	for i, l := range lang.Languages {
-		tags[i] = l.Tag
-	}
-	return strings.Join(tags, ", ")
-}

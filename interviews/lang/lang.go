@@ -103,11 +103,20 @@ func isLetters(p string) bool {
 	return true
 }
 
-// choose says which languages may be chosen.
-func choose() string {
+// Tags are the shipped languages' tags, in Languages' order: en, es, de.
+func Tags() []string {
 	tags := make([]string, len(Languages))
 	for i, l := range Languages {
-		tags[i] = l.Tag + " (" + l.Name + ")"
+		tags[i] = l.Tag
+	}
+	return tags
+}
+
+// choose says which languages may be chosen.
+func choose() string {
+	tags := Tags()
+	for i, l := range Languages {
+		tags[i] += " (" + l.Name + ")"
 	}
 	return "choose one of " + strings.Join(tags, ", ") + ", optionally with a region such as es-MX"
 }
