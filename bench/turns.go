@@ -83,14 +83,14 @@ type said struct {
 }
 
 // say plays u into the bot's microphone and returns when its voice
-// started and ended leaving the bot (the microphone sends in real time
-// from the call on, so the voice's position in the recording gives both).
+// started and ended as the bot spoke it (when the utterance was spoken, and
+// the voice's position in it, give both).
 func say(ctx context.Context, bot *candidatebot.Bot, u utterance) (said, error) {
-	start := time.Now()
-	if err := bot.Say(ctx, u.pcm16kHz); err != nil {
+	spoken, err := bot.SayTimed(ctx, u.pcm16kHz)
+	if err != nil {
 		return said{}, err
 	}
-	return said{onset: start.Add(u.lead), end: time.Now().Add(-u.trail)}, nil
+	return said{onset: spoken.Start.Add(u.lead), end: spoken.End.Add(-u.trail)}, nil
 }
 
 // waitReply waits for agent speech that starts at or after t and returns

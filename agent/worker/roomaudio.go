@@ -35,11 +35,12 @@ func (s *Sessions) pacer() *voice.Pacer {
 	return sharedPacer()
 }
 
-// agentTrack is the agent's audio track: it stamps each Opus frame with
-// the RTP timestamp of its pacing slot, so a pause between replies is a
-// gap in timestamps (as discontinuous transmission sends it) with no
-// packets, and marks the first frame after a pause.
-type agentTrack struct {
+// OpusTrack is an audio track sent as Opus frames in 20 ms pacing slots:
+// it stamps each frame with the RTP timestamp of its slot, so a pause is a
+// gap in timestamps with no packets (as discontinuous transmission sends
+// it), and marks the first frame after a pause. The agent's voice is one;
+// the candidate bot's microphone, which sends as a browser does, another.
+type OpusTrack struct {
 	*webrtc.TrackLocalStaticRTP
 
 	mu       sync.Mutex
@@ -49,18 +50,20 @@ type agentTrack struct {
 	pkt      rtp.Packet
 }
 
-// newAgentTrack creates the track the agent's voice is published on.
-func newAgentTrack() (*agentTrack, error) {
+// NewOpusTrack creates an Opus track whose track and stream IDs start
+// with name.
+func NewOpusTrack(name string) (*OpusTrack, error) {
 	id := fmt.Sprintf("%08x", rand.Uint32())
-	tr, err := webrtc.NewTrackLocalStaticRTP(webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeOpus}, "viva_voice_"+id, "viva_stream_"+id)
+	tr, err := webrtc.NewTrackLocalStaticRTP(webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeOpus}, name+"_"+id, name+"_stream_"+id)
 	if err != nil {
 		return nil, err
 	}
-	return &agentTrack{TrackLocalStaticRTP: tr, seq: uint16(rand.Uint32()), tsBase: rand.Uint32(), lastSlot: -2}, nil
+	return &OpusTrack{TrackLocalStaticRTP: tr, seq: uint16(rand.Uint32()), tsBase: rand.Uint32(), lastSlot: -2}, nil
 }
 
-// WritePacket sends one Opus frame in its pacing slot.
-func (t *agentTrack) WritePacket(opus []byte, slot int64) error {
+// WritePacket sends one 20 ms Opus frame in its pacing slot; slots
+// without a frame are silence.
+func (t *OpusTrack) WritePacket(opus []byte, slot int64) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.pkt.Header = rtp.Header{

@@ -124,7 +124,7 @@ func (ss *session) run(ctx context.Context, rec *interviews.Record) (err error) 
 		return fmt.Errorf("saving the interview record: %w", err)
 	}
 
-	track, err := newAgentTrack()
+	track, err := NewOpusTrack("viva_voice")
 	if err != nil {
 		return ss.fail(fmt.Errorf("creating the agent's audio track: %w", err), "livekit")
 	}
@@ -215,7 +215,7 @@ func (ss *session) roomCallback() *lksdk.RoomCallback {
 
 // joined readies the room the agent has just joined: its state, typed
 // input, end requests, its voice, and a candidate already there.
-func (ss *session) joined(room *lksdk.Room, track *agentTrack) error {
+func (ss *session) joined(room *lksdk.Room, track *OpusTrack) error {
 	ss.op(func() { _ = SetAgentState(room, lkagent.StateInitializing) }, false)
 	if err := OnChat(room, ss.typed); err != nil {
 		ss.log.Warn("typed input unavailable", "err", err)

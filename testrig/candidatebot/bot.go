@@ -26,8 +26,6 @@ import (
 	"github.com/livekit/protocol/livekit"
 	protologger "github.com/livekit/protocol/logger"
 	lksdk "github.com/livekit/server-sdk-go/v2"
-	lkmedia "github.com/livekit/server-sdk-go/v2/pkg/media"
-	"github.com/pion/webrtc/v4"
 
 	"github.com/viva-interviews/viva/agent/tts/flite"
 	"github.com/viva-interviews/viva/agent/worker"
@@ -199,7 +197,7 @@ func Join(ctx context.Context, opts Options) (*Bot, error) {
 		return nil, fmt.Errorf("candidatebot: join %s: %w (is livekit-server running there, and is the token valid?)", opts.URL, err)
 	}
 	b.joinedAt = time.Now()
-	if err := b.publishMic(ctx, sdkLog); err != nil {
+	if err := b.publishMic(ctx); err != nil {
 		b.Leave()
 		return nil, err
 	}
@@ -209,21 +207,20 @@ func Join(ctx context.Context, opts Options) (*Bot, error) {
 }
 
 // publishMic publishes the microphone track and waits until it is bound to
-// the publisher connection, from when on it sends a 10 ms frame every 10 ms
-// (silence whenever nothing is queued), as a browser microphone does. The
-// agent's VAD needs that continuous stream to notice the end of an utterance.
-func (b *Bot) publishMic(ctx context.Context, sdkLog protologger.Logger) error {
-	pcm, err := lkmedia.NewPCMLocalTrack(MicSampleRateHz, 1, sdkLog)
+// the publisher connection, from when on it sends as a browser does (see
+// micTrack): the agent must see the end of an utterance from a pause that
+// sends almost nothing.
+func (b *Bot) publishMic(ctx context.Context) error {
+	mic, err := newMicTrack(b.disconnected)
 	if err != nil {
 		return fmt.Errorf("candidatebot: create microphone track: %w", err)
 	}
-	b.mic = &micTrack{PCMLocalTrack: pcm, bound: make(chan struct{})}
+	b.mic = mic
 	pub, err := b.room.LocalParticipant.PublishTrack(b.mic, &lksdk.TrackPublicationOptions{
 		Name:   MicTrackName,
 		Source: livekit.TrackSource_MICROPHONE,
 	})
 	if err != nil {
-		_ = pcm.Close()
 		return fmt.Errorf("candidatebot: publish microphone track: %w", err)
 	}
 	b.micSID = pub.SID()
@@ -239,23 +236,6 @@ func (b *Bot) publishMic(ctx context.Context, sdkLog protologger.Logger) error {
 	case <-timer.C:
 		return fmt.Errorf("candidatebot: microphone track not connected within %s: check that livekit-server's RTC ports are reachable", micStartTimeout)
 	}
-}
-
-// micTrack is the PCM microphone track, reporting when WebRTC binds it:
-// PCMLocalTrack silently drops samples written before that.
-type micTrack struct {
-	*lkmedia.PCMLocalTrack
-	bound     chan struct{}
-	boundOnce sync.Once
-}
-
-// Bind implements webrtc.TrackLocal.
-func (m *micTrack) Bind(ctx webrtc.TrackLocalContext) (webrtc.RTPCodecParameters, error) {
-	params, err := m.PCMLocalTrack.Bind(ctx)
-	if err == nil {
-		m.boundOnce.Do(func() { close(m.bound) })
-	}
-	return params, err
 }
 
 // Identity is the bot's participant identity (from its token).

@@ -9,45 +9,59 @@ import (
 )
 
 // Say plays pcm16k (mono PCM16 at 16 kHz) into the microphone track and
-// returns once it has played out, in real time (10 ms frames every 10 ms).
-// Between utterances the track keeps sending silence. Calls are serialised:
+// returns once it has played out, in real time (a 20 ms frame every 20 ms).
+// Between utterances the track is silent (see micTrack). Calls are serialised:
 // a second Say starts after the first has played. If ctx ends first, the
 // rest of the utterance is dropped at once (the candidate stops talking)
 // and ctx's error is returned.
 func (b *Bot) Say(ctx context.Context, pcm16k []int16) error {
+	_, err := b.SayTimed(ctx, pcm16k)
+	return err
+}
+
+// Spoken is when an utterance was spoken: the start of its first frame and
+// the end of its audio, as a browser captures audio and sends each 20 ms
+// frame once it ends.
+type Spoken struct {
+	Start, End time.Time
+}
+
+// SayTimed is Say that also returns when the utterance was spoken.
+func (b *Bot) SayTimed(ctx context.Context, pcm16k []int16) (Spoken, error) {
 	select {
 	case b.sayTurn <- struct{}{}:
 		defer func() { <-b.sayTurn }()
 	case <-ctx.Done():
-		return fmt.Errorf("candidatebot: say: waiting for the previous utterance: %w", ctx.Err())
+		return Spoken{}, fmt.Errorf("candidatebot: say: waiting for the previous utterance: %w", ctx.Err())
 	}
 	select {
 	case <-b.disconnected:
-		return fmt.Errorf("candidatebot: say: %w", b.disconnectErr())
+		return Spoken{}, fmt.Errorf("candidatebot: say: %w", b.disconnectErr())
 	default:
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("candidatebot: say: %w", err)
+		return Spoken{}, fmt.Errorf("candidatebot: say: %w", err)
 	}
 	if err := b.mic.WriteSample(pcm16k); err != nil {
-		return fmt.Errorf("candidatebot: say: queue %s of audio: %w", pcmDuration16kHz(len(pcm16k)), err)
+		return Spoken{}, fmt.Errorf("candidatebot: say: queue %s of audio: %w", pcmDuration16kHz(len(pcm16k)), err)
 	}
 	played := make(chan struct{})
+	var spoken Spoken
 	go func() {
-		b.mic.WaitForPlayout()
+		spoken = b.mic.WaitForPlayout()
 		close(played)
 	}()
 	select {
 	case <-played:
-		return nil
+		return spoken, nil
 	case <-ctx.Done():
 		b.mic.ClearQueue() // also releases WaitForPlayout
 		<-played
-		return fmt.Errorf("candidatebot: say: %w", ctx.Err())
+		return Spoken{}, fmt.Errorf("candidatebot: say: %w", ctx.Err())
 	case <-b.disconnected:
 		b.mic.ClearQueue()
 		<-played
-		return fmt.Errorf("candidatebot: say: %w", b.disconnectErr())
+		return Spoken{}, fmt.Errorf("candidatebot: say: %w", b.disconnectErr())
 	}
 }
 
