@@ -420,7 +420,7 @@ func (d *benchDisplay) State(state spoken.State) {
 // discard is the network: it only counts.
 type discard struct{}
 
-func (discard) WritePacket([]byte, int64) error { return nil }
+func (discard) WritePacket([]byte, int64, int) error { return nil }
 
 // answerSTT hears the candidate's answer at each end of speech, at once.
 type answerSTT struct{}

@@ -156,4 +156,4 @@ func (w pcm16Writer) WriteSample(s media.PCM16Sample) error { return w.l.WriteSa
 
 type nopPackets struct{}
 
-func (nopPackets) WritePacket([]byte, int64) error { return nil }
+func (nopPackets) WritePacket([]byte, int64, int) error { return nil }

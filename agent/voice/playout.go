@@ -32,18 +32,19 @@ const (
 // PacketWriter sends one session's encoded audio: a LiveKit track in
 // production, a counter in benchmarks.
 type PacketWriter interface {
-	// WritePacket sends one 20 ms Opus frame. slot numbers the frame's
-	// place on the Pacer's clock (one per OpusFrameDuration since the
-	// clock started), from which the RTP timestamp follows; a slot that
-	// does not follow the previous packet's starts a talkspurt after
-	// silence. It must not retain opus.
-	WritePacket(opus []byte, slot int64) error
+	// WritePacket sends one Opus packet of frames 20 ms frames (1 or 2).
+	// slot numbers its first frame's place on the Pacer's clock (one per
+	// OpusFrameDuration since the clock started), from which the RTP
+	// timestamp follows; a slot that does not follow the previous
+	// packet's last starts a talkspurt after silence. It must not retain
+	// opus.
+	WritePacket(opus []byte, slot int64, frames int) error
 }
 
 // Pacer is one clock for the playout of many sessions: every 20 ms it
-// sends the next queued frame of each Playout that has audio, on one
-// goroutine, instead of a ticker and a goroutine per session. It runs only
-// while some Playout has audio queued, so idle sessions cost no wake-ups.
+// sends what is due of each Playout that has audio, on one goroutine,
+// instead of a ticker and a goroutine per session. It runs only while
+// some Playout has audio queued, so idle sessions cost no wake-ups.
 // The zero value is not usable; use NewPacer.
 type Pacer struct {
 	epoch time.Time
@@ -89,9 +90,7 @@ func (p *Pacer) activate(pl *Playout) {
 	}
 	slot := p.slotAt(p.now())
 	sent, more := pl.send(slot, false)
-	if sent {
-		p.sent.Add(1)
-	}
+	p.sent.Add(int64(sent))
 	if !more {
 		return
 	}
@@ -108,8 +107,8 @@ func (p *Pacer) activate(pl *Playout) {
 	}
 }
 
-// run sends one frame per active playout per slot, from slot next on,
-// until no playout has audio.
+// run sends each active playout's frames in their slots, from slot next
+// on, until no playout has audio.
 func (p *Pacer) run(next int64) {
 	timer := time.NewTimer(time.Until(p.epoch.Add(time.Duration(next) * OpusFrameDuration)))
 	defer timer.Stop()
@@ -128,11 +127,9 @@ func (p *Pacer) run(next int64) {
 		for _, pl := range batch {
 			for slot := next; slot <= due; slot++ {
 				sent, more := pl.send(slot, true)
-				if sent {
-					p.sent.Add(1)
-					if slot < due {
-						p.late.Add(1)
-					}
+				p.sent.Add(int64(sent))
+				if slot < due {
+					p.late.Add(int64(sent))
 				}
 				if !more {
 					break
@@ -162,9 +159,13 @@ func (p *Pacer) run(next int64) {
 // Playout is the agent's audio output of one session: a Sink that cuts
 // the Speaker's PCM16 into 20 ms frames, encodes each with Opus as it
 // arrives (at the TTS engine's own rate: libopus codes 8, 12, 16, 24 and
-// 48 kHz audio directly, so nothing is resampled) and queues the packets
-// for its Pacer to send one per slot. Encoded frames are kept in a ring
-// that is reused, so a frame costs no allocation once it has grown.
+// 48 kHz audio directly, so nothing is resampled) and queues them for its
+// Pacer to send in their slots. When the next frame is queued already, a
+// frame leaves with it in one 40 ms packet, a slot ahead: half the packets,
+// and so half the sends, SRTP and UDP work on the worker, the LiveKit
+// server and the listener's side, for audio that was ready anyway (the
+// Speaker keeps the sink ahead of playout). Encoded frames are kept in a
+// ring that is reused, so a frame costs no allocation once it has grown.
 type Playout struct {
 	pacer *Pacer
 	out   PacketWriter
@@ -177,7 +178,8 @@ type Playout struct {
 	enc     *opus.Encoder
 	partial []int16 // samples short of a whole frame
 	ring    []encodedFrame
-	head    int // index of the oldest queued frame
+	pair    [2*maxOpusPacketBytes + 3]byte // two frames joined in one packet
+	head    int                            // index of the oldest queued frame
 	queued  int
 	drained chan struct{} // made by a waiter, closed when the queue empties or is cleared
 	closed  bool
@@ -307,16 +309,16 @@ func (pl *Playout) encode(frame []int16) error {
 	return nil
 }
 
-// send sends the oldest queued frame in slot (with pad, the pending
-// remainder, padded, when no whole frame is queued), unless a frame went
-// out in slot or a later one already. It reports whether a frame was sent
-// and whether more remain.
-func (pl *Playout) send(slot int64, pad bool) (sent, more bool) {
+// send sends the oldest queued frame in slot, with the next one when it is
+// queued (with pad, the pending remainder, padded, when no whole frame is
+// queued), unless a frame went out in slot or a later one already. It
+// reports how many frames were sent and whether more remain.
+func (pl *Playout) send(slot int64, pad bool) (sent int, more bool) {
 	pl.mu.Lock()
 	if slot <= pl.lastSlot || (!pad && pl.queued == 0) {
 		more = pl.queued > 0 || len(pl.partial) > 0
 		pl.mu.Unlock()
-		return false, more
+		return 0, more
 	}
 	if pl.queued == 0 && len(pl.partial) > 0 {
 		n := len(pl.partial)
@@ -330,15 +332,15 @@ func (pl *Playout) send(slot int64, pad bool) (sent, more bool) {
 	if pl.queued == 0 {
 		pl.signalDrained()
 		pl.mu.Unlock()
-		return false, false
+		return 0, false
 	}
-	f := &pl.ring[pl.head]
-	// The frame is written under the lock: ClearQueue must not recycle
-	// its buffer mid-write, and nothing cleared is sent after.
-	err := pl.out.WritePacket(f.buf[:f.n], slot)
-	pl.lastSlot = slot
-	pl.head = (pl.head + 1) % len(pl.ring)
-	pl.queued--
+	packet, frames := pl.nextPacket()
+	// The packet is written under the lock: ClearQueue must not recycle
+	// its frames' buffers mid-write, and nothing cleared is sent after.
+	err := pl.out.WritePacket(packet, slot, frames)
+	pl.lastSlot = slot + int64(frames) - 1
+	pl.head = (pl.head + frames) % len(pl.ring)
+	pl.queued -= frames
 	if err != nil && pl.err == nil {
 		pl.err = fmt.Errorf("voice: playout: send: %w", err)
 	}
@@ -347,7 +349,46 @@ func (pl *Playout) send(slot int64, pad bool) (sent, more bool) {
 		pl.signalDrained()
 	}
 	pl.mu.Unlock()
-	return true, more
+	return frames, more
+}
+
+// nextPacket is the packet of the oldest queued frame, joined with the
+// next one when that is queued too, and how many frames it holds. mu must
+// be held; the packet is valid until the queue changes.
+func (pl *Playout) nextPacket() ([]byte, int) {
+	f := &pl.ring[pl.head]
+	if pl.queued >= 2 {
+		g := &pl.ring[(pl.head+1)%len(pl.ring)]
+		if joined, ok := joinOpusFrames(pl.pair[:0], f.buf[:f.n], g.buf[:g.n]); ok {
+			return joined, 2
+		}
+	}
+	return f.buf[:f.n], 1
+}
+
+// joinOpusFrames appends to dst one Opus packet holding the frames of the
+// one-frame packets a and b, in that order (RFC 6716, section 3.2: code 1
+// for two frames of one size, code 3 otherwise). ok is false when they
+// cannot share a packet: either holds more than one frame, or they differ
+// in mode, bandwidth, frame size or channels.
+func joinOpusFrames(dst, a, b []byte) (joined []byte, ok bool) {
+	if len(a) < 1 || len(b) < 1 || a[0]&3 != 0 || b[0]&3 != 0 || a[0] != b[0] {
+		return dst, false
+	}
+	fa, fb := a[1:], b[1:]
+	if len(fa) == len(fb) {
+		dst = append(dst, a[0]|1)
+	} else {
+		dst = append(dst, a[0]|3, 0x80|2) // variable sizes, two frames, no padding
+		if n := len(fa); n < 252 {
+			dst = append(dst, byte(n))
+		} else {
+			first := 252 + n&3
+			dst = append(dst, byte(first), byte((n-first)>>2))
+		}
+	}
+	dst = append(dst, fa...)
+	return append(dst, fb...), true
 }
 
 // idle reports whether nothing is queued.

@@ -35,8 +35,8 @@ func (s *Sessions) pacer() *voice.Pacer {
 	return sharedPacer()
 }
 
-// OpusTrack is an audio track sent as Opus frames in 20 ms pacing slots:
-// it stamps each frame with the RTP timestamp of its slot, so a pause is a
+// OpusTrack is an audio track sent as Opus packets in 20 ms pacing slots:
+// it stamps each packet with the RTP timestamp of its first slot, so a pause is a
 // gap in timestamps with no packets (as discontinuous transmission sends
 // it), and marks the first frame after a pause. The agent's voice is one;
 // the candidate bot's microphone, which sends as a browser does, another.
@@ -61,9 +61,9 @@ func NewOpusTrack(name string) (*OpusTrack, error) {
 	return &OpusTrack{TrackLocalStaticRTP: tr, seq: uint16(rand.Uint32()), tsBase: rand.Uint32(), lastSlot: -2}, nil
 }
 
-// WritePacket sends one 20 ms Opus frame in its pacing slot; slots
-// without a frame are silence.
-func (t *OpusTrack) WritePacket(opus []byte, slot int64) error {
+// WritePacket sends an Opus packet of frames 20 ms frames from pacing
+// slot on; slots without a frame are silence.
+func (t *OpusTrack) WritePacket(opus []byte, slot int64, frames int) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.pkt.Header = rtp.Header{
@@ -74,7 +74,7 @@ func (t *OpusTrack) WritePacket(opus []byte, slot int64) error {
 	}
 	t.pkt.Payload = opus
 	t.seq++
-	t.lastSlot = slot
+	t.lastSlot = slot + int64(frames) - 1
 	return t.WriteRTP(&t.pkt)
 }
 

@@ -34,10 +34,10 @@ const (
 	spanJoinGap = 100 * time.Millisecond
 	// maxSpans bounds the voiced spans kept; the oldest are dropped first.
 	maxSpans = 100000
-	// lateGap is the longest arrival gap inside agent speech that is not a
-	// late frame: three 20 ms packets, what a browser's jitter buffer
-	// absorbs.
-	lateGap = 3 * analysisFrame20ms
+	// lateAfter is how much later than the audio of the previous packet
+	// ends a packet inside agent speech may arrive before it counts as
+	// late: two 20 ms frames, what a browser's jitter buffer absorbs.
+	lateAfter = 2 * analysisFrame20ms
 )
 
 // VoicedSpan is a run of voiced agent audio as it arrived at the bot: from
@@ -66,10 +66,11 @@ type AudioStats struct {
 	// voiced frames arrived; zero until one has.
 	FirstVoicedAt, LastVoicedAt time.Time
 	// LateFrames counts 20 ms frames missing from gaps in the arrival of
-	// agent audio while the agent speaks: a gap longer than 60 ms and
-	// shorter than a second (a longer one starts a new talkspurt) between
-	// two arrivals, the first within 200 ms of voiced audio and the second
-	// voiced, counts each 20 ms of it past the first. It is what a listener
+	// agent audio while the agent speaks: a gap between two arrivals (the
+	// first within 200 ms of voiced audio, the second voiced) longer than
+	// the first one's audio by more than 40 ms and shorter than a second (a
+	// longer one starts a new talkspurt) counts each 20 ms of what it
+	// exceeds the first one's audio by. It is what a listener
 	// hears as a stutter (a pacing miss at the sender, or a delay on the
 	// way, the bot's own scheduling included).
 	LateFrames int
@@ -212,11 +213,12 @@ func (b *Bot) addAudio(now time.Time, samples16kHz, voicedFrames int) (started b
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.audio.Received += pcmDuration16kHz(samples16kHz)
-	last := b.lastArrival
-	b.lastArrival = now
-	if gap := now.Sub(last); voicedFrames > 0 && !last.IsZero() && gap > lateGap && gap < talkspurtGap &&
+	last, lastAudio := b.lastArrival, b.lastArrivalAudio
+	b.lastArrival, b.lastArrivalAudio = now, pcmDuration16kHz(samples16kHz)
+	gap := now.Sub(last)
+	if late := gap - lastAudio; voicedFrames > 0 && !last.IsZero() && late > lateAfter && gap < talkspurtGap &&
 		!b.audio.LastVoicedAt.IsZero() && last.Sub(b.audio.LastVoicedAt) < speakingWindow {
-		b.audio.LateFrames += int(gap/analysisFrame20ms) - 1
+		b.audio.LateFrames += int(late / analysisFrame20ms)
 	}
 	if voicedFrames > 0 {
 		if n := len(b.spans); n > 0 && now.Sub(b.spans[n-1].End) <= spanJoinGap {

@@ -118,14 +118,16 @@ type Bot struct {
 	changed chan struct{} // closed and replaced on every observation
 	audio   AudioStats
 	spans   []VoicedSpan
-	// lastArrival is when agent audio last arrived, for LateFrames.
-	lastArrival time.Time
-	captions    []Caption
-	legacy      []Caption
-	chats       []Chat
-	events      []map[string]any
-	left        bool
-	reason      livekit.DisconnectReason
+	// lastArrival is when agent audio last arrived, and lastArrivalAudio
+	// how long that audio lasts, for LateFrames.
+	lastArrival      time.Time
+	lastArrivalAudio time.Duration
+	captions         []Caption
+	legacy           []Caption
+	chats            []Chat
+	events           []map[string]any
+	left             bool
+	reason           livekit.DisconnectReason
 
 	disconnected chan struct{}
 	disconnect   sync.Once

@@ -159,7 +159,7 @@ func (m *micTrack) send() {
 		} else {
 			m.inDTX = false
 		}
-		_ = m.WritePacket(m.packet[:n], slot) // a send error loses the frame, as on a real network
+		_ = m.WritePacket(m.packet[:n], slot, 1) // a send error loses the frame, as on a real network
 	}
 }
 

@@ -224,8 +224,8 @@ func TestPublicationSIDHandlesTypedNil(t *testing.T) {
 }
 
 // TestVoicedSpansAndLateFrames: voiced arrivals within 100 ms of each other
-// make one span; a gap longer than 60 ms inside agent speech counts the
-// 20 ms frames missing from it, a pause between utterances does not, nor
+// make one span; a gap inside agent speech longer than the previous
+// packet's audio by more than 40 ms counts the 20 ms frames missing from it, a pause between utterances does not, nor
 // does the silence of a sender that sends nothing between utterances.
 func TestVoicedSpansAndLateFrames(t *testing.T) {
 	b := newBot(Options{})
@@ -248,5 +248,15 @@ func TestVoicedSpansAndLateFrames(t *testing.T) {
 	}
 	if got := b.AgentAudio().LateFrames; got != 4 {
 		t.Errorf("late frames %d, want 4", got)
+	}
+
+	// Packets of 40 ms every 40 ms, up to 30 ms late, are on time; one
+	// that ends a 100 ms gap after a 40 ms packet misses 60 ms: 3 frames.
+	b = newBot(Options{})
+	for i, ms := range []int{0, 40, 110, 120, 160, 200, 300} {
+		b.addAudio(at(ms), 2*samplesPer20msAt16kHz, 1)
+		if got, want := b.AgentAudio().LateFrames, map[bool]int{true: 3, false: 0}[i == 6]; got != want {
+			t.Errorf("40 ms packets: after the one at %d ms, %d late frames, want %d", ms, got, want)
+		}
 	}
 }
