@@ -7,34 +7,40 @@ import (
 	"testing"
 )
 
+// TestWriteReplacesWholeFiles: synced or volatile, a write replaces the
+// file whole and leaves nothing beside it.
 func TestWriteReplacesWholeFiles(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "record.json")
-	if err := Write(path, []byte("old"), Options{}); err != nil {
-		t.Fatal(err)
-	}
-	var seen string
-	err := Write(path, []byte("new"), Options{Perm: 0o640, BeforeRename: func(tmp string) {
-		// At the last moment before the rename, the old content is intact
-		// and the new one complete beside it.
-		old, _ := os.ReadFile(path)
-		next, _ := os.ReadFile(tmp)
-		seen = string(old) + "/" + string(next)
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if seen != "old/new" {
-		t.Errorf("before the rename: %q, want old/new", seen)
-	}
-	got, _ := os.ReadFile(path)
-	info, _ := os.Stat(path)
-	if string(got) != "new" || info.Mode().Perm() != 0o640 {
-		t.Errorf("file %q mode %v, want new 0640", got, info.Mode().Perm())
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Errorf("%d files left in the directory, want 1", len(entries))
+	for _, volatile := range []bool{false, true} {
+		t.Run(map[bool]string{false: "synced", true: "volatile"}[volatile], func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "record.json")
+			if err := Write(path, []byte("old"), Options{Volatile: volatile}); err != nil {
+				t.Fatal(err)
+			}
+			var seen string
+			err := Write(path, []byte("new"), Options{Perm: 0o640, Volatile: volatile, BeforeRename: func(tmp string) {
+				// At the last moment before the rename, the old content is intact
+				// and the new one complete beside it.
+				old, _ := os.ReadFile(path)
+				next, _ := os.ReadFile(tmp)
+				seen = string(old) + "/" + string(next)
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seen != "old/new" {
+				t.Errorf("before the rename: %q, want old/new", seen)
+			}
+			got, _ := os.ReadFile(path)
+			info, _ := os.Stat(path)
+			if string(got) != "new" || info.Mode().Perm() != 0o640 {
+				t.Errorf("file %q mode %v, want new 0640", got, info.Mode().Perm())
+			}
+			entries, _ := os.ReadDir(dir)
+			if len(entries) != 1 {
+				t.Errorf("%d files left in the directory, want 1", len(entries))
+			}
+		})
 	}
 }
 

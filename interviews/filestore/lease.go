@@ -141,7 +141,9 @@ func (s *Store) withLease(id string, change func(cur interviews.LeaseInfo, held 
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(s.leasePath(id), append(data, '\n'), atomicfile.Options{Perm: 0o640})
+	// A lease outlives no crash of the machine: it has expired by the time
+	// the machine is back.
+	return atomicfile.Write(s.leasePath(id), append(data, '\n'), atomicfile.Options{Perm: 0o640, Volatile: true})
 }
 
 // SweepCrashed ends the records that a dead process left in progress: each
