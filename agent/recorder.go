@@ -29,25 +29,14 @@ const saveAttempts = 5
 
 var saveBackoff = retry.Backoff{First: 100 * time.Millisecond, Max: 2 * time.Second}
 
-// minSaveGap is the least time from the start of one save of a record to
-// the start of the next while it keeps changing: the changes of one turn
-// (the candidate's words, the reply, its delivery, a stage, an
-// assessment) come within a second and are saved together, one write for
-// the store instead of one each. A change of the record's status (the
-// interview started, ended) and Flush do not wait for it: others act on
-// those.
-const minSaveGap = time.Second
-
 // Recorder keeps one interview's record and saves it after every change
 // that matters: every turn, every stage change, every assessment and every
-// ending. A change only tells a writer of its own that the record changed,
-// so a turn never waits for the disk: the writer takes a snapshot and
-// saves it, one at a time, so each save holds every change made before
-// its snapshot; changes made while it saves, or within minSaveGap of the
-// last save's start, go together into the next (a change of status is
-// saved at once). A failing save is logged
-// and retried with backoff; it never stops the interview. Flush (and
-// Finish, Save, Close) wait until what was changed so far is saved.
+// ending. Changes only take a snapshot and hand it to an ordered writer, so
+// a turn never waits for the disk: the writer saves snapshots one at a
+// time, in the order they were taken, skipping to the latest when several
+// are waiting (each one holds the whole record). A failing save is logged
+// and retried with backoff; it never stops the interview. Flush (and Finish,
+// Save, Close) wait until what was changed so far is saved.
 //
 // The questions of the record are the state machine's question log,
 // attached with QuestionsFrom: each snapshot carries the log as it stands,
@@ -72,7 +61,7 @@ func NewRecorder(saver RecordSaver, rec *interviews.Record, log *slog.Logger) *R
 	}
 	r := &Recorder{rec: rec, log: log}
 	if saver != nil {
-		r.w = newWriter(saver, log, r.snapshot)
+		r.w = newWriter(saver, log)
 	}
 	return r
 }
@@ -92,12 +81,11 @@ func (r *Recorder) QuestionsFrom(questions func() []stages.Question) {
 func (r *Recorder) Update(change func(rec *interviews.Record)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	status := r.rec.Status
 	change(r.rec)
+	r.queueLocked()
 	if r.w == nil {
 		return nil
 	}
-	r.w.queue(r.rec.Status != status)
 	return r.w.err()
 }
 
@@ -150,22 +138,12 @@ func (r *Recorder) Failures() int {
 	return r.w.failures()
 }
 
-// queueLocked tells the writer that the record changed, to be saved
-// without waiting out minSaveGap. r.mu must be held, so that the writer's
-// count of changes agrees with its snapshots.
+// queueLocked hands a snapshot of the record to the writer.
 func (r *Recorder) queueLocked() {
 	if r.w == nil {
 		return
 	}
-	r.w.queue(true)
-}
-
-// snapshot is the writer's copy of the record and the number of changes it
-// holds.
-func (r *Recorder) snapshot() (*interviews.Record, uint64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.snapshotLocked(), r.w.changes()
+	r.w.queue(r.snapshotLocked())
 }
 
 func (r *Recorder) snapshotLocked() *interviews.Record {
@@ -238,80 +216,51 @@ func (r *Recorder) MachineEvent(bpTitle func(stage string) string) func(ev fsm.E
 	}
 }
 
-// writer saves snapshots of a record in order on a goroutine of its own,
-// which runs while there is something to save and stops when there is not.
+// writer saves record snapshots in order on a goroutine of its own, which
+// runs while there is something to save and stops when there is not.
 type writer struct {
-	saver    RecordSaver
-	log      *slog.Logger
-	snapshot func() (*interviews.Record, uint64)
+	saver RecordSaver
+	log   *slog.Logger
 
-	mu        sync.Mutex
-	idle      *sync.Cond // signalled when saved changes
-	dirty     bool       // changes were made since the last snapshot
-	urgent    bool       // one of them is to be saved without waiting out minSaveGap
-	queued    uint64     // changes made so far
-	saved     uint64     // changes saved or given up on
-	lastErr   error      // error of the last snapshot given up on; nil after a save
-	failed    int        // failed save attempts so far
-	running   bool
-	lastStart time.Time     // when the last save started
-	flushing  int           // Flush calls waiting
-	hurry     chan struct{} // wakes a writer waiting out minSaveGap
+	mu      sync.Mutex
+	idle    *sync.Cond // signalled when saved changes
+	pending *interviews.Record
+	queued  uint64 // snapshots queued so far; the pending one is number queued
+	saved   uint64 // number of the last snapshot saved or given up on
+	lastErr error  // error of the last snapshot given up on; nil after a save
+	failed  int    // failed save attempts so far
+	running bool
 }
 
-func newWriter(saver RecordSaver, log *slog.Logger, snapshot func() (*interviews.Record, uint64)) *writer {
-	w := &writer{saver: saver, log: log, snapshot: snapshot, hurry: make(chan struct{}, 1)}
+func newWriter(saver RecordSaver, log *slog.Logger) *writer {
+	w := &writer{saver: saver, log: log}
 	w.idle = sync.NewCond(&w.mu)
 	return w
 }
 
-// queue counts a change and starts the writing goroutine when it is not
-// running; an urgent one is saved without waiting out minSaveGap.
-func (w *writer) queue(urgent bool) {
+// queue makes rec the next snapshot to save, replacing one still waiting,
+// and starts the writing goroutine when it is not running.
+func (w *writer) queue(rec *interviews.Record) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.dirty = true
+	w.pending = rec
 	w.queued++
-	if urgent && !w.urgent {
-		w.urgent = true
-		w.wake()
-	}
 	if !w.running {
 		w.running = true
 		go w.run()
 	}
 }
 
-// changes is how many changes were made so far.
-func (w *writer) changes() uint64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.queued
-}
-
-// run saves snapshots until no change is left unsaved, at most one per
-// minSaveGap unless a Flush waits.
+// run saves pending snapshots until there are none.
 func (w *writer) run() {
 	w.mu.Lock()
-	for w.dirty {
-		if wait := time.Until(w.lastStart.Add(minSaveGap)); wait > 0 && w.flushing == 0 && !w.urgent {
-			w.mu.Unlock()
-			t := time.NewTimer(wait)
-			select {
-			case <-t.C:
-			case <-w.hurry:
-			}
-			t.Stop()
-			w.mu.Lock()
-			continue
-		}
-		w.dirty, w.urgent = false, false
-		w.lastStart = time.Now()
+	for w.pending != nil {
+		rec, n := w.pending, w.queued
+		w.pending = nil
 		w.mu.Unlock()
-		rec, n := w.snapshot()
 		err := w.save(rec)
 		w.mu.Lock()
-		w.saved, w.lastErr = max(w.saved, n), err
+		w.saved, w.lastErr = n, err
 		w.idle.Broadcast()
 	}
 	w.running = false
@@ -319,8 +268,8 @@ func (w *writer) run() {
 }
 
 // save writes rec, retrying with backoff up to saveAttempts times; it
-// stops early, returning nil, when changes were made since (the next
-// snapshot is saved next and holds everything rec does).
+// stops early, returning nil, when a newer snapshot is waiting (that one is
+// saved next and holds everything rec does).
 func (w *writer) save(rec *interviews.Record) error {
 	var err error
 	for attempt := 1; attempt <= saveAttempts; attempt++ {
@@ -347,37 +296,23 @@ func (w *writer) save(rec *interviews.Record) error {
 	return err
 }
 
-// flush waits until the changes made before the call are saved or given
-// up on, and returns the last save's error.
+// flush waits until the snapshots queued before the call are saved or
+// given up on, and returns the last one's error.
 func (w *writer) flush() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	target := w.queued
-	if w.saved < target {
-		w.flushing++
-		defer func() { w.flushing-- }()
-		w.wake()
-	}
 	for w.saved < target {
 		w.idle.Wait()
 	}
 	return w.lastErr
 }
 
-// wake ends a wait for minSaveGap under way, or the next one.
-func (w *writer) wake() {
-	select {
-	case w.hurry <- struct{}{}:
-	default:
-	}
-}
-
-// superseded reports whether changes were made since the snapshot being
-// saved: the next save holds them and everything it does.
+// superseded reports whether a newer snapshot is waiting.
 func (w *writer) superseded() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.dirty
+	return w.pending != nil
 }
 
 // err returns the error of the last snapshot finished: nil when it was

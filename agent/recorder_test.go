@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -130,12 +128,6 @@ func TestSavesInOrder(t *testing.T) {
 		if err := c.Recorder().Flush(); err != nil {
 			t.Fatal(err)
 		}
-		// What the last answer's analysis adds beside the reply is saved
-		// too, before the test ends.
-		time.Sleep(5 * time.Second)
-		if err := c.Recorder().Flush(); err != nil {
-			t.Fatal(err)
-		}
 		saved := saver.records()
 		for i := 1; i < len(saved); i++ {
 			if len(saved[i].Turns) < len(saved[i-1].Turns) || len(saved[i].Questions) < len(saved[i-1].Questions) {
@@ -196,47 +188,6 @@ func TestFailedSaveRetried(t *testing.T) {
 		}
 		if s := saver.records(); s[len(s)-1].Room != "room-2" {
 			t.Errorf("latest save has room %q", s[len(s)-1].Room)
-		}
-	})
-}
-
-// TestSavesPaced: changes in quick succession are saved together, the
-// first at once and then at most one save a second; a Flush and a change
-// of status do not wait out the second.
-func TestSavesPaced(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		saver := &fakeSaver{}
-		r := NewRecorder(saver, &interviews.Record{ID: "rec1"}, nil)
-		start := time.Now()
-		for i := range 10 { // ten changes 100 ms apart
-			r.Update(func(rec *interviews.Record) { rec.Room = fmt.Sprintf("room-%d", i) })
-			time.Sleep(100 * time.Millisecond)
-		}
-		synctest.Wait()
-		var rooms []string
-		for _, rec := range saver.records() {
-			rooms = append(rooms, rec.Room)
-		}
-		if want := []string{"room-0", "room-9"}; !slices.Equal(rooms, want) {
-			t.Errorf("saved %v over the first second, want %v", rooms, want)
-		}
-		r.Update(func(rec *interviews.Record) { rec.Room = "room-last" })
-		if err := r.Flush(); err != nil {
-			t.Fatal(err)
-		}
-		if got := time.Since(start); got != time.Second {
-			t.Errorf("Flush returned at %v, want at once (1s)", got)
-		}
-		if s := saver.records(); len(s) != 3 || s[2].Room != "room-last" {
-			t.Errorf("%d saves, the last of room %q; want 3, room-last", len(s), s[len(s)-1].Room)
-		}
-
-		// A change of status is saved at once, also within the second.
-		time.Sleep(100 * time.Millisecond)
-		r.Update(func(rec *interviews.Record) { rec.Start(time.Now()) })
-		synctest.Wait()
-		if s := saver.records(); len(s) != 4 || s[3].Status != interviews.StatusInProgress {
-			t.Errorf("%d saves after the interview started, the last %q; want 4, in progress", len(s), s[len(s)-1].Status)
 		}
 	})
 }
