@@ -37,6 +37,31 @@ var standingLabels = map[Standing]string{
 	StandingExpired:               "Link expired",
 }
 
+// Standings are every standing, in the order a filter offers them.
+var Standings = []Standing{
+	Standing(StatusScheduled), Standing(StatusInProgress), Standing(StatusCompleted),
+	Standing(StatusCandidateLeft), Standing(StatusFailed), StandingWithdrawn, StandingExpired,
+}
+
+// Narrow returns opts keeping only interviews that stand s at opts.At: a
+// status, and for an interview not started, the state of its link (one
+// scheduled stays so while its link is created or opened, not once it was
+// withdrawn or lapsed).
+func (s Standing) Narrow(opts ListOptions) ListOptions {
+	opts.Status = StatusScheduled
+	switch s {
+	case Standing(StatusScheduled):
+		opts.Invitations = []InvitationState{InvitationCreated, InvitationOpened}
+	case StandingWithdrawn:
+		opts.Invitations = []InvitationState{InvitationRevoked}
+	case StandingExpired:
+		opts.Invitations = []InvitationState{InvitationExpired}
+	default:
+		opts.Status = Status(s)
+	}
+	return opts
+}
+
 // Label says the standing in words ("Withdrawn", "Ended early").
 func (s Standing) Label() string {
 	if l, ok := standingLabels[s]; ok {

@@ -195,10 +195,10 @@ type ListOptions struct {
 	// CreatedBy keeps only interviews registered by this user (their
 	// email address, ignoring case): a recruiter's own invitations.
 	CreatedBy string
-	// Invitation keeps only interviews whose link is in this state at
-	// the moment At (see Record.Invitation); empty keeps all.
-	Invitation InvitationState
-	// At is the moment Invitation is judged at; the zero time is the
+	// Invitations keeps only interviews whose link is in one of these
+	// states at the moment At (see Record.Invitation); empty keeps all.
+	Invitations []InvitationState
+	// At is the moment Invitations are judged at; the zero time is the
 	// moment of the call.
 	At time.Time
 	// Offset skips this many matching interviews (for later pages).
@@ -337,8 +337,10 @@ func (opts ListOptions) PageSize() (int, error) {
 	if opts.Sort != SortNewest && opts.Sort != SortScore && opts.Sort != SortDecision {
 		return 0, fmt.Errorf("interviews: list: unknown order %q: use %q, %q or none", opts.Sort, SortScore, SortDecision)
 	}
-	if opts.Invitation != "" && !slices.Contains(InvitationStates, opts.Invitation) {
-		return 0, fmt.Errorf("interviews: list: unknown invitation state %q: use one of %s", opts.Invitation, joinInvitationStates())
+	for _, st := range opts.Invitations {
+		if !slices.Contains(InvitationStates, st) {
+			return 0, fmt.Errorf("interviews: list: unknown invitation state %q: use one of %s", st, joinInvitationStates())
+		}
 	}
 	if opts.Offset < 0 || opts.Limit < 0 {
 		return 0, fmt.Errorf("interviews: list: offset %d and limit %d must not be negative", opts.Offset, opts.Limit)
@@ -358,7 +360,7 @@ func (opts ListOptions) Matches(s Summary) bool {
 	switch {
 	case opts.CreatedBy != "" && !strings.EqualFold(s.CreatedBy, opts.CreatedBy):
 		return false
-	case opts.Invitation != "" && s.Invitation(opts.at()) != opts.Invitation:
+	case len(opts.Invitations) > 0 && !slices.Contains(opts.Invitations, s.Invitation(opts.at())):
 		return false
 	case opts.Status != "" && s.Status != opts.Status:
 		return false

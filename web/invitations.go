@@ -146,7 +146,10 @@ func (s *invitations) handleInvitations(w http.ResponseWriter, r *http.Request) 
 	}
 	now := s.now()
 	p, _ := principalOf(r.Context())
-	opts := interviews.ListOptions{Invitation: state, At: now, Offset: (pageNo - 1) * reviewPageSize, Limit: reviewPageSize}
+	opts := interviews.ListOptions{At: now, Offset: (pageNo - 1) * reviewPageSize, Limit: reviewPageSize}
+	if state != "" {
+		opts.Invitations = []interviews.InvitationState{state}
+	}
 	if p.Role == accounts.RoleRecruiter {
 		opts.CreatedBy = p.Email // see principal.manages
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +44,7 @@ func readListQuery(q url.Values) listQuery {
 		Query:  interviews.CleanLine(q.Get("q")),
 		Page:   1,
 	}
-	if !interviews.Status(lq.Status).Valid() {
+	if !slices.Contains(interviews.Standings, interviews.Standing(lq.Status)) {
 		lq.Status = ""
 	}
 	if p, err := strconv.Atoi(q.Get("page")); err == nil && p > 1 {
@@ -54,6 +55,17 @@ func readListQuery(q url.Values) listQuery {
 		lq.Sort = sort
 	}
 	return lq
+}
+
+// listOptions is what the list and its CSV ask the store for at now: the
+// status filter is a standing, as every row shows one, so "Scheduled"
+// leaves out the withdrawn and lapsed links.
+func (lq listQuery) listOptions(now time.Time) interviews.ListOptions {
+	opts := interviews.ListOptions{Role: lq.Role, Query: lq.Query, Sort: lq.Sort, At: now}
+	if lq.Status != "" {
+		opts = interviews.Standing(lq.Status).Narrow(opts)
+	}
+	return opts
 }
 
 // url returns the list page URL with these filters, on page.
@@ -149,10 +161,9 @@ func (lq listQuery) withSort(sort string) listQuery {
 // handleReviewList lists interviews, newest first, filtered and paged.
 func (s *reviewPages) handleReviewList(w http.ResponseWriter, r *http.Request) {
 	lq := readListQuery(r.URL.Query())
-	page, err := s.store.List(r.Context(), interviews.ListOptions{
-		Status: interviews.Status(lq.Status), Role: lq.Role, Query: lq.Query,
-		Offset: (lq.Page - 1) * reviewPageSize, Limit: reviewPageSize, Sort: lq.Sort,
-	})
+	opts := lq.listOptions(s.now())
+	opts.Offset, opts.Limit = (lq.Page-1)*reviewPageSize, reviewPageSize
+	page, err := s.store.List(r.Context(), opts)
 	if err != nil {
 		s.log.Error("web: listing interviews", "err", err)
 		s.serverError(w, r)
@@ -175,7 +186,7 @@ func (s *reviewPages) handleReviewList(w http.ResponseWriter, r *http.Request) {
 		p.CompareURL = compareURL(lq.Role)
 	}
 	p.Statuses = append(p.Statuses, statusOption{Value: "", Label: "Any status", Selected: lq.Status == ""})
-	for _, st := range interviews.Statuses {
+	for _, st := range interviews.Standings {
 		p.Statuses = append(p.Statuses, statusOption{Value: string(st), Label: st.Label(), Selected: lq.Status == string(st)})
 	}
 	if len(page.Items) > 0 {

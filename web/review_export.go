@@ -78,7 +78,7 @@ func (s *reviewPages) csvCompetencies(ctx context.Context, opts interviews.ListO
 // of any size holds little memory.
 func (s *reviewPages) handleReviewCSV(w http.ResponseWriter, r *http.Request) {
 	lq := readListQuery(r.URL.Query())
-	opts := interviews.ListOptions{Status: interviews.Status(lq.Status), Role: lq.Role, Query: lq.Query, Sort: lq.Sort}
+	opts := lq.listOptions(s.now())
 	name := "interviews-" + s.now().UTC().Format("2006-01-02") + ".csv"
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)

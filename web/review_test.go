@@ -865,3 +865,44 @@ func TestExitAndQuestionLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewListStandings: the status filter is the standing every row
+// shows: "Scheduled" lists the links still waiting for their candidate,
+// not those withdrawn or lapsed, which have filters of their own; the CSV
+// follows the same filter.
+func TestReviewListStandings(t *testing.T) {
+	ts := newTestServer(t)
+	now := ts.clock.Now()
+	past, later := now.Add(-time.Hour), now.Add(24*time.Hour)
+	for _, r := range []*interviews.Record{
+		{Candidate: interviews.Candidate{Name: "Waiting Wu", Role: "Designer"}, ExpiresAt: &later},
+		{Candidate: interviews.Candidate{Name: "Withdrawn Wade", Role: "Designer"}, ExpiresAt: &later, RevokedAt: &past},
+		{Candidate: interviews.Candidate{Name: "Lapsed Lee", Role: "Designer"}, ExpiresAt: &past},
+	} {
+		r.Blueprint, r.CreatedAt = "default", past.Add(-time.Hour)
+		if err := ts.store.Create(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	auth := []string{"Authorization", "Bearer " + testReviewerToken}
+	names := []string{"Waiting Wu", "Withdrawn Wade", "Lapsed Lee"}
+	for _, tt := range []struct {
+		filter string
+		want   string
+	}{{"scheduled", "Waiting Wu"}, {"withdrawn", "Withdrawn Wade"}, {"expired", "Lapsed Lee"}} {
+		for _, path := range []string{"/review?status=", "/review.csv?status="} {
+			body := ts.get(path+tt.filter, auth...).Body.String()
+			for _, name := range names {
+				if got := strings.Contains(body, name); got != (name == tt.want) {
+					t.Errorf("%s%s lists %s: %v, want %v", path, tt.filter, name, got, name == tt.want)
+				}
+			}
+		}
+	}
+	body := ts.get("/review", auth...).Body.String()
+	for _, want := range []string{`<option value="withdrawn">Withdrawn</option>`, `<option value="expired">Link expired</option>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the filter lacks %s", want)
+		}
+	}
+}

@@ -43,8 +43,19 @@ func listQuery(opts interviews.ListOptions) *query {
 	if opts.CreatedBy != "" {
 		where = append(where, "created_by_lower = "+q.arg(strings.ToLower(opts.CreatedBy)))
 	}
-	if opts.Invitation != "" {
-		where = append(where, invitationSQL(opts.Invitation, func() string { return q.arg(orderNS(opts.At)) }))
+	if len(opts.Invitations) > 0 {
+		at := ""
+		atArg := func() string { // one placeholder for every state that needs it
+			if at == "" {
+				at = q.arg(orderNS(opts.At))
+			}
+			return at
+		}
+		var anyOf []string
+		for _, st := range opts.Invitations {
+			anyOf = append(anyOf, invitationSQL(st, atArg))
+		}
+		where = append(where, "("+strings.Join(anyOf, " OR ")+")")
 	}
 	if len(where) > 0 {
 		q.where = " WHERE " + strings.Join(where, " AND ")

@@ -235,7 +235,7 @@ func TestListColumnsFilledForOlderRows(t *testing.T) {
 		for _, when := range []time.Time{at, at.Add(36 * time.Hour), at.Add(30 * 24 * time.Hour)} {
 			for _, st := range interviews.InvitationStates {
 				for _, by := range []string{"", "rita@example.com"} {
-					page, err := s.List(ctx, interviews.ListOptions{Invitation: st, At: when, CreatedBy: by})
+					page, err := s.List(ctx, interviews.ListOptions{Invitations: []interviews.InvitationState{st}, At: when, CreatedBy: by})
 					if err != nil {
 						t.Fatal(err)
 					}

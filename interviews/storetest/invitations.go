@@ -60,18 +60,20 @@ func testListInvitations(t *testing.T, open Opener) {
 		}
 	}
 	checkLists(t, s, []listCase{
-		{"created", interviews.ListOptions{Invitation: interviews.InvitationCreated, At: at(50)}, []string{"i1"}},
-		{"opened", interviews.ListOptions{Invitation: interviews.InvitationOpened, At: at(50)}, []string{"i2"}},
-		{"expired, though opened", interviews.ListOptions{Invitation: interviews.InvitationExpired, At: at(50)}, []string{"i3"}},
-		{"in progress, past its expiry", interviews.ListOptions{Invitation: interviews.InvitationInProgress, At: at(50)}, []string{"i4"}},
-		{"completed", interviews.ListOptions{Invitation: interviews.InvitationCompleted, At: at(50)}, []string{"i5"}},
-		{"revoked, whatever else", interviews.ListOptions{Invitation: interviews.InvitationRevoked, At: at(50)}, []string{"i7", "i6"}},
-		{"the moment decides", interviews.ListOptions{Invitation: interviews.InvitationExpired, At: at(200)}, []string{"i3", "i1"}},
-		{"not yet expired", interviews.ListOptions{Invitation: interviews.InvitationCreated, At: at(5)}, []string{"i1"}},
+		{"created", interviews.ListOptions{Invitations: []interviews.InvitationState{interviews.InvitationCreated}, At: at(50)}, []string{"i1"}},
+		{"opened", interviews.ListOptions{Invitations: []interviews.InvitationState{interviews.InvitationOpened}, At: at(50)}, []string{"i2"}},
+		{"expired, though opened", interviews.ListOptions{Invitations: []interviews.InvitationState{interviews.InvitationExpired}, At: at(50)}, []string{"i3"}},
+		{"in progress, past its expiry", interviews.ListOptions{Invitations: []interviews.InvitationState{interviews.InvitationInProgress}, At: at(50)}, []string{"i4"}},
+		{"completed", interviews.ListOptions{Invitations: []interviews.InvitationState{interviews.InvitationCompleted}, At: at(50)}, []string{"i5"}},
+		{"revoked, whatever else", interviews.ListOptions{Invitations: []interviews.InvitationState{interviews.InvitationRevoked}, At: at(50)}, []string{"i7", "i6"}},
+		{"the moment decides", interviews.ListOptions{Invitations: []interviews.InvitationState{interviews.InvitationExpired}, At: at(200)}, []string{"i3", "i1"}},
+		{"not yet expired", interviews.ListOptions{Invitations: []interviews.InvitationState{interviews.InvitationCreated}, At: at(5)}, []string{"i1"}},
+		{"still open: created or opened", interviews.ListOptions{Invitations: []interviews.InvitationState{interviews.InvitationCreated, interviews.InvitationOpened}, At: at(50)}, []string{"i2", "i1"}},
+		{"closed unused: expired or revoked", interviews.ListOptions{Invitations: []interviews.InvitationState{interviews.InvitationExpired, interviews.InvitationRevoked}, At: at(50)}, []string{"i7", "i6", "i3"}},
 		{"creator, any case", interviews.ListOptions{CreatedBy: "Rita@Example.com"}, []string{"i3", "i2", "i1"}},
-		{"creator and state", interviews.ListOptions{CreatedBy: "sam@example.com", Invitation: interviews.InvitationCompleted, At: at(50)}, []string{"i5"}},
+		{"creator and state", interviews.ListOptions{CreatedBy: "sam@example.com", Invitations: []interviews.InvitationState{interviews.InvitationCompleted}, At: at(50)}, []string{"i5"}},
 	})
-	if _, err := s.List(t.Context(), interviews.ListOptions{Invitation: "lost"}); err == nil {
+	if _, err := s.List(t.Context(), interviews.ListOptions{Invitations: []interviews.InvitationState{"lost"}}); err == nil {
 		t.Error("an unknown invitation state was accepted")
 	}
 }
@@ -88,7 +90,7 @@ func testWalk(t *testing.T, open Opener) {
 		}
 	}
 	for _, opts := range []interviews.ListOptions{{}, {Sort: interviews.SortScore}, {Role: "engineer"},
-		{CreatedBy: "sam@example.com", Sort: interviews.SortDecision}, {Invitation: interviews.InvitationCompleted}} {
+		{CreatedBy: "sam@example.com", Sort: interviews.SortDecision}, {Invitations: []interviews.InvitationState{interviews.InvitationCompleted}}} {
 		var walked []string
 		err := s.Walk(t.Context(), opts, func(sum interviews.Summary) error {
 			walked = append(walked, sum.ID)
