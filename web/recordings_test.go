@@ -1,6 +1,8 @@
 package web
 
 import (
+	"bytes"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,8 @@ import (
 
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/recordings"
+	"github.com/viva-interviews/viva/interviews/recordings/s3"
+	"github.com/viva-interviews/viva/testrig/s3test"
 )
 
 // recordingRecord is detailRecord with three recordings: part 1 from the
@@ -162,5 +166,42 @@ func TestRecordingNotUploadedYet(t *testing.T) {
 	}
 	if body := ts.get("/review/"+r.ID, auth...).Body.String(); strings.Contains(body, "being uploaded") || !strings.Contains(body, `id="recording-1"`) {
 		t.Error("once arrived, the page still says it is being uploaded, or has no player for it")
+	}
+}
+
+// TestRecordingStoreDown: while the object store holding a recording does
+// not answer, the recording is refused with 503, a Retry-After and words
+// that say so (not a 404 that calls it missing, not an error page); once
+// the store answers again it plays.
+func TestRecordingStoreDown(t *testing.T) {
+	srv := s3test.Start(t)
+	link := s3test.StartRelay(t, srv)
+	objects, err := s3.Open(t.Context(), s3.Options{Endpoint: link.Endpoint, Bucket: s3test.Bucket, Region: srv.Region,
+		AccessKeyID: srv.AccessKeyID, SecretAccessKey: srv.SecretAccessKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := recordings.At(t.TempDir()).WithObjects(objects)
+	ts := newTestServer(t, func(o *Options) { o.Recordings = dir })
+	r, audio := recordingRecord(t, ts, dir)
+	name := recordings.Name(r.ID, 1)
+	if err := objects.Put(t.Context(), name, bytes.NewReader(audio), int64(len(audio))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir.Path(), name)); err != nil { // it lives in the bucket only
+		t.Fatal(err)
+	}
+	auth := []string{"Authorization", "Bearer " + testReviewerToken}
+	url := "/review/" + r.ID + "/recordings/" + name
+
+	link.Cut()
+	res := ts.get(url, auth...)
+	if res.Code != http.StatusServiceUnavailable || res.Header().Get("Retry-After") != "60" || !strings.Contains(res.Body.String(), "does not answer right now") {
+		t.Errorf("with the store down: %d, Retry-After %q, %q; want 503, 60 and words saying the storage does not answer",
+			res.Code, res.Header().Get("Retry-After"), res.Body.String())
+	}
+	link.Restore(t)
+	if res := ts.get(url, append(auth, "Range", "bytes=4-7")...); res.Code != http.StatusPartialContent || res.Body.String() != string(audio[4:8]) {
+		t.Errorf("once the store is back: %d %q, want 206 %q", res.Code, res.Body.String(), audio[4:8])
 	}
 }

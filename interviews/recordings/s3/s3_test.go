@@ -4,16 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -195,13 +192,13 @@ func TestOpenSaysWhatIsWrong(t *testing.T) {
 // plays it, seeking included.
 func TestFailedUploadArrivesLater(t *testing.T) {
 	srv := s3test.Start(t)
-	link := startRelay(t, strings.TrimPrefix(srv.Endpoint, "http://"))
+	link := s3test.StartRelay(t, srv)
 	through := *srv
-	through.Endpoint = "http://" + link.addr
+	through.Endpoint = link.Endpoint
 	worker, web := machine(t, &through), machine(t, srv)
 	up := &recordings.Uploader{Dir: worker, Attempts: 2, Backoff: retry.Backoff{First: time.Millisecond, Max: time.Millisecond}}
 
-	link.cut()
+	link.Cut()
 	audio := bytes.Repeat([]byte("OggS-audio-"), 10_000)
 	name := recordings.Name("ada1", 1)
 	record(t, worker, name, audio) // the session ends: no error, the file kept
@@ -224,7 +221,7 @@ func TestFailedUploadArrivesLater(t *testing.T) {
 		t.Fatalf("a failed sweep lost the recording: %v", err)
 	}
 
-	link.restore(t)
+	link.Restore(t)
 	uploaded, err = up.Sweep(t.Context())
 	if err != nil || !slices.Equal(uploaded, []string{name}) {
 		t.Fatalf("a sweep once the store answers: %v, %v; want %s uploaded", uploaded, err, name)
@@ -244,95 +241,4 @@ func TestFailedUploadArrivesLater(t *testing.T) {
 	if rec.Code != http.StatusPartialContent || !bytes.Equal(rec.Body.Bytes(), audio[55000:55011]) {
 		t.Errorf("a seek: %d %q, want 206 %q", rec.Code, rec.Body.Bytes(), audio[55000:55011])
 	}
-}
-
-// relay forwards TCP connections from addr to a server, and can be cut
-// (the port refuses connections, as a store that is down) and restored
-// on the same port.
-type relay struct {
-	addr, to string
-	mu       sync.Mutex
-	ln       net.Listener
-	conns    []net.Conn
-	wg       sync.WaitGroup
-}
-
-// startRelay relays a port of 127.0.0.1 to the server at to, until the
-// test ends.
-func startRelay(t *testing.T, to string) *relay {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &relay{addr: ln.Addr().String(), to: to}
-	r.serve(ln)
-	t.Cleanup(func() {
-		r.cut()
-		r.wg.Wait()
-	})
-	return r
-}
-
-func (r *relay) serve(ln net.Listener) {
-	r.mu.Lock()
-	r.ln = ln
-	r.mu.Unlock()
-	r.wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			r.wg.Go(func() { r.forward(c) })
-		}
-	})
-}
-
-// forward copies between c and a new connection to the server until
-// either side closes.
-func (r *relay) forward(c net.Conn) {
-	s, err := net.Dial("tcp", r.to)
-	if err != nil {
-		c.Close()
-		return
-	}
-	r.mu.Lock()
-	if r.ln == nil { // cut meanwhile
-		r.mu.Unlock()
-		c.Close()
-		s.Close()
-		return
-	}
-	r.conns = append(r.conns, c, s)
-	r.mu.Unlock()
-	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(s, c); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(c, s); done <- struct{}{} }()
-	<-done
-	c.Close()
-	s.Close()
-	<-done
-}
-
-// cut stops listening and closes every connection relayed.
-func (r *relay) cut() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.ln != nil {
-		r.ln.Close()
-		r.ln = nil
-	}
-	for _, c := range r.conns {
-		c.Close()
-	}
-	r.conns = nil
-}
-
-// restore listens on the relay's port again.
-func (r *relay) restore(t *testing.T) {
-	ln, err := net.Listen("tcp", r.addr)
-	if err != nil {
-		t.Fatalf("listening on %s again: %v", r.addr, err)
-	}
-	r.serve(ln)
 }
