@@ -56,8 +56,9 @@ type VoicedSpan struct {
 // AudioStats summarises the agent audio received since Join, over every
 // track of the participants Options.ListenTo selects.
 type AudioStats struct {
-	// Received is how much audio arrived, silence included (a live
-	// PCMLocalTrack sends silence between utterances).
+	// Received is how much audio arrived, silence included (a sender
+	// without discontinuous transmission sends silence between
+	// utterances).
 	Received time.Duration
 	// Voiced is how much of it was in 20 ms frames at or above the voiced
 	// RMS threshold.
