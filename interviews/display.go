@@ -48,14 +48,13 @@ var Standings = []Standing{
 // scheduled stays so while its link is created or opened, not once it was
 // withdrawn or lapsed).
 func (s Standing) Narrow(opts ListOptions) ListOptions {
-	opts.Status = StatusScheduled
 	switch s {
 	case Standing(StatusScheduled):
-		opts.Invitations = []InvitationState{InvitationCreated, InvitationOpened}
+		opts.Status, opts.Invitations = StatusScheduled, []InvitationState{InvitationCreated, InvitationOpened}
 	case StandingWithdrawn:
-		opts.Invitations = []InvitationState{InvitationRevoked}
+		opts.Status, opts.Invitations = StatusScheduled, []InvitationState{InvitationRevoked}
 	case StandingExpired:
-		opts.Invitations = []InvitationState{InvitationExpired}
+		opts.Status, opts.Invitations = StatusScheduled, []InvitationState{InvitationExpired}
 	default:
 		opts.Status = Status(s)
 	}

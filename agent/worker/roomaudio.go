@@ -36,10 +36,11 @@ func (s *Sessions) pacer() *voice.Pacer {
 }
 
 // OpusTrack is an audio track sent as Opus packets in 20 ms pacing slots:
-// it stamps each packet with the RTP timestamp of its first slot, so a pause is a
-// gap in timestamps with no packets (as discontinuous transmission sends
-// it), and marks the first frame after a pause. The agent's voice is one;
-// the candidate bot's microphone, which sends as a browser does, another.
+// it stamps each packet with the RTP timestamp of its first slot, so a
+// pause is a gap in timestamps with no packets (as discontinuous
+// transmission sends it), and marks the first packet after a pause. The
+// agent's voice is one; the candidate bot's microphone, which sends as a
+// browser does, another.
 type OpusTrack struct {
 	*webrtc.TrackLocalStaticRTP
 

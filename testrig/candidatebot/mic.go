@@ -9,11 +9,11 @@ import (
 )
 
 // Say plays pcm16k (mono PCM16 at 16 kHz) into the microphone track and
-// returns once it has played out, in real time (a 20 ms frame every 20 ms).
-// Between utterances the track is silent (see micTrack). Calls are serialised:
-// a second Say starts after the first has played. If ctx ends first, the
-// rest of the utterance is dropped at once (the candidate stops talking)
-// and ctx's error is returned.
+// returns once it has played out, in real time (a 20 ms frame every 20
+// ms). Between utterances the track is silent (see micTrack). Calls are
+// serialised: a second Say starts after the first has played. If ctx ends
+// first, the rest of the utterance is dropped at once (the candidate stops
+// talking) and ctx's error is returned.
 func (b *Bot) Say(ctx context.Context, pcm16k []int16) error {
 	_, err := b.SayTimed(ctx, pcm16k)
 	return err
