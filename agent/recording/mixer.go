@@ -20,24 +20,59 @@ const (
 // ends at the time it is written; the interviewer's is queued behind what
 // its track still plays, so it starts then. Audio not yet handed out can be
 // withdrawn (Clear: the track's queue was dropped when the candidate cut
-// the interviewer off). It is not safe for concurrent use.
+// the interviewer off).
+//
+// A voice's audio can come with the Opus packet that holds it (one 20 ms
+// frame); the packet is kept beside the samples when they lie on the
+// frame grid, so the frame handed out can name it and the recording can
+// carry that packet instead of encoding the frame again. Audio that starts
+// after a pause of its voice is moved onto the grid, by half a frame at
+// most, over that voice's own silence. It is not safe for concurrent use.
 type mixer struct {
 	frameSamples int   // samples per frame handed out
 	slack        int64 // a voice this close behind "now" stays contiguous
 	maxAhead     int64 // audio placed further ahead than this is dropped
 	emitted      int64 // position of the first sample not handed out
 	cursor       [voices]int64
-	buf          [voices][]int16 // from emitted on
-	frame        []int16
+	buf          [voices][]int16  // from emitted on
+	packets      [voices][]placed // packets of frames not handed out, by position
+	seq          [voices]int64    // packets written per voice
+	release      func(*[]byte)    // takes back a packet the mixer is done with (nil: none)
+	out          mixFrame
 	dropped      int64 // samples dropped: too late or too far ahead
 }
 
-func newMixer(frameSamples int, slack, maxAhead int64) *mixer {
-	return &mixer{frameSamples: frameSamples, slack: slack, maxAhead: maxAhead, frame: make([]int16, frameSamples)}
+// placed is a voice's packet that holds the frame of the mix at pos.
+type placed struct {
+	pos  int64
+	seq  int64 // the voice's packets written before it, plus one
+	data *[]byte
 }
 
-// Write places pcm of voice v, written when the timeline was at now.
-func (m *mixer) Write(v Voice, now int64, pcm []int16) {
+// mixFrame is a frame of the mix as Next hands it out.
+type mixFrame struct {
+	pcm []int16
+	// audible tells, per voice, whether any of its samples in the frame
+	// is above inaudibleLevel.
+	audible [voices]bool
+	// packet is, per voice, its packet that holds this frame (data nil
+	// when it has none).
+	packet [voices]placed
+}
+
+// alignSlack is how far a voice's packet may lie off the frame grid and
+// still count as holding the frame: what resampling a TTS engine's 8 or
+// 12 kHz frames to the recording's rate shifts them by.
+const alignSlack = 2
+
+func newMixer(frameSamples int, slack, maxAhead int64) *mixer {
+	return &mixer{frameSamples: frameSamples, slack: slack, maxAhead: maxAhead, out: mixFrame{pcm: make([]int16, frameSamples)}}
+}
+
+// Write places pcm of voice v, written when the timeline was at now, with
+// packet, when not nil, the Opus packet of one frame that holds it. The
+// mixer keeps packet until it hands it back to release.
+func (m *mixer) Write(v Voice, now int64, pcm []int16, packet *[]byte) {
 	n := int64(len(pcm))
 	at := now // the interviewer's audio starts playing now at the earliest
 	if v == Candidate {
@@ -49,7 +84,11 @@ func (m *mixer) Write(v Voice, now int64, pcm []int16) {
 	}
 	if start > now+m.maxAhead {
 		m.dropped += n
+		m.free(packet)
 		return
+	}
+	if packet != nil {
+		start = m.placePacket(v, start, n, packet)
 	}
 	m.cursor[v] = start + n
 	if start < m.emitted { // too late: the mix has moved on
@@ -69,6 +108,35 @@ func (m *mixer) Write(v Voice, now int64, pcm []int16) {
 	m.buf[v] = b
 }
 
+// placePacket keeps the packet of voice v's n samples that would start at
+// start when they hold one frame on the grid, moving them onto it when
+// they follow a pause of the voice, and returns where they start.
+func (m *mixer) placePacket(v Voice, start, n int64, packet *[]byte) int64 {
+	m.seq[v]++
+	fs := int64(m.frameSamples)
+	grid := (start + fs/2) / fs * fs
+	off := start - grid
+	switch {
+	case n < fs-alignSlack || n > fs+alignSlack || grid < m.emitted:
+	case off >= -alignSlack && off <= alignSlack:
+		m.packets[v] = append(m.packets[v], placed{pos: grid, seq: m.seq[v], data: packet})
+		return start
+	case m.quietBefore(v, start):
+		m.packets[v] = append(m.packets[v], placed{pos: grid, seq: m.seq[v], data: packet})
+		return grid
+	}
+	m.free(packet)
+	return start
+}
+
+// quietBefore reports whether voice v placed nothing audible in the frame
+// before start.
+func (m *mixer) quietBefore(v Voice, start int64) bool {
+	from := max(start-int64(m.frameSamples), m.emitted) - m.emitted
+	to := min(start, m.cursor[v]) - m.emitted
+	return from >= to || inaudible(m.buf[v][from:to])
+}
+
 // Clear withdraws voice v's audio placed after now: it was queued and will
 // never play.
 func (m *mixer) Clear(v Voice, now int64) {
@@ -79,6 +147,12 @@ func (m *mixer) Clear(v Voice, now int64) {
 	if keep := int(m.cursor[v] - m.emitted); keep < len(m.buf[v]) {
 		m.buf[v] = m.buf[v][:keep]
 	}
+	ps := m.packets[v]
+	for len(ps) > 0 && ps[len(ps)-1].pos+int64(m.frameSamples) > m.cursor[v] {
+		m.free(ps[len(ps)-1].data)
+		ps = ps[:len(ps)-1]
+	}
+	m.packets[v] = ps
 }
 
 // End is the position where the last audio placed ends.
@@ -88,23 +162,39 @@ func (m *mixer) End() int64 { return max(m.cursor[Candidate], m.cursor[Agent], m
 func (m *mixer) Emitted() int64 { return m.emitted }
 
 // Next hands out the next frame of the mix when it ends at or before upTo;
-// the slice is reused by the next call.
-func (m *mixer) Next(upTo int64) ([]int16, bool) {
+// the frame, and the packets it names, are valid until the next call.
+func (m *mixer) Next(upTo int64) (*mixFrame, bool) {
 	fs := m.frameSamples
 	if m.emitted+int64(fs) > upTo {
 		return nil, false
 	}
-	for i := range m.frame {
+	f := &m.out
+	for v := range voices {
+		m.free(f.packet[v].data)
+		f.packet[v] = placed{}
+	}
+	for i := range f.pcm {
 		var s int32
 		for v := range voices {
 			if i < len(m.buf[v]) {
 				s += int32(m.buf[v][i])
 			}
 		}
-		m.frame[i] = int16(max(-32768, min(32767, s)))
+		f.pcm[i] = int16(max(-32768, min(32767, s)))
 	}
 	for v := range voices {
 		b := m.buf[v]
+		f.audible[v] = !inaudible(b[:min(fs, len(b))])
+		ps := m.packets[v]
+		for len(ps) > 0 && ps[0].pos <= m.emitted {
+			if ps[0].pos == m.emitted {
+				f.packet[v] = ps[0]
+			} else {
+				m.free(ps[0].data)
+			}
+			ps = ps[1:]
+		}
+		m.packets[v] = ps
 		if len(b) <= fs {
 			m.buf[v] = b[:0]
 			continue
@@ -112,7 +202,14 @@ func (m *mixer) Next(upTo int64) ([]int16, bool) {
 		m.buf[v] = b[:copy(b, b[fs:])]
 	}
 	m.emitted += int64(fs)
-	return m.frame, true
+	return f, true
+}
+
+// free hands a packet back to release.
+func (m *mixer) free(p *[]byte) {
+	if p != nil && m.release != nil {
+		m.release(p)
+	}
 }
 
 // resampler converts a stream of mono PCM16 from one rate to another by

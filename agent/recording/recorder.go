@@ -1,6 +1,10 @@
 // Package recording records an interview's audio: both voices mixed on one
-// timeline by wall clock, encoded as 20 ms Opus frames in an Ogg file in
-// the recordings directory (interviews/recordings). The audio path only
+// timeline by wall clock, as 20 ms Opus frames in an Ogg file in the
+// recordings directory (interviews/recordings). Where one voice speaks
+// alone, its frames are the Opus packets it was heard in (the candidate's
+// as received, the interviewer's as sent), so most of an interview is
+// never encoded a second time; the recorder encodes the mix only where
+// both voices sound at once, and at the joins. The audio path only
 // hands samples over (a copy, with the time) and never waits: mixing,
 // encoding and writing run on the recorder's own goroutine, which drops
 // audio, and says so, when it falls behind (a slow disk never stalls the
@@ -38,7 +42,10 @@ const (
 	frameSamples48kHz = opusGranuleRate * frameMS / 1000
 	// frameMS is FrameDuration in milliseconds.
 	frameMS = 20
-	// bitrateBPS is the Opus bitrate: clear speech at about 11 MB an hour.
+	// bitrateBPS is the bitrate of the frames the recorder encodes: clear
+	// speech at about 11 MB an hour. Frames carried as a voice was heard
+	// keep their sender's bitrate (the interviewer's 32 kbit/s, a
+	// browser's usually 32 kbit/s too).
 	bitrateBPS = 24000
 	// encoderApplication is the Opus mode: a recording is encoded beside
 	// every live interview, all the time, so it is the cheapest one. CELT
@@ -103,18 +110,21 @@ type Recorder struct {
 	log     *slog.Logger
 	in      queue
 	stop    chan stopRequest
-	pool    sync.Pool
+	pool    sync.Pool    // of *[]int16
+	packets sync.Pool    // of *[]byte
 	dropped atomic.Int64 // chunks dropped because the queue was full
 	once    sync.Once
 	res     result
 }
 
-// chunk is audio handed over by a tap, or a withdrawal (pcm nil, clear).
+// chunk is audio handed over by a tap, with its packet when it came with
+// one, or a withdrawal (pcm nil, clear).
 type chunk struct {
-	voice Voice
-	at    time.Time
-	pcm   *[]int16
-	clear bool
+	voice  Voice
+	at     time.Time
+	pcm    *[]int16
+	packet *[]byte
+	clear  bool
 }
 
 // stopRequest asks the goroutine to end the recording, keeping or
@@ -162,8 +172,10 @@ func Start(opts Options) (*Recorder, error) {
 	r := &Recorder{name: opts.Name, start: now(), now: now, log: log.With("recording", opts.Name),
 		in: queue{limit: queueChunks}, stop: make(chan stopRequest)}
 	r.pool.New = func() any { b := make([]int16, 0, 960); return &b }
-	e := &encoder{r: r, file: f, ogg: ogg, coder: frameCoder{enc: enc, packet: make([]byte, maxPacketBytes)},
-		mix: newMixer(frameSamples16kHz, samples(contiguousSlack), samples(maxAhead)),
+	r.packets.New = func() any { b := make([]byte, 0, maxPacketBytes); return &b }
+	mix := newMixer(frameSamples16kHz, samples(contiguousSlack), samples(maxAhead))
+	mix.release = func(p *[]byte) { r.packets.Put(p) }
+	e := &encoder{r: r, file: f, ogg: ogg, coder: newFrameCoder(enc), mix: mix,
 		resample: [voices]*resampler{Candidate: newResampler(opts.CandidateSampleRateHz, SampleRateHz),
 			Agent: newResampler(opts.AgentSampleRateHz, SampleRateHz)}}
 	go e.run()
@@ -190,13 +202,16 @@ func (r *Recorder) StartedAt() time.Time {
 }
 
 // Candidate hands over the candidate's audio (mono PCM16 at the
-// candidate's rate) as it arrives. It never blocks and does not keep pcm.
-func (r *Recorder) Candidate(pcm []int16) { r.write(Candidate, pcm) }
+// candidate's rate) as it arrives, with the Opus packet it was decoded
+// from when that is one mono 20 ms frame (else nil). It never blocks and
+// keeps neither.
+func (r *Recorder) Candidate(pcm []int16, packet []byte) { r.write(Candidate, pcm, packet) }
 
 // Agent hands over the interviewer's audio (mono PCM16 at the agent's
-// rate) as it is queued on its track. It never blocks and does not keep
-// pcm.
-func (r *Recorder) Agent(pcm []int16) { r.write(Agent, pcm) }
+// rate) as it is queued on its track, with the Opus packet it was encoded
+// into when that is one mono 20 ms frame (else nil). It never blocks and
+// keeps neither.
+func (r *Recorder) Agent(pcm []int16, packet []byte) { r.write(Agent, pcm, packet) }
 
 // AgentCleared withdraws the interviewer's audio queued and not yet
 // played: its track dropped it.
@@ -207,14 +222,22 @@ func (r *Recorder) AgentCleared() {
 	r.send(chunk{voice: Agent, at: r.now(), clear: true})
 }
 
-func (r *Recorder) write(v Voice, pcm []int16) {
+func (r *Recorder) write(v Voice, pcm []int16, packet []byte) {
 	if r == nil || len(pcm) == 0 {
 		return
 	}
-	b := r.pool.Get().(*[]int16)
-	*b = append((*b)[:0], pcm...)
-	if !r.send(chunk{voice: v, at: r.now(), pcm: b}) {
-		r.pool.Put(b)
+	c := chunk{voice: v, pcm: r.pool.Get().(*[]int16)}
+	*c.pcm = append((*c.pcm)[:0], pcm...)
+	if len(packet) > 0 && len(packet) <= maxPacketBytes {
+		c.packet = r.packets.Get().(*[]byte)
+		*c.packet = append((*c.packet)[:0], packet...)
+	}
+	c.at = r.now()
+	if !r.send(c) {
+		r.pool.Put(c.pcm)
+		if c.packet != nil {
+			r.packets.Put(c.packet)
+		}
 	}
 }
 
@@ -302,7 +325,7 @@ func (e *encoder) take(c chunk) {
 		e.mix.Clear(c.voice, now)
 	default:
 		e.scratch = e.resample[c.voice].Process(e.scratch[:0], *c.pcm)
-		e.mix.Write(c.voice, now, e.scratch)
+		e.mix.Write(c.voice, now, e.scratch, c.packet)
 	}
 	if c.pcm != nil {
 		e.r.pool.Put(c.pcm)
@@ -320,7 +343,7 @@ func (e *encoder) encode(upTo int64) {
 	}
 }
 
-func (e *encoder) writeFrame(frame []int16) {
+func (e *encoder) writeFrame(frame *mixFrame) {
 	if e.err != nil {
 		e.frames++
 		return
@@ -347,36 +370,108 @@ const settledQuietFrames = 3
 // −66 dBFS, below any microphone's noise floor.
 const inaudibleLevel = 16
 
-// frameCoder codes a recording's 20 ms frames. A run of inaudible frames
-// costs one encoding: once the encoder has settled on silence, its packet
-// is sent again for the rest of the run.
+// noVoice is frameCoder.carried when the last frame was encoded.
+const noVoice Voice = -1
+
+// frameCoder codes a recording's 20 ms frames, and encodes as few as it
+// can.
+//
+// A frame where one voice sounds alone is that voice's own packet when it
+// came with one (the mixer names it): the packet the candidate's browser
+// sent, or the one the interviewer's track sent. Opus decoders predict a
+// frame's band energies from the frame before, so a packet is only
+// carried where the frame before it was one of the same voice's packets,
+// in order, or was quiet: the sender coded its packet after audio of its
+// own that the recording does not have, and after a quiet frame that
+// difference can only make the start of the voice a little softer for a
+// few frames, never louder. When the encoder takes over from carried
+// packets, it first codes the last carried frame's audio (and throws the
+// packet away), so its own next frame follows on from what was heard.
+//
+// A run of inaudible frames costs one encoding: once the encoder has
+// settled on silence, its packet is sent again for the rest of the run.
 type frameCoder struct {
 	enc    *opus.Encoder
 	packet []byte
 	// quietRun counts the inaudible frames in a row; silence is the packet
-	// made of the settledQuietFrames-th.
+	// the encoder made of an inaudible frame settledQuietFrames or more
+	// into such a run.
 	quietRun int
 	silence  []byte
+	// lastQuiet is whether the last frame was inaudible (or there was
+	// none).
+	lastQuiet bool
+	// carried is the voice whose packet the last frame was (noVoice: the
+	// encoder's), carriedSeq that packet's sequence number and prev that
+	// frame's audio.
+	carried    Voice
+	carriedSeq int64
+	prev       []int16
+	// encoded and carriedFrames count the frames encoded and carried.
+	encoded, carriedFrames int64
+}
+
+func newFrameCoder(enc *opus.Encoder) frameCoder {
+	return frameCoder{enc: enc, packet: make([]byte, maxPacketBytes), carried: noVoice, lastQuiet: true}
 }
 
 // code returns the packet of one frame; it is valid until the next call.
-func (c *frameCoder) code(frame []int16) ([]byte, error) {
-	if inaudible(frame) {
+func (c *frameCoder) code(f *mixFrame) ([]byte, error) {
+	afterQuiet := c.lastQuiet
+	c.lastQuiet = inaudible(f.pcm)
+	if c.lastQuiet {
 		c.quietRun++
 	} else {
 		c.quietRun = 0
 	}
+	if v := c.carry(f, afterQuiet); v != noVoice {
+		c.carried, c.carriedSeq = v, f.packet[v].seq
+		c.prev = append(c.prev[:0], f.pcm...)
+		c.carriedFrames++
+		return *f.packet[v].data, nil
+	}
+	tookOver := c.carried != noVoice
+	c.carried = noVoice
 	if c.quietRun > settledQuietFrames && c.silence != nil {
 		return c.silence, nil
 	}
-	n, err := c.enc.Encode(frame, c.packet)
+	if tookOver {
+		if _, err := c.enc.Encode(c.prev, c.packet); err != nil {
+			return nil, fmt.Errorf("encoding: %w", err)
+		}
+		c.encoded++
+	}
+	n, err := c.enc.Encode(f.pcm, c.packet)
 	if err != nil {
 		return nil, fmt.Errorf("encoding: %w", err)
 	}
-	if c.quietRun == settledQuietFrames {
+	c.encoded++
+	if c.quietRun >= settledQuietFrames && c.silence == nil {
 		c.silence = slices.Clone(c.packet[:n])
 	}
 	return c.packet[:n], nil
+}
+
+// carry picks the voice whose own packet stands for frame f, or noVoice:
+// a voice with a packet for the frame while the other is inaudible, that
+// continues its own packets or follows a quiet frame. Where both could,
+// the one heard, or else the one continuing, is taken.
+func (c *frameCoder) carry(f *mixFrame, afterQuiet bool) Voice {
+	pick := noVoice
+	for v := range voices {
+		p := f.packet[v]
+		if p.data == nil || f.audible[voices-1-v] {
+			continue
+		}
+		continuing := c.carried == v && p.seq == c.carriedSeq+1
+		if !continuing && !afterQuiet {
+			continue
+		}
+		if pick == noVoice || f.audible[v] || continuing {
+			pick = v
+		}
+	}
+	return pick
 }
 
 // inaudible reports whether no sample of frame rises above inaudibleLevel.
@@ -403,10 +498,11 @@ func (e *encoder) finish() result {
 	// One frame of silence more lets the decoder's look-ahead through; the
 	// last page's granule position then trims the stream to the frames
 	// recorded, so players report the recording's true length.
-	e.writeFrame(make([]int16, frameSamples16kHz))
+	e.writeFrame(&mixFrame{pcm: make([]int16, frameSamples16kHz)})
 	if e.err == nil {
 		e.err = e.ogg.Close(uint64(opusPreSkip48kHz + frames*frameSamples48kHz))
 	}
+	r.log.Debug("recording finished", "frames", frames, "encoded", e.coder.encoded, "carried", e.coder.carriedFrames)
 	if n := r.dropped.Load(); n > 0 || e.mix.dropped > 0 {
 		r.log.Warn("the recording fell behind and lost some audio", "chunks_dropped", n, "samples_dropped", e.mix.dropped)
 	}
@@ -453,13 +549,13 @@ func Encode(w io.Writer, pcm []int16) (time.Duration, error) {
 	}
 	frames := (len(pcm) + frameSamples16kHz - 1) / frameSamples16kHz
 	frame := make([]int16, frameSamples16kHz)
-	coder := &frameCoder{enc: enc, packet: make([]byte, maxPacketBytes)}
+	coder := newFrameCoder(enc)
 	for i := range frames + 1 { // one more lets the look-ahead through
 		clear(frame)
 		if i < frames {
 			copy(frame, pcm[i*frameSamples16kHz:])
 		}
-		p, err := coder.code(frame)
+		p, err := coder.code(&mixFrame{pcm: frame})
 		if err != nil {
 			return 0, fmt.Errorf("recording: %w", err)
 		}

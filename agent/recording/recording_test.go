@@ -110,11 +110,11 @@ func TestMixerPlacesVoicesOnTheClock(t *testing.T) {
 	m := newMixer(4, 1, 100)
 	ones := func(n int, v int16) []int16 { return bytes16(n, v) }
 	// The candidate's 4 samples arrive at 8: they played from 4 to 8.
-	m.Write(Candidate, 8, ones(4, 1))
+	m.Write(Candidate, 8, ones(4, 1), nil)
 	// The interviewer queues 8 samples at 6: they play from 6 to 14; then
 	// 4 more queued at 7 follow them (14 to 18).
-	m.Write(Agent, 6, ones(8, 10))
-	m.Write(Agent, 7, ones(4, 100))
+	m.Write(Agent, 6, ones(8, 10), nil)
+	m.Write(Agent, 7, ones(4, 100), nil)
 	// Cut off at 16: what would have played after it is withdrawn.
 	m.Clear(Agent, 16)
 	var got []int16
@@ -123,7 +123,7 @@ func TestMixerPlacesVoicesOnTheClock(t *testing.T) {
 		if !ok {
 			break
 		}
-		got = append(got, f...)
+		got = append(got, f.pcm...)
 	}
 	want := []int16{0, 0, 0, 0, 1, 1, 11, 11, 10, 10, 10, 10, 10, 10, 100, 100, 0, 0, 0, 0, 0, 0, 0, 0}
 	if !slices.Equal(got, want) {
@@ -131,7 +131,7 @@ func TestMixerPlacesVoicesOnTheClock(t *testing.T) {
 	}
 	// Audio arriving after its frames were handed out is dropped, not
 	// misplaced.
-	m.Write(Candidate, 10, ones(4, 5))
+	m.Write(Candidate, 10, ones(4, 5), nil)
 	if m.dropped != 4 {
 		t.Fatalf("dropped %d samples, want 4", m.dropped)
 	}
@@ -171,17 +171,17 @@ func TestRecorderMixesBothVoices(t *testing.T) {
 		cand := sine(16000, 300, 16000, 8000) // 1 s
 		for i := 0; i < len(cand); i += 320 {
 			time.Sleep(FrameDuration)
-			r.Candidate(cand[i : i+320])
+			r.Candidate(cand[i:i+320], nil)
 		}
 		time.Sleep(500 * time.Millisecond)     // at 2 s
 		agent := sine(24000, 700, 36000, 8000) // 1.5 s, cut after 1 s
-		r.Agent(agent[:4800])                  // 200 ms ahead
+		r.Agent(agent[:4800], nil)             // 200 ms ahead
 		for i := 4800; i < len(agent); i += 240 {
 			time.Sleep(10 * time.Millisecond)
 			if time.Since(start) >= 3*time.Second {
 				break
 			}
-			r.Agent(agent[i : i+240])
+			r.Agent(agent[i:i+240], nil)
 		}
 		r.AgentCleared()
 		time.Sleep(time.Second) // at 4 s
@@ -249,7 +249,7 @@ func TestDiscardLeavesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Candidate(bytes16(320, 100))
+		r.Candidate(bytes16(320, 100), nil)
 		time.Sleep(time.Second)
 		r.Discard()
 		if _, err := r.Stop(); err == nil {
@@ -263,16 +263,17 @@ func TestTapsNeverBlock(t *testing.T) {
 	// A recorder whose goroutine is stuck (a slow disk): the taps drop.
 	r := &Recorder{in: queue{limit: 2}, now: time.Now}
 	r.pool.New = func() any { b := make([]int16, 0, 320); return &b }
+	r.packets.New = func() any { b := make([]byte, 0, 8); return &b }
 	for range 10 {
-		r.Candidate(bytes16(320, 1))
-		r.Agent(bytes16(240, 1))
+		r.Candidate(bytes16(320, 1), []byte{1, 2, 3})
+		r.Agent(bytes16(240, 1), nil)
 	}
 	if got := r.dropped.Load(); got != 18 {
 		t.Fatalf("dropped %d chunks, want 18", got)
 	}
 	var off *Recorder // recording off
-	off.Candidate(bytes16(1, 1))
-	off.Agent(bytes16(1, 1))
+	off.Candidate(bytes16(1, 1), nil)
+	off.Agent(bytes16(1, 1), nil)
 	off.AgentCleared()
 	off.Discard()
 }

@@ -93,7 +93,8 @@ type Options struct {
 	// Display shows captions, state and stage (nil: NoDisplay).
 	Display Display
 	// CandidateTap, when set, sees the candidate's decoded 16 kHz PCM;
-	// AgentTap the agent's PCM at the TTS rate before encoding, and
+	// AgentTap the agent's PCM at the TTS rate as it is encoded (both with
+	// their Opus packets when those hold one 20 ms frame), and
 	// AgentCleared is called when audio AgentTap saw is dropped unsent (the
 	// candidate cut in). They are where a recording attaches.
 	CandidateTap, AgentTap voice.PCMTap

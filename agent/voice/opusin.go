@@ -67,10 +67,12 @@ const (
 )
 
 // PCMTap sees mono PCM16 audio as it passes a point of the pipeline (the
-// candidate's decoded 16 kHz audio, or the agent's before encoding), for a
-// recording. It runs on the audio path: it must return quickly and must
-// not retain pcm.
-type PCMTap func(pcm []int16)
+// candidate's decoded 16 kHz audio, or the agent's as it is encoded), for a
+// recording. packet, when not nil, is the Opus packet pcm was decoded from
+// or encoded into, and holds exactly that audio: one mono packet of 20 ms
+// (a recording can carry it as it is instead of encoding pcm again). It
+// runs on the audio path: it must return quickly and must retain neither.
+type PCMTap func(pcm []int16, packet []byte)
 
 // pcmWriter is what an OpusInput feeds: a Listener.
 type pcmWriter interface {
@@ -137,7 +139,8 @@ type OpusInput struct {
 }
 
 // NewOpusInput returns a decoder feeding l. tap, when not nil, sees every
-// decoded 16 kHz chunk before l does (silence included, as zeros).
+// decoded 16 kHz chunk before l does (silence included, as zeros), with
+// its packet when that is one mono 20 ms frame.
 func NewOpusInput(l *Listener, tap PCMTap) (*OpusInput, error) {
 	if l == nil {
 		return nil, errors.New("voice: opus input: no listener")
@@ -202,7 +205,7 @@ func (in *OpusInput) WritePacket(payload []byte, rtpTimestamp uint32) error {
 		in.written += dur
 		pcm := in.pcm[:n]
 		if in.tap != nil {
-			in.tap(pcm)
+			in.tap(pcm, recordablePacket(payload, n))
 		}
 		err = ignoreClosed(in.out.WriteSample(pcm))
 	}
@@ -291,7 +294,7 @@ func (in *OpusInput) silence(n int) error {
 	if in.tap != nil {
 		for left := n; left > 0; {
 			k := min(left, len(zeroFrame))
-			in.tap(zeroFrame[:k])
+			in.tap(zeroFrame[:k], nil)
 			left -= k
 		}
 	}
@@ -427,6 +430,16 @@ func opusPacketDuration(p []byte) time.Duration {
 		return OpusFrameDuration
 	}
 	return d
+}
+
+// recordablePacket is payload when it is one mono packet of 20 ms that
+// decoded to n samples at 16 kHz (what a PCMTap may be given), else nil.
+func recordablePacket(payload []byte, n int) []byte {
+	if n != int(durationToSamples(OpusFrameDuration, InputSampleRate)) || payload[0]&0x04 != 0 ||
+		opusPacketDuration(payload) != OpusFrameDuration {
+		return nil
+	}
+	return payload
 }
 
 // opusVoiced reports whether an Opus packet may hold voice: false only for

@@ -1,6 +1,7 @@
 package voice
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -58,7 +59,16 @@ func TestOpusInput(t *testing.T) {
 	const tick = OpusRTPClockHz / 50 // one 20 ms frame
 	var w recordingWriter
 	var tapped int
-	in, err := newOpusInput(&w, func(pcm []int16) { tapped += len(pcm) })
+	var carried [][]byte // the packets tapped with their audio
+	in, err := newOpusInput(&w, func(pcm []int16, packet []byte) {
+		tapped += len(pcm)
+		if packet != nil {
+			if len(pcm) != 320 {
+				t.Errorf("a packet tapped with %d samples", len(pcm))
+			}
+			carried = append(carried, slices.Clone(packet))
+		}
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,6 +95,17 @@ func TestOpusInput(t *testing.T) {
 	}
 	if total := 320*5 + 640 + 320 + 7680; tapped != total {
 		t.Errorf("tapped %d samples, want %d", tapped, total)
+	}
+	if want := [][]byte{packets[0], packets[1], packets[2], packets[4], packets[5]}; !slices.EqualFunc(carried, want, bytes.Equal) {
+		t.Errorf("tapped %d packets with their audio, want the %d decoded", len(carried), len(want))
+	}
+	// Only a mono packet of one 20 ms frame is tapped with its audio.
+	joined, _ := joinOpusFrames(nil, packets[0], packets[1])
+	stereo := append([]byte{packets[0][0] | 0x04}, packets[0][1:]...)
+	for what, p := range map[string][]byte{"40 ms": joined, "stereo": stereo} {
+		if recordablePacket(p, 320) != nil || recordablePacket(p, 640) != nil {
+			t.Errorf("a %s packet is tapped with its audio", what)
+		}
 	}
 	if peak := slices.Max(w.audio); peak < 1000 {
 		t.Errorf("decoded audio peaks at %d: not the voiced signal", peak)
@@ -194,7 +215,7 @@ func TestOpusInputDTXEndOfSpeech(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := newTestListener(t, &testSTT{}, ListenerOptions{})
 		var tapped atomic.Int64
-		in, err := NewOpusInput(l, func(pcm []int16) { tapped.Add(int64(len(pcm))) })
+		in, err := NewOpusInput(l, func(pcm []int16, _ []byte) { tapped.Add(int64(len(pcm))) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -366,7 +387,7 @@ func TestOpusInputSkipsUnvoiced(t *testing.T) {
 	packets := encodeFrames(t, pcm, InputSampleRate)
 	var w recordingWriter
 	var tapped int
-	in, err := newOpusInput(&w, func(pcm []int16) { tapped += len(pcm) })
+	in, err := newOpusInput(&w, func(pcm []int16, _ []byte) { tapped += len(pcm) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -204,9 +204,9 @@ type PlayoutOptions struct {
 	Pacer *Pacer
 	// Out sends the encoded frames. Required.
 	Out PacketWriter
-	// Tap, when not nil, sees the agent's PCM as it is written, before
-	// encoding; TapCleared, when not nil, is told when ClearQueue drops
-	// what Tap saw and was never sent.
+	// Tap, when not nil, sees each 20 ms frame of the agent's PCM as it is
+	// encoded, with its packet; TapCleared, when not nil, is told when
+	// ClearQueue drops what Tap saw and was never sent.
 	Tap        PCMTap
 	TapCleared func()
 }
@@ -251,9 +251,6 @@ func NewPlayout(opts PlayoutOptions) (*Playout, error) {
 func (pl *Playout) WriteSample(pcm []int16) error {
 	if len(pcm) == 0 {
 		return nil
-	}
-	if pl.tap != nil {
-		pl.tap(pcm)
 	}
 	pl.mu.Lock()
 	if pl.closed {
@@ -306,6 +303,9 @@ func (pl *Playout) encode(frame []int16) error {
 	}
 	f.n = n
 	pl.queued++
+	if pl.tap != nil {
+		pl.tap(frame, f.buf[:n])
+	}
 	return nil
 }
 

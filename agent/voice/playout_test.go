@@ -135,7 +135,11 @@ func TestPlayoutClearQueue(t *testing.T) {
 		}
 		defer pl.Close()
 		var tapped int
-		pl.tap = func(pcm []int16) { tapped += len(pcm) }
+		var packets [][]byte
+		pl.tap = func(pcm []int16, packet []byte) {
+			tapped += len(pcm)
+			packets = append(packets, slices.Clone(packet))
+		}
 		if err := pl.WriteSample(make([]int16, 16000)); err != nil { // 1 s
 			t.Fatal(err)
 		}
@@ -152,8 +156,16 @@ func TestPlayoutClearQueue(t *testing.T) {
 		if frames := log.framesSent(); !slices.Equal(frames, []int{2, 2}) {
 			t.Errorf("packets of %v frames sent, want the two packets of two frames before the clear", frames)
 		}
-		if tapped != 16000 {
-			t.Errorf("tap saw %d samples, want 16000", tapped)
+		if tapped != 16000 || len(packets) != 50 {
+			t.Errorf("tap saw %d samples in %d frames, want 16000 in 50", tapped, len(packets))
+		}
+		// Each frame is tapped with the packet it was encoded into: the two
+		// sent joined them.
+		for i, size := range log.sizes {
+			joined, _ := joinOpusFrames(nil, packets[2*i], packets[2*i+1])
+			if len(joined) != size {
+				t.Errorf("packet %d: %d bytes sent, the tapped frames join into %d", i, size, len(joined))
+			}
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package worker_test
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"os"
@@ -79,10 +80,28 @@ func TestSessionRecordsBothVoices(t *testing.T) {
 		}
 		return rms(pcm[i:j])
 	}
+	// Where one voice speaks alone, the recording holds the packets it was
+	// heard in: the candidate's browser-like SILK, the interviewer's CELT
+	// at its TTS engine's rate, never the recorder's own coding.
+	own := recorderTOC(t)
+	carried := func(from, to time.Time) (n, of int) {
+		a, _ := entry.Offset(from)
+		b, _ := entry.Offset(to)
+		for _, p := range stream.Packets[a/recording.FrameDuration : min(len(stream.Packets), int(b/recording.FrameDuration))] {
+			of++
+			if p[0] != own {
+				n++
+			}
+		}
+		return n, of
+	}
 	spoke := map[interviews.Role]bool{}
 	for _, turn := range rec.Turns {
 		if turn.Text == "" || turn.EndedAt.Sub(turn.StartedAt) < 400*time.Millisecond {
 			continue
+		}
+		if n, of := carried(turn.StartedAt, turn.EndedAt); n < of*8/10 {
+			t.Errorf("%s's turn %q: %d of its %d frames are the packets it was heard in, want most", turn.Role, turn.Text, n, of)
 		}
 		if l := level(turn.StartedAt, turn.EndedAt); l < 300 {
 			t.Errorf("%s's turn %q (%v–%v) is quiet in the recording: rms %.0f", turn.Role, turn.Text, turn.StartedAt, turn.EndedAt, l)
@@ -100,6 +119,24 @@ func TestSessionRecordsBothVoices(t *testing.T) {
 			t.Errorf("before the greeting: rms %.0f", l)
 		}
 	}
+}
+
+// recorderTOC is the table-of-contents byte of the packets a recording's
+// own encoder makes of speech.
+func recorderTOC(t *testing.T) byte {
+	var buf bytes.Buffer
+	tone := make([]int16, recording.SampleRateHz/2)
+	for i := range tone {
+		tone[i] = int16(8000 * math.Sin(2*math.Pi*440*float64(i)/recording.SampleRateHz))
+	}
+	if _, err := recording.Encode(&buf, tone); err != nil {
+		t.Fatal(err)
+	}
+	s, err := recording.Inspect(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Packets[10][0]
 }
 
 // samplesAt is the sample index of offset d in decoded audio.

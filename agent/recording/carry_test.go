@@ -1,0 +1,240 @@
+package recording
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"gopkg.in/hraban/opus.v2"
+
+	"github.com/viva-interviews/viva/interviews/recordings"
+)
+
+// TestMixerKeepsPacketsOnTheGrid: a voice's packet is kept for the frame it
+// holds when its audio lies on the frame grid; audio that starts after a
+// pause of its voice is moved onto the grid; a packet off the grid in the
+// middle of its voice's audio, or withdrawn, is let go.
+func TestMixerKeepsPacketsOnTheGrid(t *testing.T) {
+	const fs = 16
+	m := newMixer(fs, 4, 1000)
+	freed := 0
+	m.release = func(*[]byte) { freed++ }
+	pkt := func(id byte) *[]byte { b := []byte{id}; return &b }
+	// The interviewer's first frame, queued at 21, moves back to 16 (its
+	// voice was silent); the next follows on at 32.
+	m.Write(Agent, 21, bytes16(fs, 1000), pkt('a'))
+	m.Write(Agent, 22, bytes16(fs, 1100), pkt('b'))
+	// The candidate's frame that played from 44 to 60 moves to 48; the
+	// next follows at 64; then 8 samples without a packet, and a packet
+	// whose audio now starts at 88, off the grid after audible audio.
+	m.Write(Candidate, 60, bytes16(fs, 2000), pkt('c'))
+	m.Write(Candidate, 80, bytes16(fs, 2100), pkt('d'))
+	m.Write(Candidate, 88, bytes16(8, 2200), nil)
+	m.Write(Candidate, 104, bytes16(fs, 2300), pkt('e'))
+	// An interviewer's frame queued at 104 (moved to 112) and withdrawn
+	// before it plays.
+	m.Write(Agent, 104, bytes16(fs, 1200), pkt('f'))
+	m.Clear(Agent, 112)
+
+	want := []struct {
+		first   int16
+		audible [voices]bool
+		packet  [voices]byte
+	}{
+		{0, [voices]bool{}, [voices]byte{}},
+		{1000, [voices]bool{Agent: true}, [voices]byte{Agent: 'a'}},
+		{1100, [voices]bool{Agent: true}, [voices]byte{Agent: 'b'}},
+		{2000, [voices]bool{Candidate: true}, [voices]byte{Candidate: 'c'}},
+		{2100, [voices]bool{Candidate: true}, [voices]byte{Candidate: 'd'}},
+		{2200, [voices]bool{Candidate: true}, [voices]byte{}},
+		{2300, [voices]bool{Candidate: true}, [voices]byte{}},
+		{0, [voices]bool{}, [voices]byte{}},
+	}
+	for i, w := range want {
+		f, ok := m.Next(int64(len(want) * fs))
+		if !ok {
+			t.Fatalf("frame %d not handed out", i)
+		}
+		var got [voices]byte
+		for v := range voices {
+			if p := f.packet[v].data; p != nil {
+				got[v] = (*p)[0]
+			}
+		}
+		if f.pcm[0] != w.first || f.audible != w.audible || got != w.packet {
+			t.Errorf("frame %d: first sample %d, audible %v, packets %q; want %d, %v, %q",
+				i, f.pcm[0], f.audible, got[:], w.first, w.audible, w.packet[:])
+		}
+	}
+	if _, ok := m.Next(1 << 20); !ok {
+		t.Fatal("no frame after the last")
+	}
+	if freed != 6 {
+		t.Errorf("%d of 6 packets handed back", freed)
+	}
+}
+
+// TestRecorderCarriesEachVoicesOwnPackets: where one voice speaks alone the
+// recording holds the very packets it was heard in (the candidate's from a
+// browser-like VoIP encoder, the interviewer's from its CELT encoder),
+// where both speak it holds the mix encoded, and no join is heard: no frame
+// decodes louder than the voices in it.
+func TestRecorderCarriesEachVoicesOwnPackets(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		candEnc, err := opus.NewEncoder(16000, 1, opus.AppVoIP)
+		if err != nil {
+			t.Fatal(err)
+		}
+		agentEnc, err := opus.NewEncoder(24000, 1, opus.AppRestrictedLowdelay)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := agentEnc.SetComplexity(0); err != nil {
+			t.Fatal(err)
+		}
+		dir := openDir(t)
+		name := recordings.Name("k3abc", 1)
+		r, err := Start(Options{Dir: dir, Name: name, CandidateSampleRateHz: 16000, AgentSampleRateHz: 24000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent := map[string]Voice{}
+		encode := func(enc *opus.Encoder, v Voice, pcm []int16) []byte {
+			buf := make([]byte, maxPacketBytes)
+			n, err := enc.Encode(pcm, buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent[string(buf[:n])] = v
+			return buf[:n]
+		}
+		const candFrame, agentFrame = 320, 480
+		cand := sine(16000, 300, 16000*4, 8000)
+		agent := sine(24000, 700, 24000*4, 8000)
+		var ci, ai int       // the next samples of each voice
+		candSays := func() { // one frame, spoken in the last 20 ms
+			f := cand[ci : ci+candFrame]
+			ci += candFrame
+			r.Candidate(f, encode(candEnc, Candidate, f))
+		}
+		candSilent := func() { r.Candidate(make([]int16, candFrame), nil) }
+		agentQueues := func() { // one frame, queued behind what plays
+			f := agent[ai : ai+agentFrame]
+			ai += agentFrame
+			r.Agent(f, encode(agentEnc, Agent, f))
+		}
+		tick := func(n int, each ...func()) {
+			for range n {
+				time.Sleep(FrameDuration)
+				for _, f := range each {
+					f()
+				}
+			}
+		}
+		tick(25, candSilent) // 0–0.5 s: nobody
+		tick(50, candSays)   // 0.5–1.5 s: the candidate alone
+		tick(25, candSilent) // 1.5–2 s: a pause
+		for range 10 {       // the interviewer's reply, 200 ms queued ahead
+			agentQueues()
+		}
+		tick(50, candSilent, agentQueues) // 2–3 s: the interviewer alone
+		tick(15, candSays, agentQueues)   // 3–3.3 s: the candidate cuts in
+		r.AgentCleared()                  // … and the interviewer stops
+		tick(25, candSays)                // 3.3–3.8 s: the candidate alone, straight after both
+		for range 10 {                    // the interviewer at once, no pause
+			agentQueues()
+		}
+		tick(25, candSilent, agentQueues) // 3.8–4.3 s
+		r.AgentCleared()
+		tick(35, candSilent) // to 5 s
+		rec, err := r.Stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(dir.Path(), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Inspect(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.DurationMS != 5000 {
+			t.Fatalf("duration %d ms, want 5000", rec.DurationMS)
+		}
+		// Frame i of the file covers i×20 ms to (i+1)×20 ms.
+		carried := func(from, to time.Duration, v Voice) (n int) {
+			for _, p := range s.Packets[from/FrameDuration : to/FrameDuration] {
+				if w, ok := sent[string(p)]; ok && w == v && len(p) > 2 {
+					n++
+				}
+			}
+			return n
+		}
+		for _, c := range []struct {
+			what     string
+			from, to time.Duration
+			v        Voice
+			min, max int
+		}{
+			{"the candidate alone", 500 * time.Millisecond, 1500 * time.Millisecond, Candidate, 48, 50},
+			{"the interviewer alone", 2000 * time.Millisecond, 3000 * time.Millisecond, Agent, 48, 50},
+			{"both (the candidate)", 3000 * time.Millisecond, 3300 * time.Millisecond, Candidate, 0, 0},
+			{"both (the interviewer)", 3000 * time.Millisecond, 3300 * time.Millisecond, Agent, 0, 0},
+			{"the candidate straight after both", 3300 * time.Millisecond, 3800 * time.Millisecond, Candidate, 0, 0},
+			{"the interviewer straight after the candidate", 3800 * time.Millisecond, 4300 * time.Millisecond, Agent, 0, 0},
+		} {
+			if n := carried(c.from, c.to, c.v); n < c.min || n > c.max {
+				t.Errorf("%s (%v–%v): %d of its frames carried as sent, want %d–%d", c.what, c.from, c.to, n, c.min, c.max)
+			}
+		}
+
+		pcm, err := s.Decode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := func(from, to time.Duration) []int16 { return pcm[samples(from):samples(to)] }
+		solo := 8000 / math.Sqrt2
+		for _, c := range []struct {
+			what     string
+			from, to time.Duration
+			min, max float64 // rms
+			hz       int
+		}{
+			{"before anyone spoke", 0, 450 * time.Millisecond, 0, 200, 0},
+			{"the candidate", 560 * time.Millisecond, 1460 * time.Millisecond, 0.6 * solo, 1.15 * solo, 300},
+			{"the pause", 1600 * time.Millisecond, 1950 * time.Millisecond, 0, 200, 0},
+			{"the interviewer", 2060 * time.Millisecond, 2960 * time.Millisecond, 0.6 * solo, 1.15 * solo, 700},
+			{"both", 3040 * time.Millisecond, 3260 * time.Millisecond, 0.6 * 8000, 1.15 * 8000, 0},
+			{"the candidate after both", 3340 * time.Millisecond, 3760 * time.Millisecond, 0.6 * solo, 1.15 * solo, 300},
+			{"the interviewer after the candidate", 3840 * time.Millisecond, 4260 * time.Millisecond, 0.6 * solo, 1.15 * solo, 700},
+			{"the end", 4400 * time.Millisecond, 5000 * time.Millisecond, 0, 200, 0},
+		} {
+			seg := at(c.from, c.to)
+			if level := rms(seg); level < c.min || level > c.max {
+				t.Errorf("%s (%v–%v): rms %.0f, want %.0f–%.0f", c.what, c.from, c.to, level, c.min, c.max)
+			}
+			if c.hz > 0 {
+				secs := float64(len(seg)) / SampleRateHz
+				if f := float64(zeroCrossings(seg)) / 2 / secs; math.Abs(f-float64(c.hz)) > 20 {
+					t.Errorf("%s: %.0f Hz, want %d", c.what, f, c.hz)
+				}
+			}
+		}
+		// No join is heard: no 10 ms of the recording is louder than both
+		// voices at once.
+		const win = SampleRateHz / 100
+		for i := 0; i+win <= len(pcm); i += win {
+			if level := rms(pcm[i : i+win]); level > 1.15*8000 {
+				t.Errorf("at %v: rms %.0f, louder than both voices together", time.Duration(i)*time.Second/SampleRateHz, level)
+			}
+		}
+		if !bytes.Equal(data[:4], []byte("OggS")) {
+			t.Fatal("not an Ogg file")
+		}
+	})
+}
