@@ -52,9 +52,9 @@ type placed struct {
 // mixFrame is a frame of the mix as Next hands it out.
 type mixFrame struct {
 	pcm []int16
-	// audible tells, per voice, whether any of its samples in the frame
-	// is above inaudibleLevel.
-	audible [voices]bool
+	// peak is, per voice, the largest magnitude of its samples in the
+	// frame.
+	peak [voices]int
 	// packet is, per voice, its packet that holds this frame (data nil
 	// when it has none).
 	packet [voices]placed
@@ -129,12 +129,12 @@ func (m *mixer) placePacket(v Voice, start, n int64, packet *[]byte) int64 {
 	return start
 }
 
-// quietBefore reports whether voice v placed nothing audible in the frame
-// before start.
+// quietBefore reports whether voice v placed nothing louder than faint in
+// the frame before start.
 func (m *mixer) quietBefore(v Voice, start int64) bool {
 	from := max(start-int64(m.frameSamples), m.emitted) - m.emitted
 	to := min(start, m.cursor[v]) - m.emitted
-	return from >= to || inaudible(m.buf[v][from:to])
+	return from >= to || peak(m.buf[v][from:to]) <= faintLevel
 }
 
 // Clear withdraws voice v's audio placed after now: it was queued and will
@@ -184,7 +184,7 @@ func (m *mixer) Next(upTo int64) (*mixFrame, bool) {
 	}
 	for v := range voices {
 		b := m.buf[v]
-		f.audible[v] = !inaudible(b[:min(fs, len(b))])
+		f.peak[v] = peak(b[:min(fs, len(b))])
 		ps := m.packets[v]
 		for len(ps) > 0 && ps[0].pos <= m.emitted {
 			if ps[0].pos == m.emitted {

@@ -370,21 +370,27 @@ const settledQuietFrames = 3
 // −66 dBFS, below any microphone's noise floor.
 const inaudibleLevel = 16
 
+// faintLevel is the largest sample of a voice taken as faint: about −50
+// dBFS, a microphone's noise or the fade after a word, lost under the
+// other voice speaking.
+const faintLevel = 100
+
 // noVoice is frameCoder.carried when the last frame was encoded.
 const noVoice Voice = -1
 
 // frameCoder codes a recording's 20 ms frames, and encodes as few as it
 // can.
 //
-// A frame where one voice sounds alone is that voice's own packet when it
-// came with one (the mixer names it): the packet the candidate's browser
-// sent, or the one the interviewer's track sent. Opus decoders predict a
-// frame's band energies from the frame before, so a packet is only
-// carried where the frame before it was one of the same voice's packets,
-// in order, or was quiet: the sender coded its packet after audio of its
-// own that the recording does not have, and after a quiet frame that
-// difference can only make the start of the voice a little softer for a
-// few frames, never louder. When the encoder takes over from carried
+// A frame where one voice sounds alone (the other is at most faint) is
+// that voice's own packet when it came with one (the mixer names it): the
+// packet the candidate's browser sent, or the one the interviewer's track
+// sent. Opus decoders predict a frame's band energies from the frame
+// before, and the sender coded its packet after audio of its own, so a
+// packet is only carried where the frame before it held the same voice
+// alone, or nothing: its own packet in order, or the recorder's coding of
+// that voice or of a pause. Straight after the other voice, or after both
+// at once, the recorder codes one frame of the voice alone first: carried
+// then, the packet would decode with some of the other voice's loudness. When the encoder takes over from carried
 // packets, it first codes the last carried frame's audio (and throws the
 // packet away), so its own next frame follows on from what was heard.
 //
@@ -398,9 +404,8 @@ type frameCoder struct {
 	// into such a run.
 	quietRun int
 	silence  []byte
-	// lastQuiet is whether the last frame was inaudible (or there was
-	// none).
-	lastQuiet bool
+	// lastPeak is the last frame's peak per voice.
+	lastPeak [voices]int
 	// carried is the voice whose packet the last frame was (noVoice: the
 	// encoder's), carriedSeq that packet's sequence number and prev that
 	// frame's audio.
@@ -412,19 +417,19 @@ type frameCoder struct {
 }
 
 func newFrameCoder(enc *opus.Encoder) frameCoder {
-	return frameCoder{enc: enc, packet: make([]byte, maxPacketBytes), carried: noVoice, lastQuiet: true}
+	return frameCoder{enc: enc, packet: make([]byte, maxPacketBytes), carried: noVoice}
 }
 
 // code returns the packet of one frame; it is valid until the next call.
 func (c *frameCoder) code(f *mixFrame) ([]byte, error) {
-	afterQuiet := c.lastQuiet
-	c.lastQuiet = inaudible(f.pcm)
-	if c.lastQuiet {
+	if peak(f.pcm) <= inaudibleLevel {
 		c.quietRun++
 	} else {
 		c.quietRun = 0
 	}
-	if v := c.carry(f, afterQuiet); v != noVoice {
+	v := c.carry(f)
+	c.lastPeak = f.peak
+	if v != noVoice {
 		c.carried, c.carriedSeq = v, f.packet[v].seq
 		c.prev = append(c.prev[:0], f.pcm...)
 		c.carriedFrames++
@@ -453,35 +458,40 @@ func (c *frameCoder) code(f *mixFrame) ([]byte, error) {
 }
 
 // carry picks the voice whose own packet stands for frame f, or noVoice:
-// a voice with a packet for the frame while the other is inaudible, that
-// continues its own packets or follows a quiet frame. Where both could,
-// the one heard, or else the one continuing, is taken.
-func (c *frameCoder) carry(f *mixFrame, afterQuiet bool) Voice {
+// a voice with a packet for the frame while the other is at most faint, in
+// this frame and the one before, or that continues its own packets. Where
+// both could, the louder is taken.
+func (c *frameCoder) carry(f *mixFrame) Voice {
 	pick := noVoice
 	for v := range voices {
-		p := f.packet[v]
-		if p.data == nil || f.audible[voices-1-v] {
+		p, other := f.packet[v], voices-1-v
+		if p.data == nil || f.peak[other] > faintLevel {
 			continue
 		}
-		continuing := c.carried == v && p.seq == c.carriedSeq+1
-		if !continuing && !afterQuiet {
+		if continuing := c.carried == v && p.seq == c.carriedSeq+1; !continuing && c.lastPeak[other] > faintLevel {
 			continue
 		}
-		if pick == noVoice || f.audible[v] || continuing {
+		if pick == noVoice || f.peak[v] > f.peak[pick] {
 			pick = v
 		}
 	}
 	return pick
 }
 
-// inaudible reports whether no sample of frame rises above inaudibleLevel.
-func inaudible(frame []int16) bool {
+// peak is the largest magnitude of the samples of frame.
+func peak(frame []int16) int {
+	p := 0
 	for _, v := range frame {
-		if v > inaudibleLevel || v < -inaudibleLevel {
-			return false
-		}
+		p = max(p, abs(int(v)))
 	}
-	return true
+	return p
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
 }
 
 // finish mixes what is left, closes the stream and commits the file.
