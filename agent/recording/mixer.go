@@ -37,7 +37,7 @@ type mixer struct {
 	buf          [voices][]int16  // from emitted on
 	packets      [voices][]placed // packets of frames not handed out, by position
 	seq          [voices]int64    // packets written per voice
-	release      func(*[]byte)    // takes back a packet the mixer is done with (nil: none)
+	spare        [][]byte         // packet buffers to reuse
 	out          mixFrame
 	dropped      int64 // samples dropped: too late or too far ahead
 }
@@ -46,7 +46,7 @@ type mixer struct {
 type placed struct {
 	pos  int64
 	seq  int64 // the voice's packets written before it, plus one
-	data *[]byte
+	data []byte
 }
 
 // mixFrame is a frame of the mix as Next hands it out.
@@ -70,9 +70,9 @@ func newMixer(frameSamples int, slack, maxAhead int64) *mixer {
 }
 
 // Write places pcm of voice v, written when the timeline was at now, with
-// packet, when not nil, the Opus packet of one frame that holds it. The
-// mixer keeps packet until it hands it back to release.
-func (m *mixer) Write(v Voice, now int64, pcm []int16, packet *[]byte) {
+// packet, when not nil, the Opus packet of one frame that holds it. It
+// keeps neither.
+func (m *mixer) Write(v Voice, now int64, pcm []int16, packet []byte) {
 	n := int64(len(pcm))
 	at := now // the interviewer's audio starts playing now at the earliest
 	if v == Candidate {
@@ -84,7 +84,6 @@ func (m *mixer) Write(v Voice, now int64, pcm []int16, packet *[]byte) {
 	}
 	if start > now+m.maxAhead {
 		m.dropped += n
-		m.free(packet)
 		return
 	}
 	if packet != nil {
@@ -111,22 +110,29 @@ func (m *mixer) Write(v Voice, now int64, pcm []int16, packet *[]byte) {
 // placePacket keeps the packet of voice v's n samples that would start at
 // start when they hold one frame on the grid, moving them onto it when
 // they follow a pause of the voice, and returns where they start.
-func (m *mixer) placePacket(v Voice, start, n int64, packet *[]byte) int64 {
+func (m *mixer) placePacket(v Voice, start, n int64, packet []byte) int64 {
 	m.seq[v]++
 	fs := int64(m.frameSamples)
 	grid := (start + fs/2) / fs * fs
 	off := start - grid
+	at := start
 	switch {
 	case n < fs-alignSlack || n > fs+alignSlack || grid < m.emitted:
-	case off >= -alignSlack && off <= alignSlack:
-		m.packets[v] = append(m.packets[v], placed{pos: grid, seq: m.seq[v], data: packet})
 		return start
+	case off >= -alignSlack && off <= alignSlack:
 	case m.quietBefore(v, start):
-		m.packets[v] = append(m.packets[v], placed{pos: grid, seq: m.seq[v], data: packet})
-		return grid
+		at = grid
+	default:
+		return start
 	}
-	m.free(packet)
-	return start
+	var b []byte
+	if k := len(m.spare); k > 0 {
+		b, m.spare = m.spare[k-1][:0], m.spare[:k-1]
+	} else {
+		b = make([]byte, 0, packetRoomBytes)
+	}
+	m.packets[v] = append(m.packets[v], placed{pos: grid, seq: m.seq[v], data: append(b, packet...)})
+	return at
 }
 
 // quietBefore reports whether voice v placed nothing louder than faint in
@@ -205,10 +211,10 @@ func (m *mixer) Next(upTo int64) (*mixFrame, bool) {
 	return f, true
 }
 
-// free hands a packet back to release.
-func (m *mixer) free(p *[]byte) {
-	if p != nil && m.release != nil {
-		m.release(p)
+// free keeps a packet's buffer for reuse.
+func (m *mixer) free(p []byte) {
+	if p != nil {
+		m.spare = append(m.spare, p)
 	}
 }
 

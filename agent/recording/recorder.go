@@ -59,6 +59,10 @@ const (
 	encoderComplexity = 0
 	// maxPacketBytes bounds one encoded packet.
 	maxPacketBytes = 1500
+	// packetRoomBytes is the room a packet held for mixing is first given:
+	// a second of both voices' packets waits to be mixed, and speech at 32
+	// kbit/s takes 80 bytes a frame.
+	packetRoomBytes = 256
 )
 
 // Timing of the mix.
@@ -110,21 +114,9 @@ type Recorder struct {
 	log     *slog.Logger
 	in      queue
 	stop    chan stopRequest
-	pool    sync.Pool    // of *[]int16
-	packets sync.Pool    // of *[]byte
 	dropped atomic.Int64 // chunks dropped because the queue was full
 	once    sync.Once
 	res     result
-}
-
-// chunk is audio handed over by a tap, with its packet when it came with
-// one, or a withdrawal (pcm nil, clear).
-type chunk struct {
-	voice  Voice
-	at     time.Time
-	pcm    *[]int16
-	packet *[]byte
-	clear  bool
 }
 
 // stopRequest asks the goroutine to end the recording, keeping or
@@ -171,11 +163,8 @@ func Start(opts Options) (*Recorder, error) {
 	}
 	r := &Recorder{name: opts.Name, start: now(), now: now, log: log.With("recording", opts.Name),
 		in: queue{limit: queueChunks}, stop: make(chan stopRequest)}
-	r.pool.New = func() any { b := make([]int16, 0, 960); return &b }
-	r.packets.New = func() any { b := make([]byte, 0, maxPacketBytes); return &b }
-	mix := newMixer(frameSamples16kHz, samples(contiguousSlack), samples(maxAhead))
-	mix.release = func(p *[]byte) { r.packets.Put(p) }
-	e := &encoder{r: r, file: f, ogg: ogg, coder: newFrameCoder(enc), mix: mix,
+	e := &encoder{r: r, file: f, ogg: ogg, coder: newFrameCoder(enc),
+		mix: newMixer(frameSamples16kHz, samples(contiguousSlack), samples(maxAhead)),
 		resample: [voices]*resampler{Candidate: newResampler(opts.CandidateSampleRateHz, SampleRateHz),
 			Agent: newResampler(opts.AgentSampleRateHz, SampleRateHz)}}
 	go e.run()
@@ -219,35 +208,24 @@ func (r *Recorder) AgentCleared() {
 	if r == nil {
 		return
 	}
-	r.send(chunk{voice: Agent, at: r.now(), clear: true})
+	r.send(Agent, nil, nil, true)
 }
 
 func (r *Recorder) write(v Voice, pcm []int16, packet []byte) {
 	if r == nil || len(pcm) == 0 {
 		return
 	}
-	c := chunk{voice: v, pcm: r.pool.Get().(*[]int16)}
-	*c.pcm = append((*c.pcm)[:0], pcm...)
-	if len(packet) > 0 && len(packet) <= maxPacketBytes {
-		c.packet = r.packets.Get().(*[]byte)
-		*c.packet = append((*c.packet)[:0], packet...)
+	if len(packet) > maxPacketBytes {
+		packet = nil
 	}
-	c.at = r.now()
-	if !r.send(c) {
-		r.pool.Put(c.pcm)
-		if c.packet != nil {
-			r.packets.Put(c.packet)
-		}
-	}
+	r.send(v, pcm, packet, false)
 }
 
 // send queues c unless the queue is full or the recording stopped.
-func (r *Recorder) send(c chunk) bool {
-	full, closed := r.in.push(c)
-	if full {
+func (r *Recorder) send(v Voice, pcm []int16, packet []byte, clear bool) {
+	if full, _ := r.in.push(v, r.now(), pcm, packet, clear); full {
 		r.dropped.Add(1)
 	}
-	return !full && !closed
 }
 
 // Stop ends the recording: everything handed over is mixed and encoded, the
@@ -281,7 +259,7 @@ type encoder struct {
 	mix      *mixer
 	resample [voices]*resampler
 	scratch  []int16
-	batch    []chunk // the chunks taken last, kept for the next batch
+	batch    batch // the chunks taken last, kept for the next
 	frames   int64
 	err      error // the first write failure: the recording is lost
 	discard  bool  // the session asked for no recording after all
@@ -309,26 +287,15 @@ func (e *encoder) pos(t time.Time) int64 { return samples(t.Sub(e.r.start)) }
 
 // takeQueued places the chunks queued since the last call.
 func (e *encoder) takeQueued() {
-	batch := e.r.in.swap(e.batch)
-	for i, c := range batch {
-		e.take(c)
-		batch[i] = chunk{}
-	}
-	e.batch = batch
-}
-
-// take places one chunk on the timeline.
-func (e *encoder) take(c chunk) {
-	now := e.pos(c.at)
-	switch {
-	case c.clear:
-		e.mix.Clear(c.voice, now)
-	default:
-		e.scratch = e.resample[c.voice].Process(e.scratch[:0], *c.pcm)
-		e.mix.Write(c.voice, now, e.scratch, c.packet)
-	}
-	if c.pcm != nil {
-		e.r.pool.Put(c.pcm)
+	e.batch = e.r.in.swap(e.batch)
+	for _, c := range e.batch.chunks {
+		now := e.pos(c.at)
+		if c.clear {
+			e.mix.Clear(c.voice, now)
+			continue
+		}
+		e.scratch = e.resample[c.voice].Process(e.scratch[:0], e.batch.samples(c))
+		e.mix.Write(c.voice, now, e.scratch, e.batch.packet(c))
 	}
 }
 
@@ -433,7 +400,7 @@ func (c *frameCoder) code(f *mixFrame) ([]byte, error) {
 		c.carried, c.carriedSeq = v, f.packet[v].seq
 		c.prev = append(c.prev[:0], f.pcm...)
 		c.carriedFrames++
-		return *f.packet[v].data, nil
+		return f.packet[v].data, nil
 	}
 	tookOver := c.carried != noVoice
 	c.carried = noVoice

@@ -262,8 +262,6 @@ func TestDiscardLeavesNothing(t *testing.T) {
 func TestTapsNeverBlock(t *testing.T) {
 	// A recorder whose goroutine is stuck (a slow disk): the taps drop.
 	r := &Recorder{in: queue{limit: 2}, now: time.Now}
-	r.pool.New = func() any { b := make([]int16, 0, 320); return &b }
-	r.packets.New = func() any { b := make([]byte, 0, 8); return &b }
 	for range 10 {
 		r.Candidate(bytes16(320, 1), []byte{1, 2, 3})
 		r.Agent(bytes16(240, 1), nil)
