@@ -1,17 +1,24 @@
 package recording
 
 import (
-	"bytes"
+	"context"
+	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
 	"gopkg.in/hraban/opus.v2"
 
+	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/recordings"
+	"github.com/viva-interviews/viva/testrig/browsertest"
 )
 
 // TestMixerKeepsPacketsOnTheGrid: a voice's packet is kept for the frame it
@@ -83,6 +90,98 @@ func TestMixerKeepsPacketsOnTheGrid(t *testing.T) {
 // where both speak it holds the mix encoded, and no join is heard: no frame
 // decodes louder than the voices in it.
 func TestRecorderCarriesEachVoicesOwnPackets(t *testing.T) {
+	data, sent := carriedRecording(t)
+	s, err := Inspect(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Duration() != 5*time.Second {
+		t.Fatalf("duration %v, want 5s", s.Duration())
+	}
+	// Frame i of the file covers i×20 ms to (i+1)×20 ms.
+	carried := func(from, to time.Duration, v Voice) (n int) {
+		for _, p := range s.Packets[from/FrameDuration : to/FrameDuration] {
+			if w, ok := sent[string(p)]; ok && w == v && len(p) > 2 {
+				n++
+			}
+		}
+		return n
+	}
+	for _, c := range []struct {
+		what     string
+		from, to time.Duration
+		v        Voice
+		min, max int
+	}{
+		{"the candidate alone", 500 * time.Millisecond, 1500 * time.Millisecond, Candidate, 48, 50},
+		{"the interviewer alone", 2000 * time.Millisecond, 3000 * time.Millisecond, Agent, 48, 50},
+		{"both (the candidate)", 3000 * time.Millisecond, 3300 * time.Millisecond, Candidate, 0, 0},
+		{"both (the interviewer)", 3000 * time.Millisecond, 3300 * time.Millisecond, Agent, 0, 0},
+		// One frame of the voice alone is coded first.
+		{"the candidate straight after both", 3300 * time.Millisecond, 3800 * time.Millisecond, Candidate, 23, 24},
+		{"the interviewer straight after the candidate", 3800 * time.Millisecond, 4300 * time.Millisecond, Agent, 23, 24},
+	} {
+		if n := carried(c.from, c.to, c.v); n < c.min || n > c.max {
+			t.Errorf("%s (%v–%v): %d of its frames carried as sent, want %d–%d", c.what, c.from, c.to, n, c.min, c.max)
+		}
+	}
+	pcm, err := s.Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCarriedAudio(t, pcm)
+}
+
+// TestBrowserDecodesCarriedRecording: Chromium, as a reviewer's browser
+// plays it, decodes a recording that switches between the candidate's
+// SILK packets, the interviewer's CELT packets and the recorder's own
+// frames, whole: every stretch at its level and pitch, no join louder
+// than both voices.
+func TestBrowserDecodesCarriedRecording(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: skipped with -short")
+	}
+	data, _ := carriedRecording(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/recording.ogg" {
+			w.Header().Set("Content-Type", interviews.RecordingContentType)
+			_, _ = w.Write(data)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = io.WriteString(w, "<!doctype html><title>recording</title>")
+	}))
+	defer srv.Close()
+	ctx := browsertest.Start(t, browsertest.Desktop)
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	var decoded []float64
+	err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/"),
+		chromedp.Evaluate(`(async () => {
+			const data = await (await fetch("/recording.ogg")).arrayBuffer();
+			const ctx = new OfflineAudioContext(1, 16000, 16000);
+			const audio = await ctx.decodeAudioData(data);
+			return Array.from(audio.getChannelData(0), x => Math.round(x * 32767));
+		})()`, &decoded, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 5 * SampleRateHz; math.Abs(float64(len(decoded)-want)) > SampleRateHz/50 {
+		t.Fatalf("Chromium decoded %d samples, want %d (5 s)", len(decoded), want)
+	}
+	pcm := make([]int16, len(decoded))
+	for i, v := range decoded {
+		pcm[i] = int16(max(-32768, min(32767, v)))
+	}
+	checkCarriedAudio(t, pcm)
+}
+
+// carriedRecording records five seconds: the candidate alone, a pause,
+// the interviewer alone over the candidate's faint noise, both, the
+// candidate straight after both, the interviewer straight after the
+// candidate. It returns the file and the voice each packet sent came from.
+func carriedRecording(t *testing.T) (data []byte, sent map[string]Voice) {
+	sent = map[string]Voice{}
 	synctest.Test(t, func(t *testing.T) {
 		candEnc, err := opus.NewEncoder(16000, 1, opus.AppVoIP)
 		if err != nil {
@@ -101,7 +200,6 @@ func TestRecorderCarriesEachVoicesOwnPackets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sent := map[string]Voice{}
 		encode := func(enc *opus.Encoder, v Voice, pcm []int16) []byte {
 			buf := make([]byte, maxPacketBytes)
 			n, err := enc.Encode(pcm, buf)
@@ -152,91 +250,53 @@ func TestRecorderCarriesEachVoicesOwnPackets(t *testing.T) {
 		tick(25, candSilent, agentQueues) // 3.8–4.3 s
 		r.AgentCleared()
 		tick(35, candSilent) // to 5 s
-		rec, err := r.Stop()
-		if err != nil {
+		if _, err := r.Stop(); err != nil {
 			t.Fatal(err)
 		}
-		data, err := os.ReadFile(filepath.Join(dir.Path(), name))
-		if err != nil {
+		if data, err = os.ReadFile(filepath.Join(dir.Path(), name)); err != nil {
 			t.Fatal(err)
-		}
-		s, err := Inspect(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rec.DurationMS != 5000 {
-			t.Fatalf("duration %d ms, want 5000", rec.DurationMS)
-		}
-		// Frame i of the file covers i×20 ms to (i+1)×20 ms.
-		carried := func(from, to time.Duration, v Voice) (n int) {
-			for _, p := range s.Packets[from/FrameDuration : to/FrameDuration] {
-				if w, ok := sent[string(p)]; ok && w == v && len(p) > 2 {
-					n++
-				}
-			}
-			return n
-		}
-		for _, c := range []struct {
-			what     string
-			from, to time.Duration
-			v        Voice
-			min, max int
-		}{
-			{"the candidate alone", 500 * time.Millisecond, 1500 * time.Millisecond, Candidate, 48, 50},
-			{"the interviewer alone", 2000 * time.Millisecond, 3000 * time.Millisecond, Agent, 48, 50},
-			{"both (the candidate)", 3000 * time.Millisecond, 3300 * time.Millisecond, Candidate, 0, 0},
-			{"both (the interviewer)", 3000 * time.Millisecond, 3300 * time.Millisecond, Agent, 0, 0},
-			// One frame of the voice alone is coded first.
-			{"the candidate straight after both", 3300 * time.Millisecond, 3800 * time.Millisecond, Candidate, 23, 24},
-			{"the interviewer straight after the candidate", 3800 * time.Millisecond, 4300 * time.Millisecond, Agent, 23, 24},
-		} {
-			if n := carried(c.from, c.to, c.v); n < c.min || n > c.max {
-				t.Errorf("%s (%v–%v): %d of its frames carried as sent, want %d–%d", c.what, c.from, c.to, n, c.min, c.max)
-			}
-		}
-
-		pcm, err := s.Decode()
-		if err != nil {
-			t.Fatal(err)
-		}
-		at := func(from, to time.Duration) []int16 { return pcm[samples(from):samples(to)] }
-		solo := 8000 / math.Sqrt2
-		for _, c := range []struct {
-			what     string
-			from, to time.Duration
-			min, max float64 // rms
-			hz       int
-		}{
-			{"before anyone spoke", 0, 450 * time.Millisecond, 0, 200, 0},
-			{"the candidate", 560 * time.Millisecond, 1460 * time.Millisecond, 0.6 * solo, 1.15 * solo, 300},
-			{"the pause", 1600 * time.Millisecond, 1950 * time.Millisecond, 0, 200, 0},
-			{"the interviewer", 2060 * time.Millisecond, 2960 * time.Millisecond, 0.6 * solo, 1.15 * solo, 700},
-			{"both", 3040 * time.Millisecond, 3260 * time.Millisecond, 0.6 * 8000, 1.15 * 8000, 0},
-			{"the candidate after both", 3340 * time.Millisecond, 3760 * time.Millisecond, 0.6 * solo, 1.15 * solo, 300},
-			{"the interviewer after the candidate", 3840 * time.Millisecond, 4260 * time.Millisecond, 0.6 * solo, 1.15 * solo, 700},
-			{"the end", 4400 * time.Millisecond, 5000 * time.Millisecond, 0, 200, 0},
-		} {
-			seg := at(c.from, c.to)
-			if level := rms(seg); level < c.min || level > c.max {
-				t.Errorf("%s (%v–%v): rms %.0f, want %.0f–%.0f", c.what, c.from, c.to, level, c.min, c.max)
-			}
-			if c.hz > 0 {
-				secs := float64(len(seg)) / SampleRateHz
-				if f := float64(zeroCrossings(seg)) / 2 / secs; math.Abs(f-float64(c.hz)) > 20 {
-					t.Errorf("%s: %.0f Hz, want %d", c.what, f, c.hz)
-				}
-			}
-		}
-		// No join is heard: no 10 ms of the recording is louder than both
-		// voices at once.
-		const win = SampleRateHz / 100
-		for i := 0; i+win <= len(pcm); i += win {
-			if level := rms(pcm[i : i+win]); level > 1.15*8000 {
-				t.Errorf("at %v: rms %.0f, louder than both voices together", time.Duration(i)*time.Second/SampleRateHz, level)
-			}
-		}
-		if !bytes.Equal(data[:4], []byte("OggS")) {
-			t.Fatal("not an Ogg file")
 		}
 	})
+	return data, sent
+}
+
+// checkCarriedAudio checks the decoded audio of carriedRecording.
+func checkCarriedAudio(t *testing.T, pcm []int16) {
+	t.Helper()
+	at := func(from, to time.Duration) []int16 { return pcm[samples(from):samples(to)] }
+	solo := 8000 / math.Sqrt2
+	for _, c := range []struct {
+		what     string
+		from, to time.Duration
+		min, max float64 // rms
+		hz       int
+	}{
+		{"before anyone spoke", 0, 450 * time.Millisecond, 0, 200, 0},
+		{"the candidate", 560 * time.Millisecond, 1460 * time.Millisecond, 0.6 * solo, 1.15 * solo, 300},
+		{"the pause", 1600 * time.Millisecond, 1950 * time.Millisecond, 0, 200, 0},
+		{"the interviewer", 2060 * time.Millisecond, 2960 * time.Millisecond, 0.6 * solo, 1.15 * solo, 700},
+		{"both", 3040 * time.Millisecond, 3260 * time.Millisecond, 0.6 * 8000, 1.15 * 8000, 0},
+		{"the candidate after both", 3340 * time.Millisecond, 3760 * time.Millisecond, 0.6 * solo, 1.15 * solo, 300},
+		{"the interviewer after the candidate", 3840 * time.Millisecond, 4260 * time.Millisecond, 0.6 * solo, 1.15 * solo, 700},
+		{"the end", 4400 * time.Millisecond, 5000 * time.Millisecond, 0, 200, 0},
+	} {
+		seg := at(c.from, c.to)
+		if level := rms(seg); level < c.min || level > c.max {
+			t.Errorf("%s (%v–%v): rms %.0f, want %.0f–%.0f", c.what, c.from, c.to, level, c.min, c.max)
+		}
+		if c.hz > 0 {
+			secs := float64(len(seg)) / SampleRateHz
+			if f := float64(zeroCrossings(seg)) / 2 / secs; math.Abs(f-float64(c.hz)) > 20 {
+				t.Errorf("%s: %.0f Hz, want %d", c.what, f, c.hz)
+			}
+		}
+	}
+	// No join is heard: no 10 ms of the recording is louder than both
+	// voices at once.
+	const win = SampleRateHz / 100
+	for i := 0; i+win <= len(pcm); i += win {
+		if level := rms(pcm[i : i+win]); level > 1.15*8000 {
+			t.Errorf("at %v: rms %.0f, louder than both voices together", time.Duration(i)*time.Second/SampleRateHz, level)
+		}
+	}
 }
