@@ -300,3 +300,37 @@ func checkCarriedAudio(t *testing.T, pcm []int16) {
 		}
 	}
 }
+
+// TestResampledFramesKeepTheirPackets: an interviewer's 20 ms frames from a
+// TTS engine at any rate the playout codes, resampled to the recording's,
+// each keep their packet, though at 8 and 12 kHz a frame may come out a
+// sample or two off the grid.
+func TestResampledFramesKeepTheirPackets(t *testing.T) {
+	for _, rate := range []int{8000, 12000, 16000, 24000, 48000} {
+		res := newResampler(rate, SampleRateHz)
+		m := newMixer(frameSamples16kHz, samples(contiguousSlack), samples(maxAhead))
+		in := sine(rate, 440, rate, 8000) // 1 s
+		per := rate / 50
+		var scratch []int16
+		for i := range 50 {
+			scratch = res.Process(scratch[:0], in[i*per:(i+1)*per])
+			m.Write(Agent, 1234, scratch, []byte{byte(i)})
+		}
+		kept := 0
+		for i := 0; ; i++ {
+			f, ok := m.Next(samples(3 * time.Second))
+			if !ok {
+				break
+			}
+			if p := f.packet[Agent].data; p != nil {
+				if int(p[0]) != kept {
+					t.Errorf("%d Hz: frame %d holds packet %d, want %d", rate, i, p[0], kept)
+				}
+				kept++
+			}
+		}
+		if kept != 50 {
+			t.Errorf("%d Hz: %d of 50 frames kept their packets", rate, kept)
+		}
+	}
+}
