@@ -357,9 +357,10 @@ const noVoice Voice = -1
 // alone, or nothing: its own packet in order, or the recorder's coding of
 // that voice or of a pause. Straight after the other voice, or after both
 // at once, the recorder codes one frame of the voice alone first: carried
-// then, the packet would decode with some of the other voice's loudness. When the encoder takes over from carried
-// packets, it first codes the last carried frame's audio (and throws the
-// packet away), so its own next frame follows on from what was heard.
+// then, the packet would decode with some of the other voice's loudness.
+// When the encoder takes over from carried packets, it first codes the
+// last carried frame's audio (and throws the packet away), so its own
+// next frame follows on from what was heard.
 //
 // A run of inaudible frames costs one encoding: once the encoder has
 // settled on silence, its packet is sent again for the rest of the run.
