@@ -555,6 +555,13 @@ func TestBargeIn(t *testing.T) {
 func leaveAfterFirstAnswer(t *testing.T, ctx context.Context, h *harness) string {
 	t.Helper()
 	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace", "role": "Backend engineer"})
+	answerThenLeave(t, ctx, bot)
+	return room
+}
+
+// answerThenLeave gives the first answer, hears the reply out and leaves.
+func answerThenLeave(t *testing.T, ctx context.Context, bot *candidatebot.Bot) {
+	t.Helper()
 	answer(t, ctx, bot, fullAnswers[0])
 	if err := bot.WaitAgentSpeech(ctx, 300*time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -563,7 +570,6 @@ func leaveAfterFirstAnswer(t *testing.T, ctx context.Context, h *harness) string
 		t.Fatal(err)
 	}
 	bot.Leave()
-	return room
 }
 
 // TestCandidateLeavesMidStage: the record is saved candidate_left at once
