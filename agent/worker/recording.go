@@ -2,6 +2,8 @@ package worker
 
 import (
 	"context"
+	"os"
+	"time"
 
 	"github.com/viva-interviews/viva/agent"
 	"github.com/viva-interviews/viva/agent/recording"
@@ -9,6 +11,10 @@ import (
 	"github.com/viva-interviews/viva/interviews"
 	"github.com/viva-interviews/viva/interviews/recordings"
 )
+
+// storeCheckTimeout bounds the time a session's start waits on the object
+// store to number its recording: the candidate is waiting for the greeting.
+const storeCheckTimeout = 2 * time.Second
 
 // startRecording starts recording the session's audio as the interview's
 // next part, or returns nil (recording nothing) when the worker has no
@@ -23,12 +29,27 @@ func (ss *session) startRecording(ctx context.Context, rec *agent.Recorder) *rec
 	part := 1
 	rec.View(func(r *interviews.Record) { id, part = r.ID, len(r.Recordings)+1 })
 	// A session that crashed after saving its file but before naming it
-	// in the record left that part behind: never write over it.
+	// in the record left that part behind: never write over it. When the
+	// object store does not answer, the directory alone is asked: losing
+	// this session's audio would be worse than the slim chance of a part
+	// that a crashed session left in the store alone being replaced when
+	// this one is uploaded.
+	check, cancel := context.WithTimeout(ctx, storeCheckTimeout)
+	defer cancel()
+	storeDown := false
 	for ; ; part++ {
-		exists, err := dir.Exists(ctx, recordings.Name(id, part))
+		name := recordings.Name(id, part)
+		var exists bool
+		var err error
+		if !storeDown {
+			exists, err = dir.Exists(check, name)
+		}
 		if err != nil {
-			ss.log.Error("not recording this session's audio", "err", err)
-			return nil
+			storeDown = true
+			ss.log.Warn("the recordings' object store does not answer: numbering this session's recording from the record and the directory alone", "err", err)
+		}
+		if storeDown {
+			exists = inDirectory(dir, name)
 		}
 		if !exists {
 			break
@@ -41,6 +62,17 @@ func (ss *session) startRecording(ctx context.Context, rec *agent.Recorder) *rec
 		return nil
 	}
 	return r
+}
+
+// inDirectory reports whether the worker's directory holds the recording
+// called name.
+func inDirectory(dir *recordings.Dir, name string) bool {
+	path, err := dir.File(name)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(path)
+	return err == nil
 }
 
 // keepRecording ends the session's recording and names it in the record.

@@ -18,11 +18,11 @@ import (
 	"github.com/viva-interviews/viva/testrig/s3test"
 )
 
-// TestSessionRecordingWaitsForTheStore: the object store stops answering
-// during an interview. The session still ends and names its recording in
-// the record; the recording waits in the worker's directory; once the
-// store answers again the worker's Uploader puts it there, whole, and
-// removes the local copy.
+// TestSessionRecordingWaitsForTheStore: the object store does not answer
+// from before an interview until after it. The session still records, ends
+// and names its recording in the record; the recording waits in the
+// worker's directory; once the store answers again the worker's Uploader
+// puts it there, whole, and removes the local copy.
 func TestSessionRecordingWaitsForTheStore(t *testing.T) {
 	srv := s3test.Start(t)
 	link := s3test.StartRelay(t, srv)
@@ -52,12 +52,8 @@ func TestSessionRecordingWaitsForTheStore(t *testing.T) {
 	}()
 	defer func() { stopUp(); <-upDone }()
 
-	bot, room := h.join(t, ctx, map[string]string{"name": "Ada Lovelace", "role": "Backend engineer"})
-	if err := bot.WaitAgentSpeech(ctx, 300*time.Millisecond); err != nil { // the greeting: the session is recording
-		t.Fatal(err)
-	}
 	link.Cut()
-	answerThenLeave(t, ctx, bot)
+	room := leaveAfterFirstAnswer(t, ctx, h)
 	rec := h.record(t, ctx, room, func(r *interviews.Record) bool { return r.Status.Finished() && len(r.Recordings) > 0 })
 	entry := rec.Recordings[0]
 	waiting := filepath.Join(dir.Path(), entry.Name)
