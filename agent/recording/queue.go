@@ -49,23 +49,23 @@ func (b *batch) packet(c chunk) []byte {
 }
 
 // push appends a chunk of voice v at time at, holding pcm and packet (a
-// withdrawal when clear); full when the queue holds its limit, closed when
-// the recording stopped (nothing is kept in either case).
-func (q *queue) push(v Voice, at time.Time, pcm []int16, packet []byte, clear bool) (full, closed bool) {
+// withdrawal when clear), unless the recording stopped or the queue holds
+// its limit; full reports the latter.
+func (q *queue) push(v Voice, at time.Time, pcm []int16, packet []byte, clear bool) (full bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	switch {
 	case q.closed:
-		return false, true
+		return false
 	case len(q.b.chunks) >= q.limit:
-		return true, false
+		return true
 	}
 	c := chunk{voice: v, at: at, clear: clear,
 		pcm: span{len(q.b.pcm), len(pcm)}, packet: span{len(q.b.packets), len(packet)}}
 	q.b.pcm = append(q.b.pcm, pcm...)
 	q.b.packets = append(q.b.packets, packet...)
 	q.b.chunks = append(q.b.chunks, c)
-	return false, false
+	return false
 }
 
 // swap hands out the batch queued, in order, and keeps spare (emptied)

@@ -221,9 +221,10 @@ func (r *Recorder) write(v Voice, pcm []int16, packet []byte) {
 	r.send(v, pcm, packet, false)
 }
 
-// send queues c unless the queue is full or the recording stopped.
+// send queues a chunk of voice v, counting it dropped when the queue is
+// full.
 func (r *Recorder) send(v Voice, pcm []int16, packet []byte, clear bool) {
-	if full, _ := r.in.push(v, r.now(), pcm, packet, clear); full {
+	if r.in.push(v, r.now(), pcm, packet, clear) {
 		r.dropped.Add(1)
 	}
 }
