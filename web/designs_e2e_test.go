@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -60,7 +61,12 @@ func TestBrowserDesignTrial(t *testing.T) {
 		network.Enable(),
 		network.SetExtraHTTPHeaders(network.Headers{"Authorization": "Bearer " + token}),
 		chromedp.Navigate(sys.web.URL+"/designs/blueprint/billing"),
-		chromedp.Click(`form[action="/designs/blueprint/billing/try"] button`, chromedp.ByQuery),
+		// The click navigates: the room page is acted on once it has
+		// loaded, or a node found early can be gone by the time it is used.
+		chromedp.ActionFunc(func(ctx context.Context) error {
+			_, err := chromedp.RunResponse(ctx, chromedp.Click(`form[action="/designs/blueprint/billing/try"] button`, chromedp.ByQuery))
+			return err
+		}),
 		chromedp.WaitVisible(`#join`, chromedp.ByID),
 		chromedp.Location(&room),
 		// The admin's token is for the web app: LiveKit takes the room's.
